@@ -190,6 +190,11 @@ class HongKongGame:
         return outcome.winner if outcome else None
 
     @property
+    def moves(self) -> list[str]:
+        """The turns played so far, canonical notation (the engine contract's name for :attr:`turns`)."""
+        return self.turns
+
+    @property
     def last_turn_plots(self) -> tuple[int, ...]:
         """Plot indices the last turn placed on (one or two), empty before the first turn."""
         if not self.turns:
