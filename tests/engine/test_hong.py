@@ -1,0 +1,538 @@
+"""Tests for engine.hong: the rules in shared/rules/hong.md, each with a concrete position."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine import IllegalMove
+from engine import hong
+from engine.hong import (ACTION_HELP, ACTIONS, BOARDS, DRAGON_MASTER, EMPEROR, Hong, from_dict, new_game,
+                         parse_board)
+
+# --------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def position(rows: list[str], *, threshold: int = 1, expansion: bool = False, lair=None, to_move: int = 0):
+    """A game on a custom board shaped like ``rows`` holding exactly what ``rows`` shows.
+
+    ``#`` is no space; every other character is a space holding ``.`` (empty), ``H``, ``V`` or ``S``.
+    ``rows`` must show exactly three stones (they become the setup stones).
+    """
+    text = "\n".join("".join("#" if ch == "#" else "." for ch in row) for row in rows)
+    board = parse_board(text, name="test", threshold=threshold)
+    w = len(rows[0])
+    stones = [hong.square_name(i % w, i // w) for i, ch in enumerate("".join(rows)) if ch == "S"]
+    assert len(stones) == 3, "a test position needs three stones"
+    game = new_game(board, expansion=expansion, seed=0, stones=stones, lair=lair)
+    d = game.to_dict()
+    d["grid"] = "/".join(rows)
+    d["to_move"] = to_move
+    return from_dict(d)
+
+
+def naive_hongs(game) -> set[tuple[str, tuple[str, ...]]]:
+    """The rules' Hong definition, written out independently of the engine, as (direction, cells)."""
+    b = game.board
+    cell = {}
+    for r in range(b.height):
+        for c in range(b.width):
+            sq = hong.square_name(c, r)
+            cell[(c, r)] = game.cell(sq) if b.is_space(sq) else "#"
+    found = set()
+    for seg, cap, (dc, dr) in (("H", "V", (1, 0)), ("V", "H", (0, 1))):
+        for (c, r), ch in cell.items():
+            if ch != seg or cell.get((c - dc, r - dr)) == seg:
+                continue  # not the start of a run
+            run = []
+            cc, rr = c, r
+            while cell.get((cc, rr)) == seg:
+                run.append(hong.square_name(cc, rr))
+                cc, rr = cc + dc, rr + dr
+            if cell.get((c - dc, r - dr)) == cap and cell.get((cc, rr)) == cap:
+                found.add((seg, tuple(run)))
+    return found
+
+
+def as_set(hongs) -> set[tuple[str, tuple[str, ...]]]:
+    return {(h.direction, h.cells) for h in hongs}
+
+
+LAIR = {1: "rotate", 2: "place", 3: "movestone", 4: "flip", 5: "move", 6: "stone", 7: "swap"}
+
+# --------------------------------------------------------------------------------------------------
+# Boards
+
+
+@pytest.mark.parametrize("name,spaces,threshold", [("castle", 69, 15), ("garden", 66, 13), ("inner", 49, 11)])
+def test_board_spaces_and_threshold(name, spaces, threshold):
+    b = BOARDS[name]
+    assert b.space_count == len(b.spaces) == spaces
+    assert b.threshold == threshold
+    assert new_game(name, seed=1).threshold == threshold
+
+
+def test_castle_outline():
+    b = BOARDS["castle"]
+    assert (b.width, b.height) == (9, 9)
+    for sq in ("A1", "B1", "H1", "I1", "A2", "I2", "A8", "I8", "A9", "B9", "H9", "I9"):
+        assert not b.is_space(sq), sq
+    for sq in ("C1", "G1", "B2", "A3", "I7", "C9", "G9", "E5"):
+        assert b.is_space(sq), sq
+
+
+def test_garden_has_pond_and_trees_as_no_spaces():
+    b = BOARDS["garden"]
+    assert dict(b.features) == {"E5": "pond", "D3": "tree", "F7": "tree"}
+    assert not any(b.is_space(sq) for sq in ("D3", "E5", "F7"))
+    assert b.spaces == BOARDS["castle"].spaces - {"D3", "E5", "F7"}
+
+
+def test_inner_is_castle_b2_to_h8_relabelled():
+    inner, castle = BOARDS["inner"], BOARDS["castle"]
+    assert (inner.width, inner.height) == (7, 7)
+    for r in range(7):
+        for c in range(7):
+            assert inner.is_space(hong.square_name(c, r)) == castle.is_space(hong.square_name(c + 1, r + 1))
+    assert inner.is_space("A1") and inner.is_space("G7") and not inner.is_space("H1")
+
+
+def test_parse_board_labelled_and_bare_agree_and_round_trip():
+    labelled = parse_board("threshold: 2\n   ABC\n 1 .#.\n 2 ...\n", name="x")
+    bare = parse_board(".#.\n...", name="x", threshold=2)
+    assert labelled == bare
+    assert labelled.space_count == 5 and not labelled.is_space("B1")
+    for b in BOARDS.values():
+        again = parse_board(b.to_text())
+        assert again == b and dict(again.features) == dict(b.features)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("threshold: 3\n..\n...", "row 2 has 3 squares"),
+    ("...\n...", "no threshold"),
+    ("threshold: 3\n.x.", "Cannot read board line"),
+    ("threshold: 3\n###", "no space"),
+    ("threshold: 3\npond: A1\n...", "pond at A1"),
+])
+def test_parse_board_errors(text, needle):
+    with pytest.raises(IllegalMove, match=needle):
+        parse_board(text)
+
+
+def test_unknown_board_names_the_valid_ones():
+    with pytest.raises(IllegalMove, match="castle, garden or inner"):
+        new_game("moat")
+
+
+# --------------------------------------------------------------------------------------------------
+# The Hong definition
+
+
+def test_size_one_hong_v_h_v():
+    g = position(["VHV", "SSS"])
+    assert g.hongs() == [Hong("H", ("B1",), 1, ("A1", "C1"))]
+    assert g.hong_count() == 1
+    assert g.hongs()[0].squares == ("A1", "B1", "C1")
+
+
+def test_longer_horizontal_hong():
+    g = position(["VHHHHV.", "SSS...."])
+    assert g.hongs() == [Hong("H", ("B1", "C1", "D1", "E1"), 4, ("A1", "F1"))]
+
+
+@pytest.mark.parametrize("row", [
+    "HHV....",   # west end at the board edge
+    "VHH....",   # east end at the board edge
+    "VH#V...",   # a missing space
+    "VH.V...",   # an empty space
+    "VHSV...",   # a stone
+    "SHV....",   # a stone as the west cap
+    "HHHHHHH",   # no caps at all
+    "VVVVVVV",   # heads without segments
+])
+def test_uncapped_runs_are_no_hongs(row):
+    stones = "SSS...." if row.count("S") == 0 else "SS....."
+    g = position([row, stones])
+    assert g.hongs() == [] and g.hong_count() == 0
+
+
+def test_two_hongs_share_a_head():
+    g = position(["VHVHHV.", "SSS...."])
+    assert as_set(g.hongs()) == {("H", ("B1",)), ("H", ("D1", "E1"))}
+
+
+def test_vertical_hong():
+    g = position(["H.S", "V.S", "V.S", "H.."])
+    assert g.hongs() == [Hong("V", ("A2", "A3"), 2, ("A1", "A4"))]
+
+
+def test_vertical_run_needs_h_caps_not_v_or_edge():
+    assert position(["V.S", "V.S", "H.S"]).hongs() == []       # north end at the edge
+    assert position(["V.S", "V.S", "V.S", "H.."]).hongs() == []
+
+
+def test_one_tile_heads_two_hongs_and_is_a_segment_of_a_third():
+    g = position([
+        "S.H.S",
+        "..V..",
+        ".VHV.",
+        "..V..",
+        "S.H..",
+    ])
+    assert as_set(g.hongs()) == {("H", ("C3",)), ("V", ("C2",)), ("V", ("C4",))}
+    by_dir = {h.direction + h.cells[0]: h for h in g.hongs()}
+    assert by_dir["VC2"].heads == ("C1", "C3") and by_dir["VC4"].heads == ("C3", "C5")
+    assert by_dir["HC3"].heads == ("B3", "D3")
+
+
+def test_hongs_order_rows_then_columns():
+    g = position(["VHV.", "H.S.", "V.S.", "H.S."])
+    assert [(h.direction, h.cells) for h in g.hongs()] == [("H", ("B1",)), ("V", ("A3",))]
+
+
+# --------------------------------------------------------------------------------------------------
+# Setup
+
+
+def test_same_seed_same_setup():
+    a, b = new_game("castle", seed=42), new_game("castle", seed=42)
+    assert a.stones == b.stones and a.seed == 42
+    assert len(set(a.stones)) == 3 and all(BOARDS["castle"].is_space(s) for s in a.stones)
+    assert [a.cell(s) for s in a.stones] == ["S", "S", "S"]
+    assert a.to_dict() == b.to_dict()
+    assert len({new_game("castle", seed=s).stones for s in range(20)}) > 15
+
+
+def test_stones_follow_random_random_sample():
+    spaces = BOARDS["garden"].squares()
+    rng = random.Random(7)
+    assert new_game("garden", seed=7).stones == tuple(rng.sample(spaces, 3))
+
+
+def test_seed_none_is_chosen_and_stored_for_replay():
+    g = new_game("inner")
+    assert isinstance(g.seed, int)
+    assert new_game("inner", seed=g.seed).stones == g.stones
+
+
+def test_stones_override():
+    g = new_game("castle", seed=3, stones=["c4", " E5", "G6 "])
+    assert g.stones == ("C4", "E5", "G6")
+    assert {sq for sq, v in g.cells.items() if v == "S"} == {"C4", "E5", "G6"}
+    assert len(g.legal_moves()) == 132
+
+
+@pytest.mark.parametrize("stones,needle", [
+    (["C4", "E5"], "exactly three"),
+    (["C4", "E5", "G6", "D4"], "exactly three"),
+    (["C4", "C4", "G6"], "different"),
+    (["C4", "E5", "A1"], "A1 is not a space"),
+    (["C4", "E5", "J9"], "J9 is not a space"),
+    (["C4", "E5", "xx"], "not a square"),
+])
+def test_stones_validated(stones, needle):
+    with pytest.raises(IllegalMove, match=needle):
+        new_game("castle", seed=1, stones=stones)
+
+
+def test_stone_on_the_pond_refused():
+    with pytest.raises(IllegalMove, match="E5"):
+        new_game("garden", seed=1, stones=["C4", "E5", "G6"])
+
+
+def test_lair_drawn_from_seed_and_overridable():
+    a, b = new_game(expansion=True, seed=5), new_game(expansion=True, seed=5)
+    assert a.lair == b.lair and sorted(a.lair) == list(range(1, 8)) and sorted(a.lair.values()) == sorted(ACTIONS)
+    # The lair draw does not depend on whether the stones were overridden.
+    assert new_game(expansion=True, seed=5, stones=["C4", "D4", "E4"]).lair == a.lair
+    g = new_game(expansion=True, seed=5, lair=LAIR)
+    assert g.lair == LAIR and g.lair_setup == LAIR and g.stones == a.stones
+    assert new_game(seed=5).lair == {}
+
+
+@pytest.mark.parametrize("lair,needle", [
+    ({**LAIR, 7: "rotate"}, "each of the seven actions once"),
+    ({k: v for k, v in LAIR.items() if k != 7}, "sizes 1–7"),
+    ({**{k: v for k, v in LAIR.items() if k != 7}, 8: "swap"}, "sizes 1–7"),
+    ({**LAIR, 7: "fly"}, "each of the seven actions once"),
+])
+def test_lair_validated(lair, needle):
+    with pytest.raises(IllegalMove, match=needle):
+        new_game(expansion=True, seed=1, lair=lair)
+
+
+def test_lair_without_expansion_refused():
+    with pytest.raises(IllegalMove, match="expansion"):
+        new_game(seed=1, lair=LAIR)
+
+
+# --------------------------------------------------------------------------------------------------
+# Legal moves and notation
+
+
+@pytest.mark.parametrize("name,count", [("castle", 132), ("garden", 126), ("inner", 92)])
+def test_legal_moves_at_start(name, count):
+    g = new_game(name, seed=11)
+    moves = g.legal_moves()
+    assert len(moves) == count == (BOARDS[name].space_count - 3) * 2
+    assert len(set(moves)) == count
+
+
+def test_legal_moves_order_row_then_column_h_before_v():
+    g = new_game("castle", seed=1, stones=["A3", "B3", "C3"])
+    assert g.legal_moves()[:12] == ["C1H", "C1V", "D1H", "D1V", "E1H", "E1V", "F1H", "F1V", "G1H", "G1V",
+                                    "B2H", "B2V"]
+    assert "A3H" not in g.legal_moves() and "D3H" in g.legal_moves()
+
+
+@pytest.mark.parametrize("raw,canonical", [("b3h", "B3H"), (" B3 v ", "B3V"), ("B3H", "B3H"), ("\tb 3 H\n", "B3H"),
+                                           ("B03V", "B3V")])
+def test_notation_case_and_whitespace_insensitive(raw, canonical):
+    g = new_game("castle", seed=1, stones=["C4", "D4", "E4"])
+    g.play(raw)
+    assert g.moves == [canonical]
+    assert g.cell("B3") == canonical[-1]
+    assert g.last_changed == ("B3",)
+    assert g.to_move == DRAGON_MASTER
+
+
+def test_cells_and_cell_accessor():
+    g = new_game("inner", seed=1, stones=["A1", "B1", "C1"])
+    g.play("D1V")
+    assert g.cell("a1") == "S" and g.cell("D1") == "V" and g.cell("E1") is None
+    assert len(g.cells) == 49 and g.cells["D1"] == "V"
+    with pytest.raises(IllegalMove, match="H1 is not on the inner board"):
+        g.cell("H1")
+
+
+def _bad_inputs_game():
+    g = new_game("castle", seed=1, stones=["C4", "D4", "E4"])
+    g.play("B3H")
+    return g
+
+
+@pytest.mark.parametrize("move,needle", [
+    ("xyz", "is not a move"),
+    ("", "is not a move"),
+    ("H", "is not a move"),
+    ("B3HV", "is not a move"),
+    ("J9H", "J9 is not on the castle board (columns A–I, rows 1–9)"),
+    ("A10V", "A10 is not on the castle board"),
+    ("A1H", "A1 is outside the board's outline, not a space"),
+    ("B3V", "B3 is already taken by a dragon tile"),
+    ("C4H", "C4 is already taken by a stone"),
+    ("F5X", "'X' is not an orientation"),
+    ("F5", "Say which way the tile lies: F5H"),
+    ("D2 rotate C4", "without the lair"),
+])
+def test_bad_input_leaves_game_unchanged(move, needle):
+    g = _bad_inputs_game()
+    before = g.to_dict()
+    with pytest.raises(IllegalMove) as err:
+        g.play(move)
+    assert needle in str(err.value)
+    assert g.to_dict() == before
+
+
+@pytest.mark.parametrize("move", ["A1H", "B3V", "C4H"])
+def test_refusals_suggest_an_empty_space(move):
+    g = _bad_inputs_game()
+    with pytest.raises(IllegalMove, match="pick an empty space such as ([A-I][1-9])") as err:
+        g.play(move)
+    suggested = str(err.value).rsplit(" ", 1)[-1].rstrip(".")
+    assert g.cell(suggested) is None
+
+
+def test_bad_input_non_string():
+    g = _bad_inputs_game()
+    before = g.to_dict()
+    with pytest.raises(IllegalMove):
+        g.play(None)  # type: ignore[arg-type]
+    assert g.to_dict() == before
+
+
+def test_pond_and_tree_are_named():
+    g = new_game("garden", seed=1)
+    with pytest.raises(IllegalMove, match="E5 is the pond"):
+        g.play("E5V")
+    with pytest.raises(IllegalMove, match="D3 is a tree"):
+        g.play("d3h")
+
+
+# --------------------------------------------------------------------------------------------------
+# End of game
+
+
+def test_dragon_master_wins_at_threshold():
+    g = new_game(parse_board("......", name="row", threshold=1), seed=0, stones=["D1", "E1", "F1"])
+    g.play("A1V")
+    assert g.to_move == DRAGON_MASTER and not g.is_over and g.winner is None and g.outcome() is None
+    g.play("B1H")
+    assert g.to_move == EMPEROR
+    g.play("C1V")
+    assert g.is_over and g.hong_count() == 1
+    assert g.winner == DRAGON_MASTER
+    assert g.outcome().describe() == "Dragon master wins: 1 Hong (needs 1)"
+    assert g.legal_moves() == []
+    before = g.to_dict()
+    with pytest.raises(IllegalMove, match="The game is over — Dragon master wins"):
+        g.play("A1H")
+    assert g.to_dict() == before
+
+
+def test_emperor_wins_below_threshold():
+    g = new_game(parse_board("......", name="row", threshold=2), seed=0, stones=["D1", "E1", "F1"])
+    for m in ("A1V", "B1H", "C1V"):
+        g.play(m)
+    assert g.is_over and g.hong_count() == 1 and g.winner == EMPEROR
+    assert g.outcome().describe() == "Emperor wins: 1 Hong (needs 2)"
+
+
+def test_inner_board_scripted_dragon_master_win():
+    # Stones on A1–A3. Rows 1–3 read S H V H V H V (2 Hongs each), rows 4–7 V H V H V H V (3 each);
+    # no vertical Hong: column C is all V from edge to edge, column A's V run is capped by a stone.
+    g = new_game("inner", seed=0, stones=["A1", "A2", "A3"])
+    for r in range(1, 8):
+        for c, o in zip("ABCDEFG", "VHVHVHV"):
+            if not (c == "A" and r <= 3):
+                g.play(f"{c}{r}{o}")
+    assert g.is_over and len(g.moves) == 46
+    assert g.hong_count() == 18 and g.winner == DRAGON_MASTER
+    assert g.outcome().describe() == "Dragon master wins: 18 Hongs (needs 11)"
+
+
+def test_inner_board_scripted_emperor_win():
+    g = new_game("inner", seed=0, stones=["A1", "A2", "A3"])
+    for sq in g.empty_squares():
+        g.play(sq + "H")
+    assert g.is_over and g.hong_count() == 0 and g.winner == EMPEROR
+
+
+MIXED_INNER = ["SHVHVHV", "SHVHVHV", "SHVHHHH", "HHHHHHH", "HHHHHHH", "VHVHVHH", "HHHHHHH"]
+# Horizontal: D1 F1, D2 F2, B6 D6 (row 3's D–G run and row 6's F–G run end at the edge).
+# Vertical: A6, C6, E6 (each capped by H in rows 5 and 7); C1–C3, E1–E2, G1–G2 start at the edge.
+MIXED_INNER_HONGS = {("H", ("D1",)), ("H", ("F1",)), ("H", ("D2",)), ("H", ("F2",)), ("H", ("B6",)),
+                     ("H", ("D6",)), ("V", ("A6",)), ("V", ("C6",)), ("V", ("E6",))}
+
+
+def test_inner_board_scripted_mixed_game():
+    g = new_game("inner", seed=0, stones=["A1", "A2", "A3"])
+    for r, row in enumerate(MIXED_INNER, 1):
+        for c, o in zip("ABCDEFG", row):
+            if o != "S":
+                assert not g.is_over and g.winner is None
+                g.play(f"{c}{r}{o}")
+    assert g.is_over
+    assert as_set(g.hongs()) == MIXED_INNER_HONGS
+    assert g.hong_count() == 9 and g.winner == EMPEROR  # needs 11
+
+
+@pytest.mark.parametrize("threshold,winner", [(8, DRAGON_MASTER), (9, DRAGON_MASTER), (10, EMPEROR)])
+def test_reaching_the_threshold_exactly_wins(threshold, winner):
+    g = position(MIXED_INNER, threshold=threshold)
+    assert g.is_over and g.hong_count() == 9 and g.winner == winner
+
+
+# --------------------------------------------------------------------------------------------------
+# Random playouts
+
+
+def _random_playout(name: str, rng: random.Random, expansion: bool = False):
+    g = new_game(name, seed=rng.randrange(10 ** 9), expansion=expansion)
+    filled_by = {}
+    while not g.is_over:
+        move = rng.choice(g.legal_moves())
+        if not expansion:
+            sq = move[:-1]
+            assert g.cell(sq) is None and sq not in filled_by
+            filled_by[sq] = len(g.moves)
+        g.play(move)
+    return g
+
+
+@pytest.mark.parametrize("name", ["castle", "garden", "inner"])
+def test_random_playouts_invariants(name):
+    rng = random.Random(name)
+    for _ in range(100):
+        g = _random_playout(name, rng)
+        b = g.board
+        assert g.empty_squares() == [] and g.legal_moves() == []
+        assert len(g.moves) == b.space_count - 3
+        assert sum(v == "S" for v in g.cells.values()) == 3
+        assert as_set(g.hongs()) == naive_hongs(g)
+        assert g.hong_count() == len(g.hongs())
+        assert g.winner in (EMPEROR, DRAGON_MASTER)
+        assert g.winner == (DRAGON_MASTER if g.hong_count() >= g.threshold else EMPEROR)
+
+
+def test_hong_detection_matches_definition_mid_game():
+    rng = random.Random(99)
+    for name in BOARDS:
+        g = new_game(name, seed=1)
+        while not g.is_over:
+            g.play(rng.choice(g.legal_moves()))
+            assert as_set(g.hongs()) == naive_hongs(g)
+            assert g.hong_count() == len(g.hongs())
+
+
+def test_last_created_is_the_new_hongs():
+    g = position(["V.V....", "SSS...."])
+    g.play("B1H")
+    assert g.last_created == (Hong("H", ("B1",), 1, ("A1", "C1")),)
+    g.play("D1H")
+    assert g.last_created == ()
+
+
+# --------------------------------------------------------------------------------------------------
+# Serialisation
+
+
+def test_round_trip_at_random_points():
+    rng = random.Random(5)
+    for name in BOARDS:
+        for _ in range(10):
+            g = new_game(name, seed=rng.randrange(1000))
+            for _ in range(rng.randrange(g.board.space_count - 2)):
+                g.play(rng.choice(g.legal_moves()))
+            d = g.to_dict()
+            again = from_dict(json.loads(json.dumps(d)))
+            assert again.to_dict() == d
+            assert again.hongs() == g.hongs() and again.legal_moves() == g.legal_moves()
+            assert (again.to_move, again.is_over, again.winner, again.moves, again.stones, again.seed) == \
+                   (g.to_move, g.is_over, g.winner, g.moves, g.stones, g.seed)
+            assert again.last_created == g.last_created and again.last_changed == g.last_changed
+
+
+def test_round_trip_custom_board():
+    g = position(["VHV.", "SSS.", "#..."], threshold=2)
+    again = from_dict(json.loads(json.dumps(g.to_dict())))
+    assert again.board == g.board and again.to_dict() == g.to_dict()
+
+
+def test_to_dict_is_compact():
+    g = new_game("castle", seed=1)
+    assert g.to_dict()["grid"].count("/") == 8
+    assert len(json.dumps(g.to_dict())) < 400
+
+
+def test_from_dict_rejects_damage():
+    d = new_game("castle", seed=1).to_dict()
+    with pytest.raises(IllegalMove):
+        from_dict({**d, "grid": "..."})
+    with pytest.raises(IllegalMove):
+        from_dict({k: v for k, v in d.items() if k != "seed"})
+
+
+def test_copy_is_independent():
+    g = new_game("inner", seed=2)
+    c = g.copy()
+    c.play(c.legal_moves()[0])
+    assert g.moves == [] and len(c.moves) == 1 and g.to_dict() != c.to_dict()
+    assert g.copy().to_dict() == g.to_dict()
+
+
+def test_action_help_covers_every_action():
+    assert set(ACTION_HELP) == set(ACTIONS) and len(ACTIONS) == 7
+    assert all(isinstance(v, str) and "\n" not in v for v in ACTION_HELP.values())
