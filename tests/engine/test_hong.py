@@ -536,3 +536,281 @@ def test_copy_is_independent():
 def test_action_help_covers_every_action():
     assert set(ACTION_HELP) == set(ACTIONS) and len(ACTIONS) == 7
     assert all(isinstance(v, str) and "\n" not in v for v in ACTION_HELP.values())
+
+
+# --------------------------------------------------------------------------------------------------
+# Expansion: the Lair of the Seven Great Dragons
+
+
+def lair_with(**sizes: int) -> dict[int, str]:
+    """``LAIR`` rearranged so that each named action sits at the given size (the rest fill in)."""
+    out = {size: action for action, size in sizes.items()}
+    rest = iter(a for a in ACTIONS if a not in sizes)
+    for s in range(1, 8):
+        if s not in out:
+            out[s] = next(rest)
+    return out
+
+
+def summoning(action: str, rows=("V.V..", ".....", "SSS.."), **kw):
+    """A game where the emperor has just placed B1H between two V tiles (a size-1 Hong) and so
+    summons the size-1 dragon, whose action is ``action``."""
+    g = position(list(rows), expansion=True, lair=lair_with(**{action: 1}), **kw)
+    g.play("B1H")
+    return g
+
+
+def test_placement_creating_a_hong_summons_its_dragon():
+    g = summoning("rotate")
+    assert g.pending is not None
+    assert g.pending.player == EMPEROR and dict(g.pending.options) == {1: "rotate"} and g.pending.sizes == (1,)
+    assert g.to_move == EMPEROR and not g.is_over
+    assert g.last_created == (Hong("H", ("B1",), 1, ("A1", "C1")),)
+    assert 1 in g.lair
+
+
+def test_rotate():
+    g = summoning("rotate")
+    assert g.legal_moves() == ["D1 rotate A1", "D1 rotate B1", "D1 rotate C1"]
+    g.play("d1  ROTATE a1")
+    assert g.cell("A1") == "H" and g.moves == ["B1H", "D1 rotate A1"]
+    assert g.last_changed == ("A1",) and 1 not in g.lair and g.lair_setup[1] == "rotate"
+    assert g.pending is None and g.to_move == DRAGON_MASTER
+    assert g.hongs() == []
+
+
+def test_place():
+    g = summoning("place")
+    moves = g.legal_moves()
+    assert len(moves) == 2 * 9 and moves[:4] == ["D1 place D1H", "D1 place D1V", "D1 place E1H", "D1 place E1V"]
+    g.play("D1 place E2H")
+    assert g.cell("E2") == "H" and g.moves[-1] == "D1 place E2H" and g.to_move == DRAGON_MASTER
+    assert len(g.empty_squares()) == 8
+    g2 = summoning("place")
+    g2.play("D1 place e2 v")   # orientation may be written apart
+    assert g2.moves[-1] == "D1 place E2V"
+
+
+def test_movestone():
+    g = summoning("movestone")
+    assert len(g.legal_moves()) == 3 * 9 and g.legal_moves()[0] == "D1 movestone A3 D1"
+    g.play("D1 movestone A3 E2")
+    assert g.cell("A3") is None and g.cell("E2") == "S" and g.last_changed == ("A3", "E2")
+    assert g.to_move == DRAGON_MASTER and len(g.empty_squares()) == 9
+
+
+def test_flip():
+    g = summoning("flip")
+    assert g.legal_moves() == ["D1 flip A1", "D1 flip B1", "D1 flip C1"]
+    g.play("D1 flip C1")
+    assert g.cell("C1") == "S" and g.hongs() == [] and g.to_move == DRAGON_MASTER
+
+
+def test_move():
+    g = summoning("move")
+    assert g.legal_moves() == ["D1 move A1 A2", "D1 move B1 B2", "D1 move C1 D1", "D1 move C1 C2"]
+    before = g.to_dict()
+    with pytest.raises(IllegalMove, match="E1 is not next to C1"):
+        g.play("D1 move C1 E1")
+    assert g.to_dict() == before
+    g.play("D1 move C1 D1")
+    assert g.cell("C1") is None and g.cell("D1") == "V" and g.last_changed == ("C1", "D1")
+    assert g.to_move == DRAGON_MASTER
+
+
+def test_stone():
+    g = summoning("stone")
+    assert len(g.legal_moves()) == 9 and g.legal_moves()[0] == "D1 stone D1"
+    g.play("D1 stone E2")
+    assert g.cell("E2") == "S" and g.to_move == DRAGON_MASTER and len(g.empty_squares()) == 8
+
+
+def test_swap():
+    g = summoning("swap")
+    moves = g.legal_moves()
+    assert len(moves) == 3 * 3 * 2 and moves[:3] == ["D1 swap A1 A3 H", "D1 swap A1 A3 V", "D1 swap A1 B3 H"]
+    g.play("D1 swap B1 A3 V")
+    assert g.cell("B1") == "S" and g.cell("A3") == "V" and g.moves[-1] == "D1 swap B1 A3 V"
+    assert g.to_move == DRAGON_MASTER
+
+
+@pytest.mark.parametrize("move,needle", [
+    ("C2H", "summoning a Great Dragon — carry out its action before placing a tile. Waiting: D1 rotate"),
+    ("D2 rotate A1", "size 2 is not being summoned now — you can summon: D1 rotate"),
+    ("D1 flip A1", "does rotate, not 'flip'"),
+    ("D1 rotate", "rotate takes SQUARE, e.g. D1 rotate C4"),
+    ("D1 rotate A1 B1", "rotate takes SQUARE"),
+    ("D1 rotate A3", "A3 is a stone, not a dragon tile"),
+    ("D1 rotate D1", "D1 is empty, not a dragon tile"),
+    ("D1 rotate Z9", "Z9 is not on the test board"),
+    ("D1 rotate ??", "'??' is not a square — rotate takes SQUARE"),
+    ("D1", "is summoning a Great Dragon"),
+])
+def test_bad_actions_leave_game_unchanged(move, needle):
+    g = summoning("rotate")
+    before = g.to_dict()
+    with pytest.raises(IllegalMove) as err:
+        g.play(move)
+    assert needle in str(err.value)
+    assert g.to_dict() == before
+
+
+@pytest.mark.parametrize("action,move,needle", [
+    ("movestone", "D1 movestone B1 D1", "B1 is a dragon tile, not a stone"),
+    ("movestone", "D1 movestone A3 B3", "B3 is already taken"),
+    ("swap", "D1 swap A3 B1 V", "A3 is a stone, not a dragon tile"),
+    ("swap", "D1 swap B1 A3 X", "'X' is not an orientation"),
+    ("place", "D1 place A1H", "A1 is already taken"),
+    ("stone", "D1 stone C1", "C1 is already taken"),
+    ("move", "D1 move A3 A2", "A3 is a stone"),
+])
+def test_bad_action_arguments(action, move, needle):
+    g = summoning(action)
+    before = g.to_dict()
+    with pytest.raises(IllegalMove, match=needle):
+        g.play(move)
+    assert g.to_dict() == before
+
+
+def test_action_refused_when_none_is_pending():
+    g = position(["V.V..", ".....", "SSS.."], expansion=True, lair=LAIR)
+    before = g.to_dict()
+    with pytest.raises(IllegalMove, match="No Great Dragon is being summoned now — place a tile such as"):
+        g.play("D1 rotate A1")
+    assert g.to_dict() == before
+
+
+def test_choice_between_two_sizes_the_other_stays_in_the_lair():
+    g = position(["VH.HHV.", ".......", "SSS...."], expansion=True, lair=lair_with(rotate=1, place=2))
+    g.play("C1V")   # creates B1 (size 1) and D1–E1 (size 2)
+    assert dict(g.pending.options) == {1: "rotate", 2: "place"}
+    moves = g.legal_moves()
+    assert moves[0] == "D1 rotate A1" and "D2 place G1H" in moves and len(moves) == 6 + 2 * 12
+    g.play("D2 place G3V")
+    assert g.pending is None and g.to_move == DRAGON_MASTER
+    assert 1 in g.lair and 2 not in g.lair
+    # The size-1 dragon waits for a later Hong of size 1: the dragon master makes one below.
+    g.play("B2V")
+    g.play("C2H")
+    assert g.pending is None and g.to_move == DRAGON_MASTER   # B2 V, C2 H, D2 empty: no Hong yet
+    g.play("D2V")
+    assert g.last_created == (Hong("H", ("C2",), 1, ("B2", "D2")),)
+    assert g.pending is not None and g.pending.player == DRAGON_MASTER and dict(g.pending.options) == {1: "rotate"}
+
+
+def test_chain_of_two_summons():
+    g = position(["V.V..", "HHHV.", "....S", "...SS"], expansion=True, lair=lair_with(rotate=1, place=2))
+    g.play("B1H")                   # size-1 Hong B1 → summon rotate
+    assert dict(g.pending.options) == {1: "rotate"}
+    g.play("D1 rotate A2")          # A2 H→V: V H H V is a size-2 Hong → summon place
+    assert g.last_created == (Hong("H", ("B2", "C2"), 2, ("A2", "D2")),)
+    assert g.pending is not None and g.pending.player == EMPEROR and dict(g.pending.options) == {2: "place"}
+    assert g.to_move == EMPEROR
+    g.play("D2 place A4H")          # creates no Hong: the turn ends
+    assert g.pending is None and g.to_move == DRAGON_MASTER
+    assert g.moves == ["B1H", "D1 rotate A2", "D2 place A4H"]
+    assert set(g.lair) == {3, 4, 5, 6, 7}
+
+
+def test_an_action_summons_one_dragon_even_if_it_creates_two_sizes():
+    # Rotating D1 from H to V caps B1–C1 (size 2) and E1 (size 1) at once.
+    g = position(["VHHHHV.", "V.V....", "SSS...."], expansion=True,
+                 lair=lair_with(rotate=1, flip=2, stone=4))
+    g.play("B2H")                   # size-1 Hong B2 → summon rotate
+    g.play("D1 rotate D1")          # V H H V H V: B1–C1 (2) and E1 (1); size 1 already used
+    assert {h.size for h in g.last_created} == {1, 2}
+    assert dict(g.pending.options) == {2: "flip"}
+    g.play("D2 flip E1")
+    assert g.pending is None and g.to_move == DRAGON_MASTER
+
+
+def test_a_used_dragon_is_not_summoned_again():
+    g = position(["V.V.V", ".....", "SSS.."], expansion=True, lair=lair_with(place=1))
+    g.play("B1H")
+    g.play("D1 place D1H")          # another size-1 Hong, but the size-1 dragon has left the game
+    assert len(g.last_created) == 1 and g.pending is None and g.to_move == DRAGON_MASTER
+
+
+@pytest.mark.parametrize("action", ["place", "movestone", "move", "stone"])
+def test_dragon_needing_an_empty_space_is_not_summoned_on_a_full_board(action):
+    g = position(["V.V", "SSS"], expansion=True, lair=lair_with(**{action: 1}))
+    g.play("B1H")                   # fills the board and creates a size-1 Hong
+    assert g.pending is None and g.is_over and g.lair[1] == action
+    assert g.winner == DRAGON_MASTER
+
+
+def test_move_is_not_summoned_when_no_tile_has_an_empty_neighbour():
+    g = position(["V.V", "SSS", "#.."], expansion=True, lair=lair_with(move=1))
+    g.play("B1H")
+    assert g.pending is None and not g.is_over and g.to_move == DRAGON_MASTER and g.lair[1] == "move"
+
+
+def test_no_stone_to_move_or_swap():
+    # Three setup stones can never leave the board, so this only arises from a crafted state:
+    # the engine still follows the rule "an impossible action is not summoned".
+    for action in ("movestone", "swap"):
+        g = position(["V.V..", ".....", "SSS.."], expansion=True, lair=lair_with(**{action: 1}))
+        d = g.to_dict()
+        d["grid"] = d["grid"].replace("S", ".")
+        g = from_dict(d)
+        g.play("B1H")
+        assert g.pending is None and g.to_move == DRAGON_MASTER and g.lair[1] == action
+
+
+def test_summon_on_the_turn_that_fills_the_board_and_end_checked_after_it():
+    g = position(["V.V", "SSS"], expansion=True, lair=lair_with(rotate=1))
+    g.play("B1H")                   # the last space: 1 Hong, the threshold
+    assert g.empty_squares() == [] and not g.is_over and g.winner is None
+    assert g.legal_moves() == ["D1 rotate A1", "D1 rotate B1", "D1 rotate C1"]
+    g.play("D1 rotate A1")          # breaks the Hong before the count
+    assert g.is_over and g.hong_count() == 0 and g.winner == EMPEROR
+
+
+def test_place_action_filling_the_last_space_ends_the_game():
+    g = position(["V.VS", "SS.#"], expansion=True, lair=lair_with(place=1))
+    g.play("B1H")
+    assert not g.is_over and g.pending is not None
+    g.play("D1 place C2H")
+    assert g.is_over and g.winner == DRAGON_MASTER and len(g.moves) == 2
+
+
+def test_pending_round_trip():
+    g = position(["VH.HHV.", ".......", "SSS...."], expansion=True, lair=lair_with(rotate=1, place=2))
+    g.play("C1V")
+    d = json.loads(json.dumps(g.to_dict()))
+    assert d["pending"] == {"player": 0, "sizes": [1, 2]}
+    again = from_dict(d)
+    assert again.to_dict() == g.to_dict() and again.pending == g.pending
+    assert again.legal_moves() == g.legal_moves()
+
+
+@pytest.mark.parametrize("name", ["castle", "garden", "inner"])
+def test_random_playouts_with_the_expansion(name):
+    rng = random.Random("lair" + name)
+    summons = 0
+    for n in range(60):
+        g = new_game(name, seed=rng.randrange(10 ** 9), expansion=True)
+        turn_player = g.to_move
+        while not g.is_over:
+            assert g.to_move == turn_player
+            if g.pending is not None:
+                assert g.pending.player == g.to_move
+                assert all(g.lair[s] == a for s, a in g.pending.options.items())
+            move = rng.choice(g.legal_moves())
+            g.play(move)
+            if g.pending is None and not g.is_over:
+                turn_player = 1 - turn_player
+            if rng.random() < 0.05:
+                d = json.loads(json.dumps(g.to_dict()))
+                assert from_dict(d).to_dict() == g.to_dict()
+        actions = [m for m in g.moves if m.startswith("D") and " " in m]
+        summons += len(actions)
+        fills = sum(1 for m in g.moves if " " not in m) + sum(" place " in m or " stone " in m for m in actions)
+        assert fills == g.board.space_count - 3
+        assert g.empty_squares() == [] and g.pending is None
+        used = {int(m.split()[0][1:]) for m in actions}
+        assert len(used) == len(actions) and set(g.lair) == set(range(1, 8)) - used
+        assert all(g.lair_setup[int(m.split()[0][1:])] == m.split()[1] for m in actions)
+        assert as_set(g.hongs()) == naive_hongs(g)
+        assert g.winner == (DRAGON_MASTER if g.hong_count() >= g.threshold else EMPEROR)
+    assert summons > 60   # the lair is really exercised
