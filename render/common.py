@@ -7,6 +7,7 @@ so images look the same on every machine whatever fonts it has installed.
 from __future__ import annotations
 
 import io
+import unicodedata
 from functools import lru_cache
 
 from PIL import Image, ImageFont
@@ -35,3 +36,46 @@ def to_png(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, format="PNG", optimize=False, compress_level=6)
     return buf.getvalue()
+
+
+#: Longest input :func:`clean_name` looks at; Discord names are at most 32 characters.
+_NAME_LIMIT = 200
+
+
+def clean_name(name: object, fallback: str) -> str:
+    """A player's display name made safe to draw on one line with :func:`font`.
+
+    Accents are folded (``"José"`` → ``"Jose"``: the built-in font covers ASCII only), control and
+    formatting characters are dropped, runs of whitespace become one space, and at most 200
+    characters are kept. Characters the font lacks (emoji, CJK) stay and draw as a box. Returns
+    ``fallback`` if nothing printable is left (or ``name`` is None). Never raises.
+    """
+    text = unicodedata.normalize("NFKD", str(name) if name is not None else "")[: _NAME_LIMIT * 4]
+    kept = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category == "Mn" or category.startswith("C"):
+            continue
+        kept.append(" " if category.startswith("Z") or ch.isspace() else ch)
+    cleaned = " ".join("".join(kept).split())[:_NAME_LIMIT]
+    return cleaned or fallback
+
+
+def fit_text(text: str, text_font: ImageFont.FreeTypeFont, max_width: float) -> str:
+    """``text`` cut short with an ellipsis ("…") so it is at most ``max_width`` pixels wide in ``text_font``.
+
+    Returns ``text`` unchanged if it fits, ``"…"`` alone if not even one character does, and ``""``
+    if ``max_width`` is too small for the ellipsis itself. Trailing spaces are removed before the ellipsis.
+    """
+    if text_font.getlength(text) <= max_width:
+        return text
+    if text_font.getlength("…") > max_width:
+        return ""
+    lo, hi = 0, len(text)  # longest prefix that fits is in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if text_font.getlength(text[:mid].rstrip() + "…") <= max_width:
+            lo = mid
+        else:
+            hi = mid
+    return text[:lo].rstrip() + "…"
