@@ -1,0 +1,91 @@
+"""Benchmark the Hong Kong board renderer: median and 95th-percentile render time and PNG size.
+
+Run on demand (not part of the tests)::
+
+    python bench/render_hongkong.py [--runs 50] [--save /tmp]
+
+Three positions: an opening (3 turns), a busy mid-game (roofs, 5-piece buildings, quick blocks; seeded
+random legal turns that favour building up) and a finished game. ``--save DIR`` also writes
+``hk_opening.png``, ``hk_mid.png`` and ``hk_final.png`` there, to look at.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.hongkong import HongKongGame, new_game  # noqa: E402
+from render.hongkong import render_board  # noqa: E402
+
+NAMES = ("Ann", "Benedict the Builder")
+
+
+def builder_turn(game: HongKongGame, rng: random.Random) -> str:
+    """A random legal turn, weighted towards building on existing buildings, roofs and quick blocks."""
+    weighted = []
+    for move in game.legal_moves():
+        weight = 1.0 if " " not in move else 0.05  # double moves outnumber single ones about 20 to 1
+        for placement in move.split():
+            plot = (int(placement[3]) - 1) * 5 + "ABCDE".index(placement[2])
+            weight *= 1 + 3 * len(game.stacks[plot])
+            if placement[0] == "R":
+                weight *= 0.2 + 0.4 * len(game.stacks[plot])
+        weighted.append((move, weight))
+    moves, weights = zip(*weighted)
+    return rng.choices(moves, weights)[0]
+
+
+def opening() -> HongKongGame:
+    game = new_game(first=0)
+    for turn in ("S@B2", "S@C3", "Q@B2 S@B3"):
+        game.play(turn)
+    return game
+
+
+def mid_game(seed: int = 7, turns: int = 30) -> HongKongGame:
+    rng = random.Random(seed)
+    game = new_game(first=0)
+    while len(game.turns) < turns and not game.is_over:
+        game.play(builder_turn(game, rng))
+    return game
+
+
+def final(seed: int = 7) -> HongKongGame:
+    rng = random.Random(seed)
+    game = new_game(first=0)
+    while not game.is_over:
+        game.play(builder_turn(game, rng))
+    return game
+
+
+def measure(game: HongKongGame, runs: int) -> tuple[float, float, int]:
+    """Median and 95th-percentile render time in ms, and PNG size in bytes."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        png = render_board(game, NAMES)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))], len(png)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--save", type=Path, help="directory to write hk_opening/mid/final.png into")
+    args = parser.parse_args()
+    render_board(opening(), NAMES)  # warm up fonts
+    for label, game in (("opening", opening()), ("mid", mid_game()), ("final", final())):
+        median, p95, size = measure(game, args.runs)
+        print(f"{label:8} turns={len(game.turns):2}  median {median:6.1f} ms  p95 {p95:6.1f} ms  png {size / 1024:6.1f} KiB")
+        if args.save:
+            (args.save / f"hk_{label}.png").write_bytes(render_board(game, NAMES))
+
+
+if __name__ == "__main__":
+    main()
