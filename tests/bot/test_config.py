@@ -1,0 +1,69 @@
+"""Configuration: file keys, environment overrides, clear errors, and `python -m bot` without a token."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_without_file_or_env(tmp_path):
+    config = load_config(tmp_path / "missing.toml", env={})
+    assert config.token is None and config.redis_url is None
+    assert config.data_dir == Path("data") and config.dev_guild_id is None
+    assert config.log_level == "INFO" and config.challenge_timeout == 600
+    assert config.api_base == "https://discord.com/api/v10"
+
+
+def test_file_then_environment_overrides(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('token = "file-token"\ndev_guild_id = 123\nlog_level = "debug"\nchallenge_timeout = 30\n')
+    config = load_config(path, env={})
+    assert (config.token, config.dev_guild_id, config.log_level, config.challenge_timeout) == ("file-token", 123, "DEBUG", 30)
+    env = {"DISCORD_TOKEN": "env-token", "REDIS_URL": "redis://h:1/0", "HONGBOT_DEV_GUILD_ID": "456", "HONGBOT_DATA_DIR": "/x"}
+    config = load_config(path, env=env)
+    assert (config.token, config.redis_url, config.dev_guild_id, config.data_dir) == ("env-token", "redis://h:1/0", 456, Path("/x"))
+
+
+def test_token_is_not_in_repr(tmp_path):
+    config = load_config(tmp_path / "none.toml", env={"DISCORD_TOKEN": "s3cr3t-token"})
+    assert "s3cr3t" not in repr(config)
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("tokn = 'x'", "unknown key"),
+        ("dev_guild_id = 'abc'", "dev_guild_id must be a guild id"),
+        ("challenge_timeout = -5", "more than 0"),
+        ("log_level = 'LOUD'", "log_level must be one of"),
+        ("token = [", "not valid TOML"),
+    ],
+)
+def test_bad_config_is_a_clear_error(tmp_path, text, match):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_config(path, env={})
+
+
+def test_example_config_loads_and_every_key_is_documented(tmp_path):
+    example = (ROOT / "config.example.toml").read_text()
+    assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
+    for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base"):
+        assert f"# {key} = " in example
+
+
+def test_python_m_bot_without_token_exits_with_one_clear_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "HONGBOT_CONFIG")}
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0] and "config.toml" in lines[0]
