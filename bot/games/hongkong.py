@@ -48,10 +48,16 @@ def describe_options(options: dict) -> str:
 
 
 def notation(square: str, piece: str = "block", quick: str | None = None) -> str:
-    """``/hongkong place`` options → a turn in the rules' notation (``"Q@B2 S@C3"``)."""
+    """``/hongkong place`` options → a turn in the rules' notation (``"Q@B2 S@C3"``).
+
+    Raises:
+        IllegalMove: a square that is not A1–E5, with what a square looks like.
+    """
     kind = "R" if piece == "roof" else "S"
-    turn = f"{kind}@{square.strip()}"
-    return f"Q@{quick.strip()} {turn}" if quick and quick.strip() else turn
+    turn = f"{kind}@{hk.square_name(hk.parse_square(square))}"
+    if quick and quick.strip():
+        return f"Q@{hk.square_name(hk.parse_square(quick))} {turn}"
+    return turn
 
 
 def register(group: app_commands.Group, table) -> None:
@@ -74,7 +80,10 @@ def register(group: app_commands.Group, table) -> None:
         piece: Literal["block", "roof"] = "block",
         quick: app_commands.Range[str, 1, 10] | None = None,
     ) -> None:
-        await table.guarded(interaction, table.play(interaction, HONGKONG, notation(square, piece, quick)))
+        async def work():
+            await table.play(interaction, HONGKONG, notation(square, piece, quick))
+
+        await table.guarded(interaction, work())
 
     @place.autocomplete("square")
     async def square_choices(interaction: discord.Interaction, current: str):

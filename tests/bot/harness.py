@@ -1,0 +1,76 @@
+"""Start the real bot (the class `python -m bot` runs) against the local Discord emulator and a real Redis."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from dataclasses import dataclass
+
+from PIL import Image
+
+from bot.__main__ import point_at
+from bot.client import HongBot
+from bot.config import Config
+from bot.store import RedisHandle
+
+from ..conftest import make_client
+
+
+@dataclass
+class World:
+    """One guild with a channel, a second channel, two players and a spectator."""
+
+    guild: int
+    channel: int
+    other_channel: int
+    ann: dict
+    ben: dict
+    cleo: dict
+
+
+def make_world(emu) -> World:
+    guild = emu.create_guild("Test Guild")
+    channel = emu.create_channel(guild, "games")
+    other = emu.create_channel(guild, "other")
+    users = [emu.create_user(name) for name in ("ann", "ben", "cleo")]
+    for user in users:
+        emu.add_member(guild, user)
+    return World(guild, channel, other, *users)
+
+
+class RunningBot:
+    """A HongBot connected to the emulator in this event loop; ``await stop()`` closes it."""
+
+    def __init__(self, bot: HongBot, task: asyncio.Task, handle: RedisHandle) -> None:
+        self.bot, self.task, self.handle = bot, task, handle
+
+    async def stop(self) -> None:
+        await self.bot.close()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(self.task, 10)
+        await self.handle.close()
+
+
+async def start_bot(emu, redis_server, guild: int | None = None, **config) -> RunningBot:
+    """Start a bot process-equivalent: its own Redis connection, commands synced to ``guild`` (or globally)."""
+    point_at(emu.api_base)
+    handle = RedisHandle(make_client(redis_server))
+    bot = HongBot(Config(token=emu.token, api_base=emu.api_base, dev_guild_id=guild, **config), redis=handle)
+    ready_before = getattr(emu, "ready_count", None)
+    task = asyncio.create_task(bot.start(emu.token))
+    await emu.wait_for_ready(timeout=15)
+    await emu.wait_for_commands(timeout=15)
+    # wait until this bot's setup (Redis, commands, dynamic items) is complete
+    for _ in range(300):
+        if bot.is_ready() and bot.table is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert bot.is_ready(), "the bot did not become ready"
+    return RunningBot(bot, task, handle)
+
+
+def decode_png(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    assert image.format == "PNG"
+    return image
