@@ -40,23 +40,43 @@ def to_png(image: Image.Image) -> bytes:
 
 #: Longest input :func:`clean_name` looks at; Discord names are at most 32 characters.
 _NAME_LIMIT = 200
+#: Latin letters that Unicode does not decompose into an ASCII letter plus accents.
+_LATIN_EXTRA = str.maketrans({
+    "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "ß": "ss",
+    "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th", "ı": "i", "Ħ": "H", "ħ": "h",
+})
+
+
+@lru_cache(maxsize=1)
+def _missing_glyph() -> bytes:
+    return bytes(font(24).getmask("\U0010fffd"))  # a private-use code point: no font draws it
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(ch: str) -> bool:
+    """Whether :func:`font` draws the character ``ch`` rather than its empty "missing glyph" box.
+
+    The built-in font covers printable ASCII and a few signs ("…", "·"), not accents, emoji or CJK.
+    """
+    return ch == " " or bytes(font(24).getmask(ch)) != _missing_glyph()
 
 
 def clean_name(name: object, fallback: str) -> str:
-    """A player's display name made safe to draw on one line with :func:`font`.
+    """A player's display name made fit to draw on one line with :func:`font`.
 
-    Accents are folded (``"José"`` → ``"Jose"``: the built-in font covers ASCII only), control and
-    formatting characters are dropped, runs of whitespace become one space, and at most 200
-    characters are kept. Characters the font lacks (emoji, CJK) stay and draw as a box. Returns
-    ``fallback`` if nothing printable is left (or ``name`` is None). Never raises.
+    Accents are folded (``"José"`` → ``"Jose"``, ``"Łukasz"`` → ``"Lukasz"``), characters the font
+    cannot draw (emoji, CJK, control and formatting characters) are dropped, runs of whitespace become
+    one space, and at most 200 characters are kept. Returns ``fallback`` if nothing drawable is left (``"名前"``, ``"🐉"``,
+    ``""``, None). Never raises.
     """
-    text = unicodedata.normalize("NFKD", str(name) if name is not None else "")[: _NAME_LIMIT * 4]
+    text = str(name)[: _NAME_LIMIT * 4] if name is not None else ""
+    text = unicodedata.normalize("NFKD", text.translate(_LATIN_EXTRA))
     kept = []
     for ch in text:
-        category = unicodedata.category(ch)
-        if category == "Mn" or category.startswith("C"):
-            continue
-        kept.append(" " if category.startswith("Z") or ch.isspace() else ch)
+        if ch.isspace():
+            kept.append(" ")
+        elif unicodedata.category(ch) != "Mn" and has_glyph(ch):
+            kept.append(ch)
     cleaned = " ".join("".join(kept).split())[:_NAME_LIMIT]
     return cleaned or fallback
 
