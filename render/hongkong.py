@@ -1,6 +1,6 @@
 """Hong Kong board image: one game position → PNG bytes, for posting in a Discord channel after each turn.
 
-Layout (940 × 1262 px, read on a phone scaled to about 45 %):
+Layout (940 × 1296 px, read on a phone scaled to about 45 %):
 
 * a **status band** in the colour of the player to move ("Ann to move"), or of the winner once the
   game is over ("Ann wins 13-12", with how it ended);
@@ -202,7 +202,7 @@ def _status(game: HongKongGame) -> tuple[Colour, int | None, str, str, str]:
     outcome = game.outcome
     if outcome is None:
         return PLAYER_COLOURS[game.to_move], game.to_move, "", " to move", f"turn {len(game.turns) + 1}"
-    ended = "game over: " + ("board full" if outcome.termination == "board full" else "all pieces used")
+    ended = "board full" if outcome.termination == "board full" else "all pieces used"
     won = outcome.winner
     if won is None:
         a, b = outcome.buildings
@@ -231,18 +231,28 @@ def _draw_status(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str
     mid = (top + bottom) / 2
     draw.rectangle((0, top, WIDTH - 1, bottom - 1), fill=band)
 
-    small = font(28)
-    draw.text((WIDTH - 22, mid), right, font=small, anchor="rm", fill=ink)
+    small = font(26)
+    if game.outcome is None:
+        draw.text((WIDTH - 22, mid), right, font=small, anchor="rm", fill=ink)
+        right_w = small.getlength(right)
+    else:
+        draw.text((WIDTH - 22, mid - 15), "game over", font=small, anchor="rm", fill=ink)
+        draw.text((WIDTH - 22, mid + 15), right, font=small, anchor="rm", fill=ink)
+        right_w = max(small.getlength("game over"), small.getlength(right))
 
-    big = font(44)
     x = 22
     if game.outcome is None:  # an arrow in front of "Ann to move"
         draw.polygon([(x, mid - 17), (x + 26, mid), (x, mid + 17)], fill=ink)
         x += 40
-    # Only the name is shortened to fit.
-    room = WIDTH - 22 - small.getlength(right) - 30 - x - big.getlength(before + after)
-    name = fit_text(names[who], big, room) if who is not None else ""
-    draw.text((x, mid), before + name + after, font=big, anchor="lm", fill=ink, stroke_width=1, stroke_fill=ink)
+    # Shrink the text before cutting the name; only the name is ever cut.
+    name = names[who] if who is not None else ""
+    for size in (44, 38, 32):
+        big = font(size)
+        room = WIDTH - 22 - right_w - 26 - x - big.getlength(before + after)
+        if big.getlength(name) <= room:
+            break
+    text = before + fit_text(name, big, room) + after
+    draw.text((x, mid), text, font=big, anchor="lm", fill=ink, stroke_width=1, stroke_fill=ink)
 
 
 def _draw_player(draw: ImageDraw.ImageDraw, game: HongKongGame, player: int, name: str) -> None:
@@ -267,12 +277,9 @@ def _draw_player(draw: ImageDraw.ImageDraw, game: HongKongGame, player: int, nam
     built = game.buildings()[player]
     draw.text((WIDTH - 22, mid), f"{built} building" + ("" if built == 1 else "s"), font=counts, anchor="rm", fill=INK, stroke_width=1, stroke_fill=INK)
 
-    name_font, colour_font = font(36), font(24)
-    colour_name = f"({PLAYER_COLOUR_NAMES[player]})"
-    room = 430 - 20 - 86 - colour_font.getlength(colour_name) - 10
-    shown = fit_text(name, name_font, room)
-    draw.text((86, mid), shown, font=name_font, anchor="lm", fill=INK)
-    draw.text((86 + name_font.getlength(shown) + 10, mid + 2), colour_name, font=colour_font, anchor="lm", fill=dark)
+    # Name, and the colour's name under it.
+    draw.text((86, mid - 11), fit_text(name, font(34), 430 - 16 - 86), font=font(34), anchor="lm", fill=INK)
+    draw.text((86, mid + 22), PLAYER_COLOUR_NAMES[player], font=font(22), anchor="lm", fill=dark)
 
 
 def _draw_footer(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str, str]) -> None:
@@ -285,7 +292,7 @@ def _draw_footer(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str
         prefix = "Last turn: "
         room = WIDTH - 22 - 58 - text_font.getlength(prefix + "  " + turn)
         draw.text((58, y), f"{prefix}{fit_text(names[mover], text_font, room)}  {turn}", font=text_font, anchor="lm", fill=INK)
-    else:
+    elif not game.is_over:
         first = names[game.first]
         suffix = " moves first; nothing may go on C3 this turn."
         room = WIDTH - 44 - text_font.getlength(suffix)
@@ -317,7 +324,7 @@ def render_board(game: HongKongGame, names: tuple[str, str]) -> bytes:
             (emoji, CJK) drawn as boxes; an empty name becomes "Player 1" / "Player 2".
 
     Returns:
-        PNG bytes, typically 40–70 KB. Pure and deterministic: the same position and names give the
+        PNG bytes, typically 60–95 KB. Pure and deterministic: the same position and names give the
         same bytes. Safe to call from worker threads (no shared mutable state).
     """
     shown = (clean_name(names[0], "Player 1"), clean_name(names[1], "Player 2"))

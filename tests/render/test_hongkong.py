@@ -237,6 +237,15 @@ def test_headline_and_band_when_won_on_the_centre():
     assert image(game).getpixel((4, 4)) == ORANGE
 
 
+def test_winners_name_is_drawn_even_in_the_longest_headline():
+    game = finished({"A1": [(0, "S")], "C3": [(1, "S")]})
+    band = (0, 0, WIDTH, 84)
+    for long_name in ("Benedict Cumberbatch-Smythe", "W" * 32):
+        a = image(game, ("Ann", long_name)).crop(band).tobytes()
+        b = image(game, ("Ann", "Q" + long_name[1:])).crop(band).tobytes()
+        assert a != b
+
+
 def test_headline_and_band_when_drawn():
     game = finished({"A1": [(0, "S")], "B1": [(1, "S")]})
     assert headline(game, NAMES) == "Draw 1-1"
@@ -290,6 +299,9 @@ def test_long_name_changes_only_the_text():
 
 def test_clean_name():
     assert clean_name("José", "P") == "Jose"
+    assert clean_name("Łukasz Øyvind Straße", "P") == "Lukasz Oyvind Strasse"
+    assert clean_name("🐉 Zoë 🐉", "P") == "Zoe"  # the built-in font has no emoji: dropped, not boxes
+    assert clean_name("名前", "Player 2") == "Player 2"
     assert clean_name("  Ann \n\t Lee\x00 ", "P") == "Ann Lee"
     assert clean_name("", "Player 1") == "Player 1"
     assert clean_name("\u200d\u0301", "Player 2") == "Player 2"
