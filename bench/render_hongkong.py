@@ -29,7 +29,7 @@ def builder_turn(game: HongKongGame, rng: random.Random) -> str:
     """A random legal turn, weighted towards building on existing buildings, roofs and quick blocks."""
     weighted = []
     for move in game.legal_moves():
-        weight = 1.0 if " " not in move else 0.05  # double moves outnumber single ones about 20 to 1
+        weight = 1.0 if " " not in move else 0.03  # double moves outnumber single ones about 20 to 1
         for placement in move.split():
             plot = (int(placement[3]) - 1) * 5 + "ABCDE".index(placement[2])
             weight *= 1 + 3 * len(game.stacks[plot])
@@ -47,7 +47,7 @@ def opening() -> HongKongGame:
     return game
 
 
-def mid_game(seed: int = 7, turns: int = 30) -> HongKongGame:
+def mid_game(seed: int = 7, turns: int = 26) -> HongKongGame:
     rng = random.Random(seed)
     game = new_game(first=0)
     while len(game.turns) < turns and not game.is_over:
