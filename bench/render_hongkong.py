@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.hongkong import HongKongGame, new_game  # noqa: E402
+from engine.hongkong import HongKongGame, new_game, parse_square  # noqa: E402
 from render.hongkong import render_board  # noqa: E402
 
 NAMES = ("Ann", "Benedict the Builder")
@@ -31,7 +31,7 @@ def builder_turn(game: HongKongGame, rng: random.Random) -> str:
     for move in game.legal_moves():
         weight = 1.0 if " " not in move else 0.03  # double moves outnumber single ones about 20 to 1
         for placement in move.split():
-            plot = (int(placement[3]) - 1) * 5 + "ABCDE".index(placement[2])
+            plot = parse_square(placement[2:])
             weight *= 1 + 3 * len(game.stacks[plot])
             if placement[0] == "R":
                 weight *= 0.2 + 0.4 * len(game.stacks[plot])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from engine.hongkong import CENTRE, COLUMNS, MAX_PIECES, QUICK, ROOF, SIZE, STANDARD, HongKongGame
+from engine.hongkong import CENTRE, COLUMNS, MAX_PIECES, QUICK, ROOF, SIZE, STANDARD, HongKongGame, square_name
 from render.common import (
     BACKGROUND,
     HIGHLIGHT,
@@ -183,8 +183,7 @@ def _draw_board(draw: ImageDraw.ImageDraw, game: HongKongGame) -> None:
         if game.stacks[plot]:
             _draw_building(draw, game, plot)
         else:
-            square = f"{COLUMNS[plot % SIZE]}{plot // SIZE + 1}"
-            draw.text(((x0 + x1) / 2, (y0 + y1) / 2), square, font=names, anchor="mm", fill=GRID)
+            draw.text(((x0 + x1) / 2, (y0 + y1) / 2), square_name(plot), font=names, anchor="mm", fill=GRID)
         if plot == CENTRE:
             _draw_diamond(draw, x1 - 16, y0 + 16, 9, MUTED)
 
