@@ -1,0 +1,144 @@
+"""Tests for render.hong: the images decode, have the expected size and differ where the state differs."""
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from PIL import Image
+
+from engine.hong import from_dict, new_game, parse_board
+from render.common import HIGHLIGHT, PLAYER_COLOURS
+from render.hong import HONG_COLOURS, WIDTH, render_board
+
+NAMES = ("Alice", "Bob")
+LAIR = {1: "rotate", 2: "place", 3: "movestone", 4: "flip", 5: "move", 6: "stone", 7: "swap"}
+
+
+def decode(png: bytes) -> Image.Image:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    im = Image.open(io.BytesIO(png))
+    im.load()
+    return im.convert("RGB")
+
+
+def count_near(im: Image.Image, colour, tol: int = 12) -> int:
+    """Pixels within ``tol`` of ``colour`` in every channel."""
+    bands = [b.point(lambda v, c=c: 255 if abs(v - c) <= tol else 0) for b, c in zip(im.split(), colour)]
+    mask = Image.eval(bands[0], lambda v: v)
+    for b in bands[1:]:
+        mask = Image.composite(b, Image.new("L", mask.size, 0), mask)
+    return mask.histogram()[255]
+
+
+def played(board="castle", moves=(), stones=("A3", "A4", "A5"), **kw):
+    g = new_game(board, seed=1, stones=list(stones), **kw)
+    for m in moves:
+        g.play(m)
+    return g
+
+
+def finished(board: str, seed: int = 3, expansion: bool = False):
+    rng = random.Random(seed)
+    g = new_game(board, seed=seed, expansion=expansion)
+    while not g.is_over:
+        g.play(rng.choice(g.legal_moves()))
+    return g
+
+
+@pytest.mark.parametrize("board,expansion,height", [
+    ("castle", False, 1196), ("garden", False, 1196), ("inner", False, 1084),
+    ("castle", True, 1416), ("garden", True, 1416), ("inner", True, 1304),
+])
+def test_size_at_start_and_end(board, expansion, height):
+    for g in (new_game(board, seed=2, expansion=expansion), finished(board, expansion=expansion)):
+        png = render_board(g, NAMES)
+        assert decode(png).size == (WIDTH, height)
+        assert len(png) < 300_000
+
+
+def test_h_and_v_on_the_same_square_differ():
+    a = decode(render_board(played(moves=["E5H"]), NAMES))
+    b = decode(render_board(played(moves=["E5V"]), NAMES))
+    assert a.size == b.size and a.tobytes() != b.tobytes()
+
+
+def test_horizontal_hong_is_marked_in_its_colour():
+    without = played(moves=["C4V", "D4H", "F4V"])          # V H . V: no Hong yet
+    with_hong = played(moves=["C4V", "D4H", "E4V"])        # V H V: a size-1 Hong
+    assert without.hong_count() == 0 and with_hong.hong_count() == 1
+    a, b = decode(render_board(without, NAMES)), decode(render_board(with_hong, NAMES))
+    assert count_near(a, HONG_COLOURS["H"]) < 50
+    assert count_near(b, HONG_COLOURS["H"]) > 1000
+    assert count_near(b, HONG_COLOURS["V"]) < 50
+
+
+def test_vertical_hong_is_marked_in_its_own_colour():
+    g = played(moves=["E3H", "E4V", "E5V", "E6H"])
+    assert g.hong_count() == 1
+    im = decode(render_board(g, NAMES))
+    assert count_near(im, HONG_COLOURS["V"]) > 1000 and count_near(im, HONG_COLOURS["H"]) < 50
+
+
+def test_to_move_is_shown():
+    g = played(moves=["E5H"])
+    d = g.to_dict()
+    d["to_move"] = 0
+    a, b = decode(render_board(g, NAMES)), decode(render_board(from_dict(d), NAMES))
+    assert a.tobytes() != b.tobytes()
+    # The card of the player to move is filled with their colour.
+    assert count_near(a, PLAYER_COLOURS[1], 4) > count_near(b, PLAYER_COLOURS[1], 4) + 10_000
+    assert count_near(b, PLAYER_COLOURS[0], 4) > count_near(a, PLAYER_COLOURS[0], 4) + 10_000
+
+
+def test_last_move_is_highlighted():
+    g = played(moves=["E5H"])
+    assert count_near(decode(render_board(g, NAMES)), HIGHLIGHT) > 500
+    assert count_near(decode(render_board(played(), NAMES)), HIGHLIGHT) < 50
+
+
+def test_game_over_differs_from_in_progress():
+    g = finished("inner")
+    d = g.to_dict()
+    assert render_board(g, NAMES) != render_board(from_dict(d), ("Alice", "Carol"))
+
+
+def test_pending_summon_and_lair():
+    g = new_game(parse_board(".....\n.....\n.....", name="t", threshold=1), seed=0, expansion=True,
+                 stones=["A3", "B3", "C3"], lair=LAIR)
+    d = g.to_dict()
+    d["grid"] = "V.V../...../SSS.."
+    g = from_dict(d)
+    before = decode(render_board(g, NAMES))
+    g.play("B1H")
+    assert g.pending is not None
+    pending = decode(render_board(g, NAMES))
+    g.play("D1 rotate A1")
+    after = decode(render_board(g, NAMES))
+    assert before.size == pending.size == after.size
+    assert len({before.tobytes(), pending.tobytes(), after.tobytes()}) == 3
+    # The summoning player's colour frames the lair space that can be chosen.
+    lair_area = (0, pending.height - 230, WIDTH, pending.height)
+    assert count_near(pending.crop(lair_area), PLAYER_COLOURS[0], 4) > 1000
+    assert count_near(after.crop(lair_area), PLAYER_COLOURS[0], 4) < 50
+
+
+def test_names_that_the_font_cannot_draw_or_that_are_too_long():
+    g = played(moves=["E5H"])
+    for names in (("Zoë 龍 😀", "x" * 200), ("", "   "), ("龍龍", "Ümit")):
+        assert decode(render_board(g, names)).size == (WIDTH, 1196)
+
+
+def test_custom_board_renders():
+    g = new_game(parse_board("..#\n...\n...", name="tiny", threshold=1), seed=0)
+    im = decode(render_board(g, NAMES))
+    assert im.width == WIDTH
+
+
+def test_every_board_mid_game_under_a_megabyte():
+    for board in ("castle", "garden", "inner"):
+        rng = random.Random(board)
+        g = new_game(board, seed=5, expansion=True)
+        for _ in range(30):
+            g.play(rng.choice(g.legal_moves()))
+        assert len(render_board(g, NAMES)) < 1_000_000
