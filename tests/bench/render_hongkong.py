@@ -2,7 +2,7 @@
 
 Run on demand (not part of the tests)::
 
-    python bench/render_hongkong.py [--runs 50] [--save /tmp]
+    python tests/bench/render_hongkong.py [--runs 50] [--save /tmp]
 
 Three positions: an opening (3 turns), a busy mid-game (roofs, 5-piece buildings, quick blocks; seeded
 random legal turns that favour building up) and a finished game. ``--save DIR`` also writes
@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.hongkong import HongKongGame, new_game, parse_square  # noqa: E402
 from render.hongkong import render_board  # noqa: E402
