@@ -43,6 +43,7 @@ __all__ = [
     "from_dict",
     "new_game",
     "parse_board",
+    "square_name",
 ]
 
 #: Player numbers.
@@ -958,7 +959,7 @@ def new_game(board: str | Board = "castle", expansion: bool = False, seed: int |
     """
     b = board if isinstance(board, Board) else board_named(board)
     if seed is None:
-        seed = random.SystemRandom().randrange(2 ** 63)
+        seed = random.SystemRandom().randrange(2 ** 32)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise IllegalMove(f"The seed must be a whole number, not {seed!r}.")
     rng = random.Random(seed)

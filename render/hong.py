@@ -343,7 +343,7 @@ def _draw_header(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str])
             fg, sub = INK, dark
         role = ROLE_NAMES[p].upper()
         tag = ("WINS" if over else "TO MOVE") if active else ""
-        d.text((x0 + 18, y0 + 12), role, font=font(26), fill=sub)
+        d.text((x0 + 18, y0 + 10), role, font=font(28), fill=sub)
         if tag:
             tw = font(26).getlength(tag) + 24
             d.rounded_rectangle((x0 + card_w - tw - 12, y0 + 10, x0 + card_w - 12, y0 + 44), radius=10,
@@ -387,7 +387,7 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
         if game.moves:
             text += f"   -   last: {game.moves[-1]}"
         colour = PLAYER_DARK[p]
-    d.text((_PAD, y2), _fit(text, 32, WIDTH - 2 * _PAD), font=font(32), fill=colour)
+    d.text((_PAD, y2), _fit(text, 34, WIDTH - 2 * _PAD), font=font(34), fill=colour)
 
 
 def _draw_board(im: Image.Image, d: ImageDraw.ImageDraw, game: HongGame, L: dict[str, int], hongs) -> None:
@@ -472,10 +472,12 @@ def _draw_board(im: Image.Image, d: ImageDraw.ImageDraw, game: HongGame, L: dict
         (c0, r0), (c1, r1) = _cr(h.heads[0]), _cr(h.heads[1])
         x0, y0 = xy(c0, r0)
         x1, y1 = xy(c1, r1)
+        # From the middle of one cap to the middle of the other, just past centre, so that two Hongs
+        # sharing a head get two separate outlines with a small gap between them.
         if h.direction == "H":
-            box = (x0 + s * 0.30, y0 + s * 0.27, x1 + s * 0.70, y1 + s * 0.73)
+            box = (x0 + s * 0.54, y0 + s * 0.26, x1 + s * 0.46, y1 + s * 0.74)
         else:
-            box = (x0 + s * 0.27, y0 + s * 0.30, x1 + s * 0.73, y1 + s * 0.70)
+            box = (x0 + s * 0.26, y0 + s * 0.54, x1 + s * 0.74, y1 + s * 0.46)
         d.rounded_rectangle(box, radius=int(s * 0.22), outline=col, width=max(3, s // 22))
 
     # The squares the last move changed.
