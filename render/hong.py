@@ -378,8 +378,9 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
         text, colour = f"{o.describe()} - {_player_name(names, o.winner)}", PLAYER_DARK[o.winner]
     elif game.pending is not None:
         p = game.pending
-        opts = " or ".join(f"{s} ({a})" for s, a in sorted(p.options.items()))
-        text = f"{_player_name(names, p.player)} summons a Great Dragon - size {opts}"
+        opts = " / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))
+        who = _fit(_player_name(names, p.player), 34, 330)
+        text = f"{who} summons a dragon: {opts}"
         colour = PLAYER_DARK[p.player]
     else:
         p = game.to_move
