@@ -664,8 +664,8 @@ class HongGame:
 
         def orientation(text: str) -> str:
             if text not in _TILES:
-                raise IllegalMove(f"{text!r} is not an orientation: use H (body west–east) or V (body north–south), "
-                                  f"e.g. {usage}.")
+                raise IllegalMove(f"{text!r} is not an orientation: use H (body west–east) or "
+                                  f"V (body north–south), e.g. {usage}.")
             return text
 
         head = f"D{size} {action}"

@@ -21,6 +21,7 @@ so a full board renders in a few tens of milliseconds. Pure: no I/O.
 """
 from __future__ import annotations
 
+import math
 import unicodedata
 from functools import lru_cache
 
@@ -240,7 +241,6 @@ def _mini_stone(d, x, y, s):
 
 def _arrow(d, x0, y0, x1, y1, colour=INK, width=4, head=9):
     d.line([(x0, y0), (x1, y1)], fill=colour, width=width)
-    import math
     a = math.atan2(y1 - y0, x1 - x0)
     p1 = (x1 - head * math.cos(a - 0.5), y1 - head * math.sin(a - 0.5))
     p2 = (x1 - head * math.cos(a + 0.5), y1 - head * math.sin(a + 0.5))
