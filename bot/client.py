@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import random
 
 import discord
 from discord import app_commands
@@ -23,20 +24,22 @@ class HongBot(commands.Bot):
         config: the loaded :class:`Config`.
         redis: an already connected :class:`RedisHandle` to use (tests share one server between bots);
             None → connect from ``config`` at start-up and close it at shutdown.
+        rng: randomness for game ids, seeds and "random" options (tests pass a seeded one).
     """
 
-    def __init__(self, config: Config, *, redis: RedisHandle | None = None) -> None:
+    def __init__(self, config: Config, *, redis: RedisHandle | None = None, rng: random.Random | None = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None)
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None
         self.table: Table | None = None
+        self.rng = rng
 
     async def setup_hook(self) -> None:
         if self._redis is None:
             self._redis = await connect(self.config.redis_url, self.config.data_dir)
         kinds = all_kinds()
-        layer = GameLayer(GameStore(self._redis.client), kinds, challenge_timeout=self.config.challenge_timeout)
+        layer = GameLayer(GameStore(self._redis.client), kinds, challenge_timeout=self.config.challenge_timeout, rng=self.rng)
         self.table = Table(self, layer)
         for kind in kinds.values():
             self.tree.add_command(self.table.build_group(kind))
