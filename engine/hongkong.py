@@ -397,7 +397,12 @@ def from_dict(d: dict) -> HongKongGame:
     """
     if not isinstance(d, dict) or d.get("game") != "hongkong":
         raise ValueError("not a Hong Kong game record")
-    game = HongKongGame(d.get("first", 0))
-    for turn in d.get("turns", []):
+    first, turns = d.get("first"), d.get("turns")
+    if type(first) is not int or first not in (0, 1):
+        raise ValueError("a Hong Kong record needs 'first': 0 or 1")
+    if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
+        raise ValueError("a Hong Kong record needs 'turns': a list of turns in notation")
+    game = HongKongGame(first)
+    for turn in turns:
         game.play(turn)
     return game
