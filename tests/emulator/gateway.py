@@ -1,0 +1,383 @@
+"""The gateway half of the emulator: websocket sessions, transport compression, RESUME.
+
+discord.py 2.7 connects to ``<gateway>?v=10&encoding=json&compress=zlib-stream`` (or
+``compress=zstd-stream`` when ``zstandard``/``compression.zstd`` is importable) and expects:
+
+* ``HELLO`` first, then it sends a heartbeat immediately and ``IDENTIFY`` (or ``RESUME``);
+* ``READY`` with ``user``, ``guilds`` (unavailable), ``session_id``, ``resume_gateway_url`` and
+  ``application {id, flags}``; then one ``GUILD_CREATE`` per guild (its ``on_ready`` fires
+  ``guild_ready_timeout`` = 2 s after the last one);
+* every server frame compressed with one shared zlib stream, each frame ending in a
+  ``Z_SYNC_FLUSH`` marker (``00 00 ff ff``) -- discord.py buffers until it sees the marker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import zlib
+from collections import deque
+from typing import TYPE_CHECKING, Any, Deque, Dict, List, Optional, Tuple
+
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .server import DiscordEmulator
+
+log = logging.getLogger('tests.emulator.gateway')
+
+OP_DISPATCH = 0
+OP_HEARTBEAT = 1
+OP_IDENTIFY = 2
+OP_PRESENCE = 3
+OP_VOICE_STATE = 4
+OP_RESUME = 6
+OP_RECONNECT = 7
+OP_REQUEST_MEMBERS = 8
+OP_INVALID_SESSION = 9
+OP_HELLO = 10
+OP_HEARTBEAT_ACK = 11
+
+INTENT_GUILDS = 1 << 0
+INTENT_GUILD_MEMBERS = 1 << 1
+INTENT_GUILD_PRESENCES = 1 << 8
+INTENT_GUILD_MESSAGES = 1 << 9
+INTENT_MESSAGE_CONTENT = 1 << 15
+PRIVILEGED_INTENTS = INTENT_GUILD_MEMBERS | INTENT_GUILD_PRESENCES | INTENT_MESSAGE_CONTENT
+
+
+def _zstd_compressor() -> Optional[Any]:
+    """A per-connection zstd streaming compressor if a zstd module is installed, else None."""
+    try:
+        import zstandard  # type: ignore
+
+        cobj = zstandard.ZstdCompressor().compressobj()
+        flush_mode = zstandard.COMPRESSOBJ_FLUSH_BLOCK
+
+        def compress(data: bytes) -> bytes:
+            return cobj.compress(data) + cobj.flush(flush_mode)
+
+        return compress
+    except ImportError:
+        pass
+    try:
+        from compression.zstd import ZstdCompressor  # type: ignore  # Python 3.14+
+
+        comp = ZstdCompressor()
+
+        def compress(data: bytes) -> bytes:
+            return comp.compress(data, mode=ZstdCompressor.FLUSH_BLOCK)
+
+        return compress
+    except ImportError:
+        return None
+
+
+class GatewaySession:
+    """A Discord gateway session (what RESUME resumes). Outlives individual websocket connections."""
+
+    def __init__(self, emu: 'DiscordEmulator', intents: int, shard: Optional[List[int]], order: int) -> None:
+        self.emu = emu
+        self.id = secrets.token_hex(16)
+        self.intents = intents
+        self.shard = shard
+        self.order = order  # increasing with every IDENTIFY: "most recently identified"
+        self.seq = 0
+        self.buffer: Deque[Tuple[int, Dict[str, Any]]] = deque(maxlen=5000)
+        self.conn: Optional['GatewayConnection'] = None
+        self.invalidated = False
+        self.ready = False  # READY and every GUILD_CREATE have been sent
+        self.resumes = 0
+
+    @property
+    def live(self) -> bool:
+        return not self.invalidated and self.conn is not None and not self.conn.closed
+
+    def has_intent(self, bit: int) -> bool:
+        return bool(self.intents & bit)
+
+    async def dispatch(self, event: str, data: Any) -> None:
+        self.seq += 1
+        payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
+        self.buffer.append((self.seq, payload))
+        conn = self.conn
+        if conn is not None and not conn.closed:
+            await conn.send(payload)
+        else:
+            log.debug('session %s not connected; buffered %s seq=%s for RESUME', self.id, event, self.seq)
+
+    def __repr__(self) -> str:
+        return f'<GatewaySession {self.id[:8]} order={self.order} live={self.live} ready={self.ready}>'
+
+
+class GatewayConnection:
+    """One websocket connection."""
+
+    _counter = 0
+
+    def __init__(self, emu: 'DiscordEmulator', ws: web.WebSocketResponse, compress: Optional[str]) -> None:
+        GatewayConnection._counter += 1
+        self.number = GatewayConnection._counter
+        self.emu = emu
+        self.ws = ws
+        self.compress_mode = compress
+        self.session: Optional[GatewaySession] = None
+        self.heartbeats = 0
+        self._lock = asyncio.Lock()
+        self._compress = None
+        if compress == 'zlib-stream':
+            zobj = zlib.compressobj()
+            self._compress = lambda data: zobj.compress(data) + zobj.flush(zlib.Z_SYNC_FLUSH)
+        elif compress == 'zstd-stream':
+            self._compress = _zstd_compressor()
+            if self._compress is None:
+                log.warning('client asked for zstd-stream but no zstd module is installed here; '
+                            'sending uncompressed text frames (discord.py accepts those)')
+
+    @property
+    def closed(self) -> bool:
+        return self.ws.closed
+
+    async def send(self, payload: Dict[str, Any]) -> None:
+        text = json.dumps(payload, separators=(',', ':'))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug('gateway#%s -> op=%s t=%s s=%s %s', self.number, payload.get('op'), payload.get('t'),
+                      payload.get('s'), text[:500])
+        # compress + send must be atomic: the zlib/zstd stream state is shared by all frames.
+        async with self._lock:
+            if self.ws.closed:
+                return
+            try:
+                if self._compress is not None:
+                    await self.ws.send_bytes(self._compress(text.encode('utf-8')))
+                else:
+                    await self.ws.send_str(text)
+            except (ConnectionResetError, RuntimeError) as exc:
+                log.debug('gateway#%s send failed: %s', self.number, exc)
+
+    async def close(self, code: int, message: str = '') -> None:
+        log.debug('gateway#%s closing with %s %s', self.number, code, message)
+        await self.ws.close(code=code, message=message.encode())
+
+
+class GatewayServer:
+    def __init__(self, emu: 'DiscordEmulator') -> None:
+        self.emu = emu
+        self.sessions: Dict[str, GatewaySession] = {}
+        self.connections: List[GatewayConnection] = []
+        self._order = 0
+
+    # -- selection ---------------------------------------------------------------------------
+    def current_session(self) -> Optional[GatewaySession]:
+        """The most recently identified session that has not been invalidated (live or resumable)."""
+        candidates = [s for s in self.sessions.values() if not s.invalidated]
+        return max(candidates, key=lambda s: s.order) if candidates else None
+
+    def live_sessions(self) -> List[GatewaySession]:
+        return sorted((s for s in self.sessions.values() if s.live), key=lambda s: s.order)
+
+    async def broadcast(self, event: str, data: Any, *, intent: int = 0) -> None:
+        """Dispatch to every live session that has the given intent (0: no intent needed)."""
+        for s in self.live_sessions():
+            if intent == 0 or s.has_intent(intent):
+                await s.dispatch(event, data)
+
+    # -- websocket handler -------------------------------------------------------------------
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        q = request.query
+        ws = web.WebSocketResponse(autoping=True, max_msg_size=16 * 1024 * 1024, compress=False)
+        await ws.prepare(request)
+        compress = q.get('compress')
+        conn = GatewayConnection(self.emu, ws, compress)
+        self.connections.append(conn)
+        log.debug('gateway#%s connected: %s', conn.number, request.rel_url)
+        if q.get('encoding', 'json') != 'json':
+            self.emu._record('gateway', f'gateway connection asked for encoding={q.get("encoding")}; only json is emulated')
+            await conn.close(4002, 'Decode error')
+            return ws
+        if q.get('v') not in (None, '9', '10'):
+            self.emu._record('gateway', f'gateway connection asked for unsupported API version v={q.get("v")}')
+            await conn.close(4012, 'Invalid API version')
+            return ws
+        if compress not in (None, 'zlib-stream', 'zstd-stream'):
+            self.emu._record('gateway', f'gateway connection asked for unknown compress={compress}')
+            await conn.close(4002, 'Decode error')
+            return ws
+
+        await conn.send({'op': OP_HELLO, 'd': {'heartbeat_interval': self.emu.heartbeat_interval_ms,
+                                                '_trace': ['["emulator-gateway",{"micros":0}]']},
+                         's': None, 't': None})
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    try:
+                        data = json.loads(msg.data)
+                    except ValueError:
+                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON {msg.data[:200]!r}')
+                        await conn.close(4002, 'Decode error')
+                        break
+                    await self._on_message(conn, data)
+                elif msg.type == WSMsgType.BINARY:
+                    self.emu._record('gateway', f'gateway#{conn.number}: client sent a binary frame (ETF?)')
+                    await conn.close(4002, 'Decode error')
+                    break
+                elif msg.type == WSMsgType.ERROR:
+                    log.debug('gateway#%s error: %s', conn.number, ws.exception())
+                    break
+        finally:
+            code = ws.close_code
+            log.debug('gateway#%s disconnected with close code %s', conn.number, code)
+            session = conn.session
+            if session is not None and session.conn is conn:
+                session.conn = None
+                # Closing with 1000/1001 ends the session for good (Discord docs: such a session
+                # cannot be resumed); any other code keeps it resumable.
+                if code in (1000, 1001):
+                    session.invalidated = True
+            self.emu._notify()
+        return ws
+
+    async def _on_message(self, conn: GatewayConnection, data: Dict[str, Any]) -> None:
+        op = data.get('op')
+        d = data.get('d')
+        if op != OP_HEARTBEAT:
+            log.debug('gateway#%s <- op=%s %s', conn.number, op, _redact(data))
+        if op == OP_HEARTBEAT:
+            conn.heartbeats += 1
+            await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
+        elif op == OP_IDENTIFY:
+            await self._identify(conn, d or {})
+        elif op == OP_RESUME:
+            await self._resume(conn, d or {})
+        elif conn.session is None:
+            self.emu._record('gateway', f'gateway#{conn.number}: op {op} sent before IDENTIFY')
+            await conn.close(4003, 'Not authenticated')
+        elif op == OP_REQUEST_MEMBERS:
+            await self._request_members(conn, d or {})
+        elif op in (OP_PRESENCE, OP_VOICE_STATE):
+            if op == OP_PRESENCE:
+                self.emu.presence = d
+        else:
+            self.emu._record('gateway', f'gateway#{conn.number}: unknown opcode {op}')
+            await conn.close(4001, 'Unknown opcode')
+
+    async def _identify(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
+        if conn.session is not None:
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY sent twice on one connection')
+            await conn.close(4005, 'Already authenticated')
+            return
+        if d.get('token') != self.emu.token:
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY with a wrong token')
+            await conn.close(4004, 'Authentication failed')
+            return
+        intents = d.get('intents')
+        if not isinstance(intents, int) or intents < 0:
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY without valid intents ({intents!r})')
+            await conn.close(4013, 'Invalid intent(s)')
+            return
+        if intents & PRIVILEGED_INTENTS & ~self.emu.privileged_intents:
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY asked for privileged intents '
+                                        f'{intents & PRIVILEGED_INTENTS:#x} that are not enabled')
+            await conn.close(4014, 'Disallowed intent(s)')
+            return
+        self._order += 1
+        session = GatewaySession(self.emu, intents, d.get('shard'), self._order)
+        self.sessions[session.id] = session
+        conn.session = session
+        session.conn = conn
+        emu = self.emu
+        ready: Dict[str, Any] = {
+            'v': 10,
+            'user': emu.bot_user,
+            'guilds': [{'id': str(gid), 'unavailable': True} for gid in emu._guilds],
+            'session_id': session.id,
+            'session_type': 'normal',
+            'resume_gateway_url': emu.gateway_url,
+            'application': {'id': str(emu.application_id), 'flags': emu.application_flags},
+            'private_channels': [],
+            'presences': [],
+            'relationships': [],
+            'guild_join_requests': [],
+            'geo_ordered_rtc_regions': [],
+            'user_settings': {},
+            'auth': {},
+            '_trace': ['["emulator-gateway",{"micros":0}]'],
+        }
+        if session.shard is not None:
+            ready['shard'] = session.shard
+        await session.dispatch('READY', ready)
+        for gid in list(emu._guilds):
+            await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
+        session.ready = True
+        log.info('bot identified: session %s (intents %#x), %d guild(s) sent', session.id, intents, len(emu._guilds))
+        emu._notify()
+
+    async def _resume(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
+        session = self.sessions.get(d.get('session_id') or '')
+        if session is None or session.invalidated or d.get('token') != self.emu.token:
+            log.info('gateway#%s: RESUME of unknown/invalid session %s -> INVALID_SESSION', conn.number, d.get('session_id'))
+            # discord.py answers op 9 (d=false) by dropping the session and reconnecting to
+            # DiscordWebSocket.DEFAULT_GATEWAY with a fresh IDENTIFY.
+            await conn.send({'op': OP_INVALID_SESSION, 'd': False, 's': None, 't': None})
+            return
+        old = session.conn
+        session.conn = conn
+        conn.session = session
+        if old is not None and old is not conn and not old.closed:
+            await old.close(4000, 'Session resumed elsewhere')
+        since = d.get('seq') or 0
+        missed = [p for s, p in session.buffer if s > since]
+        log.info('gateway#%s: RESUME session %s from seq %s, replaying %d event(s)', conn.number, session.id, since, len(missed))
+        for payload in missed:
+            await conn.send(payload)
+        session.resumes += 1
+        await session.dispatch('RESUMED', {'_trace': ['["emulator-gateway",{"micros":0}]']})
+        self.emu._notify()
+
+    async def _request_members(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
+        session = conn.session
+        assert session is not None
+        try:
+            gid = int(d.get('guild_id'))
+        except (TypeError, ValueError):
+            self.emu._record('gateway', f'REQUEST_GUILD_MEMBERS with bad guild_id {d.get("guild_id")!r}')
+            return
+        guild = self.emu._guilds.get(gid)
+        if guild is None:
+            return
+        query = d.get('query')
+        user_ids = d.get('user_ids')
+        limit = d.get('limit') or 0
+        if query == '' and not user_ids and not session.has_intent(INTENT_GUILD_MEMBERS):
+            self.emu._record('gateway', 'REQUEST_GUILD_MEMBERS for all members without the GUILD_MEMBERS intent')
+            await conn.close(4013, 'Invalid intent(s)')
+            return
+        members = []
+        for uid, member in guild['members'].items():
+            user = self.emu._users[uid]
+            if user_ids:
+                wanted = {int(u) for u in (user_ids if isinstance(user_ids, list) else [user_ids])}
+                if uid not in wanted:
+                    continue
+            elif query:
+                if not user['username'].lower().startswith(query.lower()):
+                    continue
+            members.append(self.emu._member_payload(gid, uid))
+        if limit:
+            members = members[:limit]
+        chunk: Dict[str, Any] = {'guild_id': str(gid), 'members': members, 'chunk_index': 0, 'chunk_count': 1}
+        if d.get('nonce'):
+            chunk['nonce'] = d['nonce']
+        if d.get('presences'):
+            chunk['presences'] = []
+        await session.dispatch('GUILD_MEMBERS_CHUNK', chunk)
+
+
+def _redact(data: Dict[str, Any]) -> str:
+    d = data.get('d')
+    if isinstance(d, dict) and 'token' in d:
+        data = dict(data, d=dict(d, token='<redacted>'))
+    text = json.dumps(data, default=str)
+    return text[:500]

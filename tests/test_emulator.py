@@ -1,0 +1,571 @@
+"""Tests for the local Discord emulator (tests/emulator), driven by a real discord.py bot."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from typing import Any, AsyncIterator, Dict, List
+
+import aiohttp
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+from PIL import Image
+
+from tests.emulator import DiscordEmulator, EmulatorAssertion, EmulatorTimeout, InteractionFailed, PERMISSIONS
+from tests.emulator import limits
+from tests.emulator.errors import ErrorTree
+
+MANAGE_GUILD = PERMISSIONS['manage_guild']
+
+
+# ============================================================================================
+# A tiny bot exercising the features the real bot needs
+# ============================================================================================
+
+
+def png_bytes(width: int = 7, height: int = 5) -> bytes:
+    buf = io.BytesIO()
+    Image.new('RGB', (width, height), (200, 30, 30)).save(buf, format='PNG')
+    return buf.getvalue()
+
+
+class SixRows(discord.ui.View):
+    """discord.py refuses to build a 6th row itself, so hand-craft the payload."""
+
+    def to_components(self) -> List[Dict[str, Any]]:
+        return [{'type': 1, 'components': [{'type': 2, 'style': 1, 'label': f'b{i}', 'custom_id': f'row-{i}'}]}
+                for i in range(6)]
+
+
+class DuelView(discord.ui.View):
+    def __init__(self, bot: 'EmuBot') -> None:
+        super().__init__(timeout=60)
+        self.bot = bot
+
+    @discord.ui.button(label='Accept', style=discord.ButtonStyle.success, custom_id='duel:accept')
+    async def accept(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        self.bot.seen.append(('clicked', interaction.user.id, button.custom_id))
+        await interaction.response.edit_message(content=f'accepted by {interaction.user.name}', view=None)
+
+
+class EmuBot(commands.Bot):
+    def __init__(self, label: str) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
+                         guild_ready_timeout=0.1)
+        self.label = label
+        self.seen: List[Any] = []
+        self._register()
+
+    async def setup_hook(self) -> None:
+        await self.tree.sync()
+
+    async def before_identify_hook(self, shard_id: Any, *, initial: bool = False) -> None:
+        # discord.py sleeps 5 s before every non-initial IDENTIFY (Discord's identify rate limit);
+        # skip that so the re-identify test stays fast.
+        pass
+
+    def _register(self) -> None:
+        bot = self
+        hongkong = app_commands.Group(name='hongkong', description='Play Hong Kong')
+
+        @hongkong.command(description='Challenge someone to a game')
+        @app_commands.describe(opponent='Who to play against', colour='Your colour')
+        async def challenge(interaction: discord.Interaction, opponent: discord.Member, colour: str) -> None:
+            bot.seen.append(('challenge', type(opponent).__name__, opponent.id, colour))
+            await interaction.response.send_message(
+                f'{interaction.user.name} challenges {opponent.display_name} playing {colour}')
+
+        @challenge.autocomplete('colour')
+        async def colour_autocomplete(interaction: discord.Interaction, current: str) -> List[app_commands.Choice[str]]:
+            bot.seen.append(('autocomplete', current))
+            if current == 'many':  # more than Discord allows
+                return [app_commands.Choice(name=f'colour {i}', value=f'c{i}') for i in range(30)]
+            colours = ['red', 'green', 'blue', 'black']
+            return [app_commands.Choice(name=c.title(), value=c) for c in colours if c.startswith(current)]
+
+        self.tree.add_command(hongkong)
+
+        @self.tree.command(description='Draw the board (slow, so it defers)')
+        async def render(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            await asyncio.sleep(0.05)
+            await interaction.followup.send('here is the board', file=discord.File(io.BytesIO(png_bytes()), 'board.png'))
+
+        @self.tree.command(description='Only you can see this')
+        async def secret(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message('for your eyes only', ephemeral=True)
+
+        @self.tree.command(description='Say which bot instance answers')
+        async def whoami(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message(f'I am {bot.label}')
+
+        @self.tree.command(description='Answers too late')
+        async def slow(interaction: discord.Interaction) -> None:
+            await asyncio.sleep(3.5)
+            try:
+                await interaction.response.send_message('sorry, I was thinking')
+            except discord.HTTPException as exc:
+                bot.seen.append(('slow', exc.status, exc.code))
+
+        @self.tree.command(description='Answers twice')
+        async def twice(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message('first answer')
+            interaction.response._response_type = None  # bypass discord.py's own guard to reach "Discord"
+            try:
+                await interaction.response.send_message('second answer')
+            except discord.HTTPException as exc:
+                bot.seen.append(('twice', exc.status, exc.code))
+
+        @self.tree.command(description='Sends too much text, then recovers')
+        async def essay(interaction: discord.Interaction) -> None:
+            try:
+                await interaction.response.send_message('x' * 2001)
+            except discord.HTTPException as exc:
+                bot.seen.append(('essay', exc.status, exc.code, exc.text))
+                await interaction.response.send_message('that was too long')
+
+        @self.tree.command(description='Sends six rows of buttons')
+        async def rows(interaction: discord.Interaction) -> None:
+            try:
+                await interaction.response.send_message('pick one', view=SixRows())
+            except discord.HTTPException as exc:
+                bot.seen.append(('rows', exc.status, exc.code, exc.text))
+                await interaction.response.send_message('could not build the menu')
+
+        @self.tree.command(description='Start a duel')
+        async def duel(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message('A duel! Press accept.', view=DuelView(bot))
+
+        @self.tree.command(description='Server settings')
+        @app_commands.default_permissions(manage_guild=True)
+        async def settings(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message('settings', ephemeral=True)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(emu: DiscordEmulator, label: str = 'bot-1') -> AsyncIterator[EmuBot]:
+    bot = EmuBot(label)
+    task = asyncio.create_task(bot.start(emu.token), name=f'bot {label}')
+    try:
+        await emu.wait_for_ready(timeout=10)
+        yield bot
+    finally:
+        await bot.close()
+        await asyncio.wait_for(task, timeout=10)
+
+
+# ============================================================================================
+# fixtures
+# ============================================================================================
+
+
+@pytest.fixture
+async def emu() -> AsyncIterator[DiscordEmulator]:
+    emulator = DiscordEmulator()
+    await emulator.start()
+    emulator.patch_discord()
+    try:
+        yield emulator
+    finally:
+        await emulator.stop()
+
+
+class World:
+    def __init__(self, emu: DiscordEmulator) -> None:
+        self.gid = emu.create_guild('Test Guild')
+        self.cid = emu.create_channel(self.gid, 'general')
+        self.ann = emu.create_user('ann')
+        self.ben = emu.create_user('ben')
+        self.admin = emu.create_user('boss')
+        emu.add_member(self.gid, self.ann)
+        emu.add_member(self.gid, self.ben)
+        emu.add_member(self.gid, self.admin, permissions=MANAGE_GUILD)
+
+
+@pytest.fixture
+def world(emu: DiscordEmulator) -> World:
+    return World(emu)
+
+
+@pytest.fixture
+async def bot(emu: DiscordEmulator, world: World) -> AsyncIterator[EmuBot]:
+    async with running_bot(emu) as b:
+        await emu.wait_for_commands(timeout=10)
+        yield b
+
+
+# ============================================================================================
+# connection and sync
+# ============================================================================================
+
+
+async def test_bot_connects_identifies_and_syncs(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    assert bot.user is not None and bot.user.id == emu.application_id
+    assert bot.application_id == emu.application_id
+    assert {c['name'] for c in emu.commands} >= {'hongkong', 'render', 'secret', 'duel'}
+    group = next(c for c in emu.commands if c['name'] == 'hongkong')
+    assert [o['name'] for o in group['options']] == ['challenge']
+    # GUILD_CREATE reached the bot: guild, channel and @everyone are in its cache
+    await asyncio.wait_for(bot.wait_until_ready(), 5)
+    guild = bot.get_guild(world.gid)
+    assert guild is not None and guild.name == 'Test Guild'
+    assert guild.get_channel(world.cid).name == 'general'
+    assert guild.default_role.permissions.send_messages
+    assert guild.me.guild_permissions.attach_files
+    session = emu.sessions[-1]
+    conn = session.conn
+    assert conn is not None and conn.compress_mode in ('zlib-stream', 'zstd-stream')
+    assert conn.heartbeats >= 1  # discord.py heartbeats right after HELLO
+    assert emu.errors == []
+
+
+async def test_unauthorised_token_is_refused(emu: DiscordEmulator, world: World) -> None:
+    client = discord.Client(intents=discord.Intents.default())
+    with pytest.raises(discord.LoginFailure):
+        await client.login('not-the-token')
+    await client.close()
+    assert [e.kind for e in emu.errors] == ['unauthorized']
+    assert emu.errors[0].status == 401
+
+
+async def test_unknown_route_is_404_and_recorded(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    with pytest.raises(discord.NotFound):
+        await bot.http.request(discord.http.Route('GET', '/voice/regions'))
+    [err] = emu.errors
+    assert err.kind == 'unknown_route' and err.status == 404 and '/voice/regions' in err.path
+
+
+# ============================================================================================
+# slash commands
+# ============================================================================================
+
+
+async def test_slash_command_reaches_bot_with_resolved_options(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'hongkong challenge', opponent=world.ben, colour='red')
+    response = await it.wait_response(timeout=5)
+    assert response['type'] == 4 and it.response_type == 4 and not it.ephemeral
+    # the user option arrived resolved as a guild Member, not a bare Object
+    assert ('challenge', 'Member', int(world.ben['id']), 'red') in bot.seen
+    msg = await it.wait_done()
+    assert msg.content == 'ann challenges ben playing red'
+    assert msg.author['id'] == str(emu.application_id) and msg.interaction_id == it.id
+    assert emu.messages(world.cid) == [msg]
+    data = it.payload['data']
+    assert data['options'][0] == {'type': 1, 'name': 'challenge', 'options': [
+        {'type': 6, 'name': 'opponent', 'value': world.ben['id']}, {'type': 3, 'name': 'colour', 'value': 'red'}]}
+    assert world.ben['id'] in data['resolved']['members']
+    assert isinstance(it.payload['member']['permissions'], str)
+    assert emu.errors == []
+
+
+async def test_slash_refuses_what_discord_would_not_send(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    with pytest.raises(EmulatorAssertion, match="'nope' is not a subcommand"):
+        await emu.slash(world.ann, world.cid, 'hongkong nope')
+    with pytest.raises(EmulatorAssertion, match='not synced'):
+        await emu.slash(world.ann, world.cid, 'chess')
+    with pytest.raises(EmulatorAssertion, match=r"no option\(s\) \['colur'\]"):
+        await emu.slash(world.ann, world.cid, 'hongkong challenge', opponent=world.ben, colur='red')
+    with pytest.raises(EmulatorAssertion, match='missing required'):
+        await emu.slash(world.ann, world.cid, 'hongkong challenge', opponent=world.ben)
+    with pytest.raises(EmulatorAssertion, match='needs a subcommand'):
+        await emu.slash(world.ann, world.cid, 'hongkong')
+    # default_member_permissions hides /settings from members without Manage Guild
+    with pytest.raises(EmulatorAssertion, match='default_member_permissions'):
+        await emu.slash(world.ann, world.cid, 'settings')
+    it = await emu.slash(world.admin, world.cid, 'settings')
+    assert (await it.wait_response())['type'] == 4
+    assert emu.errors == []
+
+
+async def test_ephemeral_messages_are_only_visible_to_the_invoker(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    secret = await emu.slash(world.ann, world.cid, 'secret')
+    public = await emu.slash(world.ben, world.cid, 'whoami')
+    secret_msg = await secret.wait_done()
+    public_msg = await public.wait_done()
+    assert secret.ephemeral and secret_msg.ephemeral and secret_msg.flags & 64
+    assert not public.ephemeral and not public_msg.ephemeral
+    assert emu.messages(world.cid) == [public_msg]
+    assert emu.messages(world.cid, user=world.ann) == [secret_msg, public_msg]
+    assert emu.messages(world.cid, user=world.ben) == [public_msg]
+    # the bot cannot fetch an ephemeral message through the channel either
+    with pytest.raises(discord.NotFound):
+        await bot.http.get_message(world.cid, secret_msg.id)
+    emu.errors.clear()
+
+
+async def test_deferred_command_follow_up_carries_png(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'render')
+    assert (await it.wait_response())['type'] == 5
+    final = await it.wait_done(timeout=5)
+    [followup] = await it.wait_followups(1)
+    assert final is followup
+    assert final.content == 'here is the board' and not final.loading
+    [att] = final.attachments
+    assert att.filename == 'board.png' and att.content_type == 'image/png'
+    assert att.data == png_bytes()
+    assert Image.open(io.BytesIO(att.data)).size == (7, 5)
+    # Discord turns the first follow-up after a "thinking" deferral into an edit of that message
+    assert final is it.original and emu.messages(world.cid) == [final]
+    # attachment URLs point back at the emulator and serve the bytes
+    async with aiohttp.ClientSession() as session:
+        async with session.get(att.url) as resp:
+            assert resp.status == 200 and await resp.read() == att.data
+    assert emu.errors == []
+
+
+# ============================================================================================
+# autocomplete
+# ============================================================================================
+
+
+async def test_autocomplete_returns_choices(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    choices = await emu.autocomplete(world.ann, world.cid, 'hongkong challenge', focused='colour',
+                                     opponent=world.ben, colour='b')
+    assert choices == [{'name': 'Blue', 'value': 'blue'}, {'name': 'Black', 'value': 'black'}]
+    assert ('autocomplete', 'b') in bot.seen
+    assert emu.errors == []
+
+
+async def test_autocomplete_with_more_than_25_choices_is_refused(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    with pytest.raises(InteractionFailed, match='refused'):
+        await emu.autocomplete(world.ann, world.cid, 'hongkong challenge', focused='colour', colour='many')
+    [err] = emu.errors
+    assert err.kind == 'limit' and err.status == 400 and err.code == 50035
+    assert err.body['errors'] == {'data': {'choices': {'_errors': [
+        {'code': 'BASE_TYPE_MAX_LENGTH', 'message': 'Must be 25 or fewer in length.'}]}}}
+    assert err.interaction_id == emu.interactions[-1].id
+
+
+# ============================================================================================
+# interaction response rules
+# ============================================================================================
+
+
+async def test_late_initial_response_is_unknown_interaction(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'slow')
+    with pytest.raises(InteractionFailed, match='within 3.0s'):
+        await it.wait_response(timeout=10)
+    err = await emu.wait_for_error(lambda e: e.code == 10062, timeout=5)
+    assert err.kind == 'unknown_interaction' and err.status == 404
+    assert err.body == {'message': 'Unknown interaction', 'code': 10062}
+    await asyncio.sleep(0.05)
+    assert ('slow', 404, 10062) in bot.seen
+    assert it.responses == [] and emu.messages(world.cid) == []
+
+
+async def test_second_initial_response_is_already_acknowledged(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'twice')
+    first = await it.wait_done()
+    err = await emu.wait_for_error(lambda e: e.code == 40060)
+    assert err.status == 400 and err.body == {'message': 'Interaction has already been acknowledged.', 'code': 40060}
+    assert first.content == 'first answer' and [m.content for m in emu.messages(world.cid)] == ['first answer']
+    await it.wait_message(lambda m: True)
+    for _ in range(50):
+        if ('twice', 400, 40060) in bot.seen:
+            break
+        await asyncio.sleep(0.02)
+    assert ('twice', 400, 40060) in bot.seen
+    assert len(emu.errors) == 1
+
+
+async def test_content_over_2000_characters_is_refused(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'essay')
+    final = await it.wait_done()
+    # the refused attempt did not use up the interaction; the bot's second try went through
+    assert final.content == 'that was too long'
+    [err] = emu.errors
+    assert err.code == 50035 and err.kind == 'limit'
+    assert err.body['errors'] == {'data': {'content': {'_errors': [
+        {'code': 'BASE_TYPE_MAX_LENGTH', 'message': 'Must be 2000 or fewer in length.'}]}}}
+    assert any(s[0] == 'essay' and s[1:3] == (400, 50035) for s in bot.seen)
+    assert 'data.content: Must be 2000 or fewer in length.' in str(err)
+
+
+async def test_sixth_action_row_is_refused(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'rows')
+    final = await it.wait_done()
+    assert final.content == 'could not build the menu'
+    [err] = emu.errors
+    assert err.code == 50035
+    assert err.body['errors'] == {'data': {'components': {'_errors': [
+        {'code': 'BASE_TYPE_MAX_LENGTH', 'message': 'Must be 5 or fewer in length.'}]}}}
+
+
+async def test_bad_command_name_is_refused_at_sync(emu: DiscordEmulator, world: World) -> None:
+    client = discord.Client(intents=discord.Intents.default())
+    tree = app_commands.CommandTree(client)
+
+    @tree.command(description='fine so far')
+    async def good(interaction: discord.Interaction) -> None: ...
+
+    good.name = 'Bad Name'  # discord.py validates names locally; sneak it past to see Discord's answer
+    await client.login(emu.token)
+    try:
+        with pytest.raises(app_commands.CommandSyncFailure):
+            await tree.sync()
+    finally:
+        await client.close()
+    [err] = emu.errors
+    assert err.code == 50035 and err.body['errors'] == {'0': {'name': {'_errors': [
+        {'code': 'APPLICATION_COMMAND_INVALID_NAME', 'message': 'Command name is invalid'}]}}}
+    assert emu.commands == [] and emu.sync_count == 0
+
+
+# ============================================================================================
+# components
+# ============================================================================================
+
+
+async def test_button_click_reaches_view_and_edit_updates_the_message(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'duel')
+    challenge = await it.wait_done()
+    assert [b['label'] for b in challenge.buttons()] == ['Accept']
+    assert challenge.button('Accept')['custom_id'] == 'duel:accept'
+    click = await emu.click(world.ben, challenge, 'duel:accept')
+    assert (await click.wait_response())['type'] == 7
+    assert ('clicked', int(world.ben['id']), 'duel:accept') in bot.seen
+    # UPDATE_MESSAGE edited the same Message object: buttons are gone
+    assert challenge.content == 'accepted by ben' and challenge.buttons() == []
+    assert await click.wait_done() is challenge
+    with pytest.raises(EmulatorAssertion, match='no component'):
+        await emu.click(world.ben, challenge, 'duel:accept')
+    assert emu.errors == []
+
+
+# ============================================================================================
+# several bot instances, reconnects
+# ============================================================================================
+
+
+async def test_second_bot_instance_receives_the_next_interaction(emu: DiscordEmulator, world: World) -> None:
+    async with running_bot(emu, 'first'):
+        it = await emu.slash(world.ann, world.cid, 'whoami')
+        assert (await it.wait_done()).content == 'I am first'
+    assert not emu.connected
+    async with running_bot(emu, 'second'):
+        it = await emu.slash(world.ann, world.cid, 'whoami')
+        assert (await it.wait_done()).content == 'I am second'
+        # discord.py's close() ends up closing with 4000, so the old session stays resumable (as on
+        # Discord) but has no connection; interactions go to the most recently identified live one.
+        assert [s.live for s in emu.sessions] == [False, True]
+    assert emu.errors == []
+
+
+async def test_bot_resumes_after_reconnect_request(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    session = await emu.wait_for_ready()
+    await emu.request_reconnect()
+    await emu._wait_until(lambda: session.resumes == 1 and session.live, 10, lambda: 'a RESUME')
+    it = await emu.slash(world.ann, world.cid, 'whoami')
+    assert (await it.wait_done()).content == 'I am bot-1'
+    assert len(emu.sessions) == 1  # resumed, not re-identified
+    assert emu.errors == []
+
+
+async def test_invalid_session_makes_the_bot_identify_again(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    first = await emu.wait_for_ready()
+    await emu.invalidate_session()
+    await emu._wait_until(lambda: len(emu.sessions) == 2 and emu.connected, 10, lambda: 'a fresh IDENTIFY')
+    assert first.invalidated
+    it = await emu.slash(world.ann, world.cid, 'whoami')
+    assert (await it.wait_done()).content == 'I am bot-1'
+
+
+# ============================================================================================
+# channel messages, attachments, waiting helpers
+# ============================================================================================
+
+
+async def test_channel_send_edit_and_attachment_limit(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    channel = bot.get_channel(world.cid)
+    sent = await channel.send('hello', file=discord.File(io.BytesIO(png_bytes(3, 2)), 'tiny.png'))
+    msg = await emu.wait_for_message(world.cid, lambda m: m.content == 'hello')
+    assert msg.id == sent.id and msg.attachments[0].width == 3
+    await sent.edit(content='hello again')
+    assert msg.content == 'hello again' and msg.history[0]['content'] == 'hello'
+    too_big = discord.File(io.BytesIO(b'\0' * (10 * 1024 * 1024 + 1)), 'huge.bin')
+    with pytest.raises(discord.HTTPException) as info:
+        await channel.send(file=too_big)
+    assert info.value.status == 413 and info.value.code == 40005
+    [err] = emu.errors
+    assert err.kind == 'limit' and err.code == 40005
+    assert [m.content for m in emu.messages(world.cid)] == ['hello again']
+
+
+async def test_waiting_helpers_explain_what_happened(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'secret')
+    await it.wait_done()
+    with pytest.raises(EmulatorTimeout) as info:
+        await it.wait_followups(1, timeout=0.2)
+    text = str(info.value)
+    assert '1 follow-up message(s) for /secret, got 0' in text
+    assert 'response type 4' in text and 'for your eyes only' in text
+    with pytest.raises(EmulatorTimeout, match='matching message in channel'):
+        await emu.wait_for_message(world.cid, lambda m: 'never' in m.content, timeout=0.2)
+
+
+# ============================================================================================
+# the limit checks themselves (no bot needed)
+# ============================================================================================
+
+
+def _errors(fn, *args, **kwargs) -> Dict[str, Any]:
+    tree = ErrorTree()
+    fn(tree, *args, **kwargs)
+    return tree.to_dict()
+
+
+def test_message_limits() -> None:
+    ok = {'content': 'x' * 2000, 'embeds': [{'title': 't', 'description': 'd'}]}
+    assert _errors(limits.validate_message_body, (), ok) == {}
+    assert 'embeds' in _errors(limits.validate_message_body, (), {'embeds': [{}] * 11})
+    big = {'embeds': [{'description': 'd' * 4000}, {'description': 'd' * 2001}]}
+    assert _errors(limits.validate_message_body, (), big)['embeds']['_errors'][0]['code'] == 'MAX_EMBED_SIZE_EXCEEDED'
+    long_title = _errors(limits.validate_message_body, (), {'embeds': [{'title': 't' * 257}]})
+    assert long_title['embeds']['0']['title']['_errors'][0]['code'] == 'BASE_TYPE_MAX_LENGTH'
+    fields = _errors(limits.validate_message_body, (), {'embeds': [{'fields': [{'name': 'n', 'value': 'v'}] * 26}]})
+    assert 'fields' in fields['embeds']['0']
+
+
+def test_component_limits() -> None:
+    def button(cid: str, label: str = 'ok') -> Dict[str, Any]:
+        return {'type': 2, 'style': 1, 'label': label, 'custom_id': cid}
+
+    row = {'type': 1, 'components': [button(f'b{i}') for i in range(6)]}
+    assert 'components' in _errors(limits.validate_components, (), [row])['components']['0']
+    dup = [{'type': 1, 'components': [button('same')]}, {'type': 1, 'components': [button('same')]}]
+    errs = _errors(limits.validate_components, (), dup)
+    assert errs['components']['1']['components']['0']['custom_id']['_errors'][0]['code'] == 'COMPONENT_CUSTOM_ID_DUPLICATED'
+    long = [{'type': 1, 'components': [button('x' * 101, 'l' * 81)]}]
+    errs = _errors(limits.validate_components, (), long)['components']['0']['components']['0']
+    assert set(errs) == {'custom_id', 'label'}
+
+
+def test_command_limits() -> None:
+    def opt(name: str, required: bool = True, type: int = 3) -> Dict[str, Any]:
+        return {'type': type, 'name': name, 'description': 'd', 'required': required}
+
+    def cmd(**kw: Any) -> Dict[str, Any]:
+        return dict({'type': 1, 'name': 'game', 'description': 'A game', 'options': []}, **kw)
+
+    assert _errors(limits.validate_command_list, [cmd()]) == {}
+    assert 'name' in _errors(limits.validate_command_list, [cmd(name='Game')])['0']
+    assert 'name' in _errors(limits.validate_command_list, [cmd(name='x' * 33)])['0']
+    assert 'description' in _errors(limits.validate_command_list, [cmd(description='d' * 101)])['0']
+    order = _errors(limits.validate_command_list, [cmd(options=[opt('a', False), opt('b', True)])])
+    assert order['0']['options']['1']['required']['_errors'][0]['code'] == 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID'
+    many = _errors(limits.validate_command_list, [cmd(options=[opt(f'o{i}') for i in range(26)])])
+    assert many['0']['options']['_errors'][0]['code'] == 'BASE_TYPE_MAX_LENGTH'
+    choices = [{'name': f'c{i}', 'value': f'c{i}'} for i in range(26)]
+    assert 'choices' in _errors(limits.validate_command_list, [cmd(options=[dict(opt('a'), choices=choices)])])['0']['options']['0']
+    nested = cmd(options=[{'type': 1, 'name': 'sub', 'description': 'd', 'options': [
+        {'type': 1, 'name': 'deeper', 'description': 'd'}]}])
+    assert 'options' in _errors(limits.validate_command_list, [nested])['0']['options']['0']
+    mixed = cmd(options=[{'type': 1, 'name': 'sub', 'description': 'd'}, opt('a')])
+    assert 'options' in _errors(limits.validate_command_list, [mixed])['0']
+    too_many = [cmd(name=f'c{i}') for i in range(101)]
+    assert _errors(limits.validate_command_list, too_many)['_errors'][0]['code'] == 'BASE_TYPE_MAX_LENGTH'
+    context_menu = {'type': 2, 'name': 'Show Stats'}
+    assert _errors(limits.validate_command_list, [context_menu]) == {}
