@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-from typing import Any, AsyncIterator, Dict, List
+from typing import Any, AsyncIterator, Dict, List, Optional
 
 import aiohttp
 import discord
@@ -51,16 +51,30 @@ class DuelView(discord.ui.View):
         await interaction.response.edit_message(content=f'accepted by {interaction.user.name}', view=None)
 
 
+class FeedbackModal(discord.ui.Modal, title='Feedback'):
+    text = discord.ui.TextInput(label='Your thoughts', custom_id='feedback:text', max_length=200)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f'thanks for: {self.text.value}', ephemeral=True)
+
+
 class EmuBot(commands.Bot):
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, guild_id: Optional[int] = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          guild_ready_timeout=0.1)
         self.label = label
+        self.guild_id = guild_id
         self.seen: List[Any] = []
         self._register()
 
     async def setup_hook(self) -> None:
-        await self.tree.sync()
+        if self.guild_id is None:
+            await self.tree.sync()
+        else:  # the usual development setup: commands only in one guild, available at once
+            guild = discord.Object(self.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            self.tree.clear_commands(guild=None)
+            await self.tree.sync(guild=guild)
 
     async def before_identify_hook(self, shard_id: Any, *, initial: bool = False) -> None:
         # discord.py sleeps 5 s before every non-initial IDENTIFY (Discord's identify rate limit);
@@ -139,6 +153,19 @@ class EmuBot(commands.Bot):
         async def duel(interaction: discord.Interaction) -> None:
             await interaction.response.send_message('A duel! Press accept.', view=DuelView(bot))
 
+        @self.tree.command(description='Tell us what you think')
+        async def feedback(interaction: discord.Interaction) -> None:
+            await interaction.response.send_modal(FeedbackModal())
+
+        @self.tree.command(description='Follows up after a pause')
+        async def later(interaction: discord.Interaction) -> None:
+            await interaction.response.defer()
+            await asyncio.sleep(0.4)
+            try:
+                await interaction.followup.send('done at last')
+            except discord.HTTPException as exc:
+                bot.seen.append(('later', exc.status, exc.code))
+
         @self.tree.command(description='Server settings')
         @app_commands.default_permissions(manage_guild=True)
         async def settings(interaction: discord.Interaction) -> None:
@@ -146,8 +173,8 @@ class EmuBot(commands.Bot):
 
 
 @contextlib.asynccontextmanager
-async def running_bot(emu: DiscordEmulator, label: str = 'bot-1') -> AsyncIterator[EmuBot]:
-    bot = EmuBot(label)
+async def running_bot(emu: DiscordEmulator, label: str = 'bot-1', guild_id: Optional[int] = None) -> AsyncIterator[EmuBot]:
+    bot = EmuBot(label, guild_id)
     task = asyncio.create_task(bot.start(emu.token), name=f'bot {label}')
     try:
         await emu.wait_for_ready(timeout=10)
@@ -165,8 +192,7 @@ async def running_bot(emu: DiscordEmulator, label: str = 'bot-1') -> AsyncIterat
 @pytest.fixture
 async def emu() -> AsyncIterator[DiscordEmulator]:
     emulator = DiscordEmulator()
-    await emulator.start()
-    emulator.patch_discord()
+    await emulator.start()  # also points discord.py's Route.BASE and DEFAULT_GATEWAY at it
     try:
         yield emulator
     finally:
@@ -220,6 +246,37 @@ async def test_bot_connects_identifies_and_syncs(emu: DiscordEmulator, world: Wo
     assert conn is not None and conn.compress_mode in ('zlib-stream', 'zstd-stream')
     assert conn.heartbeats >= 1  # discord.py heartbeats right after HELLO
     assert emu.errors == []
+
+
+async def test_guild_commands(emu: DiscordEmulator, world: World) -> None:
+    async with running_bot(emu, 'guild-bot', guild_id=world.gid):
+        await emu.wait_for_commands()
+        assert emu.commands == []
+        assert 'whoami' in {c['name'] for c in emu.guild_commands[world.gid]}
+        it = await emu.slash(world.ann, world.cid, 'whoami')
+        assert it.payload['data']['guild_id'] == str(world.gid)
+        assert (await it.wait_done()).content == 'I am guild-bot'
+    assert emu.ready_count == 1 and emu.errors == []
+
+
+async def test_start_points_discord_py_at_the_emulator_and_stop_restores() -> None:
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+
+    before = (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY)
+    async with DiscordEmulator() as emulator:
+        assert Route.BASE == emulator.api_base
+        assert str(DiscordWebSocket.DEFAULT_GATEWAY) == emulator.gateway_url
+    assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == before
+    manual = DiscordEmulator(patch_discord=False)
+    await manual.start()
+    try:
+        assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == before
+        with manual.patch_discord():
+            assert Route.BASE == manual.api_base
+        assert Route.BASE == before[0]
+    finally:
+        await manual.stop()
 
 
 async def test_unauthorised_token_is_refused(emu: DiscordEmulator, world: World) -> None:
@@ -433,6 +490,45 @@ async def test_button_click_reaches_view_and_edit_updates_the_message(emu: Disco
     with pytest.raises(EmulatorAssertion, match='no component'):
         await emu.click(world.ben, challenge, 'duel:accept')
     assert emu.errors == []
+
+
+async def test_modal_round_trip(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash(world.ann, world.cid, 'feedback')
+    assert (await it.wait_response())['type'] == 9 and it.modal['title'] == 'Feedback'
+    submit = await emu.submit_modal(world.ann, it, **{'feedback:text': 'great game'})
+    reply = await submit.wait_done()
+    assert reply.content == 'thanks for: great game' and reply.ephemeral
+    assert emu.errors == []
+
+
+async def test_follow_up_after_token_expiry_is_refused(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    emu.token_lifetime = 0.2  # Discord: 15 minutes
+    it = await emu.slash(world.ann, world.cid, 'later')
+    assert (await it.wait_response())['type'] == 5
+    err = await emu.wait_for_error(lambda e: e.code == 50027, timeout=5)
+    assert err.status == 401 and err.body == {'message': 'Invalid Webhook Token', 'code': 50027}
+    assert it.rejected == [err]
+    with pytest.raises(EmulatorTimeout):
+        await it.wait_done(timeout=0.1)
+
+
+async def test_threads(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    channel = bot.get_channel(world.cid)
+    thread = await channel.create_thread(name='game 1', type=discord.ChannelType.public_thread)
+    await thread.send('first move')
+    [posted] = emu.messages(thread.id)
+    assert posted.content == 'first move'
+    assert [t['name'] for t in emu.threads(world.cid)] == ['game 1']
+    assert emu.messages(world.cid)[-1].type == 18  # Discord's "started a thread" notice in the parent
+    origin = await channel.send('a challenge')
+    from_message = await origin.create_thread(name='game 2')
+    assert from_message.id == origin.id
+    with pytest.raises(discord.HTTPException) as info:
+        await origin.create_thread(name='again')
+    assert info.value.code == 160004
+    emu.errors.clear()
+    await asyncio.sleep(0.05)
+    assert bot.get_channel(thread.id) is not None  # THREAD_CREATE reached the bot's cache
 
 
 # ============================================================================================

@@ -102,7 +102,8 @@ class RecordedError:
     """One thing the bot did that real Discord would have refused (or the emulator could not serve).
 
     ``kind`` is one of: ``limit`` (a documented limit was exceeded), ``unknown_interaction``
-    (10062, e.g. a late initial response), ``already_acknowledged`` (40060), ``unknown_route``,
+    (10062, e.g. a late initial response), ``already_acknowledged`` (40060), ``expired_token``
+    (50027, a follow-up/edit more than 15 minutes after the interaction), ``unknown_route``,
     ``unauthorized``, ``forbidden``, ``not_found``, ``bad_request``, ``gateway``, ``internal``.
     """
 

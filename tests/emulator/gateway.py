@@ -311,6 +311,7 @@ class GatewayServer:
         for gid in list(emu._guilds):
             await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
         session.ready = True
+        emu.ready_count += 1
         log.info('bot identified: session %s (intents %#x), %d guild(s) sent', session.id, intents, len(emu._guilds))
         emu._notify()
 

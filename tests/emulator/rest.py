@@ -254,7 +254,7 @@ class RestAPI:
         if it is None or int(app_id) != self.emu.application_id:
             raise APIError(404, 10015, 'Unknown Webhook', kind='not_found', detail='no interaction has this token')
         if time.monotonic() - (it.dispatched_at or 0) > self.emu.token_lifetime:
-            raise APIError(401, 50027, 'Invalid Webhook Token', kind='unknown_interaction',
+            raise APIError(401, 50027, 'Invalid Webhook Token', kind='expired_token',
                            detail=f'interaction tokens are valid for {self.emu.token_lifetime:.0f}s',
                            interaction_id=it.id)
         if not it.responses:

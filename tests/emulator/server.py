@@ -84,16 +84,19 @@ class _Patch:
 class DiscordEmulator:
     """A local stand-in for Discord's gateway + REST API that an unmodified discord.py bot talks to.
 
-    Point discord.py at it (both are required, see :meth:`patch_discord`)::
+    discord.py must be pointed at it with two class attributes (see :meth:`patch_discord`)::
 
         discord.http.Route.BASE = emu.api_base
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+
+    :meth:`start` does both by default (``patch_discord=False`` to opt out) and :meth:`stop` puts
+    the previous values back.
     """
 
     def __init__(self, *, bot_name: str = 'TestBot', response_deadline: float = 3.0,
                  token_lifetime: float = 15 * 60, heartbeat_interval_ms: int = 41250,
                  attachment_size_limit: int = limits.ATTACHMENT_SIZE_LIMIT,
-                 privileged_intents: int = PRIVILEGED_INTENTS) -> None:
+                 privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
@@ -120,6 +123,7 @@ class DiscordEmulator:
         self.commands: List[Dict[str, Any]] = []
         self.guild_commands: Dict[int, List[Dict[str, Any]]] = {}
         self.sync_count = 0
+        self.ready_count = 0  # READY events sent (one per IDENTIFY)
 
         self._users: Dict[int, Dict[str, Any]] = {self.application_id: self.bot_user}
         self.owner_user = self.create_user('app-owner')
@@ -138,6 +142,7 @@ class DiscordEmulator:
         self.host = '127.0.0.1'
         self.port: Optional[int] = None
         self._patches: List[_Patch] = []
+        self._auto_patch = patch_discord
 
     # ========================================================================================
     # lifecycle
@@ -155,6 +160,8 @@ class DiscordEmulator:
         self.port = self._runner.addresses[0][1]
         self.host = host
         log.info('Discord emulator listening on %s (gateway %s)', self.api_base, self.gateway_url)
+        if self._auto_patch:
+            self.patch_discord()
         return self
 
     async def stop(self) -> None:
@@ -194,9 +201,12 @@ class DiscordEmulator:
         -- it opens ``DEFAULT_GATEWAY`` for the first connection and again after an
         INVALID_SESSION; only RESUMEs use READY's ``resume_gateway_url``.
         """
-        import yarl
-        from discord.gateway import DiscordWebSocket
-        from discord.http import Route
+        try:
+            import yarl
+            from discord.gateway import DiscordWebSocket
+            from discord.http import Route
+        except ImportError:  # pragma: no cover - discord.py not installed: nothing to point
+            return _Patch(lambda: None)
 
         old_base, old_gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
         Route.BASE = self.api_base
