@@ -140,6 +140,11 @@ class GatewayConnection:
     def closed(self) -> bool:
         return self.ws.closed
 
+    @property
+    def compressed(self) -> bool:
+        """Whether frames go out compressed (False only if zstd was asked for but is unavailable)."""
+        return self._compress is not None
+
     async def send(self, payload: Dict[str, Any]) -> None:
         text = json.dumps(payload, separators=(',', ':'))
         if log.isEnabledFor(logging.DEBUG):

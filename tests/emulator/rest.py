@@ -268,7 +268,7 @@ class RestAPI:
     # message building
     # ========================================================================================
     def _validate(self, body: Any, prefix: Tuple[Any, ...], *, flags: Optional[int] = None,
-                  n_files: int = 0, creating: bool, interaction_id: Optional[int] = None) -> Dict[str, Any]:
+                  n_files: int = 0, interaction_id: Optional[int] = None) -> Dict[str, Any]:
         if body is None:
             body = {}
         if not isinstance(body, dict):
@@ -564,7 +564,7 @@ class RestAPI:
         resp_interaction: Dict[str, Any] = {'id': str(it.id), 'type': it.type}
 
         if ctype in (4, 7):
-            self._validate(data, ('data',), n_files=len(files), creating=ctype == 4, interaction_id=it.id,
+            self._validate(data, ('data',), n_files=len(files), interaction_id=it.id,
                            flags=(int(data.get('flags') or 0) | (it.source_message.flags if ctype == 7 and it.source_message else 0)))
             self._check_upload_size(files, it.id)
         if ctype == 4:
@@ -637,7 +637,7 @@ class RestAPI:
             raise APIError(404, 10015, 'Unknown Webhook', kind='not_found',
                            detail=f'{it.description} was answered with type {it.response_type}; it has no follow-ups',
                            interaction_id=it.id)
-        body = self._validate(req.body, (), n_files=len(req.files), creating=True, interaction_id=it.id)
+        body = self._validate(req.body, (), n_files=len(req.files), interaction_id=it.id)
         self._check_upload_size(req.files, it.id)
         original = it.original
         if original is not None and original.loading and original.interaction_id == it.id:
@@ -682,7 +682,7 @@ class RestAPI:
         emu = self.emu
         it = self._interaction_for_webhook(app_id, token)
         msg = self._webhook_message(it, message_id)
-        body = self._validate(req.body, (), n_files=len(req.files), creating=False, interaction_id=it.id,
+        body = self._validate(req.body, (), n_files=len(req.files), interaction_id=it.id,
                               flags=int((req.body or {}).get('flags') or 0) | msg.flags)
         self._check_upload_size(req.files, it.id)
         self._apply_edit(msg, body, req.files, it.id)
@@ -728,7 +728,7 @@ class RestAPI:
         self._require(cid, VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if in_thread else SEND_MESSAGES), 'send messages')
         if in_thread and ch['thread_metadata'].get('locked'):
             raise APIError(403, 50083, 'Thread is archived', kind='forbidden')
-        body = self._validate(req.body, (), n_files=len(req.files), creating=True)
+        body = self._validate(req.body, (), n_files=len(req.files))
         if req.files:
             self._require(cid, ATTACH_FILES, 'attach files')
         self._check_upload_size(req.files)
@@ -748,7 +748,7 @@ class RestAPI:
         msg = self._channel_message(channel_id, message_id)
         if int(msg.author['id']) != emu.application_id:
             raise APIError(403, 50005, 'Cannot edit a message authored by another user', kind='forbidden')
-        body = self._validate(req.body, (), n_files=len(req.files), creating=False,
+        body = self._validate(req.body, (), n_files=len(req.files),
                               flags=int((req.body or {}).get('flags') or 0) | msg.flags)
         self._check_upload_size(req.files)
         self._apply_edit(msg, body, req.files)

@@ -17,7 +17,7 @@ from . import limits
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
 from .gateway import (INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, INTENT_GUILD_PRESENCES, INTENT_GUILDS,
                       INTENT_MESSAGE_CONTENT, PRIVILEGED_INTENTS, GatewayServer, GatewaySession)
-from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_EPHEMERAL, MESSAGE_COMPONENT,
+from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESSAGE_COMPONENT,
                      MODAL_SUBMIT, Attachment, Interaction, Message, iso)
 from .rest import RestAPI
 from .snowflake import SnowflakeGenerator
