@@ -1,6 +1,32 @@
-"""A local Discord emulator for end-to-end tests of the bot (gateway + REST, enforcing Discord's limits).
+"""A local Discord (gateway + REST) for end-to-end tests of the bot, enforcing Discord's limits.
 
-See ``server.DiscordEmulator`` for the API and ``tests/test_emulator.py`` for examples.
+Usage::
+
+    emu = DiscordEmulator()
+    await emu.start()          # 127.0.0.1, random port; also points discord.py at the emulator
+    gid = emu.create_guild("Test Guild")
+    cid = emu.create_channel(gid, "general")
+    ann = emu.create_user("ann"); emu.add_member(gid, ann)
+    task = asyncio.create_task(bot.start(emu.token))
+    await emu.wait_for_ready(); await emu.wait_for_commands()
+    it = await emu.slash(ann, cid, "hongkong challenge", opponent=ben)
+    msg = await it.wait_done()
+    assert emu.errors == []
+    await bot.close(); await emu.stop()
+
+Pointing discord.py at it takes two class attributes, both set by ``start()`` and restored by
+``stop()`` (``DiscordEmulator(patch_discord=False)`` to do it yourself with ``emu.patch_discord()``):
+
+* ``discord.http.Route.BASE = emu.api_base`` -- every REST call, including interaction callbacks
+  and webhooks (they build their URLs from ``Route`` too);
+* ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)`` --
+  ``Client.connect`` never calls ``GET /gateway/bot``; it opens ``DEFAULT_GATEWAY`` for the first
+  connection and again after an INVALID_SESSION. Only RESUMEs use READY's ``resume_gateway_url``.
+
+Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
+(websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
+``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
+Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
