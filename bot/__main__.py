@@ -24,7 +24,7 @@ def main() -> int:
         )
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    point_at(config.api_base)
+    point_at(config.api_base, config.gateway_url)
     from .client import HongBot
 
     try:
@@ -38,11 +38,15 @@ def main() -> int:
     return 0
 
 
-def point_at(api_base: str) -> None:
-    """Send discord.py's REST calls to ``api_base`` (Discord, or the local emulator in tests)."""
+def point_at(api_base: str, gateway_url: str) -> None:
+    """Send discord.py's REST calls to ``api_base`` and open its gateway at ``gateway_url``
+    (Discord's, or the local emulator's in tests). discord.py reads both from class attributes."""
+    import yarl
+    from discord.gateway import DiscordWebSocket
     from discord.http import Route
 
     Route.BASE = api_base
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
 if __name__ == "__main__":

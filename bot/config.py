@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Mapping
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY = "wss://gateway.discord.gg/"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -31,6 +32,7 @@ class Config:
         log_level: one of DEBUG, INFO, WARNING, ERROR.
         challenge_timeout: seconds a challenge stays open (> 0).
         api_base: Discord REST base URL (changed only for the local emulator in tests).
+        gateway_url: Discord gateway websocket URL (likewise).
     """
 
     token: str | None = field(default=None, repr=False)
@@ -40,6 +42,7 @@ class Config:
     log_level: str = "INFO"
     challenge_timeout: float = 600.0
     api_base: str = DEFAULT_API_BASE
+    gateway_url: str = DEFAULT_GATEWAY
 
 
 #: config key -> environment variable that overrides it
@@ -51,6 +54,7 @@ ENV_VARS = {
     "log_level": "HONGBOT_LOG_LEVEL",
     "challenge_timeout": "HONGBOT_CHALLENGE_TIMEOUT",
     "api_base": "HONGBOT_API_BASE",
+    "gateway_url": "HONGBOT_GATEWAY_URL",
 }
 
 
@@ -110,4 +114,5 @@ def _build(raw: dict, path: Path) -> Config:
         log_level=level,
         challenge_timeout=timeout,
         api_base=(text("api_base") or DEFAULT_API_BASE).rstrip("/"),
+        gateway_url=text("gateway_url") or DEFAULT_GATEWAY,
     )

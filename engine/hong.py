@@ -494,8 +494,9 @@ class HongGame:
     @property
     def winner(self) -> int | None:
         """0 (emperor) or 1 (dragon master) once the game is over; ``None`` before. Never a draw."""
-        return self.outcome().winner if self.is_over else None  # type: ignore[union-attr]
+        return self.outcome.winner if self.is_over else None  # type: ignore[union-attr]
 
+    @property
     def outcome(self) -> Outcome | None:
         """The :class:`Outcome` once the game is over, else ``None`` (rules, "Play")."""
         if not self.is_over:
@@ -553,7 +554,7 @@ class HongGame:
             raise IllegalMove(f"A move must be text such as C4H, not {move!r}.")
         text = " ".join(move.upper().split())
         if self.is_over:
-            raise IllegalMove(f"The game is over — {self.outcome().describe()}.")  # type: ignore[union-attr]
+            raise IllegalMove(f"The game is over — {self.outcome.describe()}.")  # type: ignore[union-attr]
         if _ACTION_START_RE.match(text):
             self._play_action(text, move)
             return

@@ -374,7 +374,7 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
     # What happens now.
     y2 = y + 52
     if game.is_over:
-        o = game.outcome()
+        o = game.outcome
         text, colour = f"{o.describe()} - {_player_name(names, o.winner)}", PLAYER_DARK[o.winner]
     elif game.pending is not None:
         p = game.pending

@@ -368,13 +368,13 @@ def test_pond_and_tree_are_named():
 def test_dragon_master_wins_at_threshold():
     g = new_game(parse_board("......", name="row", threshold=1), seed=0, stones=["D1", "E1", "F1"])
     g.play("A1V")
-    assert g.to_move == DRAGON_MASTER and not g.is_over and g.winner is None and g.outcome() is None
+    assert g.to_move == DRAGON_MASTER and not g.is_over and g.winner is None and g.outcome is None
     g.play("B1H")
     assert g.to_move == EMPEROR
     g.play("C1V")
     assert g.is_over and g.hong_count() == 1
     assert g.winner == DRAGON_MASTER
-    assert g.outcome().describe() == "Dragon master wins: 1 Hong (needs 1)"
+    assert g.outcome.describe() == "Dragon master wins: 1 Hong (needs 1)"
     assert g.legal_moves() == []
     before = g.to_dict()
     with pytest.raises(IllegalMove, match="The game is over — Dragon master wins"):
@@ -387,7 +387,7 @@ def test_emperor_wins_below_threshold():
     for m in ("A1V", "B1H", "C1V"):
         g.play(m)
     assert g.is_over and g.hong_count() == 1 and g.winner == EMPEROR
-    assert g.outcome().describe() == "Emperor wins: 1 Hong (needs 2)"
+    assert g.outcome.describe() == "Emperor wins: 1 Hong (needs 2)"
 
 
 def test_inner_board_scripted_dragon_master_win():
@@ -400,7 +400,7 @@ def test_inner_board_scripted_dragon_master_win():
                 g.play(f"{c}{r}{o}")
     assert g.is_over and len(g.moves) == 46
     assert g.hong_count() == 18 and g.winner == DRAGON_MASTER
-    assert g.outcome().describe() == "Dragon master wins: 18 Hongs (needs 11)"
+    assert g.outcome.describe() == "Dragon master wins: 18 Hongs (needs 11)"
 
 
 def test_inner_board_scripted_emperor_win():

@@ -1,0 +1,386 @@
+"""Computer player for Hong (and the Lair of the Seven Great Dragons): alpha-beta search over
+placements and dragon actions, evaluated by the chance that the dragon master reaches the threshold.
+
+Technique
+---------
+Hongs live in lines: a horizontal Hong is a run of ``H`` tiles in a row capped by ``V`` tiles, a vertical
+one a run of ``V`` tiles in a column capped by ``H`` tiles. So the final count is a sum over rows and
+columns, and each line's share depends only on that line. The evaluation exploits this:
+
+* For each line, the mean and variance of the Hongs it will hold if its empty spaces were filled at
+  random are computed exactly by a small dynamic programme over the line (states: no open run, just
+  after a head, inside a run that started after a head). Results are cached by the line's contents,
+  and a placement only changes one row and one column, so the position's totals are updated in O(1).
+* The dragon master's chance to win is then ``Φ((mean - threshold + ½) / σ)`` (normal approximation,
+  lines taken as independent). This is threshold-aware: a dragon master who is behind prefers
+  positions that keep the count uncertain, an emperor who is ahead prefers to close lines. A small term
+  for the mean itself keeps preferring a safer margin once the result looks certain.
+* Open runs, capping heads and edges are all in this number: a run that touches the board's edge, a
+  stone or a hole can never become a Hong, and an empty space next to a waiting run is worth a Hong to
+  whoever caps it.
+
+Alpha-beta (see :mod:`engine.ai.search`) looks a few placements ahead with moves ordered by this
+evaluation; below the root only the most promising moves are searched. With the expansion the model
+plays dragon actions too: a placement that creates a Hong whose dragon waits in the lair makes the
+same player move again with that dragon's action, as in the rules. The root moves are exactly the
+engine's ``legal_moves()``.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+
+from engine import hong as hg
+
+_SEG = "1"  # a tile whose body runs along the line
+_CAP = "0"  # a tile whose heads cap the line
+_EMPTY = "."
+_BLOCK = "#"  # a stone or no space: breaks the line
+
+#: Cache: line contents -> (mean, variance) of its Hongs under a random completion.
+_LINE_STATS: dict[str, tuple[float, float]] = {}
+#: Cache: line contents (no empties needed) -> Hong spans ((start, end), ...), end exclusive.
+_LINE_SPANS: dict[str, tuple[tuple[int, int], ...]] = {}
+_HONG_RE = re.compile(r"(?<=0)1+(?=0)")
+
+
+def line_stats(line: str) -> tuple[float, float]:
+    """Mean and variance of the Hongs ``line`` will hold if each empty space becomes a segment or a
+    head with probability ½ (``1`` segment, ``0`` head, ``.`` empty, ``#`` stone/no space)."""
+    got = _LINE_STATS.get(line)
+    if got is not None:
+        return got
+    # state: 0 no open run, 1 just after a head, 2 inside a run that started after a head;
+    # per state: probability, E[count; state], E[count^2; state]
+    p = [1.0, 0.0, 0.0]
+    m1 = [0.0, 0.0, 0.0]
+    m2 = [0.0, 0.0, 0.0]
+    for ch in line:
+        if ch == _BLOCK:
+            p = [1.0 * sum(p), 0.0, 0.0]
+            m1 = [sum(m1), 0.0, 0.0]
+            m2 = [sum(m2), 0.0, 0.0]
+            continue
+        # after a head: from any state; a run after a head is completed (+1)
+        cp = p[0] + p[1] + p[2]
+        c1 = m1[0] + m1[1] + m1[2] + p[2]
+        c2 = m2[0] + m2[1] + m2[2] + 2 * m1[2] + p[2]
+        # after a segment: 0 stays 0, 1 and 2 go to 2
+        sp = (p[0], 0.0, p[1] + p[2])
+        s1 = (m1[0], 0.0, m1[1] + m1[2])
+        s2 = (m2[0], 0.0, m2[1] + m2[2])
+        if ch == _CAP:
+            p, m1, m2 = [0.0, cp, 0.0], [0.0, c1, 0.0], [0.0, c2, 0.0]
+        elif ch == _SEG:
+            p, m1, m2 = list(sp), list(s1), list(s2)
+        else:
+            p = [0.5 * sp[0], 0.5 * cp, 0.5 * sp[2]]
+            m1 = [0.5 * s1[0], 0.5 * c1, 0.5 * s1[2]]
+            m2 = [0.5 * s2[0], 0.5 * c2, 0.5 * s2[2]]
+    mean = sum(m1)
+    var = max(0.0, sum(m2) - mean * mean)
+    _LINE_STATS[line] = (mean, var)
+    return mean, var
+
+
+def line_spans(line: str) -> tuple[tuple[int, int], ...]:
+    """The Hongs in ``line`` now, as (first segment, last segment + 1) positions."""
+    got = _LINE_SPANS.get(line)
+    if got is None:
+        got = _LINE_SPANS[line] = tuple(m.span() for m in _HONG_RE.finditer(line))
+    return got
+
+
+class Model:
+    """A mutable mirror of a Hong position for search (see :mod:`engine.ai.search`).
+
+    Moves: a placement is ``2 * index + (0 for H, 1 for V)`` (index row-major on the board's grid);
+    a dragon action is a tuple ``(size, notation, ((index, new content), ...))``.
+    """
+
+    def __init__(self, game: hg.HongGame, weights: "Weights"):
+        b = game.board
+        self.w, self.h = w, h = b.width, b.height
+        self.threshold = game.threshold
+        self.grid = list("".join(game.rows()))  # . # H V S, as the engine
+        self.names = [hg.square_name(i % w, i // w) for i in range(w * h)]
+        self.rg = [""] * (w * h)  # row view, row-major
+        self.cg = [""] * (w * h)  # column view, column-major
+        for i, ch in enumerate(self.grid):
+            self._views(i, ch)
+        self.row_of = [i // w for i in range(w * h)]
+        self.col_of = [i % w for i in range(w * h)]
+        self.mean = [0.0] * (h + w)
+        self.var = [0.0] * (h + w)
+        for r in range(h):
+            self.mean[r], self.var[r] = line_stats("".join(self.rg[r * w:(r + 1) * w]))
+        for c in range(w):
+            self.mean[h + c], self.var[h + c] = line_stats("".join(self.cg[c * h:(c + 1) * h]))
+        self.total_mean = sum(self.mean)
+        self.total_var = sum(self.var)
+        self.empty = self.grid.count(_EMPTY)
+        self.neighbours = []
+        for i in range(w * h):
+            r, c = divmod(i, w)
+            out = []
+            for rr, cc in ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c)):
+                if 0 <= rr < h and 0 <= cc < w and b.template[rr * w + cc] != "#":
+                    out.append(rr * w + cc)
+            self.neighbours.append(tuple(out))
+        self.expansion = game.expansion
+        self.lair = dict(game.lair)
+        self.pending: tuple[int, ...] | None = game.pending.sizes if game.pending else None
+        self.mover = game.to_move
+        self.hist: list[tuple] = []
+        self.weights = weights
+
+    # --- cells ---------------------------------------------------------------------------------
+
+    def _views(self, i: int, ch: str) -> None:
+        w, h = self.w, self.h
+        r, c = divmod(i, w)
+        if ch == "H":
+            self.rg[i], self.cg[c * h + r] = _SEG, _CAP
+        elif ch == "V":
+            self.rg[i], self.cg[c * h + r] = _CAP, _SEG
+        elif ch == _EMPTY:
+            self.rg[i] = self.cg[c * h + r] = _EMPTY
+        else:
+            self.rg[i] = self.cg[c * h + r] = _BLOCK
+
+    def row_line(self, r: int) -> str:
+        return "".join(self.rg[r * self.w:(r + 1) * self.w])
+
+    def col_line(self, c: int) -> str:
+        return "".join(self.cg[c * self.h:(c + 1) * self.h])
+
+    def _set(self, i: int, ch: str) -> None:
+        """Put ``ch`` on cell ``i`` and update the line statistics of its row and column."""
+        old = self.grid[i]
+        if old == ch:
+            return
+        if old == _EMPTY:
+            self.empty -= 1
+        elif ch == _EMPTY:
+            self.empty += 1
+        self.grid[i] = ch
+        self._views(i, ch)
+        r, c = self.row_of[i], self.col_of[i]
+        mean, var = self.mean, self.var
+        m, v = line_stats(self.row_line(r))
+        self.total_mean += m - mean[r]
+        self.total_var += v - var[r]
+        mean[r], var[r] = m, v
+        k = self.h + c
+        m, v = line_stats(self.col_line(c))
+        self.total_mean += m - mean[k]
+        self.total_var += v - var[k]
+        mean[k], var[k] = m, v
+
+    def _touching(self, cells: list[int]) -> set[tuple[int, int, int]]:
+        """Hongs having one of ``cells`` as segment or head: (line, start, end) triples."""
+        found = set()
+        w, h = self.w, self.h
+        for r in {self.row_of[i] for i in cells}:
+            pos = [self.col_of[i] for i in cells if self.row_of[i] == r]
+            for a, b in line_spans(self.row_line(r)):
+                if any(a - 1 <= p <= b for p in pos):
+                    found.add((r, a, b))
+        for c in {self.col_of[i] for i in cells}:
+            pos = [self.row_of[i] for i in cells if self.col_of[i] == c]
+            for a, b in line_spans(self.col_line(c)):
+                if any(a - 1 <= p <= b for p in pos):
+                    found.add((h + c, a, b))
+        return found
+
+    # --- rules -----------------------------------------------------------------------------------
+
+    def _possible(self, action: str) -> bool:
+        g = self.grid
+        has_tile = "H" in g or "V" in g
+        if action in ("rotate", "flip"):
+            return has_tile
+        if action in ("place", "stone"):
+            return self.empty > 0
+        if action == "movestone":
+            return self.empty > 0 and "S" in g
+        if action == "swap":
+            return has_tile and "S" in g
+        if action == "move":
+            return self.empty > 0 and any(
+                g[j] == _EMPTY for i, ch in enumerate(g) if ch in "HV" for j in self.neighbours[i])
+        raise AssertionError(action)
+
+    def play(self, move) -> None:
+        if isinstance(move, int):
+            i = move >> 1
+            changes = ((i, "V" if move & 1 else "H"),)
+            size = None
+        else:
+            size, _, changes = move
+        cells = [i for i, _ in changes]
+        watch = self.expansion and bool(self.lair)
+        before = self._touching(cells) if watch and size is not None else set()
+        old = tuple((i, self.grid[i]) for i, _ in changes)
+        for i, ch in changes:
+            self._set(i, ch)
+        removed = None
+        if size is not None:
+            removed = (size, self.lair.pop(size))
+        self.hist.append((old, self.mover, self.pending, removed))
+        self.pending = None
+        if watch:
+            sizes = set()
+            for line, a, b in self._touching(cells) - before:
+                s = b - a
+                if s in self.lair:
+                    sizes.add(s)
+            options = tuple(sorted(s for s in sizes if self._possible(self.lair[s])))
+            if options:
+                self.pending = options
+                return
+        if self.empty > 0:
+            self.mover = 1 - self.mover
+
+    def undo(self) -> None:
+        old, mover, pending, removed = self.hist.pop()
+        for i, ch in reversed(old):
+            self._set(i, ch)
+        if removed:
+            self.lair[removed[0]] = removed[1]
+        self.mover, self.pending = mover, pending
+
+    def terminal(self) -> bool:
+        return self.empty == 0 and self.pending is None
+
+    def hong_count(self) -> int:
+        return sum(len(line_spans(self.row_line(r))) for r in range(self.h)) + \
+            sum(len(line_spans(self.col_line(c))) for c in range(self.w))
+
+    def outcome(self) -> int:
+        return 1 if self.hong_count() >= self.threshold else 0
+
+    def costs_depth(self, move) -> bool:
+        return True
+
+    # --- moves -----------------------------------------------------------------------------------
+
+    def all_moves(self) -> list:
+        """Every legal move: placements, or the pending summon's dragon actions."""
+        if self.terminal():
+            return []
+        if self.pending is None:
+            out = []
+            for i, ch in enumerate(self.grid):
+                if ch == _EMPTY:
+                    out.append(2 * i)
+                    out.append(2 * i + 1)
+            return out
+        out = []
+        for size in self.pending:
+            out.extend(self.action_moves(size, self.lair[size]))
+        return out
+
+    def action_moves(self, size: int, action: str) -> list:
+        g, names = self.grid, self.names
+        tiles = [i for i, ch in enumerate(g) if ch in "HV"]
+        stones = [i for i, ch in enumerate(g) if ch == "S"]
+        empties = [i for i, ch in enumerate(g) if ch == _EMPTY]
+        head = f"D{size} {action}"
+        if action == "rotate":
+            return [(size, f"{head} {names[i]}", ((i, "V" if g[i] == "H" else "H"),)) for i in tiles]
+        if action == "flip":
+            return [(size, f"{head} {names[i]}", ((i, "S"),)) for i in tiles]
+        if action == "place":
+            return [(size, f"{head} {names[i]}{o}", ((i, o),)) for i in empties for o in "HV"]
+        if action == "stone":
+            return [(size, f"{head} {names[i]}", ((i, "S"),)) for i in empties]
+        if action == "movestone":
+            return [(size, f"{head} {names[i]} {names[j]}", ((i, _EMPTY), (j, "S"))) for i in stones for j in empties]
+        if action == "move":
+            return [(size, f"{head} {names[i]} {names[j]}", ((i, _EMPTY), (j, g[i])))
+                    for i in tiles for j in self.neighbours[i] if g[j] == _EMPTY]
+        if action == "swap":
+            return [(size, f"{head} {names[i]} {names[j]} {o}", ((i, "S"), (j, o)))
+                    for i in tiles for j in stones for o in "HV"]
+        raise AssertionError(action)
+
+    def notation(self, move) -> str:
+        if isinstance(move, int):
+            return self.names[move >> 1] + ("V" if move & 1 else "H")
+        return move[1]
+
+    # --- evaluation ------------------------------------------------------------------------------
+
+    def win_chance(self) -> float:
+        """The dragon master's chance to reach the threshold if the rest were filled at random."""
+        sd = math.sqrt(self.total_var) + 0.05
+        z = (self.total_mean - self.threshold + 0.5) / sd
+        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+    def evaluate(self) -> float:
+        """Player 0's (the emperor's) view: 1000 × (1 - 2 × the dragon master's chance), minus a small
+        term for the expected count, so that margins still matter when the result looks certain."""
+        w = self.weights
+        return 1000.0 * (1.0 - 2.0 * self.win_chance()) - w.margin * (self.total_mean - self.threshold)
+
+    def keyed_moves(self) -> list[tuple[float, object]]:
+        """Moves with their one-ply evaluation from the mover's side (higher first)."""
+        sign = 1.0 if self.mover == 0 else -1.0
+        out = []
+        for m in self.all_moves():
+            self.play(m)
+            if self.terminal():
+                v = sign * (1e6 if self.outcome() == 0 else -1e6)
+            else:
+                v = sign * self.evaluate()
+            self.undo()
+            out.append((v, m))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def moves(self, depth: int, ply: int) -> list:
+        keyed = self.keyed_moves()
+        if ply == 0 or depth <= 1:
+            limit = len(keyed) if ply == 0 else self.weights.leaf_width
+        else:
+            limit = self.weights.width
+        return [m for _, m in keyed[:limit]]
+
+
+class Weights:
+    """Evaluation weights and search widths."""
+
+    def __init__(self, **kw):
+        self.margin = 5.0
+        self.width = 12
+        self.leaf_width = 8
+        for k, v in kw.items():
+            if not hasattr(self, k):
+                raise TypeError(k)
+            setattr(self, k, v)
+
+
+def choose(game: hg.HongGame, rng: random.Random, nodes: int, max_depth: int,
+           weights: Weights | None = None) -> str:
+    """The move to play for ``game.to_move`` (a placement, or a dragon action while a summon is pending).
+
+    Args:
+        game: a Hong game that is not over (not changed).
+        rng: seeded generator for tie-breaks.
+        nodes: node budget of the search.
+        max_depth: most plies to look ahead.
+    """
+    from engine.ai.search import iterative_deepening
+
+    legal = game.legal_moves()
+    model = Model(game, weights or Weights())
+    keyed = model.keyed_moves()
+    rng.shuffle(keyed)
+    keyed.sort(key=lambda t: -t[0])
+    roots = [m for _, m in keyed if model.notation(m) in set(legal)]
+    if not roots:
+        return legal[0]
+    best, value, line, depth = iterative_deepening(model, roots, nodes, max_depth)
+    return model.notation(best)

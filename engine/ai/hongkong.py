@@ -1,0 +1,370 @@
+"""Computer player for Hong Kong: alpha-beta search over single placements with a building evaluation.
+
+Technique
+---------
+A turn is one standard block or roof, optionally preceded by a quick block; about 1,200 turn strings at
+the start. The search does not enumerate turns: it searches *placements*, and a quick block is a
+half-move after which the same player places again without using up depth. So a node has at most
+~75 children (S, R and Q on each plot) instead of ~1,200, and quick blocks are pruned to the few most
+promising plots below the root.
+
+The evaluation is built from the game's own ideas, in hundredths of a building, player 0's view:
+
+* every controlled building is worth 100;
+* a building that can never change hands again (roofed, or five pieces) is worth more;
+* a building the opponent could capture on their next turn (an adjacent building of theirs high enough
+  now, or after a quick block raises it) is worth less, much less if it is their turn;
+* tall unroofed buildings next to the opponent's lower buildings threaten them;
+* unused roofs and quick blocks are worth something while plots remain to fight over;
+* the centre C3 breaks ties.
+
+The model is a flat mirror of the board (owner, blocks, roof and piece count per plot) that plays and
+takes back placements in place; it reads the game only through ``stacks``, ``remaining``, ``turns``
+and ``to_move`` and the chosen turn is checked against ``legal_moves()``.
+"""
+from __future__ import annotations
+
+import random
+
+from engine import hongkong as hk
+from engine.ai.search import WIN, iterative_deepening
+
+S, R, Q = 0, 1, 2
+KIND_LETTER = ("S", "R", "Q")
+LETTER_KIND = {"S": S, "R": R, "Q": Q}
+PLOTS = hk.PLOTS
+CENTRE = hk.CENTRE
+NB = hk.NEIGHBOURS
+SQUARE = tuple(hk.square_name(p) for p in range(PLOTS))
+
+
+class Model:
+    """A mutable mirror of a Hong Kong position for search (see :mod:`engine.ai.search`).
+
+    A move is ``kind * 25 + plot`` with kind 0 = standard block, 1 = roof, 2 = quick block.
+    """
+
+    __slots__ = ("owner", "blocks", "roof", "pieces", "rem", "mover", "mid", "turns", "empty", "hist",
+                 "q_width", "width", "weights")
+
+    def __init__(self, game: hk.HongKongGame, weights: "Weights"):
+        self.owner = [s[-1][0] if s else -1 for s in game.stacks]
+        self.blocks = [sum(1 for _, k in s if k != "R") for s in game.stacks]
+        self.roof = [bool(s) and s[-1][1] == "R" for s in game.stacks]
+        self.pieces = [len(s) for s in game.stacks]
+        self.rem = [game.remaining[p][k] for p in (0, 1) for k in ("S", "R", "Q")]
+        self.mover = game.to_move
+        self.mid = False
+        self.turns = len(game.turns)
+        self.empty = sum(1 for s in game.stacks if not s)
+        self.hist: list[tuple] = []
+        self.weights = weights
+        self.q_width = weights.q_width
+        self.width = weights.width
+
+    # --- rules --------------------------------------------------------------------------------
+
+    def legal(self, p: int, k: int, x: int) -> bool:
+        """Whether player ``p`` may put a ``k`` piece on plot ``x`` now (placement rules 1-6)."""
+        if self.rem[p * 3 + k] == 0:
+            return False
+        if x == CENTRE and self.turns == 0:
+            return False
+        o = self.owner[x]
+        if o < 0:
+            return True
+        if self.roof[x] or self.pieces[x] >= 5:
+            return False
+        if o == p:
+            return True
+        after = 2 * self.blocks[x] + (1 if k == R else 2)
+        owner, blocks, roof = self.owner, self.blocks, self.roof
+        for n in NB[x]:
+            if owner[n] == p and 2 * blocks[n] + roof[n] >= after:
+                return True
+        return False
+
+    def all_moves(self) -> list[int]:
+        """Every legal placement for the mover (quick blocks only when not mid-turn)."""
+        p = self.mover
+        kinds = (S, R) if self.mid else (S, R, Q)
+        if not self.mid and self.rem[p * 3] + self.rem[p * 3 + 1] == 0:
+            return []
+        return [k * PLOTS + x for k in kinds for x in range(PLOTS) if self.legal(p, k, x)]
+
+    def play(self, move: int) -> None:
+        k, x = divmod(move, PLOTS)
+        p = self.mover
+        self.hist.append((move, self.owner[x], self.mid, self.mover, self.turns))
+        if self.owner[x] < 0:
+            self.empty -= 1
+        self.owner[x] = p
+        self.pieces[x] += 1
+        if k == R:
+            self.roof[x] = True
+        else:
+            self.blocks[x] += 1
+        self.rem[p * 3 + k] -= 1
+        if k == Q:
+            self.mid = True
+        else:
+            self.mid = False
+            self.turns += 1
+            self.mover = 1 - p
+
+    def undo(self) -> None:
+        move, owner, mid, mover, turns = self.hist.pop()
+        k, x = divmod(move, PLOTS)
+        self.owner[x] = owner
+        if owner < 0:
+            self.empty += 1
+        self.pieces[x] -= 1
+        if k == R:
+            self.roof[x] = False
+        else:
+            self.blocks[x] -= 1
+        self.rem[mover * 3 + k] += 1
+        self.mid, self.mover, self.turns = mid, mover, turns
+
+    def terminal(self) -> bool:
+        if self.mid:
+            return False
+        r = self.rem
+        return self.empty == 0 or r[0] + r[1] + r[3] + r[4] == 0
+
+    def counts(self) -> tuple[int, int]:
+        c0 = self.owner.count(0)
+        return c0, self.owner.count(1)
+
+    def outcome(self) -> int:
+        c0, c1 = self.counts()
+        if c0 != c1:
+            return 0 if c0 > c1 else 1
+        return self.owner[CENTRE]  # -1 (draw) when the centre is empty
+
+    def costs_depth(self, move: int) -> bool:
+        return move < 2 * PLOTS  # a quick block is half a turn
+
+    # --- evaluation ---------------------------------------------------------------------------
+
+    def evaluate(self) -> float:
+        """Heuristic value, player 0's view, in hundredths of a building (see the module docstring)."""
+        w = self.weights
+        owner, blocks, roof, pieces, rem = self.owner, self.blocks, self.roof, self.pieces, self.rem
+        mover = self.mover
+        heights = [2 * b + r for b, r in zip(blocks, roof)]
+        # For each player: what height can they reach next to each plot this turn, with and without a
+        # quick block raising their own neighbour first.
+        score = 0.0
+        best_capture = [0.0, 0.0]
+        threatened = [0, 0]
+        for x in range(PLOTS):
+            o = owner[x]
+            if o < 0:
+                continue
+            sign = 1 if o == 0 else -1
+            v = w.building
+            if roof[x] or pieces[x] >= 5:
+                v += w.sealed
+            else:
+                q = 1 - o
+                top = 0  # the opponent's highest adjacent building
+                top_q = 0  # ... after a quick block on it
+                mine = 0
+                for n in NB[x]:
+                    on = owner[n]
+                    if on == q:
+                        h = heights[n]
+                        if h > top:
+                            top = h
+                        if not roof[n] and pieces[n] < 5 and h + 2 > top_q:
+                            top_q = h + 2
+                    elif on == o and heights[n] > mine:
+                        mine = heights[n]
+                b2 = 2 * blocks[x]
+                qs, qr, qq = rem[q * 3], rem[q * 3 + 1], rem[q * 3 + 2]
+                reach = top
+                if qq and top_q > reach:
+                    reach = top_q
+                capturable = (qr and reach >= b2 + 1) or (qs and reach >= b2 + 2)
+                if capturable:
+                    threatened[o] += 1
+                    gain = 2 * w.building + (w.sealed if qr and reach >= b2 + 1 else 0)
+                    if gain > best_capture[q]:
+                        best_capture[q] = gain
+                    v -= w.threatened
+                # height: a tall building guards itself and overlooks neighbours
+                v += w.height * min(heights[x], 8)
+            if x == CENTRE:
+                v += w.centre
+            score += sign * v
+        # the side to move cashes its best capture; the other side has to spend tempo defending
+        if best_capture[mover]:
+            score += (1 if mover == 0 else -1) * w.to_move_capture * best_capture[mover]
+        # pieces in hand, worth more while there are empty plots to fight over
+        live = min(1.0, self.empty / 10.0 + 0.3)
+        for p in (0, 1):
+            sign = 1 if p == 0 else -1
+            score += sign * live * (w.roof_in_hand * rem[p * 3 + 1] + w.quick_in_hand * rem[p * 3 + 2])
+        return score
+
+    # --- move ordering ------------------------------------------------------------------------
+
+    def keyed_moves(self) -> list[tuple[float, int, bool]]:
+        """Every legal placement as ``(ordering key, move, forcing)``, for the mover.
+
+        ``forcing`` marks moves a pruned search must never drop: captures, quick blocks that make a
+        capture possible, and moves that save a building the opponent threatens.
+        """
+        p = self.mover
+        q = 1 - p
+        owner, blocks, roof, pieces, rem = self.owner, self.blocks, self.roof, self.pieces, self.rem
+        if not self.mid and rem[p * 3] + rem[p * 3 + 1] == 0:
+            return []
+        heights = [2 * b + r for b, r in zip(blocks, roof)]
+        has_s, has_r, has_q = rem[p * 3] > 0, rem[p * 3 + 1] > 0, rem[p * 3 + 2] > 0 and not self.mid
+        q_s, q_r, q_q = rem[q * 3] > 0, rem[q * 3 + 1] > 0, rem[q * 3 + 2] > 0
+        first = self.turns == 0
+        out: list[tuple[float, int, bool]] = []
+        for x in range(PLOTS):
+            if first and x == CENTRE:
+                continue
+            o = owner[x]
+            if o < 0:
+                base = 100.0 + (12 if x == CENTRE else 0) - 3 * len(NB[x])
+                # next to an own tall building is safer
+                mine = max((heights[n] for n in NB[x] if owner[n] == p), default=0)
+                theirs = max((heights[n] for n in NB[x] if owner[n] == q), default=0)
+                base += 4 * min(mine, 6) - 5 * min(theirs, 6)
+                if has_s:
+                    out.append((base, x, False))
+                if has_r:
+                    out.append((base - 40 + (20 if theirs >= 3 else 0), PLOTS + x, False))
+                if has_q:
+                    out.append((base + 10, 2 * PLOTS + x, False))
+                continue
+            if roof[x] or pieces[x] >= 5:
+                continue
+            b2 = 2 * blocks[x]
+            if o == p:
+                # is it threatened? (the opponent reaches b2+1 with a roof or b2+2 with a block)
+                reach = 0
+                for n in NB[x]:
+                    if owner[n] == q:
+                        h = heights[n] + (2 if q_q and not roof[n] and pieces[n] < 5 else 0)
+                        if h > reach:
+                            reach = h
+                threatened = (q_r and reach >= b2 + 1) or (q_s and reach >= b2 + 2)
+                # does raising it make a capture possible next to it?
+                enables = False
+                for n in NB[x]:
+                    if owner[n] == q and not roof[n] and pieces[n] < 5:
+                        nb2 = 2 * blocks[n]
+                        if (has_r and heights[x] + 2 >= nb2 + 1 or has_s and heights[x] + 2 >= nb2 + 2) and \
+                                not any(owner[m] == p and heights[m] >= nb2 + 1 for m in NB[n]):
+                            enables = True
+                            break
+                if has_s:
+                    out.append((300.0 + 5 * blocks[x] if threatened else 40.0 + 5 * blocks[x], x, threatened))
+                if has_r:
+                    key = (400.0 if threatened else 10.0 + 10 * blocks[x]) + (10 if x == CENTRE else 0)
+                    out.append((key, PLOTS + x, threatened))
+                if has_q:
+                    key = 350.0 if enables else (250.0 if threatened else 30.0)
+                    out.append((key, 2 * PLOTS + x, enables or threatened))
+                continue
+            # the opponent's building: a capture if an own neighbour is high enough
+            top = max((heights[n] for n in NB[x] if owner[n] == p), default=0)
+            value = 1000.0 + 30 * blocks[x] + (15 if x == CENTRE else 0)
+            if has_s and top >= b2 + 2:
+                out.append((value, x, True))
+            if has_r and top >= b2 + 1:
+                out.append((value + 100, PLOTS + x, True))
+            if has_q and top >= b2 + 2:
+                out.append((value + 50, 2 * PLOTS + x, True))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def order_key(self, move: int) -> float:
+        """Ordering key of one move (slow: for the root only)."""
+        for key, m, _ in self.keyed_moves():
+            if m == move:
+                return key
+        return -1.0
+
+    def moves(self, depth: int, ply: int) -> list[int]:
+        keyed = self.keyed_moves()
+        if ply == 0:
+            return [m for _, m, _ in keyed]
+        width, q_width = self.width, self.q_width
+        out, nq, n = [], 0, 0
+        for _, m, forcing in keyed:
+            if not forcing:
+                if n >= width:
+                    continue
+                if m >= 2 * PLOTS:
+                    if nq >= q_width:
+                        continue
+                    nq += 1
+                n += 1
+            out.append(m)
+        return out
+
+
+class Weights:
+    """Evaluation weights and search widths (hundredths of a building)."""
+
+    def __init__(self, **kw):
+        self.building = 100.0
+        self.sealed = 15.0
+        self.threatened = 25.0
+        self.height = 2.0
+        self.centre = 8.0
+        self.to_move_capture = 0.6
+        self.roof_in_hand = 12.0
+        self.quick_in_hand = 15.0
+        self.width = 30
+        self.q_width = 6
+        for k, v in kw.items():
+            if not hasattr(self, k):
+                raise TypeError(k)
+            setattr(self, k, v)
+
+
+def turn_text(line: list[int]) -> str:
+    """The first turn of a principal variation, in canonical notation."""
+    first = line[0]
+    parts = [first]
+    if first >= 2 * PLOTS and len(line) > 1:
+        parts.append(line[1])
+    return " ".join(f"{KIND_LETTER[m // PLOTS]}@{SQUARE[m % PLOTS]}" for m in parts)
+
+
+def choose(game: hk.HongKongGame, rng: random.Random, nodes: int, max_depth: int,
+           noise: float = 0.0, weights: Weights | None = None) -> str:
+    """The turn to play for ``game.to_move``: see the module docstring.
+
+    Args:
+        game: a Hong Kong game that is not over (not changed).
+        rng: seeded generator for tie-breaks and noise.
+        nodes: node budget of the search.
+        max_depth: most turns (plies of S/R placements) to look ahead.
+        noise: standard deviation, in hundredths of a building, added to root values (0 for none).
+    """
+    legal = set(game.legal_moves())
+    model = Model(game, weights or Weights())
+    keyed = model.keyed_moves()
+    rng.shuffle(keyed)
+    keyed.sort(key=lambda t: -t[0])
+    roots = [m for _, m, _ in keyed]
+    best, value, line, depth = iterative_deepening(model, roots, nodes, max_depth)
+    # complete a quick block with its best second piece if the line stopped after it
+    if line and line[0] >= 2 * PLOTS and len(line) < 2:
+        model.play(line[0])
+        follow = model.all_moves()
+        model.undo()
+        line = [line[0], follow[0]]
+    text = turn_text(line)
+    if text not in legal:  # the model and the engine disagree: never play an illegal move
+        text = sorted(legal)[0]
+    return text

@@ -1,0 +1,165 @@
+"""Depth-limited alpha-beta (minimax) search with iterative deepening and a node budget.
+
+Both games' computer players use it through a small *model* protocol; the model is a fast, mutable
+mirror of one position that can play and take back moves. Values are always from player 0's point of
+view: player 0 maximises, player 1 minimises. Players need not alternate (a Hong Kong quick block or a
+Hong dragon summon gives the same player another placement), so each node asks the model who moves.
+
+The budget counts nodes (positions visited), not seconds, so a search is reproducible: the same model,
+the same move order and the same budget give the same move on any machine.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Protocol, Sequence
+
+#: A value beyond any evaluation: a finished game is worth ``±WIN`` (minus its depth, so that a quicker
+#: win and a slower loss are preferred).
+WIN = 1_000_000
+
+
+class Model(Protocol):
+    """What :func:`iterative_deepening` needs from a game model (moves are any hashable values)."""
+
+    mover: int
+
+    def moves(self, depth: int, ply: int) -> Sequence[Hashable]:
+        """The moves to search here, best first (may be a pruned subset); empty only if terminal."""
+
+    def play(self, move: Hashable) -> None:
+        """Play ``move`` for :attr:`mover`."""
+
+    def undo(self) -> None:
+        """Take back the last :meth:`play`."""
+
+    def terminal(self) -> bool:
+        """Whether the game is over."""
+
+    def outcome(self) -> int:
+        """Winner of a finished game: 0, 1, or -1 for a draw."""
+
+    def evaluate(self) -> float:
+        """Heuristic value of a position that is not over, player 0's point of view."""
+
+    def costs_depth(self, move: Hashable) -> bool:
+        """Whether ``move`` uses up one ply of depth (False: a half-turn such as a quick block)."""
+
+
+class OutOfBudget(Exception):
+    """Raised inside the search when the node budget is spent."""
+
+
+class Search:
+    """Alpha-beta over a :class:`Model` with a node budget.
+
+    Attributes:
+        nodes: positions visited so far (every :meth:`Model.play` counts one).
+        budget: the most nodes this search may visit.
+    """
+
+    def __init__(self, model: Model, budget: int):
+        self.model = model
+        self.budget = budget
+        self.nodes = 0
+
+    def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list]:
+        """Minimax value of the model's position searched ``depth`` plies deep, and the line that led
+        to it (principal variation). Raises :class:`OutOfBudget` when the budget is spent."""
+        m = self.model
+        if m.terminal():
+            w = m.outcome()
+            return (0.0 if w < 0 else (WIN - ply if w == 0 else -WIN + ply)), []
+        if depth <= 0:
+            return m.evaluate(), []
+        moves = m.moves(depth, ply)
+        if not moves:
+            return m.evaluate(), []
+        maximising = m.mover == 0
+        best = -float("inf") if maximising else float("inf")
+        best_line: list = []
+        for move in moves:
+            self.nodes += 1
+            if self.nodes > self.budget:
+                raise OutOfBudget
+            m.play(move)
+            try:
+                v, line = self.value(depth - 1 if m_costs(m, move) else depth, alpha, beta, ply + 1)
+            finally:
+                m.undo()
+            if maximising:
+                if v > best:
+                    best, best_line = v, [move] + line
+                    if v > alpha:
+                        alpha = v
+            else:
+                if v < best:
+                    best, best_line = v, [move] + line
+                    if v < beta:
+                        beta = v
+            if alpha >= beta:
+                break
+        return best, best_line
+
+
+def m_costs(model: Model, move: Hashable) -> bool:
+    return model.costs_depth(move)
+
+
+def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: int,
+                        min_depth: int = 1) -> tuple[Hashable, float, list, int]:
+    """Search ``root_moves`` (best first) one ply deeper at a time until ``budget`` nodes are spent.
+
+    Each completed depth re-orders the root moves by their values, so the next depth searches the best
+    one first. An unfinished depth still counts for the moves it finished that beat the previous best
+    (the standard rule: its first move is the previous best, so a better one found later is real).
+    ``min_depth`` is always completed, whatever the budget.
+
+    Returns:
+        ``(best move, its value, principal variation, depth completed)``.
+    """
+    mover = model.mover
+    sign = 1 if mover == 0 else -1
+    order = list(root_moves)
+    best_move, best_value, best_line, done = order[0], 0.0, [order[0]], 0
+    search = Search(model, budget)
+    for depth in range(1, max_depth + 1):
+        if depth <= min_depth:
+            search.budget = float("inf")  # type: ignore[assignment]
+        else:
+            search.budget = budget
+        scored: list[tuple[float, int]] = []
+        lines: dict[int, list] = {}
+        alpha, beta = -float("inf"), float("inf")
+        finished = True
+        for i, move in enumerate(order):
+            search.nodes += 1
+            if search.nodes > search.budget:
+                finished = False
+                break
+            model.play(move)
+            try:
+                v, line = search.value(depth - 1 if model.costs_depth(move) else depth, alpha, beta, 1)
+            except OutOfBudget:
+                finished = False
+                break
+            finally:
+                model.undo()
+            scored.append((v, i))
+            lines[i] = [move] + line
+            if sign > 0 and v > alpha:
+                alpha = v
+            elif sign < 0 and v < beta:
+                beta = v
+        if not scored:
+            break
+        # Moves searched in a window only have bounds, except the best, which is exact.
+        top_value, top_i = max(scored, key=lambda t: (sign * t[0], -t[1]))
+        if finished or top_i != 0 or done == 0:
+            best_move, best_value, best_line = order[top_i], top_value, lines[top_i]
+            done = depth if finished else done
+        if not finished:
+            break
+        ranked = sorted(scored, key=lambda t: (-sign * t[0], t[1]))
+        order = [order[i] for _, i in ranked]
+        if abs(best_value) >= WIN - 1000:
+            break  # a forced result: deeper search cannot change it
+    return best_move, best_value, best_line, done

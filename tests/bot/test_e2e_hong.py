@@ -1,0 +1,182 @@
+"""End to end: the real bot, through the local Discord emulator, with a real Redis — Hong (and its expansion)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine.hong as hong
+from bot.store import GameStore
+from tests.emulator import DiscordEmulator
+
+from .harness import decode_png, make_world, start_bot
+
+pytestmark = pytest.mark.timeout(300)
+
+# With the bot's rng seeded by random.Random(1), the first Hong challenge with role=emperor draws this seed;
+# for it, EXPANSION_SCRIPT (found by a search of random playouts) summons three dragons, with a choice
+# between two sizes and a chain of two summons.
+EXPANSION_SEED = 577090037
+EXPANSION_SCRIPT = [
+    "E3V", "A4V", "G7V", "F2V", "F7V", "D3V", "D2H", "G3H", "B3V", "C2H", "E1V", "E7H", "D4V", "C5V", "B1V",
+    "F4V", "A2H", "B7V", "D6V", "A6H", "A1H", "B4V", "E2V", "F1V", "G4H", "B6H", "G5V", "C3H", "D1 swap C3 C6 V",
+    "F5H", "A5H", "D7V", "C7H", "G6H", "D5V", "E6H", "E4V", "C4V", "E5V", "B5H", "F6H", "C1V", "A3V",
+    "D2 rotate D7", "D4 place A7V", "B2H", "F3V", "D1H",
+]
+
+
+@pytest.fixture
+async def emu():
+    emulator = DiscordEmulator(patch_discord=False)  # the bot's own configuration points it there
+    await emulator.start()
+    yield emulator
+    await emulator.stop()
+
+
+@pytest.fixture
+async def world(emu):
+    return make_world(emu)
+
+
+@pytest.fixture
+async def running(emu, world, redis_server, redis):
+    bot = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1))
+    yield bot
+    await bot.stop()
+
+
+def display(user: dict) -> str:
+    return user.get("global_name") or user["username"]
+
+
+async def start_hong(emu, world, **options):
+    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben, role="emperor", **options)
+    challenge = await it.wait_done()
+    assert not it.ephemeral and "**Hong**" in challenge.content
+    click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+    first = (await click.wait_followups(1))[0]
+    decode_png(first.attachments[0].data)
+    assert f"<@{world.ann['id']}>, your turn (emperor)" in first.content
+    return first
+
+
+async def send_move(emu, world, user, move: str):
+    if move.startswith("D"):
+        it = await emu.slash(user, world.channel, "hong dragon", action=move)
+    else:
+        options = {"square": move[:-1]}
+        if move[-1] == "V":
+            options["rotate"] = True
+        it = await emu.slash(user, world.channel, "hong place", **options)
+    posted = (await it.wait_followups(1))[0]
+    assert not it.ephemeral, posted.content
+    assert f"`{move}`" in posted.content
+    decode_png(posted.attachments[0].data)
+    return posted
+
+
+async def refused(it) -> str:
+    await it.wait_response()
+    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}"
+    return (await it.wait_done()).content
+
+
+async def play_out(emu, world, redis, rng: random.Random):
+    """Play random legal moves through slash commands until the game ends; returns the engine game and last post."""
+    stored = await GameStore(redis).get(world.channel)
+    game = hong.from_dict(stored.doc["state"])
+    users = [world.ann, world.ben]
+    posted = None
+    while not game.is_over:
+        move = rng.choice(game.legal_moves())
+        posted = await send_move(emu, world, users[game.to_move], move)
+        game.play(move)
+    return game, posted
+
+
+@pytest.mark.parametrize("board, spaces", [("castle", 69), ("garden", 66), ("inner", 49)])
+async def test_complete_game_on_every_board(emu, world, running, redis, board, spaces):
+    await start_hong(emu, world, board=board)
+    game, posted = await play_out(emu, world, redis, random.Random(board))
+    assert len(game.moves) == spaces - 3
+    outcome = game.outcome
+    winner = [world.ann, world.ben][outcome.winner]
+    assert "Game over" in posted.content and f"{display(winner)} wins" in posted.content
+    assert f"{outcome.hongs} Hong" in posted.content and f"needs {outcome.threshold}" in posted.content
+    assert await GameStore(redis).get(world.channel) is None
+    assert emu.errors == []
+
+
+async def test_spectator_board_and_refusals(emu, world, running, redis):
+    await start_hong(emu, world, board="garden")
+    await send_move(emu, world, world.ann, "A3H")
+    it = await emu.slash(world.cleo, world.channel, "hong board")
+    shown = await it.wait_done()
+    assert not it.ephemeral and "Hongs 0 / 13" in shown.content
+    decode_png(shown.attachments[0].data)
+    store = GameStore(redis)
+    before = await store.raw(world.channel)
+    cases = [
+        (world.ben, {"square": "A3"}, "A3"),        # a filled square
+        (world.ben, {"square": "D3"}, "D3"),        # a tree: no space there
+        (world.ben, {"square": "A1"}, "A1"),        # a corner outside the outline
+        (world.ben, {"square": "J9"}, "J9"),        # off the board
+        (world.ben, {"square": "hello"}, "hello"),  # not a square
+        (world.ann, {"square": "B3"}, "not your turn"),
+        (world.cleo, {"square": "B3"}, "not playing in this game"),
+    ]
+    for user, options, expected in cases:
+        it = await emu.slash(user, world.channel, "hong place", **options)
+        assert expected in await refused(it)
+    it = await emu.slash(world.ben, world.channel, "hong dragon", action="D2 rotate A3")
+    text = await refused(it)
+    assert "summon" in text.lower()
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="A1")
+    assert "The game in this channel is Hong" in await refused(it)
+    assert await store.raw(world.channel) == before
+    assert emu.errors == []
+
+
+async def test_autocomplete_lists_empty_squares(emu, world, running):
+    await start_hong(emu, world, board="inner")
+    await send_move(emu, world, world.ann, "B2H")
+    choices = await emu.autocomplete(world.ben, world.channel, "hong place", focused="square", square="b")
+    values = [c["value"] for c in choices]
+    assert "B2" not in values and values and all(v.startswith("B") for v in values)
+    everything = await emu.autocomplete(world.ben, world.channel, "hong place", focused="square", square="")
+    assert len(everything) == 25  # 45 empty spaces, capped at Discord's 25
+
+
+async def test_scripted_expansion_game(emu, world, running, redis):
+    await start_hong(emu, world, board="inner", expansion=True)
+    stored = await GameStore(redis).get(world.channel)
+    assert stored.doc["options"]["seed"] == EXPANSION_SEED
+    game = hong.from_dict(stored.doc["state"])
+    users = [world.ann, world.ben]
+    summoned, choices_seen, chains = [], 0, 0
+    previous_was_action = False
+    for move in EXPANSION_SCRIPT:
+        user = users[game.to_move]
+        if game.pending:
+            # the player who summons is told what each available dragon does, and autocomplete offers the actions
+            offered = await emu.autocomplete(user, world.channel, "hong dragon", focused="action", action="")
+            assert move in [c["value"] for c in offered] or len(offered) == 25
+            if len(game.pending.options) >= 2:
+                choices_seen += 1
+            before = await GameStore(redis).raw(world.channel)
+            it = await emu.slash(user, world.channel, "hong place", square=game.empty_squares()[0])
+            assert "summon" in (await refused(it)).lower()
+            assert await GameStore(redis).raw(world.channel) == before
+        posted = await send_move(emu, world, user, move)
+        if move.startswith("D"):
+            summoned.append(move.split()[1])
+            chains += previous_was_action
+        previous_was_action = move.startswith("D")
+        game.play(move)
+        if game.pending:
+            assert "summons a Great Dragon" in posted.content
+            for size, action in game.pending.options.items():
+                assert f"D{size} {action}" in posted.content and hong.ACTION_HELP[action] in posted.content
+    assert game.is_over and "Game over" in posted.content
+    assert len(set(summoned)) >= 3 and choices_seen >= 1 and chains >= 1
+    assert emu.errors == []
