@@ -60,8 +60,13 @@ async def start_hong(emu, world, **options):
     return first
 
 
+def is_action(move: str) -> bool:
+    """A dragon action (``D2 rotate C4``) rather than a placement (``D7V``)."""
+    return " " in move
+
+
 async def send_move(emu, world, user, move: str):
-    if move.startswith("D"):
+    if is_action(move):
         it = await emu.slash(user, world.channel, "hong dragon", action=move)
     else:
         options = {"square": move[:-1]}
@@ -109,28 +114,30 @@ async def test_complete_game_on_every_board(emu, world, running, redis, board, s
 
 async def test_spectator_board_and_refusals(emu, world, running, redis):
     await start_hong(emu, world, board="garden")
-    await send_move(emu, world, world.ann, "A3H")
+    store = GameStore(redis)
+    game = hong.from_dict((await store.get(world.channel)).doc["state"])
+    taken, free, stone = game.empty_squares()[0], game.empty_squares()[1], game.stones[0]
+    await send_move(emu, world, world.ann, f"{taken}H")
     it = await emu.slash(world.cleo, world.channel, "hong board")
     shown = await it.wait_done()
     assert not it.ephemeral and "Hongs 0 / 13" in shown.content
     decode_png(shown.attachments[0].data)
-    store = GameStore(redis)
     before = await store.raw(world.channel)
     cases = [
-        (world.ben, {"square": "A3"}, "A3"),        # a filled square
+        (world.ben, {"square": taken}, taken),      # a filled square
+        (world.ben, {"square": stone}, stone),      # a stone
         (world.ben, {"square": "D3"}, "D3"),        # a tree: no space there
         (world.ben, {"square": "A1"}, "A1"),        # a corner outside the outline
         (world.ben, {"square": "J9"}, "J9"),        # off the board
         (world.ben, {"square": "hello"}, "hello"),  # not a square
-        (world.ann, {"square": "B3"}, "not your turn"),
-        (world.cleo, {"square": "B3"}, "not playing in this game"),
+        (world.ann, {"square": free}, "not your turn"),
+        (world.cleo, {"square": free}, "not playing in this game"),
     ]
     for user, options, expected in cases:
         it = await emu.slash(user, world.channel, "hong place", **options)
         assert expected in await refused(it)
-    it = await emu.slash(world.ben, world.channel, "hong dragon", action="D2 rotate A3")
-    text = await refused(it)
-    assert "summon" in text.lower()
+    it = await emu.slash(world.ben, world.channel, "hong dragon", action=f"D2 rotate {taken}")
+    assert "without the lair of the Great Dragons" in await refused(it)
     it = await emu.slash(world.ben, world.channel, "hongkong place", square="A1")
     assert "The game in this channel is Hong" in await refused(it)
     assert await store.raw(world.channel) == before
@@ -168,10 +175,10 @@ async def test_scripted_expansion_game(emu, world, running, redis):
             assert "summon" in (await refused(it)).lower()
             assert await GameStore(redis).raw(world.channel) == before
         posted = await send_move(emu, world, user, move)
-        if move.startswith("D"):
+        if is_action(move):
             summoned.append(move.split()[1])
             chains += previous_was_action
-        previous_was_action = move.startswith("D")
+        previous_was_action = is_action(move)
         game.play(move)
         if game.pending:
             assert "summons a Great Dragon" in posted.content
