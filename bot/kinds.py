@@ -41,6 +41,8 @@ class GameKind:
         score: ``(game, names) -> str``: one line of the position's score, e.g. "Buildings: Ann 5 – Ben 4".
         result: ``(game, names) -> str``: the final result line of a finished game.
         describe_options: ``(engine kwargs) -> str``: the options in words for the challenge message.
+        rematch: ``(engine kwargs, rng) -> (swap seats?, new engine kwargs)`` for a rematch: who moves first
+            (Hong Kong) or the roles (Hong) are swapped.
         register: ``(group, table) -> None``: adds the game's own commands (``challenge``, ``place``, …)
             to its app-command group; :mod:`bot.table` adds the shared ones (``board``, ``resign``).
     """
@@ -54,6 +56,7 @@ class GameKind:
     score: Callable[[Any, tuple[str, str]], str]
     result: Callable[[Any, tuple[str, str]], str]
     describe_options: Callable[[dict], str]
+    rematch: Callable[[dict, random.Random], tuple[bool, dict]]
     register: Callable[[Any, Any], None]
 
     def new_game(self, options: dict) -> Game:

@@ -30,6 +30,11 @@ def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
     return (0 if role == "emperor" else 1), engine_options
 
 
+def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
+    """Roles swapped (seat 0 is always the emperor); same board and lair option, new stones."""
+    return True, {**options, "seed": rng.randrange(2**31)}
+
+
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
     """"Hongs 9 / 15", plus what a pending summon offers."""
     line = f"Hongs {game.hong_count()} / {game.threshold} ({game.board.name}, {len(game.empty_squares())} spaces left)"
@@ -57,14 +62,14 @@ def register(group: app_commands.Group, table) -> None:
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong in this channel")
     @app_commands.describe(
-        opponent="Who you want to play",
+        opponent="Who you want to play (leave out: anyone may accept)",
         board="castle (default, 15 Hongs to win), garden (13) or inner (11)",
         role="Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
         expansion="Play with the Lair of the Seven Great Dragons",
     )
     async def challenge(
         interaction: discord.Interaction,
-        opponent: discord.User,
+        opponent: discord.User | None = None,
         board: BOARD = "castle",
         role: ROLE = "random",
         expansion: bool = False,
@@ -110,5 +115,6 @@ HONG = GameKind(
     score=score,
     result=result,
     describe_options=describe_options,
+    rematch=rematch,
     register=register,
 )

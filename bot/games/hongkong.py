@@ -25,6 +25,11 @@ def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
     return 0, {"first": 0 if first == "me" else 1}
 
 
+def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
+    """Same colours, the other player moves first."""
+    return False, {"first": 1 - options["first"]}
+
+
 def score(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     b0, b1 = game.buildings()
     return f"Buildings: {names[0]} {b0} – {names[1]} {b1}"
@@ -64,8 +69,8 @@ def register(group: app_commands.Group, table) -> None:
     """Add ``challenge`` and ``place`` to ``/hongkong``."""
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong Kong in this channel")
-    @app_commands.describe(opponent="Who you want to play", first="Who moves first (default: you)")
-    async def challenge(interaction: discord.Interaction, opponent: discord.User, first: FIRST = "me") -> None:
+    @app_commands.describe(opponent="Who you want to play (leave out: anyone may accept)", first="Who moves first (default: you)")
+    async def challenge(interaction: discord.Interaction, opponent: discord.User | None = None, first: FIRST = "me") -> None:
         await table.guarded(interaction, table.challenge(interaction, HONGKONG, opponent, {"first": first}))
 
     @group.command(name="place", description="Place a block or roof (optionally after a quick block)")
@@ -112,5 +117,6 @@ HONGKONG = GameKind(
     score=score,
     result=result,
     describe_options=describe_options,
+    rematch=rematch,
     register=register,
 )

@@ -35,7 +35,7 @@ def layer(store, clock):
 
 async def start(layer, first="me"):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={"first": first})
-    return await layer.accept(CH, doc["id"], BEN.id)
+    return await layer.accept(CH, doc["id"], BEN)
 
 
 async def test_challenge_accept_and_first_move(layer, store):
@@ -85,10 +85,10 @@ async def test_no_game_and_double_challenge(layer, store):
     with pytest.raises(UserError, match="a challenge is waiting"):
         await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     with pytest.raises(UserError, match="Only Ben can accept"):
-        await layer.accept(CH, doc["id"], CLEO.id)
+        await layer.accept(CH, doc["id"], CLEO)
     with pytest.raises(UserError, match="your own challenge"):
-        await layer.accept(CH, doc["id"], ANN.id)
-    await layer.accept(CH, doc["id"], BEN.id)
+        await layer.accept(CH, doc["id"], ANN)
+    await layer.accept(CH, doc["id"], BEN)
     with pytest.raises(UserError, match="already running"):
         await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=ANN, options={})
     with pytest.raises(UserError, match="challenge yourself"):
@@ -100,7 +100,7 @@ async def test_challenge_expires(layer, store, clock):
     assert await layer.expire(CH, doc["id"]) is None  # not yet
     clock.t += 601
     with pytest.raises(UserError, match="expired"):
-        await layer.accept(CH, doc["id"], BEN.id)
+        await layer.accept(CH, doc["id"], BEN)
     # an expired challenge no longer blocks the channel
     again = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
     assert again["id"] != doc["id"]

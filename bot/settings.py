@@ -1,0 +1,104 @@
+"""Per-server settings, kept in Redis: turn timer, reminders, a thread per game.
+
+Stored as a hash ``hongbot:{g:<guild id>}:settings``; a missing field means the default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import redis.asyncio as aioredis
+
+from .session import UserError
+
+MIN_TURN_TIMER = 60  # seconds: 1 minute
+MAX_TURN_TIMER = 7 * 24 * 3600  # 7 days
+DEFAULT_TURN_TIMER = 24 * 3600
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """One server's settings.
+
+    Attributes:
+        turn_timer: seconds a player has for a turn before forfeiting (60 … 604,800; default 86,400).
+        reminders: remind the player to move, once, at about half the time.
+        threads: open a public thread for each game (the game lives there).
+    """
+
+    turn_timer: int = DEFAULT_TURN_TIMER
+    reminders: bool = True
+    threads: bool = False
+
+
+def parse_duration(text: str) -> int:
+    """``"90s"``, ``"30m"``, ``"12h"``, ``"2d"``, ``"1h30m"`` or plain seconds → seconds.
+
+    Raises:
+        UserError: unreadable, or outside 1 minute … 7 days.
+    """
+    t = (text or "").strip().lower().replace(" ", "")
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    total, number = 0, ""
+    for ch in t:
+        if ch.isdigit():
+            number += ch
+        elif ch in units and number:
+            total += int(number) * units[ch]
+            number = ""
+        else:
+            total = -1
+            break
+    if number and total >= 0:
+        total += int(number)
+    if not t or total <= 0:
+        raise UserError(f"Can't read '{text}' as a duration. Use e.g. 30m, 12h, 2d or 1h30m.")
+    if not MIN_TURN_TIMER <= total <= MAX_TURN_TIMER:
+        raise UserError(f"The turn timer must be between 1 minute and 7 days; {describe_duration(total)} is not.")
+    return total
+
+
+def describe_duration(seconds: float) -> str:
+    """Seconds → ``"2 days 3 hours"``, ``"45 minutes"``, ``"30 seconds"`` (the two largest units)."""
+    seconds = max(0, int(round(seconds)))
+    parts = []
+    for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size:
+            n, seconds = divmod(seconds, size)
+            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
+    return " ".join(parts[:2]) or "0 seconds"
+
+
+class SettingsStore:
+    """Read and change :class:`GuildSettings` in Redis."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+
+    @staticmethod
+    def key(guild_id: int) -> str:
+        return f"hongbot:{{g:{guild_id}}}:settings"
+
+    async def get(self, guild_id: int | None) -> GuildSettings:
+        """The server's settings (defaults where unset; defaults for ``None``)."""
+        if guild_id is None:
+            return GuildSettings()
+        raw = await self.redis.hgetall(self.key(guild_id))
+        settings = GuildSettings()
+        if "turn_timer" in raw:
+            settings = replace(settings, turn_timer=int(raw["turn_timer"]))
+        if "reminders" in raw:
+            settings = replace(settings, reminders=raw["reminders"] == "1")
+        if "threads" in raw:
+            settings = replace(settings, threads=raw["threads"] == "1")
+        return settings
+
+    async def update(self, guild_id: int, **changes) -> GuildSettings:
+        """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``); returns the result."""
+        fields = {}
+        for name, value in changes.items():
+            if value is None:
+                continue
+            fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
+        if fields:
+            await self.redis.hset(self.key(guild_id), mapping=fields)
+        return await self.get(guild_id)
