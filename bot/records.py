@@ -1,0 +1,180 @@
+"""Finished games: indexed for history and replays, and rated — each exactly once, even after a crash.
+
+The record itself is the finished game's ``doc`` that :meth:`bot.store.GameStore.finish` writes at
+``hongbot:{ch:<cid>}:done:<game id>`` in the same atomic step that ends the game (id, kind, options, players,
+result and how it ended, times, guild and channel, and the engine state with the full move list — see
+:mod:`bot.session`). Records are never deleted, and Redis persists them (append-only file when embedded).
+This module adds the indexes the commands read:
+
+- ``hongbot:gameidx`` — hash game id → channel id: find a game by its id alone;
+- ``hongbot:{g:<guild id>}:games`` — sorted set game id → end time: a server's history;
+- ``hongbot:{g:<guild id>}:u:<user id>:games`` — sorted set game id → end time: a player's games in a server;
+- ``hongbot:records:done`` — set of ``<channel id>:<game id>`` whose indexing and rating are complete.
+
+:meth:`Records.on_finished` runs when a game ends: index (idempotent writes), rate
+(:meth:`bot.ratings.Ratings.apply`, exactly once per leaderboard), then mark done. It never raises: if
+anything fails the result is still stored (the game ended before this runs), the error is logged, and
+:meth:`Records.sweep` — at start-up over every finished game, and after each finished game over the last
+day — completes whatever was left undone.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Callable
+
+from .ratings import Ratings
+from .store import PREFIX, GameStore
+
+log = logging.getLogger(__name__)
+
+GAME_INDEX = f"{PREFIX}:gameidx"
+DONE = f"{PREFIX}:records:done"
+FINISHED = f"{PREFIX}:finished"
+#: How far back the sweep after each finished game looks (seconds).
+CATCH_UP_WINDOW = 24 * 3600
+
+
+def guild_games_key(guild_id: int) -> str:
+    return f"{PREFIX}:{{g:{guild_id}}}:games"
+
+
+def user_games_key(guild_id: int, user_id: int) -> str:
+    return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
+
+
+class Records:
+    """Finished-game records: indexing, look-up by id, history, and the exactly-once rating step.
+
+    Args:
+        store: the :class:`GameStore` (its Redis client is used for everything here).
+        ratings: the :class:`Ratings` to apply results to.
+        clock: Unix seconds (injectable for tests).
+    """
+
+    def __init__(self, store: GameStore, ratings: Ratings, *, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.redis = store.redis
+        self.ratings = ratings
+        self.clock = clock
+
+    # --- when a game ends -------------------------------------------------------------------------
+
+    async def on_finished(self, doc: dict, *, catch_up: bool = True) -> bool:
+        """Index and rate a game that just finished; then (``catch_up``) finish any recent game left undone.
+
+        Never raises. Returns True if this game is now completely processed, False if something failed
+        (logged; the next sweep retries). Calling it again, or from another process at the same time, is
+        harmless: indexing is idempotent and ratings are applied exactly once.
+        """
+        ok = True
+        try:
+            await self.process(doc)
+        except Exception:
+            ok = False
+            log.exception("recording finished game %s failed; the next sweep will retry", doc.get("id"))
+        if catch_up:
+            try:
+                await self.sweep(since=self.clock() - CATCH_UP_WINDOW)
+            except Exception:
+                log.exception("catching up on recently finished games failed")
+        return ok
+
+    async def process(self, doc: dict) -> None:
+        """Index ``doc``, apply its ratings, and mark it done (each step safe to repeat).
+
+        Raises:
+            redis.RedisError, RuntimeError: on failure; what was done stays done.
+        """
+        if doc.get("status") not in (None, "finished"):
+            raise ValueError(f"game {doc.get('id')} is not finished (status {doc.get('status')!r})")
+        await self.index(doc)
+        await self.ratings.apply(doc)
+        await self.redis.sadd(DONE, f"{doc['channel_id']}:{doc['id']}")
+
+    async def index(self, doc: dict) -> None:
+        """Write the look-up indexes of a finished game (idempotent)."""
+        gid, ended = doc["id"], float(doc.get("ended") or 0)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(GAME_INDEX, gid, str(doc["channel_id"]))
+            pipe.zadd(FINISHED, {f"{doc['channel_id']}:{gid}": ended})
+            pipe.zadd(guild_games_key(doc["guild_id"]), {gid: ended})
+            for player in doc["players"]:
+                pipe.zadd(user_games_key(doc["guild_id"], player["id"]), {gid: ended})
+            await pipe.execute()
+
+    async def sweep(self, *, since: float | None = None, scan: bool = False) -> int:
+        """Process every finished game not yet done, oldest first (so ratings apply in the order played).
+
+        Args:
+            since: only games that ended at or after this time (Unix seconds); None for all.
+            scan: also SCAN the keyspace for finished records missing from ``hongbot:finished`` (a crash
+                between ending a game and indexing it); used at start-up.
+
+        Returns:
+            How many games this call completed.
+        """
+        members = await self.redis.zrangebyscore(FINISHED, "-inf" if since is None else since, "+inf")
+        if scan:
+            async for key in self.redis.scan_iter(match=f"{PREFIX}:{{ch:*}}:done:*", count=1000):
+                cid = key.split("{ch:")[1].split("}")[0]
+                members.append(f"{cid}:{key.rsplit(':', 1)[1]}")
+        members = list(dict.fromkeys(members))
+        pending = []
+        for i in range(0, len(members), 500):
+            chunk = members[i:i + 500]
+            flags = await self.redis.smismember(DONE, chunk)
+            pending += [m for m, done in zip(chunk, flags) if not done]
+        docs = []
+        for member in pending:
+            cid, gid = member.split(":", 1)
+            doc = await self.store.finished(int(cid), gid)
+            if doc is None:
+                log.warning("finished game %s is indexed but its record is missing", member)
+                continue
+            docs.append(doc)
+        docs.sort(key=lambda d: (float(d.get("ended") or 0), d["id"]))
+        done = 0
+        for doc in docs:
+            try:
+                await self.process(doc)
+                done += 1
+            except Exception:
+                log.exception("sweep: recording finished game %s failed", doc.get("id"))
+        if done:
+            log.info("sweep: recorded and rated %d finished game(s) left over", done)
+        return done
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    async def find(self, game_id: str) -> dict | None:
+        """The finished game with this id (any server), or None."""
+        cid = await self.redis.hget(GAME_INDEX, game_id)
+        if cid is None:
+            return None
+        return await self.store.finished(int(cid), game_id)
+
+    async def recent(self, guild_id: int, user_id: int | None = None, *, limit: int = 10, kind: str | None = None) -> list[dict]:
+        """The server's (or one player's there) most recent finished games, newest first, at most ``limit``.
+
+        With ``kind``, only games of that kind (looks at most 200 games back).
+        """
+        key = guild_games_key(guild_id) if user_id is None else user_games_key(guild_id, user_id)
+        ids = await self.redis.zrevrange(key, 0, (200 if kind else limit) - 1)
+        if not ids:
+            return []
+        cids = await self.redis.hmget(GAME_INDEX, ids)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for gid, cid in zip(ids, cids):
+                pipe.get(GameStore.finished_key(int(cid or 0), gid))
+            raw = await pipe.execute()
+        docs = [json.loads(r) for r in raw if r]
+        if kind:
+            docs = [d for d in docs if d["kind"] == kind]
+        return docs[:limit]
+
+    async def count(self, guild_id: int, user_id: int | None = None) -> int:
+        """Finished games in the server (or of one player there)."""
+        key = guild_games_key(guild_id) if user_id is None else user_games_key(guild_id, user_id)
+        return await self.redis.zcard(key)
