@@ -13,6 +13,7 @@ from discord.ext import commands
 from .config import Config
 from .games import all_kinds
 from .session import GameLayer
+from .stats import setup as setup_stats
 from .store import GameStore, RedisHandle, connect
 from .table import DYNAMIC_ITEMS, Table
 
@@ -64,6 +65,7 @@ class HongBot(commands.Bot):
             self.tree.add_command(command)
         self.tree.on_error = self.on_app_command_error
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await setup_stats(self)  # /leaderboard /stats /history /replay /record, Replay button, rating sweep
         if self.config.dev_guild_id:
             guild = discord.Object(self.config.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
