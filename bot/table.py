@@ -197,6 +197,7 @@ class Table:
 
     async def on_finished(self, doc: dict) -> None:
         """After a game ended: tell the parent channel of a thread game."""
+        await self.bot.stats.game_over(doc)  # record + rate (exactly once, never raises), post the rating change
         if doc.get("parent_id"):
             kind = self.layer.kinds[doc["kind"]]
             a, b = names(doc)
