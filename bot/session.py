@@ -491,8 +491,9 @@ class GameLayer:
                 marker = len(self._game(doc).moves)
                 start = doc.get("turn_started", doc["updated"])
                 items = [(Deadline("forfeit", channel_id, doc["id"], marker), start + settings.turn_timer)]
-                if settings.reminders:
-                    items.append((Deadline("remind", channel_id, doc["id"], marker), start + settings.turn_timer / 2))
+                remind_at = start + settings.turn_timer / 2
+                if settings.reminders and remind_at > self.clock():  # a past reminder has been sent: not twice
+                    items.append((Deadline("remind", channel_id, doc["id"], marker), remind_at))
                 await self.deadlines.schedule(*items, only_new=True)
                 await self.store.redis.sadd(self._active_key(doc["guild_id"]), channel_id)
         return count

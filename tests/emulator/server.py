@@ -124,6 +124,9 @@ class DiscordEmulator:
         self.guild_commands: Dict[int, List[Dict[str, Any]]] = {}
         self.sync_count = 0
         self.ready_count = 0  # READY events sent (one per IDENTIFY)
+        # guild id -> top-level command names a server admin opened to everyone (Server Settings →
+        # Integrations), which overrides the command's default_member_permissions
+        self.command_overrides: Dict[int, set] = {}
 
         self._users: Dict[int, Dict[str, Any]] = {self.application_id: self.bot_user}
         self.owner_user = self.create_user('app-owner')
@@ -269,6 +272,11 @@ class DiscordEmulator:
         if tags:
             role['tags'] = tags
         return role
+
+    def allow_command_for_everyone(self, guild_id: int, name: str) -> None:
+        """Do what a server admin can in Server Settings → Integrations: let everyone use the top-level command
+        ``name`` whatever its ``default_member_permissions`` (so the bot's own permission check is what's left)."""
+        self.command_overrides.setdefault(guild_id, set()).add(name)
 
     def create_role(self, guild_id: int, name: str, permissions: int = 0) -> int:
         guild = self._guild(guild_id)
@@ -694,6 +702,8 @@ class DiscordEmulator:
             raise EmulatorAssertion(f'user {uid} lacks Use Application Commands in channel {channel_id}; '
                                     f'Discord would not let them run /{label}')
         dmp = cmd.get('default_member_permissions')
+        if dmp is not None and cmd.get('name') in self.command_overrides.get(guild_id, ()):
+            dmp = None  # an admin allowed this command for everyone in the server
         if dmp is not None:
             needed = int(dmp)
             if perms != ALL_PERMISSIONS and (needed == 0 or perms & needed != needed):
