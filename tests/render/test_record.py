@@ -1,0 +1,79 @@
+"""render.record: the text record of a finished game reads back and replays through the engine to the same
+final position, for both games; names with awkward characters survive; bad text is refused."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine.hong as hong
+import engine.hongkong as hk
+from render.record import iso, parse_record, record_text
+from render.replay import positions
+
+
+def finished_doc(engine, options: dict, seed: int, names=("Ann", "Ben")) -> tuple[dict, list[int]]:
+    game = engine.new_game(**options)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    movers = [m for _, _, m in positions(engine.new_game(**options), game.moves)][1:]
+    doc = {
+        "id": "k3x9q2ab", "kind": "x", "status": "finished", "guild_id": 9, "channel_id": 500,
+        "players": [{"id": 1, "name": names[0]}, {"id": 2, "name": names[1]}],
+        "options": options, "state": game.to_dict(), "started": 1_700_000_000.0, "ended": 1_700_001_000.0,
+        "result": {"winner": game.winner, "reason": "finished", "text": "Someone wins."},
+    }
+    return doc, movers
+
+
+@pytest.mark.parametrize(
+    "engine, options",
+    [(hk, {"first": 1}), (hong, {"board": "garden", "expansion": True, "seed": 12345}), (hong, {"board": "inner", "expansion": False, "seed": 7})],
+)
+def test_record_replays_to_the_same_final_position(engine, options):
+    doc, movers = finished_doc(engine, options, 4)
+    text = record_text(doc, title="T", roles=("r0", "r1"), options_text="words", movers=movers)
+    parsed = parse_record(text)
+    assert parsed.setup == options
+    game = engine.new_game(**parsed.setup)
+    for move in parsed.moves:
+        game.play(move)
+    assert game.to_dict() == doc["state"]
+    assert game.is_over and game.winner == doc["result"]["winner"]
+    assert parsed.tags["Id"] == "k3x9q2ab" and parsed.tags["Termination"] == "finished"
+    assert parsed.tags["Moves"] == str(len(parsed.moves))
+
+
+def test_header_and_move_lines():
+    doc, movers = finished_doc(hk, {"first": 1}, 4)
+    text = record_text(doc, title="Hong Kong", roles=("blue", "orange"), options_text="orange moves first", movers=movers)
+    lines = text.splitlines()
+    assert lines[0] == '[Game "Hong Kong"]'
+    assert '[Seat0 "Ann (blue)"]' in lines and '[Seat1 "Ben (orange)"]' in lines
+    assert f'[Started "{iso(1_700_000_000.0)}"]' in lines and iso(1_700_000_000.0) == "2023-11-14T22:13:20Z"
+    first_move = lines.index("") + 1
+    assert lines[first_move] == f"1. Ben (orange): {doc['state']['turns'][0]}"  # orange (seat 1) moved first
+    assert lines[first_move + 1].startswith("2. Ann (blue): ")
+    assert len(lines) - first_move == len(doc["state"]["turns"])
+
+
+def test_awkward_names_survive():
+    names = ('Dr. "Q": the 1st', "Zoë \\ 🐉")
+    doc, movers = finished_doc(hk, {"first": 0}, 5, names=names)
+    text = record_text(doc, title="Hong Kong", roles=("blue", "orange"), options_text="x", movers=movers)
+    parsed = parse_record(text)
+    assert parsed.tags["Seat0"] == f"{names[0]} (blue)" and parsed.tags["Seat1"] == f"{names[1]} (orange)"
+    assert parsed.moves == doc["state"]["turns"]
+
+
+def test_bad_records_are_refused():
+    with pytest.raises(ValueError, match="Setup"):
+        parse_record('[Game "x"]\n\n1. Ann: S@A1\n')
+    with pytest.raises(ValueError, match="expected"):
+        parse_record('[Setup "{}"]\n\n2. Ann: S@A1\n')
+    with pytest.raises(ValueError, match="neither"):
+        parse_record('[Setup "{}"]\nnonsense\n')
+    doc, movers = finished_doc(hk, {"first": 0}, 5)
+    with pytest.raises(ValueError):
+        record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers[:-1])

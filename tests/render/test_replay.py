@@ -1,0 +1,120 @@
+"""render.replay: a full-length game's GIF decodes, has one frame per move plus the opening, shows the positions the
+live renderer draws, holds the last frame longest, and stays under Discord's upload limit (shrinking if it must)."""
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+
+import engine.hong as hong
+import engine.hongkong as hk
+from engine import IllegalMove
+from render.hong import render_board as render_hong
+from render.hongkong import render_board as render_hk
+from render.replay import (
+    CAPTION_H, DISCORD_LIMIT, FIRST_MS, FRAME_MS, LAST_MS, WIDTH, ReplayTooLarge, build_gif, encode_gif, positions,
+)
+
+NAMES = ("Ann", "Ben")
+
+
+def full_game(engine, options: dict, seed: int) -> list[str]:
+    game = engine.new_game(**options)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return list(game.moves)
+
+
+@pytest.fixture(scope="module")
+def hk_moves():
+    return full_game(hk, {"first": 1}, 3)
+
+
+@pytest.fixture(scope="module")
+def hong_moves():
+    return full_game(hong, {"board": "castle", "expansion": True, "seed": 5}, 3)
+
+
+def frames(gif: bytes) -> list[tuple[Image.Image, int]]:
+    """Every frame as RGB (composited as a viewer shows it) with its duration in ms."""
+    im = Image.open(io.BytesIO(gif))
+    assert im.format == "GIF"
+    out = []
+    for n in range(im.n_frames):
+        im.seek(n)
+        out.append((im.convert("RGB"), im.info["duration"]))
+    return out
+
+
+def looks_like(frame: Image.Image, png: bytes) -> float:
+    """Mean absolute difference (0–255) between a GIF frame (without its caption) and a live board, downscaled."""
+    board = Image.open(io.BytesIO(png)).convert("RGB")
+    board = board.resize((frame.width, frame.height - CAPTION_H), Image.Resampling.BILINEAR)
+    diff = ImageChops.difference(frame.crop((0, 0, frame.width, frame.height - CAPTION_H)), board)
+    return sum(ImageStat.Stat(diff).mean) / 3
+
+
+@pytest.mark.parametrize("which", ["hongkong", "hong"])
+def test_full_game_gif_has_one_frame_per_move_plus_the_opening(which, hk_moves, hong_moves):
+    engine, options, render, moves = {
+        "hongkong": (hk, {"first": 1}, render_hk, hk_moves),
+        "hong": (hong, {"board": "castle", "expansion": True, "seed": 5}, render_hong, hong_moves),
+    }[which]
+    replay = build_gif(engine.new_game(**options), moves, render, NAMES, final_text="Ann wins")
+    decoded = frames(replay.gif)
+    assert replay.frames == len(decoded) == len(moves) + 1
+    assert len(replay.gif) < DISCORD_LIMIT
+    assert all(f.size == (WIDTH, replay.height) for f, _ in decoded)
+    durations = [d for _, d in decoded]
+    assert durations[0] == FIRST_MS and durations[-1] == LAST_MS and set(durations[1:-1]) == {FRAME_MS}
+    assert durations[-1] > max(durations[:-1])
+    assert replay.duration_ms == sum(durations)
+    # the frames are the live renderer's boards: opening, a middle position and the end
+    game = engine.new_game(**options)
+    pngs = [render(g, NAMES) for g, _, _ in positions(game, moves)]
+    for n in (0, len(moves) // 3, len(moves)):
+        assert looks_like(decoded[n][0], pngs[n]) < 6, n
+    # and not some other position
+    assert looks_like(decoded[len(moves)][0], pngs[0]) > looks_like(decoded[len(moves)][0], pngs[len(moves)]) + 3
+
+
+def test_positions_yield_the_mover_of_each_move(hong_moves):
+    game = hong.new_game("castle", expansion=True, seed=5)
+    steps = [(move, mover) for _, move, mover in positions(game, hong_moves)]
+    assert steps[0] == (None, None)
+    assert [m for m, _ in steps[1:]] == hong_moves
+    replayed = hong.new_game("castle", expansion=True, seed=5)
+    for move, mover in steps[1:]:
+        assert replayed.to_move == mover
+        replayed.play(move)
+    assert game.to_dict() == replayed.to_dict()
+
+
+def test_too_large_shrinks_then_refuses(hk_moves):
+    moves = hk_moves[:12]
+    full = build_gif(hk.new_game(first=1), moves, render_hk, NAMES)
+    smaller = build_gif(hk.new_game(first=1), moves, render_hk, NAMES, max_bytes=len(full.gif) - 1)
+    assert smaller.width < full.width and len(smaller.gif) < len(full.gif)
+    assert len(frames(smaller.gif)) == 13
+    with pytest.raises(ReplayTooLarge):
+        build_gif(hk.new_game(first=1), moves, render_hk, NAMES, max_bytes=2000)
+
+
+def test_a_game_without_moves_is_one_frame():
+    replay = build_gif(hk.new_game(first=0), [], render_hk, NAMES)
+    assert replay.frames == 1
+    assert Image.open(io.BytesIO(replay.gif)).n_frames == 1
+
+
+def test_a_damaged_record_raises_illegal_move():
+    with pytest.raises(IllegalMove):
+        build_gif(hk.new_game(first=0), ["S@A1", "S@A1"], render_hk, NAMES)
+
+
+def test_encode_checks_lengths():
+    png = render_hk(hk.new_game(first=0), NAMES)
+    with pytest.raises(ValueError):
+        encode_gif([png], ["S@A1"], [None], NAMES)
