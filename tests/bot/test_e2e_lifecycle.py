@@ -272,12 +272,13 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     assert emu.errors == []
 
 
-async def test_games_lists_running_games(emu, world, bots):
+async def test_games_lists_running_games(emu, world, bots, clock):
     await bots()
     it = await emu.slash(world.cleo, world.channel, "games")
     assert "No games are running" in await refused(it)
     await new_game(emu, world)
     await place(emu, world, world.ann, "C1")
+    clock.advance(60)
     await new_game(emu, world, channel=world.other_channel, challenger=world.cleo, opponent=world.ann)
     it = await emu.slash(world.cleo, world.channel, "games")
     reply = await it.wait_done()
