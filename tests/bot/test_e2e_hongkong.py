@@ -242,3 +242,18 @@ async def test_resign_ends_the_game(emu, world, running, redis):
     posted = (await it.wait_followups(1))[0]
     assert "Game over" in posted.content and f"{display(world.ann)} wins" in posted.content
     assert await GameStore(redis).get(world.channel) is None
+
+
+async def test_the_token_never_reaches_the_logs(emu, world, redis_server, redis, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    bot = await start_bot(emu, redis_server, guild=world.guild)
+    try:
+        await challenge_and_accept(emu, world)
+        await play_turn(emu, world, world.ann, "S@A1")
+    finally:
+        await bot.stop()
+    assert len(caplog.records) > 20  # debug logging really was on
+    secret = emu.token.split(".", 1)[1]
+    assert secret not in caplog.text
