@@ -408,9 +408,8 @@ class Stats:
         start = kind.new_game(doc["options"])
         movers = [mover for _, _, mover in positions(start, moves)][1:]
         first = movers[0] if movers else kind.new_game(doc["options"]).to_move
-        options = (f"{kind.describe_options(doc['options'])}; {doc['players'][first]['name']} "
-                   f"({kind.roles[first]}) moves first")
-        return record_text(doc, title=kind.title, roles=kind.roles, options_text=options, movers=movers)
+        return record_text(doc, title=kind.title, roles=kind.roles, options_text=kind.describe_options(doc["options"]),
+                           movers=movers, first=first)
 
     async def game_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Autocomplete: this server's most recent finished games (≤ 25) whose label contains what was typed."""

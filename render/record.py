@@ -8,6 +8,7 @@ Format (UTF-8, one item a line; modelled on PGN's tag pairs + movetext)::
     [Setup "{\\"first\\": 1}"]
     [Seat0 "Ann (blue)"]
     [Seat1 "Ben (orange)"]
+    [First "Ben (orange)"]
     [Result "Ann wins 13–12 in buildings (board full)."]
     [Termination "finished"]
     [Winner "0"]
@@ -50,7 +51,8 @@ def iso(ts: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts)) if ts is not None else "?"
 
 
-def record_text(doc: dict, *, title: str, roles: Sequence[str], options_text: str, movers: Sequence[int]) -> str:
+def record_text(doc: dict, *, title: str, roles: Sequence[str], options_text: str, movers: Sequence[int],
+                first: int | None = None) -> str:
     """The record of a finished game as text (see the module docstring for the format).
 
     Args:
@@ -59,6 +61,7 @@ def record_text(doc: dict, *, title: str, roles: Sequence[str], options_text: st
         roles: what seat 0 and seat 1 are called (``("blue", "orange")``).
         options_text: the options in words.
         movers: the seat that played each move of the record (same length as the move list).
+        first: the seat that moves first; None → the first mover (no ``First`` line for a game without moves).
 
     Raises:
         ValueError: ``movers`` does not match the move list.
@@ -75,6 +78,11 @@ def record_text(doc: dict, *, title: str, roles: Sequence[str], options_text: st
         ("Setup", json.dumps(doc["options"], sort_keys=True)),
         ("Seat0", f"{players[0]['name']} ({roles[0]})"),
         ("Seat1", f"{players[1]['name']} ({roles[1]})"),
+    ]
+    first = movers[0] if first is None and movers else first
+    if first is not None:
+        tags.append(("First", f"{players[first]['name']} ({roles[first]})"))
+    tags += [
         ("Result", result.get("text", "")),
         ("Termination", result.get("reason", "")),
         ("Winner", "draw" if result.get("winner") is None else result["winner"]),

@@ -50,7 +50,7 @@ def test_header_and_move_lines():
     text = record_text(doc, title="Hong Kong", roles=("blue", "orange"), options_text="orange moves first", movers=movers)
     lines = text.splitlines()
     assert lines[0] == '[Game "Hong Kong"]'
-    assert '[Seat0 "Ann (blue)"]' in lines and '[Seat1 "Ben (orange)"]' in lines
+    assert '[Seat0 "Ann (blue)"]' in lines and '[Seat1 "Ben (orange)"]' in lines and '[First "Ben (orange)"]' in lines
     assert f'[Started "{iso(1_700_000_000.0)}"]' in lines and iso(1_700_000_000.0) == "2023-11-14T22:13:20Z"
     first_move = lines.index("") + 1
     assert lines[first_move] == f"1. Ben (orange): {doc['state']['turns'][0]}"  # orange (seat 1) moved first
