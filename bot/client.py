@@ -75,6 +75,7 @@ class HongBot(commands.Bot):
         log.info("synced %d command groups: %s", len(synced), ", ".join(c.name for c in synced))
         log.info("checked the deadlines of %d challenge(s) and game(s)", await layer.rearm())
         self.table.start_deadlines()
+        log.info("resumed %d computer turn(s)", await self.table.resume_computer_games())
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) in %d guild(s)", self.user, self.user.id if self.user else "?", len(self.guilds))

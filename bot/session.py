@@ -223,6 +223,38 @@ class GameLayer:
         await self.deadlines.schedule((Deadline("expire", channel_id, doc["id"], 0), doc["expires"]))
         return doc
 
+    async def start_computer_game(
+        self, kind: GameKind, *, guild_id: int, channel_id: int, human: Person, computer: Person, level: str, options: dict
+    ) -> tuple[dict, Game]:
+        """Start a game against the computer at once (no challenge to accept). Unrated: the computer's seat is
+        marked ``"bot": true``. Returns the record (``status`` "active") and the engine game.
+
+        Raises:
+            UserError: the channel already has a live challenge or game, or a race was lost.
+            IllegalMove: the options are not valid for the game.
+        """
+        stored = await self.store.get(channel_id)
+        if stored is not None and not self._expired(stored.doc):
+            raise UserError(self._busy_message(stored.doc))
+        seat, engine_options = kind.seat_options(options, self.rng)
+        game = kind.new_game(engine_options)
+        players = [None, None]
+        players[seat] = {"id": human.id, "name": human.name}
+        players[1 - seat] = {"id": computer.id, "name": computer.name, "bot": True, "level": level}
+        now = self.clock()
+        doc = {
+            "id": self._new_id(), "kind": kind.name, "status": "active", "guild_id": guild_id,
+            "channel_id": channel_id, "parent_id": None, "challenger": human.id, "opponent": computer.id,
+            "players": players, "options": engine_options, "state": game.to_dict(),
+            "created": now, "started": now, "updated": now,
+        }
+        doc = await self._with_deadline(doc, now)
+        if await self.store.commit(channel_id, doc, stored.version if stored else 0) is None:
+            raise UserError("Someone started a game in this channel at the same moment. Try again in a moment.")
+        await self._arm_turn(doc, game)
+        await self.store.redis.sadd(self._active_key(guild_id), channel_id)
+        return doc, game
+
     def _new_id(self) -> str:
         return "".join(self.rng.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
 
@@ -573,7 +605,8 @@ class GameLayer:
             raise UserError("Only the two players of that game can ask for a rematch.")
         redis = self.store.redis
         votes_key = f"hongbot:{{ch:{channel_id}}}:rematch:{game_id}"
-        await redis.sadd(votes_key, user.id)
+        other = record["players"][1 - seat]
+        await redis.sadd(votes_key, user.id, *([other["id"]] if other.get("bot") else []))  # the computer always agrees
         await redis.expire(votes_key, 7 * 24 * 3600)
         if await redis.scard(votes_key) < 2:
             return record["players"][1 - seat]["name"]

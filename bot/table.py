@@ -17,6 +17,7 @@ from discord import app_commands
 
 from engine import IllegalMove
 
+from .computer import Thinker
 from .deadlines import Deadline
 from .kinds import Game, GameKind
 from .session import GameLayer, Person, Turn, UserError, names
@@ -125,6 +126,8 @@ class Table:
         self.poll_interval = poll_interval
         self.final_items: list = [RematchButton]  # buttons on a finished game's last board (built from the game id)
         self._poller: asyncio.Task | None = None
+        self.thinker = Thinker()
+        self._thinking: dict[tuple[int, str, int], asyncio.Task] = {}
 
     # --- replies ----------------------------------------------------------------------------------
 
@@ -194,6 +197,8 @@ class Table:
             await channel.send(text[:2000], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
         if turn.finished:
             await self.on_finished(turn.doc)
+        else:
+            self.computer_to_move(turn.doc, turn.game)
 
     async def on_finished(self, doc: dict) -> None:
         """After a game ended: tell the parent channel of a thread game."""
@@ -214,10 +219,19 @@ class Table:
 
     # --- challenges -------------------------------------------------------------------------------
 
-    async def challenge(self, interaction: discord.Interaction, kind: GameKind, opponent: discord.abc.User | None, options: dict) -> None:
-        """Open a challenge and post it publicly with Accept/Decline (for the opponent, or anyone if open)."""
+    async def challenge(
+        self, interaction: discord.Interaction, kind: GameKind, opponent: discord.abc.User | None, options: dict,
+        level: str | None = None,
+    ) -> None:
+        """Open a challenge and post it publicly with Accept/Decline (for the opponent, or anyone if open);
+        challenging the bot itself starts a game against the computer at once."""
         if interaction.guild_id is None:
             raise UserError("Games are played in server channels, not in direct messages.")
+        if opponent is not None and self.bot.user is not None and opponent.id == self.bot.user.id:
+            await self.computer_game(interaction, kind, options, level or "medium")
+            return
+        if level is not None:
+            raise UserError(f"`level` is for games against the computer: challenge {self.bot.user.mention} to play it.")
         if opponent is not None and opponent.bot:
             raise UserError(f"{opponent.display_name} is a bot and can't play. Challenge a person instead.")
         doc = await self.layer.challenge(
@@ -297,6 +311,63 @@ class Table:
             )
             return None
 
+    # --- the computer opponent --------------------------------------------------------------------
+
+    async def computer_game(self, interaction: discord.Interaction, kind: GameKind, options: dict, level: str) -> None:
+        """Start a game against the computer at ``level`` in this channel and post its first board."""
+        me = self.bot.user
+        doc, game = await self.layer.start_computer_game(
+            kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, human=person(interaction.user),
+            computer=Person(me.id, f"Computer ({level})"), level=level, options=options,
+        )
+        await interaction.response.defer(thinking=True)
+        a, b = names(doc)
+        text = (f"**{kind.title}** against the computer ({level}, unrated): {a} ({kind.roles[0]}) vs "
+                f"{b} ({kind.roles[1]}).\n{self.status_line(kind, game, doc)}")
+        await interaction.followup.send(text[:2000], file=await self.board_file(kind, game, doc), allowed_mentions=MENTION_PLAYERS)
+        self.computer_to_move(doc, game)
+
+    def computer_to_move(self, doc: dict, game: Game) -> None:
+        """If the computer is to move in this running game, let it think (in a worker process) and move."""
+        if doc["status"] != "active" or game.is_over or not doc["players"][game.to_move].get("bot"):
+            return
+        key = (doc["channel_id"], doc["id"], len(game.moves))
+        if key not in self._thinking:
+            self._thinking[key] = asyncio.create_task(self._computer_move(*key))
+
+    async def _computer_move(self, channel_id: int, game_id: str, marker: int) -> None:
+        try:
+            due = await self.layer.reminder_due(channel_id, game_id, marker)  # still this game, still this turn?
+            if due is None:
+                return
+            doc, game = due
+            kind = self.layer.kinds[doc["kind"]]
+            player = doc["players"][game.to_move]
+            seed = int.from_bytes(f"{game_id}:{marker}".encode(), "big") % (2**31)
+            move = await self.thinker.choose(kind.name, doc["state"], player["level"], seed)
+            turn = await self.layer.play(kind, channel_id, player["id"], move)
+            await self.post_turn(None, kind, turn)
+        except UserError:
+            pass  # the game moved on meanwhile (another process moved, a resignation): nothing to do
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("computer move in channel %s failed", channel_id)
+        finally:
+            self._thinking.pop((channel_id, game_id, marker), None)
+
+    async def resume_computer_games(self) -> int:
+        """At start-up: let the computer move in every running game where it is to move. Returns how many."""
+        count = 0
+        for channel_id in await self.layer.store.channels_with_records():
+            stored = await self.layer.store.get(channel_id)
+            if stored and stored.doc["status"] == "active":
+                game = self.layer.kinds[stored.doc["kind"]].load(stored.doc["state"])
+                if stored.doc["players"][game.to_move].get("bot"):
+                    self.computer_to_move(stored.doc, game)
+                    count += 1
+        return count
+
     # --- moves ------------------------------------------------------------------------------------
 
     async def play(self, interaction: discord.Interaction, kind: GameKind, move: str) -> None:
@@ -338,10 +409,17 @@ class Table:
         text = f"**{kind.title}** — rematch! {names(doc)[0]} ({kind.roles[0]}) vs {names(doc)[1]} ({kind.roles[1]}).\n"
         text += self.status_line(kind, game, doc)
         await interaction.followup.send(text, file=await self.board_file(kind, game, doc), allowed_mentions=MENTION_PLAYERS)
+        self.computer_to_move(doc, game)
 
     async def takeback(self, interaction: discord.Interaction) -> None:
         doc, answerer = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
         request = doc["takeback"]
+        if doc["players"][answerer].get("bot"):  # the computer always allows it
+            turn = await self.layer.answer_takeback(
+                interaction.channel_id, doc["id"], request["moves"], doc["players"][answerer]["id"], True
+            )
+            await self.post_turn(interaction, self.layer.kinds[doc["kind"]], turn)
+            return
         view = buttons(TakebackButton("yes", doc["id"], request["moves"]), TakebackButton("no", doc["id"], request["moves"]))
         minutes = round((request["expires"] - self.layer.clock()) / 60)
         await interaction.response.send_message(
@@ -419,6 +497,9 @@ class Table:
         if self._poller:
             self._poller.cancel()
             self._poller = None
+        for task in self._thinking.values():
+            task.cancel()
+        self.thinker.close()
 
     # --- server-wide commands ---------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from ..table import choices
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]
+LEVEL = Literal["easy", "medium", "hard"]
 
 
 def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
@@ -62,10 +63,11 @@ def register(group: app_commands.Group, table) -> None:
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong in this channel")
     @app_commands.describe(
-        opponent="Who you want to play (leave out: anyone may accept)",
+        opponent="Who you want to play (leave out: anyone may accept; the bot itself: the computer)",
         board="castle (default, 15 Hongs to win), garden (13) or inner (11)",
         role="Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
         expansion="Play with the Lair of the Seven Great Dragons",
+        level="Against the computer: easy, medium (default) or hard",
     )
     async def challenge(
         interaction: discord.Interaction,
@@ -73,9 +75,10 @@ def register(group: app_commands.Group, table) -> None:
         board: BOARD = "castle",
         role: ROLE = "random",
         expansion: bool = False,
+        level: LEVEL | None = None,
     ) -> None:
         options = {"board": board, "role": role, "expansion": expansion}
-        await table.guarded(interaction, table.challenge(interaction, HONG, opponent, options))
+        await table.guarded(interaction, table.challenge(interaction, HONG, opponent, options, level))
 
     @group.command(name="place", description="Place a tile on an empty space (H: body across, V: rotated)")
     @app_commands.describe(square="An empty space, e.g. B3", rotate="True: turn the tile to V (body up–down)")

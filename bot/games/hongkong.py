@@ -15,6 +15,7 @@ from ..kinds import GameKind
 from ..table import choices
 
 FIRST = Literal["me", "them", "random"]
+LEVEL = Literal["easy", "medium", "hard"]
 
 
 def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
@@ -69,9 +70,18 @@ def register(group: app_commands.Group, table) -> None:
     """Add ``challenge`` and ``place`` to ``/hongkong``."""
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong Kong in this channel")
-    @app_commands.describe(opponent="Who you want to play (leave out: anyone may accept)", first="Who moves first (default: you)")
-    async def challenge(interaction: discord.Interaction, opponent: discord.User | None = None, first: FIRST = "me") -> None:
-        await table.guarded(interaction, table.challenge(interaction, HONGKONG, opponent, {"first": first}))
+    @app_commands.describe(
+        opponent="Who you want to play (leave out: anyone may accept; the bot itself: the computer)",
+        first="Who moves first (default: you)",
+        level="Against the computer: easy, medium (default) or hard",
+    )
+    async def challenge(
+        interaction: discord.Interaction,
+        opponent: discord.User | None = None,
+        first: FIRST = "me",
+        level: LEVEL | None = None,
+    ) -> None:
+        await table.guarded(interaction, table.challenge(interaction, HONGKONG, opponent, {"first": first}, level))
 
     @group.command(name="place", description="Place a block or roof (optionally after a quick block)")
     @app_commands.describe(

@@ -220,8 +220,12 @@ async def test_no_game_here_and_no_quick_blocks_left(emu, world, running, redis)
     assert "no game running in this channel" in await refused(it)
     it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ann)
     assert "challenge yourself" in await refused(it)
-    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user)
+    other_bot = emu.create_user("otherbot", bot=True)
+    emu.add_member(world.guild, other_bot)
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=other_bot)
     assert "is a bot" in await refused(it)
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben, level="hard")
+    assert "`level` is for games against the computer" in await refused(it)
     await challenge_and_accept(emu, world)
     ann_plots, ben_plots = ["A1", "A2", "B1", "A3", "B2"], ["E5", "E4", "D5", "E3", "D4"]
     for a, b in zip(ann_plots, ben_plots):

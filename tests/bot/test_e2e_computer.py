@@ -1,0 +1,90 @@
+"""End to end: games against the computer (the bot user itself), through the emulator."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine.hong as hong
+import engine.hongkong as hk
+from bot.store import GameStore
+from tests.emulator import DiscordEmulator
+
+from .harness import decode_png, make_world, start_bot
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+async def emu():
+    emulator = DiscordEmulator(patch_discord=False)
+    await emulator.start()
+    yield emulator
+    await emulator.stop()
+
+
+@pytest.fixture
+async def world(emu):
+    return make_world(emu)
+
+
+@pytest.fixture
+async def running(emu, world, redis_server, redis):
+    bot = await start_bot(emu, redis_server, guild=world.guild)
+    yield bot
+    await bot.stop()
+
+
+def computer_posts(emu, channel):
+    return [m for m in emu.messages(channel) if m.interaction_id is None and m.attachments]
+
+
+async def test_hongkong_against_the_computer_to_the_end(emu, world, running, redis):
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me")
+    start = (await it.wait_followups(1))[0]
+    assert "against the computer (easy, unrated)" in start.content
+    decode_png(start.attachments[0].data)
+    store = GameStore(redis)
+    rng = random.Random(5)
+    last = None
+    for _ in range(30):
+        doc = (await store.get(world.channel)).doc
+        game = hk.from_dict(doc["state"])
+        assert game.to_move == 0  # the computer has answered: it is Ann's turn again
+        move = rng.choice(game.legal_moves())
+        kind, square = move.split()[-1].split("@")
+        options = {"square": square, **({"piece": "roof"} if kind == "R" else {})}
+        if " " in move:
+            options["quick"] = move.split()[0].split("@")[1]
+        it = await emu.slash(world.ann, world.channel, "hongkong place", **options)
+        await it.wait_followups(1)
+        game.play(move)
+        if game.is_over:
+            break
+        seen = len(computer_posts(emu, world.channel))
+        await emu.wait_for_message(world.channel, lambda m: len(computer_posts(emu, world.channel)) > seen, timeout=20)
+        last = computer_posts(emu, world.channel)[-1]
+        assert "played" in last.content
+        if "Game over" in last.content:
+            break
+    assert await store.get(world.channel) is None  # the game ended
+    final = [m for m in emu.messages(world.channel) if "Game over" in m.content][-1]
+    assert "Computer (easy)" in final.content or "ann" in final.content
+    record_id = final.button("Rematch")["custom_id"].split(":")[-1]
+    record = await store.finished(world.channel, record_id)
+    # every move on record is legal: the record replays through the engine to the end
+    replay = hk.from_dict(record["state"])
+    assert replay.is_over and record["players"][1]["bot"] is True
+    assert emu.errors == []
+
+
+async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
+    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner", role="dragon_master")
+    start = (await it.wait_followups(1))[0]
+    assert "against the computer (medium, unrated)" in start.content
+    reply = await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
+    assert f"<@{world.ann['id']}>, your turn (dragon master)" in reply.content
+    doc = (await GameStore(redis).get(world.channel)).doc
+    game = hong.from_dict(doc["state"])
+    assert len(game.moves) == 1 and game.to_move == 1
+    assert emu.errors == []
