@@ -10,7 +10,7 @@ import asyncio
 import io
 import logging
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 MENTION_PLAYERS = discord.AllowedMentions(everyone=False, roles=False, users=True)
 NO_MENTIONS = discord.AllowedMentions.none()
 GAME_ID = r"[a-z0-9]{1,16}"
+
+# Shared by every game's challenge command.
+LEVEL = Literal["easy", "medium", "hard"]
+OPPONENT_HELP = "Who you want to play (leave out: anyone may accept; the bot itself: the computer)"
+LEVEL_HELP = "Against the computer: easy, medium (default) or hard"
 
 
 def person(user: discord.abc.User) -> Person:

@@ -11,11 +11,10 @@ import engine.hong as hong
 from render.hong import render_board
 
 from ..kinds import GameKind
-from ..table import choices
+from ..table import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]
-LEVEL = Literal["easy", "medium", "hard"]
 
 
 def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
@@ -63,11 +62,11 @@ def register(group: app_commands.Group, table) -> None:
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong in this channel")
     @app_commands.describe(
-        opponent="Who you want to play (leave out: anyone may accept; the bot itself: the computer)",
+        opponent=OPPONENT_HELP,
         board="castle (default, 15 Hongs to win), garden (13) or inner (11)",
         role="Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
         expansion="Play with the Lair of the Seven Great Dragons",
-        level="Against the computer: easy, medium (default) or hard",
+        level=LEVEL_HELP,
     )
     async def challenge(
         interaction: discord.Interaction,

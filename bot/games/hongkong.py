@@ -12,10 +12,9 @@ from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import render_board
 
 from ..kinds import GameKind
-from ..table import choices
+from ..table import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
 
 FIRST = Literal["me", "them", "random"]
-LEVEL = Literal["easy", "medium", "hard"]
 
 
 def seat_options(options: dict, rng: random.Random) -> tuple[int, dict]:
@@ -71,9 +70,9 @@ def register(group: app_commands.Group, table) -> None:
 
     @group.command(name="challenge", description="Challenge someone to a game of Hong Kong in this channel")
     @app_commands.describe(
-        opponent="Who you want to play (leave out: anyone may accept; the bot itself: the computer)",
+        opponent=OPPONENT_HELP,
         first="Who moves first (default: you)",
-        level="Against the computer: easy, medium (default) or hard",
+        level=LEVEL_HELP,
     )
     async def challenge(
         interaction: discord.Interaction,
