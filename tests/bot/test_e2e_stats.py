@@ -285,3 +285,30 @@ async def test_leaderboard_pages_turn_only_for_their_owner_and_survive_a_restart
     finally:
         await second.stop()
     assert emu.errors == []
+
+
+async def test_a_finished_game_replays_after_a_restart(emu, world, redis, redis_server):
+    first = await start_bot(emu, redis_server, guild=world.guild)
+    try:
+        await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
+        gid = (await GameStore(redis).get(world.channel)).doc["id"]
+        it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+        await it.wait_followups(1)
+        it = await emu.slash(world.ben, world.channel, "hongkong resign")
+        final = (await it.wait_followups(1))[0]
+        await rating_note(emu, world, 1)
+    finally:
+        await first.stop()
+    second = await start_bot(emu, redis_server, guild=world.guild)
+    try:
+        click = await emu.click(world.cleo, final, "Replay")
+        gif = (await click.wait_followups(1))[0].attachments[0]
+        assert gif.filename == f"hongkong-{gid}.gif" and gif_frames(gif.data) == 2
+        it = await emu.slash(world.cleo, world.channel, "record", game=gid)
+        parsed = parse_record((await it.wait_done()).attachments[0].data.decode("utf-8"))
+        assert parsed.moves == ["S@B2"] and parsed.tags["Termination"] == "resigned"
+        # started again: nothing is rated twice by the start-up sweep
+        assert (await Ratings(redis).standing("hongkong", GLOBAL, int(world.ann["id"]))).games == 1
+    finally:
+        await second.stop()
+    assert emu.errors == []
