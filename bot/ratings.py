@@ -158,6 +158,7 @@ class Standing:
         )
 
     def to_hash(self) -> dict[str, str | int | float]:
+        """The player hash to store (floats as ``repr`` so they read back exactly)."""
         (s0w, s0l, s0d), (s1w, s1l, s1d) = self.seats
         return {
             "name": self.name, "mu": repr(self.mu), "sigma": repr(self.sigma), "games": self.games,

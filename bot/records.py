@@ -37,10 +37,12 @@ CATCH_UP_WINDOW = 24 * 3600
 
 
 def guild_games_key(guild_id: int) -> str:
+    """The server's history: sorted set game id → end time (Unix seconds)."""
     return f"{PREFIX}:{{g:{guild_id}}}:games"
 
 
 def user_games_key(guild_id: int, user_id: int) -> str:
+    """One player's games in a server: sorted set game id → end time (Unix seconds)."""
     return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
 
 

@@ -89,6 +89,7 @@ def when(ts: float | None, style: str = "d") -> str:
 
 
 def streak_text(streak: int) -> str:
+    """+3 → "3 wins", −1 → "1 loss", 0 → "none"."""
     if streak > 0:
         return f"{streak} win{'s' if streak != 1 else ''}"
     if streak < 0:
@@ -97,6 +98,7 @@ def streak_text(streak: int) -> str:
 
 
 def signed(n: int) -> str:
+    """A rating change with its sign: "+158", "−158" (a real minus sign), "±0"."""
     return f"+{n}" if n > 0 else f"−{-n}" if n < 0 else "±0"
 
 
@@ -183,6 +185,7 @@ class LeaderboardButton(
 
 
 def leaderboard_view(kind: str, scope: str, page: Page, guild_id: int, user_id: int) -> discord.ui.View:
+    """Previous / Next for ``page`` (scope "s" server or "g" global), disabled at the ends."""
     view = discord.ui.View(timeout=None)
     view.add_item(LeaderboardButton("p", kind, scope, max(0, page.page - 1), guild_id, user_id, disabled=page.page == 0))
     view.add_item(LeaderboardButton("n", kind, scope, page.page + 1, guild_id, user_id,
@@ -191,6 +194,7 @@ def leaderboard_view(kind: str, scope: str, page: Page, guild_id: int, user_id: 
 
 
 def replay_view(game_id: str) -> discord.ui.View:
+    """A view with just the Replay button of ``game_id``."""
     view = discord.ui.View(timeout=None)
     view.add_item(ReplayButton(game_id))
     return view
