@@ -262,3 +262,16 @@ async def test_retry_after_a_crash_between_leaderboards_completes_the_other(rati
     assert retry[guild_scope(GUILD)] is None and retry[GLOBAL] == {ANN: (1500, 1658), BEN: (1500, 1342)}
     for scope in (guild_scope(GUILD), GLOBAL):
         assert (await ratings.standing("hongkong", scope, ANN)).games == 1
+
+
+def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
+    from bot.games.hongkong import HONGKONG
+    from bot.ratings import Page
+    from bot.stats import leaderboard_embed
+
+    worst = "*_~`|>\\" * 10  # every character needs escaping
+    page = Page([(n + 991, Standing(n, worst, mu=30.0, sigma=1.0, games=99999, wins=99999)) for n in range(10)], 99, 1000, 9999)
+    embed = leaderboard_embed(HONGKONG, "this server's", page).to_dict()
+    assert len(embed["description"]) <= 4096 and len(embed["title"]) <= 256 and len(embed["footer"]["text"]) <= 2048
+    assert len(embed["description"]) + len(embed["title"]) + len(embed["footer"]["text"]) <= 6000
+    assert embed["description"].count("\n") == 9 and "`1000.`" in embed["description"]
