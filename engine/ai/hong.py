@@ -32,6 +32,7 @@ import random
 import re
 
 from engine import hong as hg
+from engine.ai.search import iterative_deepening
 
 _SEG = "1"  # a tile whose body runs along the line
 _CAP = "0"  # a tile whose heads cap the line
@@ -181,7 +182,7 @@ class Model:
     def _touching(self, cells: list[int]) -> set[tuple[int, int, int]]:
         """Hongs having one of ``cells`` as segment or head: (line, start, end) triples."""
         found = set()
-        w, h = self.w, self.h
+        h = self.h
         for r in {self.row_of[i] for i in cells}:
             pos = [self.col_of[i] for i in cells if self.row_of[i] == r]
             for a, b in line_spans(self.row_line(r)):
@@ -196,19 +197,24 @@ class Model:
 
     # --- rules -----------------------------------------------------------------------------------
 
-    def _possible(self, action: str) -> bool:
+    def _possible(self, action: str, placing: bool = False) -> bool:
+        """Whether ``action`` can be carried out now (the rules summon no dragon whose action cannot).
+
+        ``placing``: ask about the position after one more tile is placed on an empty space (exact
+        except for ``move``, which is checked on the position as it is)."""
         g = self.grid
-        has_tile = "H" in g or "V" in g
+        empty = self.empty - 1 if placing else self.empty
+        has_tile = placing or "H" in g or "V" in g
         if action in ("rotate", "flip"):
             return has_tile
         if action in ("place", "stone"):
-            return self.empty > 0
+            return empty > 0
         if action == "movestone":
-            return self.empty > 0 and "S" in g
+            return empty > 0 and "S" in g
         if action == "swap":
             return has_tile and "S" in g
         if action == "move":
-            return self.empty > 0 and any(
+            return empty > 0 and any(
                 g[j] == _EMPTY for i, ch in enumerate(g) if ch in "HV" for j in self.neighbours[i])
         raise AssertionError(action)
 
@@ -315,18 +321,77 @@ class Model:
 
     def win_chance(self) -> float:
         """The dragon master's chance to reach the threshold if the rest were filled at random."""
-        sd = math.sqrt(self.total_var) + 0.05
-        z = (self.total_mean - self.threshold + 0.5) / sd
-        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+        return self._chance(self.total_mean, self.total_var)
+
+    def _chance(self, mean: float, var: float) -> float:
+        z = (mean - self.threshold + 0.5) / (math.sqrt(var) + 0.05)
+        return 0.5 * (1.0 + math.erf(z * 0.7071067811865476))
 
     def evaluate(self) -> float:
         """Player 0's (the emperor's) view: 1000 × (1 - 2 × the dragon master's chance), minus a small
         term for the expected count, so that margins still matter when the result looks certain."""
+        return self._value(self.total_mean, self.total_var)
+
+    def _value(self, mean: float, var: float) -> float:
+        z = (mean - self.threshold + 0.5) / (math.sqrt(var) + 0.05)
         w = self.weights
-        return 1000.0 * (1.0 - 2.0 * self.win_chance()) - w.margin * (self.total_mean - self.threshold)
+        return -w.chance * math.erf(z * 0.7071067811865476) - w.mean * (mean - self.threshold)
 
     def keyed_moves(self) -> list[tuple[float, object]]:
-        """Moves with their one-ply evaluation from the mover's side (higher first)."""
+        """Every legal move with its one-ply evaluation from the mover's side, best first.
+
+        Placements are scored from the changed row and column alone (no play/undo); a placement that
+        summons a Great Dragon gets ``weights.summon`` extra, as the action that follows is not seen
+        here. Dragon actions are scored by playing them.
+        """
+        if self.pending is not None:
+            return self._keyed_by_play()
+        sign = 1.0 if self.mover == 0 else -1.0
+        w, h = self.w, self.h
+        rows = [self.row_line(r) for r in range(h)]
+        cols = [self.col_line(c) for c in range(w)]
+        mean, var = self.mean, self.var
+        tm, tv = self.total_mean, self.total_var
+        last = self.empty == 1
+        watch = self.expansion and bool(self.lair)
+        bonus = self.weights.summon
+        value, threshold = self._value, self.threshold
+        out = []
+        for i, ch in enumerate(self.grid):
+            if ch != _EMPTY:
+                continue
+            r, c = divmod(i, w)
+            rk, ck = rows[r], cols[c]
+            base_m = tm - mean[r] - mean[h + c]
+            base_v = tv - var[r] - var[h + c]
+            for o, rch, cch in ((0, _SEG, _CAP), (1, _CAP, _SEG)):
+                nr = rk[:c] + rch + rk[c + 1:]
+                nc = ck[:r] + cch + ck[r + 1:]
+                mr, vr = line_stats(nr)
+                mc, vc = line_stats(nc)
+                summons = watch and self._summons(nr, c, nc, r)
+                m = base_m + mr + mc
+                if last and not summons:
+                    v = sign * (-1e6 if m >= threshold - 1e-9 else 1e6)
+                else:
+                    v = sign * value(m, base_v + vr + vc) + (bonus if summons else 0.0)
+                out.append((v, 2 * i + o))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def _summons(self, row: str, c: int, col: str, r: int) -> bool:
+        """Whether a placement making ``row`` (at column ``c``) and ``col`` (at row ``r``) creates a Hong
+        whose dragon waits in the lair and can act."""
+        lair = self.lair
+        for a, b in line_spans(row):
+            if a - 1 <= c <= b and (b - a) in lair and self._possible(lair[b - a], True):
+                return True
+        for a, b in line_spans(col):
+            if a - 1 <= r <= b and (b - a) in lair and self._possible(lair[b - a], True):
+                return True
+        return False
+
+    def _keyed_by_play(self) -> list[tuple[float, object]]:
         sign = 1.0 if self.mover == 0 else -1.0
         out = []
         for m in self.all_moves():
@@ -334,18 +399,24 @@ class Model:
             if self.terminal():
                 v = sign * (1e6 if self.outcome() == 0 else -1e6)
             else:
-                v = sign * self.evaluate()
+                v = sign * self.evaluate() + (self.weights.summon if self.pending is not None else 0.0)
             self.undo()
             out.append((v, m))
         out.sort(key=lambda t: -t[0])
         return out
 
+    def frontier(self) -> tuple[float, int]:
+        """Value of this position one ply deep (best one-ply child), player 0's view, and the number of
+        children scored: the search's last ply, without playing each child."""
+        keyed = self.keyed_moves()
+        if not keyed:
+            return self.evaluate(), 0
+        v = keyed[0][0]
+        return (v if self.mover == 0 else -v), len(keyed)
+
     def moves(self, depth: int, ply: int) -> list:
         keyed = self.keyed_moves()
-        if ply == 0 or depth <= 1:
-            limit = len(keyed) if ply == 0 else self.weights.leaf_width
-        else:
-            limit = self.weights.width
+        limit = len(keyed) if ply == 0 else self.weights.width
         return [m for _, m in keyed[:limit]]
 
 
@@ -353,34 +424,52 @@ class Weights:
     """Evaluation weights and search widths."""
 
     def __init__(self, **kw):
-        self.margin = 5.0
+        self.chance = 1000.0
+        self.mean = 5.0
+        self.summon = 40.0
         self.width = 12
-        self.leaf_width = 8
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError(k)
             setattr(self, k, v)
 
 
-def choose(game: hg.HongGame, rng: random.Random, nodes: int, max_depth: int,
-           weights: Weights | None = None) -> str:
-    """The move to play for ``game.to_move`` (a placement, or a dragon action while a summon is pending).
+def choose(game: hg.HongGame, rng: random.Random, *, nodes: int, depth: int, naive: bool = False,
+           deadline: float | None = None, weights: Weights | None = None) -> str:
+    """The move to play for ``game.to_move``: a placement, or a dragon action while a summon is pending.
 
     Args:
-        game: a Hong game that is not over (not changed).
-        rng: seeded generator for tie-breaks.
-        nodes: node budget of the search.
-        max_depth: most plies to look ahead.
+        game: a Hong game that is not over; it is not changed.
+        rng: seeded generator: breaks ties between equally good moves.
+        nodes: node budget of the search (positions visited or scored).
+        depth: most plies to look ahead (a placement or a dragon action is one ply).
+        naive: look one ply ahead and count only the Hongs on the board now, playing a random move
+            among the best (the easy level).
+        deadline: ``time.perf_counter()`` value after which the search stops early (safety net).
     """
-    from engine.ai.search import iterative_deepening
-
-    legal = game.legal_moves()
+    legal = set(game.legal_moves())
     model = Model(game, weights or Weights())
+    if naive:
+        sign = 1 if model.mover == 1 else -1
+        best, cands = None, []
+        for m in model.all_moves():
+            if model.notation(m) not in legal:
+                continue
+            model.play(m)
+            v = sign * model.hong_count()
+            model.undo()
+            if best is None or v > best:
+                best, cands = v, [m]
+            elif v == best:
+                cands.append(m)
+        if not cands:
+            return sorted(legal)[0]
+        return model.notation(cands[rng.randrange(len(cands))])
     keyed = model.keyed_moves()
     rng.shuffle(keyed)
     keyed.sort(key=lambda t: -t[0])
-    roots = [m for _, m in keyed if model.notation(m) in set(legal)]
-    if not roots:
-        return legal[0]
-    best, value, line, depth = iterative_deepening(model, roots, nodes, max_depth)
+    roots = [m for v, m in keyed if model.notation(m) in legal]
+    if not roots:  # the model and the engine disagree: never play an illegal move
+        return sorted(legal)[0]
+    best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline)
     return model.notation(best)

@@ -340,16 +340,56 @@ def turn_text(line: list[int]) -> str:
     return " ".join(f"{KIND_LETTER[m // PLOTS]}@{SQUARE[m % PLOTS]}" for m in parts)
 
 
-def choose(game: hk.HongKongGame, rng: random.Random, nodes: int, max_depth: int,
-           noise: float = 0.0, weights: Weights | None = None) -> str:
-    """The turn to play for ``game.to_move``: see the module docstring.
+def _root_values(model: Model, roots: list[int], leaf) -> list[tuple[float, list[int]]]:
+    """One turn of look-ahead for every root placement: ``(value for the mover, the turn's placements)``.
+
+    ``leaf(model)`` scores the position after the turn (player 0's view); a quick block is completed
+    with its best second piece (every one is tried)."""
+    sign = 1 if model.mover == 0 else -1
+    out = []
+    for m in roots:
+        model.play(m)
+        if model.mid:
+            best = None
+            for f in model.all_moves():
+                model.play(f)
+                v = sign * leaf(model)
+                model.undo()
+                if best is None or v > best[0]:
+                    best = (v, [m, f])
+            if best is not None:
+                out.append(best)
+        else:
+            out.append((sign * leaf(model), [m]))
+        model.undo()
+    return out
+
+
+def _leaf(model: Model) -> float:
+    if model.terminal():
+        w = model.outcome()
+        return 0.0 if w < 0 else (WIN if w == 0 else -WIN)
+    return model.evaluate()
+
+
+def _count_leaf(model: Model) -> float:
+    """Buildings on the board now (player 0's minus player 1's), ties to the centre's controller."""
+    c0, c1 = model.counts()
+    return 2 * (c0 - c1) + (0 if model.owner[CENTRE] < 0 else (1 if model.owner[CENTRE] == 0 else -1))
+
+
+def choose(game: hk.HongKongGame, rng: random.Random, *, nodes: int, depth: int, naive: bool = False,
+           deadline: float | None = None, weights: Weights | None = None) -> str:
+    """The turn to play for ``game.to_move``, in canonical notation (see the module docstring).
 
     Args:
-        game: a Hong Kong game that is not over (not changed).
-        rng: seeded generator for tie-breaks and noise.
-        nodes: node budget of the search.
-        max_depth: most turns (plies of S/R placements) to look ahead.
-        noise: standard deviation, in hundredths of a building, added to root values (0 for none).
+        game: a Hong Kong game that is not over; it is not changed.
+        rng: seeded generator: breaks ties between equally good turns.
+        nodes: node budget of the search (positions visited).
+        depth: most turns to look ahead (a quick block and its second piece are one turn).
+        naive: look one turn ahead and count only the buildings each player controls (ties: the
+            centre), playing a random turn among the best (the easy level).
+        deadline: ``time.perf_counter()`` value after which the search stops early (safety net).
     """
     legal = set(game.legal_moves())
     model = Model(game, weights or Weights())
@@ -357,13 +397,20 @@ def choose(game: hk.HongKongGame, rng: random.Random, nodes: int, max_depth: int
     rng.shuffle(keyed)
     keyed.sort(key=lambda t: -t[0])
     roots = [m for _, m, _ in keyed]
-    best, value, line, depth = iterative_deepening(model, roots, nodes, max_depth)
-    # complete a quick block with its best second piece if the line stopped after it
-    if line and line[0] >= 2 * PLOTS and len(line) < 2:
-        model.play(line[0])
-        follow = model.all_moves()
-        model.undo()
-        line = [line[0], follow[0]]
+    if naive:
+        scored = _root_values(model, roots, _count_leaf)
+        top = max(v for v, _ in scored)
+        near = [line for v, line in scored if v >= top]
+        line = near[rng.randrange(len(near))]
+    else:
+        best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline)
+        # complete a quick block with its best second piece if the line stopped after it
+        if line and line[0] >= 2 * PLOTS and len(line) < 2:
+            model.play(line[0])
+            follow = _root_values(model, model.all_moves(), _leaf)
+            model.undo()
+            follow.sort(key=lambda t: -t[0])
+            line = [line[0]] + follow[0][1]
     text = turn_text(line)
     if text not in legal:  # the model and the engine disagree: never play an illegal move
         text = sorted(legal)[0]

@@ -10,6 +10,7 @@ the same move order and the same budget give the same move on any machine.
 """
 from __future__ import annotations
 
+import time
 from typing import Hashable, Protocol, Sequence
 
 #: A value beyond any evaluation: a finished game is worth ``±WIN`` (minus its depth, so that a quicker
@@ -21,6 +22,9 @@ class Model(Protocol):
     """What :func:`iterative_deepening` needs from a game model (moves are any hashable values)."""
 
     mover: int
+
+    # Optional: ``frontier() -> (value, children scored)``, the value one ply deep, for models that can
+    # score all children at once more cheaply than playing each.
 
     def moves(self, depth: int, ply: int) -> Sequence[Hashable]:
         """The moves to search here, best first (may be a pruned subset); empty only if terminal."""
@@ -56,10 +60,21 @@ class Search:
         budget: the most nodes this search may visit.
     """
 
-    def __init__(self, model: Model, budget: int):
+    def __init__(self, model: Model, budget: float, deadline: float | None = None):
         self.model = model
         self.budget = budget
         self.nodes = 0
+        self.deadline = deadline
+        #: optional shortcut for the last ply: ``model.frontier() -> (value, children scored)``
+        self.frontier = getattr(model, "frontier", None)
+
+    def _tick(self) -> None:
+        """Count one node; raise :class:`OutOfBudget` when the budget (or the deadline) is spent."""
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise OutOfBudget
+        if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
+            raise OutOfBudget
 
     def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list]:
         """Minimax value of the model's position searched ``depth`` plies deep, and the line that led
@@ -70,6 +85,12 @@ class Search:
             return (0.0 if w < 0 else (WIN - ply if w == 0 else -WIN + ply)), []
         if depth <= 0:
             return m.evaluate(), []
+        if depth == 1 and self.frontier is not None:
+            v, n = self.frontier()
+            self.nodes += n
+            if self.nodes > self.budget:
+                raise OutOfBudget
+            return v, []
         moves = m.moves(depth, ply)
         if not moves:
             return m.evaluate(), []
@@ -77,12 +98,10 @@ class Search:
         best = -float("inf") if maximising else float("inf")
         best_line: list = []
         for move in moves:
-            self.nodes += 1
-            if self.nodes > self.budget:
-                raise OutOfBudget
+            self._tick()
             m.play(move)
             try:
-                v, line = self.value(depth - 1 if m_costs(m, move) else depth, alpha, beta, ply + 1)
+                v, line = self.value(depth - 1 if m.costs_depth(move) else depth, alpha, beta, ply + 1)
             finally:
                 m.undo()
             if maximising:
@@ -100,18 +119,16 @@ class Search:
         return best, best_line
 
 
-def m_costs(model: Model, move: Hashable) -> bool:
-    return model.costs_depth(move)
-
-
 def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: int,
-                        min_depth: int = 1) -> tuple[Hashable, float, list, int]:
+                        min_depth: int = 1, deadline: float | None = None) -> tuple[Hashable, float, list, int]:
     """Search ``root_moves`` (best first) one ply deeper at a time until ``budget`` nodes are spent.
 
     Each completed depth re-orders the root moves by their values, so the next depth searches the best
     one first. An unfinished depth still counts for the moves it finished that beat the previous best
     (the standard rule: its first move is the previous best, so a better one found later is real).
-    ``min_depth`` is always completed, whatever the budget.
+    ``min_depth`` is always completed, whatever the budget. ``deadline`` (a ``time.perf_counter()``
+    value) stops the search early like an exhausted budget; it is a safety net for slow machines, and the
+    result is reproducible only while the node budget runs out first.
 
     Returns:
         ``(best move, its value, principal variation, depth completed)``.
@@ -123,16 +140,17 @@ def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: 
     search = Search(model, budget)
     for depth in range(1, max_depth + 1):
         if depth <= min_depth:
-            search.budget = float("inf")  # type: ignore[assignment]
+            search.budget, search.deadline = float("inf"), None
         else:
-            search.budget = budget
+            search.budget, search.deadline = budget, deadline
         scored: list[tuple[float, int]] = []
         lines: dict[int, list] = {}
         alpha, beta = -float("inf"), float("inf")
         finished = True
         for i, move in enumerate(order):
-            search.nodes += 1
-            if search.nodes > search.budget:
+            try:
+                search._tick()
+            except OutOfBudget:
                 finished = False
                 break
             model.play(move)

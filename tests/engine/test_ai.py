@@ -1,0 +1,319 @@
+"""Tests for engine.ai, the computer opponents: legal, reproducible, side-effect free, and able to see
+an obvious win. Budgets are tiny so the whole file runs in seconds; strength is measured by
+``tests/bench/ai_match.py``, not here."""
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from engine import IllegalMove, hong, hongkong
+from engine.ai import LEVELS, SETTINGS, choose_move, choose_move_from_dict
+from engine.ai import hong as hong_ai
+from engine.ai import hongkong as hongkong_ai
+
+TINY = 40  # node budget for the many-games tests
+
+
+def state(game) -> tuple:
+    """Everything observable about a game, to check that choosing a move changes nothing."""
+    d = game.to_dict()
+    if isinstance(game, hongkong.HongKongGame):
+        return d, [list(s) for s in game.stacks], [dict(r) for r in game.remaining], game.to_move
+    return d, game.rows(), dict(game.lair), game.pending, game.to_move
+
+
+def play_out(game, levels: tuple[str, str], seed: int, budget: int = TINY):
+    """Let the computer play ``game`` to the end, player 0 at ``levels[0]``, player 1 at ``levels[1]``;
+    every move must be in ``legal_moves()`` and leave the game untouched until it is played."""
+    while not game.is_over:
+        legal = game.legal_moves()
+        before = state(game)
+        move = choose_move(game, levels[game.to_move], seed=seed, budget=budget)
+        assert move in legal, (move, game.moves)
+        assert state(game) == before
+        game.play(move)
+    return game
+
+
+# --- the interface -----------------------------------------------------------------------------
+
+
+def test_levels_and_settings_table():
+    assert LEVELS == ("easy", "medium", "hard")
+    for kind in ("hongkong", "hong"):
+        assert set(SETTINGS[kind]) == set(LEVELS)
+        for settings in SETTINGS[kind].values():
+            assert {"nodes", "depth", "naive", "seconds"} <= set(settings)
+
+
+def test_unknown_level_and_kind_are_refused():
+    with pytest.raises(ValueError, match="level"):
+        choose_move(hongkong.new_game(), "grandmaster")
+    with pytest.raises(ValueError, match="kind"):
+        choose_move_from_dict("chess", {}, "easy")
+    with pytest.raises(TypeError):
+        choose_move("not a game", "easy")
+
+
+def test_a_finished_game_has_no_move():
+    game = play_out(hongkong.new_game(0), ("easy", "easy"), seed=3)
+    with pytest.raises(IllegalMove, match="over"):
+        choose_move(game, "easy")
+    game = play_out(hong.new_game("inner", seed=3), ("easy", "easy"), seed=3)
+    with pytest.raises(IllegalMove, match="over"):
+        choose_move(game, "hard", budget=TINY)
+
+
+def test_choose_move_and_its_arguments_pickle_for_a_process_pool():
+    game = hongkong.new_game(1)
+    game.play("Q@B2 S@C2")
+    assert pickle.loads(pickle.dumps(game)).to_dict() == game.to_dict()
+    assert pickle.loads(pickle.dumps(choose_move)) is choose_move
+    assert pickle.loads(pickle.dumps(choose_move_from_dict)) is choose_move_from_dict
+
+
+def test_choose_move_from_dict_in_a_spawned_process():
+    hk_game = hongkong.new_game(0)
+    hk_game.play("S@B2")
+    h_game = hong.new_game("garden", expansion=True, seed=5)
+    h_game.play("E4H")
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        far = [pool.submit(choose_move_from_dict, "hongkong", hk_game.to_dict(), "medium", 7, budget=TINY),
+               pool.submit(choose_move_from_dict, "hong", h_game.to_dict(), "hard", 7, budget=TINY)]
+        moves = [f.result(timeout=60) for f in far]
+    assert moves == [choose_move(hk_game, "medium", 7, budget=TINY), choose_move(h_game, "hard", 7, budget=TINY)]
+    assert moves[0] in hk_game.legal_moves() and moves[1] in h_game.legal_moves()
+
+
+# --- legal moves only, over many fast games -------------------------------------------------------
+
+
+@pytest.mark.parametrize("levels", [("easy", "hard"), ("hard", "easy"), ("medium", "medium")])
+@pytest.mark.parametrize("first", [0, 1])
+def test_hongkong_computer_plays_only_legal_turns(levels, first):
+    for seed in range(3):
+        game = play_out(hongkong.new_game(first), levels, seed=seed)
+        assert game.is_over
+
+
+def test_hongkong_computer_plays_legal_turns_after_random_openings():
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = hongkong.new_game(seed % 2)
+        for _ in range(rng.randrange(4, 30)):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if not game.is_over:
+            play_out(game, (LEVELS[seed % 3], LEVELS[(seed + 1) % 3]), seed=seed)
+
+
+@pytest.mark.parametrize("board", ["castle", "garden", "inner"])
+@pytest.mark.parametrize("expansion", [False, True], ids=["base", "lair"])
+def test_hong_computer_plays_only_legal_moves_in_both_roles(board, expansion):
+    pairs = [("easy", "hard"), ("hard", "easy"), ("hard", "medium"), ("medium", "hard"), ("medium", "easy"),
+             ("easy", "medium")]
+    for seed, levels in enumerate(pairs):
+        game = play_out(hong.new_game(board, expansion=expansion, seed=seed), levels, seed=seed)
+        assert game.winner in (hong.EMPEROR, hong.DRAGON_MASTER)
+
+
+# --- the fast internal models agree with the engines ---------------------------------------------
+
+
+def test_hongkong_model_generates_exactly_the_legal_turns():
+    rng = random.Random(11)
+    for seed in range(8):
+        game = hongkong.new_game(seed % 2)
+        while not game.is_over:
+            model = hongkong_ai.Model(game, hongkong_ai.Weights())
+            turns = set()
+            for m in model.all_moves():
+                model.play(m)
+                if model.mid:
+                    turns.update(hongkong_ai.turn_text([m, f]) for f in model.all_moves())
+                else:
+                    turns.add(hongkong_ai.turn_text([m]))
+                model.undo()
+            assert turns == set(game.legal_moves())
+            game.play(rng.choice(game.legal_moves()))
+            model = hongkong_ai.Model(game, hongkong_ai.Weights())
+            assert model.terminal() == game.is_over
+
+
+@pytest.mark.parametrize("board", ["castle", "garden", "inner"])
+def test_hong_model_follows_the_engine_with_the_lair(board):
+    rng = random.Random(12)
+    game = hong.new_game(board, expansion=True, seed=12)
+    model = hong_ai.Model(game, hong_ai.Weights())
+    while not game.is_over:
+        assert sorted(model.notation(m) for m in model.all_moves()) == sorted(game.legal_moves())
+        assert model.mover == game.to_move
+        move = rng.choice(model.all_moves())
+        model.play(move)
+        game.play(model.notation(move))
+        assert "".join(model.grid) == "".join(game.rows())
+    assert model.terminal() and model.hong_count() == game.hong_count()
+
+
+def test_line_statistics_are_exact():
+    """Mean and variance of a line's Hongs under a random completion, against enumeration."""
+    import itertools
+
+    rng = random.Random(13)
+    for _ in range(60):
+        line = "".join(rng.choice("01.#") for _ in range(rng.randint(1, 9)))
+        holes = [i for i, ch in enumerate(line) if ch == "."]
+        counts = []
+        for bits in itertools.product("01", repeat=len(holes)):
+            filled = list(line)
+            for i, b in zip(holes, bits):
+                filled[i] = b
+            counts.append(len(hong_ai.line_spans("".join(filled))))
+        mean = sum(counts) / len(counts)
+        var = sum(c * c for c in counts) / len(counts) - mean * mean
+        got = hong_ai.line_stats(line)
+        assert got == pytest.approx((mean, var), abs=1e-9), line
+
+
+# --- reproducible, side-effect free --------------------------------------------------------------
+
+
+def _midgame_hongkong():
+    game = hongkong.new_game(0)
+    for turn in ["S@B2", "S@D4", "Q@B3 S@B3", "S@C4", "R@A1", "Q@D3 S@D3"]:
+        game.play(turn)
+    return game
+
+
+def _midgame_hong(expansion=False):
+    game = hong.new_game("castle", expansion=expansion, seed=21)
+    rng = random.Random(21)
+    for _ in range(20):
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@pytest.mark.parametrize("make", [_midgame_hongkong, _midgame_hong], ids=["hongkong", "hong"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_same_move(make, level):
+    game = make()
+    before = state(game)
+    first = choose_move(game, level, seed=99, budget=400)
+    assert [choose_move(game, level, seed=99, budget=400) for _ in range(2)] == [first, first]
+    assert choose_move(make(), level, seed=99, budget=400) == first  # a fresh but equal game too
+    assert choose_move_from_dict("hongkong" if isinstance(game, hongkong.HongKongGame) else "hong",
+                                 game.to_dict(), level, 99, budget=400) == first
+    assert state(game) == before
+
+
+def test_the_seed_breaks_ties():
+    # On an empty board many openings are equally good: different seeds pick different ones.
+    game = hongkong.new_game(0)
+    assert len({choose_move(game, "easy", seed=s) for s in range(12)}) > 1
+    game = hong.new_game("inner", seed=1)
+    assert len({choose_move(game, "easy", seed=s) for s in range(12)}) > 1
+
+
+# --- the expansion: a pending summon ---------------------------------------------------------------
+
+
+def _pending_summon(seed: int):
+    rng = random.Random(seed)
+    game = hong.new_game("inner", expansion=True, seed=seed)
+    while game.pending is None:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_pending_summon_is_answered_with_a_dragon_action(level):
+    for seed in range(3):
+        game = _pending_summon(seed)
+        before = state(game)
+        move = choose_move(game, level, seed=seed, budget=300)
+        assert move.startswith("D") and move in game.legal_moves()
+        assert state(game) == before
+        game.play(move)
+
+
+# --- obvious wins --------------------------------------------------------------------------------
+
+#: Hong Kong, found by seeded random stacking: player 1 has one standard block left and player 0 none,
+#: so this is the game's last turn; player 0 leads by one building and holds the centre, so the only
+#: winning turn is the capture S@D1 (D1 is player 0's, next to player 1's tall C1); any other loses.
+HK_LAST_TURN = {"game": "hongkong", "first": 0, "turns": [
+    "Q@B1 S@A5", "Q@E1 S@E1", "R@B1", "Q@E1 S@E1", "R@A5", "S@E1", "Q@B3 S@C1", "Q@E4 S@C4", "Q@B3 R@B3",
+    "Q@E4 S@C4", "Q@B4 R@D2", "Q@E4 S@A4", "S@C1", "S@E4", "Q@C1 S@B4", "R@E3", "S@B4", "S@C4", "S@B4",
+    "S@C4", "R@C1", "S@D4", "S@C3", "R@C4", "S@B4", "R@A4", "S@C3", "R@E4", "S@C3", "R@D4", "S@C3", "S@D5",
+    "S@C3", "S@D5", "S@D3", "S@D5", "S@D3", "S@D5", "S@D3", "S@D5", "S@D3", "S@B5", "S@D3", "S@B5", "S@A1",
+    "S@C2", "S@D1", "S@C2", "S@A1"]}
+
+
+def test_hongkong_position_has_one_winning_turn():
+    game = hongkong.from_dict(HK_LAST_TURN)
+    winners = {}
+    for turn in game.legal_moves():
+        trial = game.copy()
+        trial.play(turn)
+        assert trial.is_over
+        winners[turn] = trial.winner
+    assert [t for t, w in winners.items() if w == game.to_move] == ["S@D1"]
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_hongkong_computer_captures_to_win_on_the_last_turn(level):
+    game = hongkong.from_dict(HK_LAST_TURN)
+    for seed in range(3):
+        assert choose_move(game, level, seed=seed) == "S@D1"
+
+
+#: Hong on the inner board (seed 46): three spaces left, the dragon master to move with 10 Hongs of the
+#: 11 needed; B3H completes the eleventh, and it is the only placement after which he cannot lose.
+HONG_SEED = 46
+HONG_MOVES = ["G1V", "B5V", "D1V", "B7V", "C7V", "E3V", "F6H", "G2V", "G7H", "D7H", "F1H", "B1V", "D2H", "D5H",
+              "C2H", "E6V", "A1V", "A3H", "E5V", "A4H", "F5V", "C4V", "E7V", "E2V", "A5V", "B6H", "G4V", "C3V",
+              "G6H", "D6V", "F2H", "D4H", "C6V", "A7H", "C5V", "A6V", "B2V", "F4V", "F3V", "D3V", "G5H", "B4V",
+              "G3H"]
+
+
+def _hong_position():
+    game = hong.new_game("inner", seed=HONG_SEED)
+    for move in HONG_MOVES:
+        game.play(move)
+    return game
+
+
+def _winner_with_best_play(game) -> int:
+    if game.is_over:
+        return game.winner
+    for move in game.legal_moves():
+        trial = game.copy()
+        trial.play(move)
+        if _winner_with_best_play(trial) == game.to_move:
+            return game.to_move
+    return 1 - game.to_move
+
+
+def test_hong_position_has_one_winning_placement():
+    game = _hong_position()
+    assert game.to_move == hong.DRAGON_MASTER and game.hong_count() == game.threshold - 1
+    wins = []
+    for move in game.legal_moves():
+        trial = game.copy()
+        trial.play(move)
+        if _winner_with_best_play(trial) == hong.DRAGON_MASTER:
+            wins.append(move)
+    assert wins == ["B3H"]
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_hong_computer_completes_the_winning_hong(level):
+    game = _hong_position()
+    for seed in range(3):
+        assert choose_move(game, level, seed=seed) == "B3H"
