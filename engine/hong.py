@@ -20,6 +20,7 @@ and columns through the squares a move changed.
 from __future__ import annotations
 
 import random
+import json
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -995,11 +996,49 @@ def new_game(board: str | Board = "castle", expansion: bool = False, seed: int |
     return HongGame(b, seed, tuple(drawn), bool(expansion), drawn_lair if expansion else {})
 
 
-def from_dict(d: Mapping[str, Any]) -> HongGame:
+def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongGame:
     """Restore a game from :meth:`HongGame.to_dict` output (exact round trip).
 
+    The record is rebuilt from its setup (board, seed, stones, lair) by replaying its moves, then checked
+    against the rest of the record, so a damaged or edited record is refused rather than half-loaded.
+    ``replay=False`` loads the position exactly as recorded instead (tests use it to craft positions).
+
     Raises:
-        IllegalMove: the data is not a Hong game state or is inconsistent with its board.
+        IllegalMove: (a ``ValueError``) the data is not a Hong game record, a field is missing or malformed,
+            a move in it is illegal, or the record does not match its own moves.
+    """
+    if not isinstance(d, Mapping) or d.get("game", "hong") != "hong":
+        raise IllegalMove("This saved state is not a game of Hong.")
+    if not replay:
+        return _load_snapshot(d)
+    try:
+        board = parse_board(d["board_text"]) if "board_text" in d else board_named(d["board"])
+        seed, expansion, moves = d["seed"], d["expansion"], d["moves"]
+        if type(seed) is not int or type(expansion) is not bool:
+            raise TypeError("seed must be an integer and expansion true or false")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise TypeError("moves must be a list of moves")
+        lair = {int(k): v for k, v in d["lair_setup"].items()} if expansion else None
+        game = new_game(board, expansion=expansion, seed=seed, stones=list(d["stones"]), lair=lair)
+    except IllegalMove as e:
+        raise IllegalMove(f"This saved Hong game is damaged: {e}") from e
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise IllegalMove(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
+    for number, move in enumerate(moves, 1):
+        try:
+            game.play(move)
+        except IllegalMove as e:
+            raise IllegalMove(f"This saved Hong game is damaged: move {number} ({move}) is illegal: {e}") from e
+    if _json_form(game.to_dict()) != _json_form(d):
+        raise IllegalMove("This saved Hong game is damaged: its board does not match its moves.")
+    return game
+
+
+def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
+    """A game exactly as ``d`` describes it, without replaying its moves (for crafted test positions).
+
+    Raises:
+        IllegalMove: a field is missing or malformed, or the grid does not fit the board.
     """
     try:
         if d.get("game", "hong") != "hong":
@@ -1007,6 +1046,12 @@ def from_dict(d: Mapping[str, Any]) -> HongGame:
         board = parse_board(d["board_text"]) if "board_text" in d else board_named(d["board"])
         g = HongGame.__new__(HongGame)
         g.board = board
+        if type(d["seed"]) is not int or type(d["expansion"]) is not bool or d["to_move"] not in (0, 1):
+            raise IllegalMove("This saved Hong game is damaged: seed, expansion or to_move is malformed.")
+        if not isinstance(d["moves"], list) or not all(isinstance(m, str) for m in d["moves"]):
+            raise IllegalMove("This saved Hong game is damaged: moves must be a list of moves.")
+        if any(a not in ACTIONS for a in (*d["lair_setup"].values(), *d["lair"].values())):
+            raise IllegalMove("This saved Hong game is damaged: the lair names an unknown action.")
         g.seed = int(d["seed"])
         g.stones = tuple(d["stones"])
         g.expansion = bool(d["expansion"])
@@ -1028,6 +1073,8 @@ def from_dict(d: Mapping[str, Any]) -> HongGame:
         created = []
         w = board.width
         for direction, cells in d.get("last_created", ()):
+            if direction not in _TILES or not cells or any(board.index(c) is None for c in cells):
+                raise IllegalMove("This saved Hong game is damaged: last_created is malformed.")
             ii = [board.index(c) for c in cells]
             if direction == "H":
                 heads = (square_name(ii[0] % w - 1, ii[0] // w), square_name(ii[-1] % w + 1, ii[-1] // w))
@@ -1038,5 +1085,10 @@ def from_dict(d: Mapping[str, Any]) -> HongGame:
         return g
     except IllegalMove:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise IllegalMove(f"This saved Hong game is damaged ({e!r}).") from e
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise IllegalMove(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
+
+
+def _json_form(d: Mapping[str, Any]) -> Any:
+    """``d`` as it would come back from JSON (tuples → lists, int keys → strings), for comparisons."""
+    return json.loads(json.dumps(d, sort_keys=True))

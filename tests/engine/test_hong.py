@@ -30,7 +30,7 @@ def position(rows: list[str], *, threshold: int = 1, expansion: bool = False, la
     d = game.to_dict()
     d["grid"] = "/".join(rows)
     d["to_move"] = to_move
-    return from_dict(d)
+    return from_dict(d, replay=False)
 
 
 def naive_hongs(game) -> set[tuple[str, tuple[str, ...]]]:
@@ -507,7 +507,7 @@ def test_round_trip_at_random_points():
 
 def test_round_trip_custom_board():
     g = position(["VHV.", "SSS.", "#..."], threshold=2)
-    again = from_dict(json.loads(json.dumps(g.to_dict())))
+    again = from_dict(json.loads(json.dumps(g.to_dict())), replay=False)
     assert again.board == g.board and again.to_dict() == g.to_dict()
 
 
@@ -752,7 +752,7 @@ def test_no_stone_to_move_or_swap():
         g = position(["V.V..", ".....", "SSS.."], expansion=True, lair=lair_with(**{action: 1}))
         d = g.to_dict()
         d["grid"] = d["grid"].replace("S", ".")
-        g = from_dict(d)
+        g = from_dict(d, replay=False)
         g.play("B1H")
         assert g.pending is None and g.to_move == DRAGON_MASTER and g.lair[1] == action
 
@@ -779,7 +779,7 @@ def test_pending_round_trip():
     g.play("C1V")
     d = json.loads(json.dumps(g.to_dict()))
     assert d["pending"] == {"player": 0, "sizes": [1, 2]}
-    again = from_dict(d)
+    again = from_dict(d, replay=False)
     assert again.to_dict() == g.to_dict() and again.pending == g.pending
     assert again.legal_moves() == g.legal_moves()
 
@@ -814,3 +814,25 @@ def test_random_playouts_with_the_expansion(name):
         assert as_set(g.hongs()) == naive_hongs(g)
         assert g.winner == (DRAGON_MASTER if g.hong_count() >= g.threshold else EMPEROR)
     assert summons > 60   # the lair is really exercised
+
+
+@pytest.mark.parametrize("change", [
+    {"last_created": [["Q", []]]}, {"to_move": 7}, {"to_move": -1}, {"expansion": "no"}, {"moves": "C4H"},
+    {"lair": {"1": "explode"}}, {"seed": 1.5}, {"moves": ["C4H"]}, {"stones": ["A1"]}, {"board": "moon"},
+])
+def test_from_dict_refuses_damaged_records_with_a_value_error(change):
+    d = json.loads(json.dumps(new_game("castle", seed=5, expansion=True).to_dict()))
+    with pytest.raises(ValueError, match="saved"):
+        from_dict({**d, **change})
+
+
+def test_from_dict_replays_the_moves():
+    g = new_game("inner", seed=9, expansion=True)
+    rng = random.Random(9)
+    while not g.is_over:
+        g.play(rng.choice(g.legal_moves()))
+    d = json.loads(json.dumps(g.to_dict()))
+    assert from_dict(d).to_dict() == g.to_dict()
+    d["moves"][3], d["moves"][4] = d["moves"][4], d["moves"][3]
+    with pytest.raises(ValueError, match="damaged"):
+        from_dict(d)

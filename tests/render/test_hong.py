@@ -84,7 +84,7 @@ def test_to_move_is_shown():
     g = played(moves=["E5H"])
     d = g.to_dict()
     d["to_move"] = 0
-    a, b = decode(render_board(g, NAMES)), decode(render_board(from_dict(d), NAMES))
+    a, b = decode(render_board(g, NAMES)), decode(render_board(from_dict(d, replay=False), NAMES))
     assert a.tobytes() != b.tobytes()
     # The card of the player to move is filled with their colour.
     assert count_near(a, PLAYER_COLOURS[1], 4) > count_near(b, PLAYER_COLOURS[1], 4) + 10_000
@@ -108,7 +108,7 @@ def test_pending_summon_and_lair():
                  stones=["A3", "B3", "C3"], lair=LAIR)
     d = g.to_dict()
     d["grid"] = "V.V../...../SSS.."
-    g = from_dict(d)
+    g = from_dict(d, replay=False)
     before = decode(render_board(g, NAMES))
     g.play("B1H")
     assert g.pending is not None
