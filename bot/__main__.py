@@ -1,41 +1,77 @@
-"""``python -m bot``: load the configuration and run the bot until interrupted."""
+"""``python -m bot``: load the configuration and run the bot until interrupted (Ctrl-C or SIGTERM)."""
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 import sys
 
+import aiohttp
 import discord
 
-from .config import ConfigError, load_config
+from .config import Config, ConfigError, load_config
 
 
 def main() -> int:
-    """Entry point. Exit codes: 0 after a clean stop, 2 for missing/invalid configuration, 1 for a failed login."""
+    """Entry point. Exit codes: 0 after a clean stop, 2 for missing/invalid configuration, 1 when Discord or
+    Redis can't be used (each failure is one line on stderr, never a traceback)."""
     try:
         config = load_config()
     except ConfigError as exc:
-        print(f"hongbot: configuration error: {exc}", file=sys.stderr)
-        return 2
+        return fail(f"configuration error: {exc}", 2)
     if not config.token:
-        print(
-            "hongbot: no Discord bot token. Set DISCORD_TOKEN in the environment, or `token = \"...\"` in config.toml "
+        return fail(
+            "no Discord bot token. Set DISCORD_TOKEN in the environment, or `token = \"...\"` in config.toml "
             "(copy config.example.toml); see README.md, 'Create the Discord application'.",
-            file=sys.stderr,
+            2,
         )
-        return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     point_at(config.api_base, config.gateway_url)
-    from .client import HongBot
-
     try:
-        HongBot(config).run(config.token, log_handler=None)
+        asyncio.run(serve(config))
     except discord.LoginFailure:
-        print("hongbot: Discord refused the token (401). Check DISCORD_TOKEN / config.toml.", file=sys.stderr)
-        return 1
-    except RuntimeError as exc:
-        print(f"hongbot: {exc}", file=sys.stderr)
-        return 1
+        return fail("Discord refused the token (401 Unauthorized). Check DISCORD_TOKEN / config.toml.", 1)
+    except (aiohttp.ClientError, OSError, discord.GatewayNotFound) as exc:
+        return fail(f"cannot reach Discord at {config.api_base}: {exc}", 1)
+    except RuntimeError as exc:  # Redis could not be reached or started (the message says which)
+        return fail(str(exc), 1)
     return 0
+
+
+def fail(message: str, code: int) -> int:
+    print(f"hongbot: {message}", file=sys.stderr)
+    return code
+
+
+async def serve(config: Config) -> None:
+    """Run the bot until it stops or the process gets SIGINT/SIGTERM; then close it cleanly (the embedded
+    Redis saves and stops)."""
+    from .client import HongBot
+    from .store import connect
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    redis = await connect(config.redis_url, config.data_dir)  # Redis first: fail fast, before logging in
+    try:
+        await run_bot(HongBot(config, redis=redis), config.token, stop)
+    finally:
+        await redis.close()
+
+
+async def run_bot(bot, token: str, stop: asyncio.Event) -> None:
+    async with bot:
+        runner = asyncio.create_task(bot.start(token))
+        stopper = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        if runner in done:
+            stopper.cancel()
+            runner.result()  # re-raise why it stopped
+        else:
+            logging.getLogger("bot").info("stopping (signal received)")
+            await bot.close()
+            runner.cancel()
 
 
 def point_at(api_base: str, gateway_url: str) -> None:

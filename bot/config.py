@@ -59,15 +59,19 @@ ENV_VARS = {
 
 
 def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
-    """Read ``path`` (default: ``$HONGBOT_CONFIG`` or ``./config.toml``, if it exists) and apply env overrides.
+    """Read ``path`` (default: ``$HONGBOT_CONFIG``, else ``./config.toml`` if it exists) and apply env overrides.
 
     Raises:
-        ConfigError: unreadable TOML, an unknown key, or a value of the wrong kind.
+        ConfigError: unreadable TOML, an unknown key, a value of the wrong kind, or ``$HONGBOT_CONFIG`` naming
+            something that is not a file.
     """
     env = os.environ if env is None else env
-    path = Path(path or env.get("HONGBOT_CONFIG") or "config.toml")
+    named = None if path else env.get("HONGBOT_CONFIG")
+    path = Path(path or named or "config.toml")
     raw: dict = {}
-    if path.exists():
+    if named and not path.is_file():
+        raise ConfigError(f"the configuration file {path} does not exist (or is not a file)")
+    if path.is_file():
         try:
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -92,23 +96,28 @@ def _build(raw: dict, path: Path) -> Config:
         return value.strip()
 
     guild = raw.get("dev_guild_id")
-    try:
-        guild = int(guild) if guild not in (None, "", 0, "0") else None
-    except (TypeError, ValueError):
-        raise ConfigError(f"dev_guild_id must be a guild id (a number), not {guild!r}") from None
+    if guild in (None, "", 0, "0"):
+        guild = None
+    elif isinstance(guild, bool) or not str(guild).isdigit():
+        raise ConfigError(f"dev_guild_id must be a guild id (a positive whole number), not {guild!r}")
+    else:
+        guild = int(guild)
     timeout = raw.get("challenge_timeout", 600)
     try:
         timeout = float(timeout)
     except (TypeError, ValueError):
         raise ConfigError(f"challenge_timeout must be a number of seconds, not {timeout!r}") from None
-    if not timeout > 0:
-        raise ConfigError("challenge_timeout must be more than 0 seconds")
+    if not 10 <= timeout <= 7 * 86400:  # also refuses inf and nan
+        raise ConfigError("challenge_timeout must be between 10 seconds and 7 days (604800)")
     level = (text("log_level") or "INFO").upper()
     if level not in LOG_LEVELS:
         raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    redis_url = text("redis_url")
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"redis_url must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
     return Config(
         token=text("token"),
-        redis_url=text("redis_url"),
+        redis_url=redis_url,
         data_dir=Path(text("data_dir") or "data"),
         dev_guild_id=guild,
         log_level=level,

@@ -20,6 +20,7 @@ A channel's record (``doc``) is a JSON dict::
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -69,8 +70,31 @@ class Turn:
 
 
 def names(doc: dict) -> tuple[str, str]:
-    """Display names of seat 0 and seat 1."""
+    """Display names of seat 0 and seat 1, as stored: safe to put in a Discord message (see :func:`safe_name`)."""
     return doc["players"][0]["name"], doc["players"][1]["name"]
+
+
+def plain_names(doc: dict) -> tuple[str, str]:
+    """Display names of seat 0 and seat 1 without the escapes that make them safe in messages (for images)."""
+    return plain_name(doc["players"][0]["name"]), plain_name(doc["players"][1]["name"])
+
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u200b"), None)
+
+
+def safe_name(name: str) -> str:
+    """A display name fit to quote in a message: direction overrides and zero-width marks removed, white space
+    folded, at most 32 characters (Discord's limit), markdown and mentions escaped (so a name can't ping anyone
+    or restyle the message). Empty → ``"player"``."""
+    import discord.utils
+
+    name = " ".join((name or "").translate(_INVISIBLE).split())[:32] or "player"
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(name))
+
+
+def plain_name(name: str) -> str:
+    """Undo :func:`safe_name`'s escapes: ``"a\\_b"`` → ``"a_b"``."""
+    return re.sub(r"\\(.)", r"\1", name).replace("\u200b", "")
 
 
 def seat_of(doc: dict, user_id: int) -> int | None:
@@ -634,4 +658,5 @@ class GameLayer:
         return doc, game
 
 
-__all__ = ["GameLayer", "UserError", "Person", "Turn", "names", "seat_of", "IllegalMove", "turn_starts"]
+__all__ = ["GameLayer", "UserError", "Person", "Turn", "names", "plain_names", "safe_name", "seat_of", "IllegalMove",
+           "turn_starts"]

@@ -30,7 +30,7 @@ from render.replay import DISCORD_LIMIT, Replay, build_gif, positions
 from .kinds import GameKind
 from .ratings import GLOBAL, Page, Ratings, Standing, guild_scope
 from .records import Records
-from .session import UserError, names
+from .session import UserError, names, plain_names
 
 if TYPE_CHECKING:
     from .client import HongBot
@@ -390,7 +390,7 @@ class Stats:
     def _build_replay(self, doc: dict, max_bytes: int) -> Replay:
         kind = self.kinds[doc["kind"]]
         moves = list(kind.load(doc["state"]).moves)
-        return build_gif(kind.new_game(doc["options"]), moves, kind.render, names(doc), max_bytes=max_bytes,
+        return build_gif(kind.new_game(doc["options"]), moves, kind.render, plain_names(doc), max_bytes=max_bytes,
                          final_text=discord.utils.remove_markdown(result_short(doc)))
 
     async def record(self, interaction: discord.Interaction, game_id: str) -> None:

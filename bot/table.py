@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import random
 import re
 from typing import TYPE_CHECKING, Literal
 
@@ -20,7 +21,7 @@ from engine import IllegalMove
 from .computer import Thinker
 from .deadlines import Deadline
 from .kinds import Game, GameKind
-from .session import GameLayer, Person, Turn, UserError, names
+from .session import GameLayer, Person, Turn, UserError, names, plain_names, safe_name
 from .settings import describe_duration
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ LEVEL_HELP = "Against the computer: easy, medium (default) or hard"
 
 
 def person(user: discord.abc.User) -> Person:
-    """A Discord user or member as the game layer's :class:`Person` (display name, ≤ 64 characters)."""
-    return Person(user.id, (getattr(user, "display_name", None) or user.name)[:64])
+    """A Discord user or member as the game layer's :class:`Person`, its display name made safe to quote."""
+    return Person(user.id, safe_name(getattr(user, "display_name", None) or user.name))
 
 
 def mention(doc: dict, seat: int) -> str:
@@ -145,7 +146,8 @@ class Table:
             await self.refuse(interaction, str(exc))
         except Exception:
             log.exception("interaction %s failed", interaction.id)
-            await self.refuse(interaction, "Something went wrong on our side; nothing was changed. Please try again.")
+            await self.refuse(interaction, "Something went wrong on our side. Please try again; `/hongkong board` or "
+                                           "`/hong board` shows the game as it is stored.")
 
     @staticmethod
     async def refuse(interaction: discord.Interaction, text: str) -> None:
@@ -160,12 +162,15 @@ class Table:
 
     async def board_file(self, kind: GameKind, game: Game, doc: dict) -> discord.File:
         """The rendered board as a ``board.png`` attachment (rendered in a worker thread)."""
-        png = await asyncio.to_thread(kind.render, game, names(doc))
+        png = await asyncio.to_thread(kind.render, game, plain_names(doc))
         return discord.File(io.BytesIO(png), filename="board.png")
 
     def status_line(self, kind: GameKind, game: Game, doc: dict) -> str:
         """Score and whose turn, with a mention of the player to move and the time they have."""
         seat = game.to_move
+        player = doc["players"][seat]
+        if player.get("bot"):
+            return f"{kind.score(game, names(doc))}\n{player['name']} ({kind.roles[seat]}) is thinking…"
         left = ""
         if doc.get("deadline"):
             left = f" You have {describe_duration(doc['deadline'] - doc['turn_started'])}."
@@ -237,6 +242,8 @@ class Table:
             return
         if level is not None:
             raise UserError(f"`level` is for games against the computer: challenge {self.bot.user.mention} to play it.")
+        if opponent is not None and not isinstance(opponent, discord.Member):
+            raise UserError(f"{opponent.display_name} is not a member of this server, so they can't play here.")
         if opponent is not None and opponent.bot:
             raise UserError(f"{opponent.display_name} is a bot and can't play. Challenge a person instead.")
         doc = await self.layer.challenge(
@@ -247,13 +254,13 @@ class Table:
             opponent=person(opponent) if opponent else None,
             options=options,
         )
-        minutes = max(1, round(self.layer.challenge_timeout / 60))
+
         who = f"<@{doc['opponent']}>, {interaction.user.mention} challenges you" if opponent else (
             f"{interaction.user.mention} is looking for an opponent — anyone may accept"
         )
         text = (
             f"{who} to **{kind.title}** ({kind.describe_options(doc['options'])}). "
-            f"This challenge expires in {minutes} minute{'s' if minutes != 1 else ''}."
+            f"This challenge expires in {describe_duration(self.layer.challenge_timeout)}."
         )
         view = buttons(ChallengeButton("accept", doc["id"]), ChallengeButton("decline", doc["id"]))
         await interaction.response.send_message(text, view=view, allowed_mentions=MENTION_PLAYERS)
@@ -349,7 +356,13 @@ class Table:
             kind = self.layer.kinds[doc["kind"]]
             player = doc["players"][game.to_move]
             seed = int.from_bytes(f"{game_id}:{marker}".encode(), "big") % (2**31)
-            move = await self.thinker.choose(kind.name, doc["state"], player["level"], seed)
+            try:
+                move = await self.thinker.choose(kind.name, doc["state"], player["level"], seed)
+            except Exception:
+                # never leave the human waiting: a worker failure (or a broken pool) falls back to a legal move
+                log.exception("the computer's search failed in channel %s; playing a random legal move", channel_id)
+                self.thinker.close()
+                move = random.Random(seed).choice(game.legal_moves())
             turn = await self.layer.play(kind, channel_id, player["id"], move)
             await self.post_turn(None, kind, turn)
         except UserError:

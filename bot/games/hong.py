@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Literal
 
 import discord
 from discord import app_commands
 
 import engine.hong as hong
+from engine import IllegalMove
 from render.hong import render_board
 
 from ..kinds import GameKind
@@ -41,9 +43,18 @@ def score(game: hong.HongGame, names: tuple[str, str]) -> str:
     pending = getattr(game, "pending", None)
     if pending:
         who = names[pending.player]
-        offers = "; ".join(f"**D{size} {action}** — {hong.ACTION_HELP[action]}" for size, action in sorted(pending.options.items()))
-        line += f"\n🐉 {who} summons a Great Dragon — choose one with `/hong dragon`: {offers}"
+        legal = game.legal_moves()
+        offers = []
+        for size, action in sorted(pending.options.items()):
+            example = next((m for m in legal if m.startswith(f"D{size} ")), "")
+            offers.append(f"**D{size} {action}** — {action_help(action)} e.g. `{example}`")
+        line += f"\n🐉 {who} summons a Great Dragon — choose one with `/hong dragon`: " + "; ".join(offers)
     return line
+
+
+def action_help(action: str) -> str:
+    """The engine's explanation of a dragon's action without its fixed-size example (the bot gives a real one)."""
+    return hong.ACTION_HELP[action].split(" Example:")[0]
 
 
 def result(game: hong.HongGame, names: tuple[str, str]) -> str:
@@ -55,6 +66,24 @@ def describe_options(options: dict) -> str:
     board = options["board"]
     lair = ", with the Lair of the Seven Great Dragons" if options.get("expansion") else ""
     return f"{board} board{lair}; the emperor moves first"
+
+
+def placement(square: str, rotate: bool = False) -> str:
+    """``/hong place`` options → a placement (``"B3V"``). A square typed with its orientation (``B3V``, as the
+    bot's own posts show moves) is understood too.
+
+    Raises:
+        IllegalMove: the orientation typed in ``square`` contradicts ``rotate``.
+    """
+    text = "".join(square.split()).upper()
+    orientation = "V" if rotate else "H"
+    if len(text) >= 3 and text[-1] in "HV" and text[-2].isdigit():
+        if rotate and text[-1] == "H":
+            raise IllegalMove(f"`{square.strip()}` says H but `rotate:True` says V: give one of them.")
+        text, orientation = text[:-1], text[-1]
+    if not re.fullmatch(r"[A-Z][0-9]{1,2}", text):
+        raise IllegalMove(f"'{square.strip()}' is not a square: give a column letter and a row number, like C4.")
+    return text + orientation
 
 
 def register(group: app_commands.Group, table) -> None:
@@ -82,8 +111,10 @@ def register(group: app_commands.Group, table) -> None:
     @group.command(name="place", description="Place a tile on an empty space (H: body across, V: rotated)")
     @app_commands.describe(square="An empty space, e.g. B3", rotate="True: turn the tile to V (body up–down)")
     async def place(interaction: discord.Interaction, square: app_commands.Range[str, 1, 10], rotate: bool = False) -> None:
-        move = f"{square.strip()}{'V' if rotate else 'H'}"
-        await table.guarded(interaction, table.play(interaction, HONG, move))
+        async def work():
+            await table.play(interaction, HONG, placement(square, rotate))
+
+        await table.guarded(interaction, work())
 
     @place.autocomplete("square")
     async def square_choices(interaction: discord.Interaction, current: str):

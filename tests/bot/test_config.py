@@ -41,7 +41,12 @@ def test_token_is_not_in_repr(tmp_path):
     [
         ("tokn = 'x'", "unknown key"),
         ("dev_guild_id = 'abc'", "dev_guild_id must be a guild id"),
-        ("challenge_timeout = -5", "more than 0"),
+        ("challenge_timeout = -5", "between 10 seconds and 7 days"),
+        ("challenge_timeout = inf", "between 10 seconds and 7 days"),
+        ("redis_url = 'localhost:6379'", "must start with redis://"),
+        ("dev_guild_id = 1.5", "positive whole number"),
+        ("dev_guild_id = true", "positive whole number"),
+        ("dev_guild_id = -5", "positive whole number"),
         ("log_level = 'LOUD'", "log_level must be one of"),
         ("token = [", "not valid TOML"),
     ],
@@ -67,3 +72,26 @@ def test_python_m_bot_without_token_exits_with_one_clear_line(tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0] and "config.toml" in lines[0]
+
+
+def test_an_explicit_config_path_must_be_a_file(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(env={"HONGBOT_CONFIG": str(tmp_path / "missing.toml")})
+    with pytest.raises(ConfigError, match="not a file"):
+        load_config(env={"HONGBOT_CONFIG": str(tmp_path)})
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"DISCORD_TOKEN": "abc", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
+    ({"DISCORD_TOKEN": "abc", "HONGBOT_CONFIG": "/nonexistent/config.toml"}, "does not exist"),
+    ({"DISCORD_TOKEN": "abc", "REDIS_URL": "redis://127.0.0.1:1/0"}, "cannot reach Redis"),
+    ({"DISCORD_TOKEN": "abc", "HONGBOT_API_BASE": "http://127.0.0.1:1/api/v10"}, "cannot reach Discord"),
+])
+def test_start_up_failures_are_one_clear_line(tmp_path, env, words):
+    full = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "HONGBOT_CONFIG", "REDIS_URL")}
+    full.update(env, PYTHONPATH=str(ROOT), HONGBOT_DATA_DIR=str(tmp_path / "data"))
+    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=full, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.strip().splitlines() if line.startswith("hongbot:")]
+    assert len(lines) == 1 and words in lines[0], proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr

@@ -6,6 +6,7 @@ import random
 import pytest
 
 import engine.hong as hong
+from bot.games.hong import action_help
 from bot.store import GameStore
 from tests.emulator import DiscordEmulator
 
@@ -183,7 +184,8 @@ async def test_scripted_expansion_game(emu, world, running, redis):
         if game.pending:
             assert "summons a Great Dragon" in posted.content
             for size, action in game.pending.options.items():
-                assert f"D{size} {action}" in posted.content and hong.ACTION_HELP[action] in posted.content
+                assert f"D{size} {action}" in posted.content and action_help(action) in posted.content
+                assert f"`D{size} " in posted.content  # a real example with the right size
     assert game.is_over and "Game over" in posted.content
     assert len(set(summoned)) >= 3 and choices_seen >= 1 and chains >= 1
     assert emu.errors == []

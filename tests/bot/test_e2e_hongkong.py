@@ -161,7 +161,7 @@ async def test_challenge_expires_and_says_so(emu, world, redis_server, redis):
     try:
         it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
         challenge = await it.wait_done()
-        assert "expires in 1 minute" in challenge.content
+        assert "expires in 1 second" in challenge.content
         await emu.wait_for_message(world.channel, lambda m: m.id == challenge.id and "expired" in m.content, timeout=10)
         assert challenge.buttons() == []
         assert await GameStore(redis).get(world.channel) is None

@@ -1,0 +1,77 @@
+"""`python -m bot` as a real process: embedded Redis, the emulator as Discord, a game that survives a restart,
+and a clean stop on SIGTERM (what process managers send)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.emulator import DiscordEmulator
+
+from .harness import make_world
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture
+async def emu():
+    emulator = DiscordEmulator(patch_discord=False)
+    await emulator.start()
+    yield emulator
+    await emulator.stop()
+
+
+async def start_process(emu, world, data_dir: Path):
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HONGBOT_CONFIG")}
+    env.update(
+        PYTHONPATH=str(ROOT), DISCORD_TOKEN=emu.token, HONGBOT_API_BASE=emu.api_base,
+        HONGBOT_GATEWAY_URL=emu.gateway_url, HONGBOT_DATA_DIR=str(data_dir), HONGBOT_DEV_GUILD_ID=str(world.guild),
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=str(data_dir.parent), env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    ready = emu.ready_count
+    for _ in range(600):
+        if emu.ready_count > ready and emu.sync_count:
+            break
+        if proc.returncode is not None:
+            raise AssertionError((await proc.stderr.read()).decode()[-3000:])
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(2.5)  # discord.py waits ~2 s for guilds before on_ready
+    return proc
+
+
+async def stop_process(proc) -> tuple[int, str]:
+    proc.send_signal(signal.SIGTERM)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    return proc.returncode, err.decode()
+
+
+async def test_the_real_process_plays_survives_a_restart_and_stops_on_sigterm(emu, tmp_path):
+    world = make_world(emu)
+    data = tmp_path / "data"
+    proc = await start_process(emu, world, data)
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+    challenge = await it.wait_done()
+    click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+    await click.wait_followups(1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    await it.wait_followups(1)
+    code, err = await stop_process(proc)
+    assert code == 0, err[-3000:]
+    assert "stopping (signal received)" in err and "Traceback" not in err
+    assert (data / "appendonly.aof").exists()
+    # a new process on the same data directory continues the game
+    proc = await start_process(emu, world, data)
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")
+    posted = (await it.wait_followups(1))[0]
+    assert "`S@D4`" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
+    code, err = await stop_process(proc)
+    assert code == 0, err[-3000:]
+    assert emu.errors == []
