@@ -394,19 +394,27 @@ class GameLayer:
 
     # --- moves ------------------------------------------------------------------------------------
 
-    async def play(self, kind: GameKind, channel_id: int, user_id: int, move: str) -> Turn:
+    async def play(self, kind: GameKind, channel_id: int, user_id: int, move: str, *, expected_state: dict | None = None) -> Turn:
         """Apply ``move`` for ``user_id`` to the channel's game and commit it atomically.
 
+        Args:
+            expected_state: if given, the move is only for this exact engine state (the computer's move, chosen for
+                the position it was shown); any other position raises :class:`UserError`.
+
         Raises:
-            UserError: no game, another game kind, a spectator, not their turn, a lost race.
+            UserError: no game, another game kind, a spectator, not their turn, their time ran out, a lost race.
             IllegalMove: the engine's reason the move is malformed or illegal (nothing is stored).
         """
         stored, game = await self.running(channel_id, kind)
         doc = stored.doc
         seat = self._player_seat(doc, user_id, kind)
+        if expected_state is not None and doc["state"] != expected_state:
+            raise UserError("The position changed while the move was being chosen.")
         if game.to_move != seat:
             waiting = doc["players"][game.to_move]["name"]
             raise UserError(f"It's not your turn: {waiting} ({kind.roles[game.to_move]}) is to move.")
+        if doc.get("deadline") and self.clock() >= doc["deadline"]:
+            raise UserError("Your time for this turn has run out: the game is being ended as a loss on time.")
         game.play(move)
         doc = {**doc, "takeback": None}
         return await self._commit(stored, doc, kind, game, Turn(doc, game, seat, game.moves[-1]))
@@ -493,7 +501,7 @@ class GameLayer:
             doc = await self._with_deadline(doc, now)
             ok = await self.store.commit(channel_id, doc, stored.version) is not None
         if not ok:
-            raise UserError("The game changed while your move was being checked (another move landed first). "
+            raise UserError("The game changed at the same moment (another move, takeback or answer landed first). "
                             "Look at the board and try again.")
         if ending:
             await self.deadlines.cancel_game(channel_id, doc["id"])
@@ -556,8 +564,9 @@ class GameLayer:
 
     # --- takebacks --------------------------------------------------------------------------------
 
-    async def request_takeback(self, channel_id: int, user_id: int) -> tuple[dict, int]:
-        """The caller asks to undo their last turn. Returns the record and the opponent's seat (who answers).
+    async def request_takeback(self, channel_id: int, user_id: int) -> tuple[dict, int] | Turn:
+        """The caller asks to undo their last turn. Returns the record and the opponent's seat (who answers) —
+        or, against the computer (which always agrees), the :class:`Turn` of the undone position at once.
 
         Raises:
             UserError: no game, a spectator, nothing of theirs to take back (the opponent has moved since, or no
@@ -570,18 +579,34 @@ class GameLayer:
         if getattr(game, "pending", None):
             raise UserError("A dragon summon is in progress: finish the turn before asking for a takeback.")
         starts = turn_starts(kind, doc)
-        if not starts or starts[-1][1] != seat:
+        if not any(mover == seat for _, mover in starts):
+            raise UserError("You haven't played a turn yet: there is nothing to take back.")
+        if doc["players"][1 - seat].get("bot"):
+            return await self._undo_against_computer(stored, kind, seat, starts)
+        if starts[-1][1] != seat:
             raise UserError("You can only take back your own last turn, before your opponent has moved.")
         open_request = doc.get("takeback")
         if open_request and open_request["expires"] > self.clock():
             raise UserError("A takeback request is already waiting for an answer.")
-        request = {"by": seat, "moves": len(game.moves), "expires": self.clock() + TAKEBACK_TIMEOUT}
+        request = {"by": seat, "moves": len(game.moves), "expires": self.clock() + TAKEBACK_TIMEOUT,
+                   "nonce": self._new_id()[:4]}
         doc = {**doc, "takeback": request}
         if await self.store.commit(channel_id, doc, stored.version) is None:
             raise UserError("The game changed at the same moment. Look at the board and try again.")
         return doc, 1 - seat
 
-    async def answer_takeback(self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool) -> Turn | dict:
+    async def _undo_against_computer(self, stored: Stored, kind: GameKind, seat: int, starts: list) -> Turn:
+        """Against the computer a takeback needs no answer: back to the start of the caller's last turn (undoing
+        the computer's reply too, if it has moved since)."""
+        start = max(index for index, mover in starts if mover == seat)
+        game = kind.new_game(stored.doc["options"])
+        for move in self._game(stored.doc).moves[:start]:
+            game.play(move)
+        doc = {**stored.doc, "takeback": None}
+        return await self._commit(stored, doc, kind, game, Turn(doc, game, seat, None, "takeback"))
+
+    async def answer_takeback(self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool,
+                              nonce: str | None = None) -> Turn | dict:
         """The opponent answers a takeback request. Accepted → the last turn is undone (a :class:`Turn` with
         event "takeback"); declined → the request is dropped (the record is returned).
 
@@ -591,7 +616,7 @@ class GameLayer:
         stored = await self.store.get(channel_id)
         doc = stored.doc if stored else None
         request = doc.get("takeback") if doc and doc["id"] == game_id and doc["status"] == "active" else None
-        if not request or request["moves"] != moves:
+        if not request or request["moves"] != moves or (nonce is not None and request.get("nonce") != nonce):
             raise UserError("This takeback request is no longer open.")
         if request["expires"] <= self.clock():
             raise UserError("This takeback request has expired.")

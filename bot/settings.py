@@ -38,20 +38,19 @@ def parse_duration(text: str) -> int:
     """
     t = (text or "").strip().lower().replace(" ", "")
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    total, number = 0, ""
+    total, number, ok = 0, "", bool(t)
     for ch in t:
-        if ch.isdigit():
+        if ch in "0123456789":
             number += ch
         elif ch in units and number:
             total += int(number) * units[ch]
             number = ""
         else:
-            total = -1
+            ok = False
             break
-    if number and total >= 0:
-        total += int(number)
-    if not t or total <= 0:
-        raise UserError(f"Can't read '{text}' as a duration. Use e.g. 30m, 12h, 2d or 1h30m.")
+    if not ok or number:  # junk, or a number without its unit ("90", "1h30")
+        raise UserError(f"Can't read '{text}' as a duration: give each number a unit (s, m, h, d), "
+                        "e.g. 30m, 12h, 2d or 1h30m.")
     if not MIN_TURN_TIMER <= total <= MAX_TURN_TIMER:
         raise UserError(f"The turn timer must be between 1 minute and 7 days; {describe_duration(total)} is not.")
     return total

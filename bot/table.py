@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import random
 import re
@@ -90,17 +91,21 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button], template=rf"hb:rm
         await table.guarded(interaction, table.rematch(interaction, self.game_id))
 
 
-class TakebackButton(discord.ui.DynamicItem[discord.ui.Button], template=rf"hb:tb:(?P<answer>yes|no):(?P<game>{GAME_ID}):(?P<moves>\d{{1,4}})"):
-    """Allow / Refuse on a takeback request; carries the game id and the move count it applies to."""
+class TakebackButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=rf"hb:tb:(?P<answer>yes|no):(?P<game>{GAME_ID}):(?P<moves>\d{{1,4}}):(?P<nonce>[a-z0-9]{{1,8}})",
+):
+    """Allow / Refuse on a takeback request; carries the game id, the move count it applies to and the request's
+    own nonce (so a button of an older, expired request never answers a newer one)."""
 
-    def __init__(self, answer: str, game_id: str, moves: int) -> None:
+    def __init__(self, answer: str, game_id: str, moves: int, nonce: str) -> None:
         label, style = ("Allow takeback", discord.ButtonStyle.success) if answer == "yes" else ("Refuse", discord.ButtonStyle.secondary)
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}"))
-        self.answer, self.game_id, self.moves = answer, game_id, moves
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}:{nonce}"))
+        self.answer, self.game_id, self.moves, self.nonce = answer, game_id, moves, nonce
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
-        return cls(match["answer"], match["game"], int(match["moves"]))
+        return cls(match["answer"], match["game"], int(match["moves"]), match["nonce"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
         table = _table(interaction)
@@ -197,18 +202,20 @@ class Table:
         game's channel when there is no interaction (a forfeit). Rendering runs off the event loop."""
         if interaction is not None and not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
-        text, view = self.turn_message(kind, turn)
-        file = await self.board_file(kind, turn.game, turn.doc)
-        extra = {"view": view} if view else {}
-        if interaction is not None:
-            await interaction.followup.send(text[:2000], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
-        else:
-            channel = self.bot.get_partial_messageable(turn.doc["channel_id"])
-            await channel.send(text[:2000], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
-        if turn.finished:
-            await self.on_finished(turn.doc)
-        else:
-            self.computer_to_move(turn.doc, turn.game)
+        try:
+            text, view = self.turn_message(kind, turn)
+            file = await self.board_file(kind, turn.game, turn.doc)
+            extra = {"view": view} if view else {}
+            if interaction is not None:
+                await interaction.followup.send(text[:2000], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
+            else:
+                channel = self.bot.get_partial_messageable(turn.doc["channel_id"])
+                await channel.send(text[:2000], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
+        finally:  # the game's state is committed: what follows from it happens even if the post failed
+            if turn.finished:
+                await self.on_finished(turn.doc)
+            else:
+                self.computer_to_move(turn.doc, turn.game)
 
     async def on_finished(self, doc: dict) -> None:
         """After a game ended: tell the parent channel of a thread game."""
@@ -343,17 +350,21 @@ class Table:
         """If the computer is to move in this running game, let it think (in a worker process) and move."""
         if doc["status"] != "active" or game.is_over or not doc["players"][game.to_move].get("bot"):
             return
-        key = (doc["channel_id"], doc["id"], len(game.moves))
+        # keyed by the position itself: after a takeback the same move count can be a different position
+        key = (doc["channel_id"], doc["id"], json.dumps(doc["state"], sort_keys=True))
         if key not in self._thinking:
             self._thinking[key] = asyncio.create_task(self._computer_move(*key))
 
-    async def _computer_move(self, channel_id: int, game_id: str, marker: int) -> None:
+    async def _computer_move(self, channel_id: int, game_id: str, state_key: str) -> None:
         try:
-            due = await self.layer.reminder_due(channel_id, game_id, marker)  # still this game, still this turn?
-            if due is None:
-                return
-            doc, game = due
+            stored = await self.layer.store.get(channel_id)
+            doc = stored.doc if stored else None
+            if doc is None or doc["id"] != game_id or doc["status"] != "active" \
+                    or json.dumps(doc["state"], sort_keys=True) != state_key:
+                return  # that position is gone (a move, takeback, resignation or abort came first)
             kind = self.layer.kinds[doc["kind"]]
+            game = kind.load(doc["state"])
+            marker = len(game.moves)
             player = doc["players"][game.to_move]
             seed = int.from_bytes(f"{game_id}:{marker}".encode(), "big") % (2**31)
             try:
@@ -363,16 +374,16 @@ class Table:
                 log.exception("the computer's search failed in channel %s; playing a random legal move", channel_id)
                 self.thinker.close()
                 move = random.Random(seed).choice(game.legal_moves())
-            turn = await self.layer.play(kind, channel_id, player["id"], move)
+            turn = await self.layer.play(kind, channel_id, player["id"], move, expected_state=doc["state"])
             await self.post_turn(None, kind, turn)
         except UserError:
-            pass  # the game moved on meanwhile (another process moved, a resignation): nothing to do
+            pass  # the position changed meanwhile (another process moved, a takeback, a resignation): not ours
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("computer move in channel %s failed", channel_id)
         finally:
-            self._thinking.pop((channel_id, game_id, marker), None)
+            self._thinking.pop((channel_id, game_id, state_key), None)
 
     async def resume_computer_games(self) -> int:
         """At start-up: let the computer move in every running game where it is to move. Returns how many."""
@@ -430,15 +441,13 @@ class Table:
         self.computer_to_move(doc, game)
 
     async def takeback(self, interaction: discord.Interaction) -> None:
-        doc, answerer = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
-        request = doc["takeback"]
-        if doc["players"][answerer].get("bot"):  # the computer always allows it
-            turn = await self.layer.answer_takeback(
-                interaction.channel_id, doc["id"], request["moves"], doc["players"][answerer]["id"], True
-            )
-            await self.post_turn(interaction, self.layer.kinds[doc["kind"]], turn)
+        result = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
+        if isinstance(result, Turn):  # against the computer: undone at once
+            await self.post_turn(interaction, self.layer.kinds[result.doc["kind"]], result)
             return
-        view = buttons(TakebackButton("yes", doc["id"], request["moves"]), TakebackButton("no", doc["id"], request["moves"]))
+        doc, answerer = result
+        request = doc["takeback"]
+        view = buttons(*(TakebackButton(answer, doc["id"], request["moves"], request["nonce"]) for answer in ("yes", "no")))
         minutes = round((request["expires"] - self.layer.clock()) / 60)
         await interaction.response.send_message(
             f"{mention(doc, answerer)}, {interaction.user.display_name} asks to take back their last turn. "
@@ -449,7 +458,7 @@ class Table:
 
     async def answer_takeback(self, interaction: discord.Interaction, button: TakebackButton) -> None:
         result = await self.layer.answer_takeback(
-            interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes"
+            interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
         )
         if isinstance(result, dict):
             await interaction.response.edit_message(content=f"Takeback refused by {interaction.user.display_name}.", view=None)
@@ -496,7 +505,7 @@ class Table:
                                    allowed_mentions=NO_MENTIONS)
         elif deadline.what == "remind":
             due = await self.layer.reminder_due(deadline.channel_id, deadline.game_id, deadline.marker)
-            if due:
+            if due and not due[0]["players"][due[1].to_move].get("bot"):
                 doc, game = due
                 kind = self.layer.kinds[doc["kind"]]
                 left = describe_duration(doc["deadline"] - self.layer.clock())

@@ -88,3 +88,21 @@ async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
     game = hong.from_dict(doc["state"])
     assert len(game.moves) == 1 and game.to_move == 1
     assert emu.errors == []
+
+
+async def test_takeback_against_the_computer_undoes_its_reply_too(emu, world, running, redis):
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy")
+    await it.wait_followups(1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    await it.wait_followups(1)
+    await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
+    store = GameStore(redis)
+    assert len((await store.get(world.channel)).doc["state"]["turns"]) == 2
+    it = await emu.slash(world.ann, world.channel, "takeback")
+    posted = (await it.wait_followups(1))[0]
+    assert "Takeback accepted" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
+    assert (await store.get(world.channel)).doc["state"]["turns"] == []
+    it = await emu.slash(world.ann, world.channel, "takeback")
+    await it.wait_response()
+    assert it.ephemeral and "nothing to take back" in (await it.wait_done()).content
+    assert emu.errors == []

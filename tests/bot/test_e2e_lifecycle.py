@@ -249,7 +249,11 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     await new_game(emu, world)
     await place(emu, world, world.ann, "A1")
     it = await emu.slash(world.ben, world.channel, "takeback")
-    assert "your own last turn" in await refused(it)
+    assert "nothing to take back" in await refused(it)
+    await place(emu, world, world.ben, "E5")
+    it = await emu.slash(world.ann, world.channel, "takeback")
+    assert "your own last turn, before your opponent has moved" in await refused(it)
+    await place(emu, world, world.ann, "A2")
     it = await emu.slash(world.ann, world.channel, "takeback")
     request = await it.wait_done()
     assert f"<@{world.ben['id']}>" in request.content
@@ -259,7 +263,7 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     await click.wait_done()
     assert "refused" in request.content and request.buttons() == []
     store = GameStore(redis)
-    assert (await store.get(world.channel)).doc["state"]["turns"] == ["S@A1"]
+    assert (await store.get(world.channel)).doc["state"]["turns"] == ["S@A1", "S@E5", "S@A2"]
     # asked again and allowed: the board goes back one turn and is reposted
     it = await emu.slash(world.ann, world.channel, "takeback")
     request = await it.wait_done()
@@ -267,7 +271,7 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     board = (await click.wait_followups(1))[0]
     assert "Takeback accepted" in board.content and f"<@{world.ann['id']}>, your turn" in board.content
     decode_png(board.attachments[0].data)
-    assert (await store.get(world.channel)).doc["state"]["turns"] == []
+    assert (await store.get(world.channel)).doc["state"]["turns"] == ["S@A1", "S@E5"]
     assert "allowed" in request.content and request.buttons() == []
     assert emu.errors == []
 

@@ -182,3 +182,31 @@ async def test_store_commit_is_compare_and_set(store):
     assert await store.finish(7, {"id": "c", "ended": 1}, 1) is False
     assert await store.finish(7, {"id": "c", "ended": 1}, 2) is True
     assert await store.get(7) is None
+
+
+async def test_a_move_for_a_position_that_changed_is_refused(layer, store):
+    doc, game = await start(layer)
+    state = (await store.get(CH)).doc["state"]
+    await layer.play(HONGKONG, CH, ANN.id, "S@A1")
+    await layer.play(HONGKONG, CH, BEN.id, "S@E5")
+    before = await store.raw(CH)
+    with pytest.raises(UserError, match="position changed"):
+        await layer.play(HONGKONG, CH, ANN.id, "S@B1", expected_state=state)
+    assert await store.raw(CH) == before
+
+
+async def test_a_move_after_the_deadline_is_refused(layer, store, clock):
+    doc, _ = await start(layer)
+    clock.t += 24 * 3600
+    before = await store.raw(CH)
+    with pytest.raises(UserError, match="time for this turn has run out"):
+        await layer.play(HONGKONG, CH, ANN.id, "S@A1")
+    assert await store.raw(CH) == before
+    turn = await layer.forfeit(CH, doc["id"], 0)
+    assert turn.finished and turn.doc["result"]["reason"] == "timeout" and turn.doc["result"]["winner"] == 1
+
+
+async def test_takeback_needs_a_turn_of_your_own(layer):
+    await start(layer)
+    with pytest.raises(UserError, match="nothing to take back"):
+        await layer.request_takeback(CH, ANN.id)
