@@ -37,6 +37,24 @@ CENTRE = hk.CENTRE
 NB = hk.NEIGHBOURS
 SQUARE = tuple(hk.square_name(p) for p in range(PLOTS))
 
+# Zobrist keys for the transposition table: a plot's state (owner, blocks, roof), pieces in hand,
+# who moves, a quick block just placed, and the first turn (its centre ban).
+_rng = random.Random(0x484B)
+_PLOT_KEYS = [[_rng.getrandbits(62) for _ in range(24)] for _ in range(PLOTS)]
+_REM_KEYS = [[_rng.getrandbits(62) for _ in range(21)] for _ in range(6)]
+_MOVER_KEY = _rng.getrandbits(62)
+_MID_KEY = _rng.getrandbits(62)
+_FIRST_KEY = _rng.getrandbits(62)
+del _rng
+
+
+#: Ordering base of a placement on an empty plot: the centre first, corners and edges before the middle.
+_EMPTY_BASE = tuple(100.0 + (12 if x == CENTRE else 0) - 3 * len(NB[x]) for x in range(PLOTS))
+
+
+def _plot_key(x: int, owner: int, blocks: int, roof: bool) -> int:
+    return 0 if owner < 0 else _PLOT_KEYS[x][owner * 12 + blocks * 2 + roof]
+
 
 class Model:
     """A mutable mirror of a Hong Kong position for search (see :mod:`engine.ai.search`).
@@ -45,13 +63,15 @@ class Model:
     """
 
     __slots__ = ("owner", "blocks", "roof", "pieces", "rem", "mover", "mid", "turns", "empty", "hist",
-                 "q_width", "width", "weights")
+                 "q_width", "width", "weights", "hash", "heights", "cache")
 
     def __init__(self, game: hk.HongKongGame, weights: "Weights"):
         self.owner = [s[-1][0] if s else -1 for s in game.stacks]
         self.blocks = [sum(1 for _, k in s if k != "R") for s in game.stacks]
         self.roof = [bool(s) and s[-1][1] == "R" for s in game.stacks]
         self.pieces = [len(s) for s in game.stacks]
+        self.heights = [2 * b + r for b, r in zip(self.blocks, self.roof)]
+        self.cache: dict[int, float] = {}
         self.rem = [game.remaining[p][k] for p in (0, 1) for k in ("S", "R", "Q")]
         self.mover = game.to_move
         self.mid = False
@@ -61,6 +81,16 @@ class Model:
         self.weights = weights
         self.q_width = weights.q_width
         self.width = weights.width
+        h = 0
+        for x in range(PLOTS):
+            h ^= _plot_key(x, self.owner[x], self.blocks[x], self.roof[x])
+        for i, n in enumerate(self.rem):
+            h ^= _REM_KEYS[i][n]
+        self.hash = h ^ (_MOVER_KEY if self.mover else 0)
+
+    def key(self) -> int:
+        """Position key for the transposition table (Zobrist hash; plus mid-turn and first-turn bits)."""
+        return self.hash ^ (_MID_KEY if self.mid else 0) ^ (_FIRST_KEY if self.turns == 0 else 0)
 
     # --- rules --------------------------------------------------------------------------------
 
@@ -95,7 +125,10 @@ class Model:
     def play(self, move: int) -> None:
         k, x = divmod(move, PLOTS)
         p = self.mover
-        self.hist.append((move, self.owner[x], self.mid, self.mover, self.turns))
+        self.hist.append((move, self.owner[x], self.mid, self.mover, self.turns, self.hash))
+        h = self.hash ^ _plot_key(x, self.owner[x], self.blocks[x], self.roof[x])
+        i = p * 3 + k
+        h ^= _REM_KEYS[i][self.rem[i]] ^ _REM_KEYS[i][self.rem[i] - 1]
         if self.owner[x] < 0:
             self.empty -= 1
         self.owner[x] = p
@@ -104,16 +137,20 @@ class Model:
             self.roof[x] = True
         else:
             self.blocks[x] += 1
-        self.rem[p * 3 + k] -= 1
+        self.rem[i] -= 1
+        self.heights[x] = 2 * self.blocks[x] + self.roof[x]
+        h ^= _plot_key(x, p, self.blocks[x], self.roof[x])
         if k == Q:
             self.mid = True
         else:
             self.mid = False
             self.turns += 1
             self.mover = 1 - p
+            h ^= _MOVER_KEY
+        self.hash = h
 
     def undo(self) -> None:
-        move, owner, mid, mover, turns = self.hist.pop()
+        move, owner, mid, mover, turns, self.hash = self.hist.pop()
         k, x = divmod(move, PLOTS)
         self.owner[x] = owner
         if owner < 0:
@@ -123,6 +160,7 @@ class Model:
             self.roof[x] = False
         else:
             self.blocks[x] -= 1
+        self.heights[x] = 2 * self.blocks[x] + self.roof[x]
         self.rem[mover * 3 + k] += 1
         self.mid, self.mover, self.turns = mid, mover, turns
 
@@ -148,98 +186,116 @@ class Model:
     # --- evaluation ---------------------------------------------------------------------------
 
     def evaluate(self) -> float:
-        """Heuristic value, player 0's view, in hundredths of a building (see the module docstring)."""
+        """Heuristic value, player 0's view, in hundredths of a building (see the module docstring).
+
+        Cached by position key for the life of the model (transpositions reach the same leaves)."""
+        key = self.key()
+        v = self.cache.get(key)
+        if v is None:
+            v = self.cache[key] = self._evaluate()
+        return v
+
+    def _evaluate(self) -> float:
         w = self.weights
-        owner, blocks, roof, pieces, rem = self.owner, self.blocks, self.roof, self.pieces, self.rem
-        mover = self.mover
-        heights = [2 * b + r for b, r in zip(blocks, roof)]
-        # For each player: what height can they reach next to each plot this turn, with and without a
-        # quick block raising their own neighbour first.
+        building, sealed, threatened, height = w.building, w.sealed, w.threatened, w.height
+        owner, blocks, roof, pieces, rem, heights = self.owner, self.blocks, self.roof, self.pieces, self.rem, self.heights
         score = 0.0
         best_capture = [0.0, 0.0]
-        threatened = [0, 0]
         for x in range(PLOTS):
             o = owner[x]
             if o < 0:
                 continue
-            sign = 1 if o == 0 else -1
-            v = w.building
             if roof[x] or pieces[x] >= 5:
-                v += w.sealed
+                v = building + sealed
             else:
+                # can the opponent capture it on their next turn: an adjacent building of theirs at least
+                # as high as the result, possibly after a quick block raised it by one block
+                v = building
                 q = 1 - o
-                top = 0  # the opponent's highest adjacent building
-                top_q = 0  # ... after a quick block on it
-                mine = 0
+                reach = 0
+                qq = rem[q * 3 + 2]
                 for n in NB[x]:
-                    on = owner[n]
-                    if on == q:
+                    if owner[n] == q:
                         h = heights[n]
-                        if h > top:
-                            top = h
-                        if not roof[n] and pieces[n] < 5 and h + 2 > top_q:
-                            top_q = h + 2
-                    elif on == o and heights[n] > mine:
-                        mine = heights[n]
+                        if qq and not roof[n] and pieces[n] < 5:
+                            h += 2
+                        if h > reach:
+                            reach = h
                 b2 = 2 * blocks[x]
-                qs, qr, qq = rem[q * 3], rem[q * 3 + 1], rem[q * 3 + 2]
-                reach = top
-                if qq and top_q > reach:
-                    reach = top_q
-                capturable = (qr and reach >= b2 + 1) or (qs and reach >= b2 + 2)
-                if capturable:
-                    threatened[o] += 1
-                    gain = 2 * w.building + (w.sealed if qr and reach >= b2 + 1 else 0)
-                    if gain > best_capture[q]:
-                        best_capture[q] = gain
-                    v -= w.threatened
+                if reach > b2:
+                    by_roof = rem[q * 3 + 1] > 0
+                    if by_roof or (reach >= b2 + 2 and rem[q * 3]):
+                        gain = 2 * building + (sealed if by_roof else 0)
+                        if gain > best_capture[q]:
+                            best_capture[q] = gain
+                        v -= threatened
                 # height: a tall building guards itself and overlooks neighbours
-                v += w.height * min(heights[x], 8)
+                hx = heights[x]
+                v += height * (hx if hx < 8 else 8)
             if x == CENTRE:
                 v += w.centre
-            score += sign * v
+            if o == 0:
+                score += v
+            else:
+                score -= v
         # the side to move cashes its best capture; the other side has to spend tempo defending
+        mover = self.mover
         if best_capture[mover]:
             score += (1 if mover == 0 else -1) * w.to_move_capture * best_capture[mover]
         # pieces in hand, worth more while there are empty plots to fight over
         live = min(1.0, self.empty / 10.0 + 0.3)
-        for p in (0, 1):
-            sign = 1 if p == 0 else -1
-            score += sign * live * (w.roof_in_hand * rem[p * 3 + 1] + w.quick_in_hand * rem[p * 3 + 2])
+        score += live * (w.roof_in_hand * (rem[1] - rem[4]) + w.quick_in_hand * (rem[2] - rem[5]))
         return score
 
     # --- move ordering ------------------------------------------------------------------------
 
     def keyed_moves(self) -> list[tuple[float, int, bool]]:
-        """Every legal placement as ``(ordering key, move, forcing)``, for the mover.
+        """Every legal placement as ``(ordering key, move, forcing)``, for the mover, best first.
 
         ``forcing`` marks moves a pruned search must never drop: captures, quick blocks that make a
         capture possible, and moves that save a building the opponent threatens.
         """
         p = self.mover
         q = 1 - p
-        owner, blocks, roof, pieces, rem = self.owner, self.blocks, self.roof, self.pieces, self.rem
+        owner, blocks, roof, pieces, rem, heights = self.owner, self.blocks, self.roof, self.pieces, self.rem, self.heights
         if not self.mid and rem[p * 3] + rem[p * 3 + 1] == 0:
             return []
-        heights = [2 * b + r for b, r in zip(blocks, roof)]
         has_s, has_r, has_q = rem[p * 3] > 0, rem[p * 3 + 1] > 0, rem[p * 3 + 2] > 0 and not self.mid
         q_s, q_r, q_q = rem[q * 3] > 0, rem[q * 3 + 1] > 0, rem[q * 3 + 2] > 0
+        # the highest adjacent building of each player, and the opponent's after a quick block
+        mine = [0] * PLOTS
+        theirs = [0] * PLOTS
+        reach = [0] * PLOTS
+        for n in range(PLOTS):
+            o = owner[n]
+            if o < 0:
+                continue
+            h = heights[n]
+            if o == p:
+                for x in NB[n]:
+                    if h > mine[x]:
+                        mine[x] = h
+            else:
+                hq = h + 2 if q_q and not roof[n] and pieces[n] < 5 else h
+                for x in NB[n]:
+                    if h > theirs[x]:
+                        theirs[x] = h
+                    if hq > reach[x]:
+                        reach[x] = hq
         first = self.turns == 0
         out: list[tuple[float, int, bool]] = []
         for x in range(PLOTS):
-            if first and x == CENTRE:
-                continue
             o = owner[x]
             if o < 0:
-                base = 100.0 + (12 if x == CENTRE else 0) - 3 * len(NB[x])
-                # next to an own tall building is safer
-                mine = max((heights[n] for n in NB[x] if owner[n] == p), default=0)
-                theirs = max((heights[n] for n in NB[x] if owner[n] == q), default=0)
-                base += 4 * min(mine, 6) - 5 * min(theirs, 6)
+                if first and x == CENTRE:
+                    continue
+                m, t = mine[x], theirs[x]
+                # next to an own tall building is safer, next to the opponent's riskier
+                base = _EMPTY_BASE[x] + 4 * (m if m < 6 else 6) - 5 * (t if t < 6 else 6)
                 if has_s:
                     out.append((base, x, False))
                 if has_r:
-                    out.append((base - 40 + (20 if theirs >= 3 else 0), PLOTS + x, False))
+                    out.append((base - 40 + (20 if t >= 3 else 0), PLOTS + x, False))
                 if has_q:
                     out.append((base + 10, 2 * PLOTS + x, False))
                 continue
@@ -248,22 +304,18 @@ class Model:
             b2 = 2 * blocks[x]
             if o == p:
                 # is it threatened? (the opponent reaches b2+1 with a roof or b2+2 with a block)
-                reach = 0
-                for n in NB[x]:
-                    if owner[n] == q:
-                        h = heights[n] + (2 if q_q and not roof[n] and pieces[n] < 5 else 0)
-                        if h > reach:
-                            reach = h
-                threatened = (q_r and reach >= b2 + 1) or (q_s and reach >= b2 + 2)
-                # does raising it make a capture possible next to it?
+                r = reach[x]
+                threatened = (q_r and r >= b2 + 1) or (q_s and r >= b2 + 2)
                 enables = False
-                for n in NB[x]:
-                    if owner[n] == q and not roof[n] and pieces[n] < 5:
-                        nb2 = 2 * blocks[n]
-                        if (has_r and heights[x] + 2 >= nb2 + 1 or has_s and heights[x] + 2 >= nb2 + 2) and \
-                                not any(owner[m] == p and heights[m] >= nb2 + 1 for m in NB[n]):
-                            enables = True
-                            break
+                if has_q:
+                    # does raising it by a quick block make a capture next to it possible?
+                    hx = heights[x] + 2
+                    for n in NB[x]:
+                        if owner[n] == q and not roof[n] and pieces[n] < 5:
+                            nb2 = 2 * blocks[n]
+                            if mine[n] < nb2 + 1 and (has_r and hx >= nb2 + 1 or has_s and hx >= nb2 + 2):
+                                enables = True
+                                break
                 if has_s:
                     out.append((300.0 + 5 * blocks[x] if threatened else 40.0 + 5 * blocks[x], x, threatened))
                 if has_r:
@@ -273,30 +325,26 @@ class Model:
                     key = 350.0 if enables else (250.0 if threatened else 30.0)
                     out.append((key, 2 * PLOTS + x, enables or threatened))
                 continue
+            if first and x == CENTRE:
+                continue
             # the opponent's building: a capture if an own neighbour is high enough
-            top = max((heights[n] for n in NB[x] if owner[n] == p), default=0)
-            value = 1000.0 + 30 * blocks[x] + (15 if x == CENTRE else 0)
-            if has_s and top >= b2 + 2:
-                out.append((value, x, True))
-            if has_r and top >= b2 + 1:
-                out.append((value + 100, PLOTS + x, True))
-            if has_q and top >= b2 + 2:
-                out.append((value + 50, 2 * PLOTS + x, True))
+            top = mine[x]
+            if top > b2:
+                value = 1000.0 + 30 * blocks[x] + (15 if x == CENTRE else 0)
+                if has_s and top >= b2 + 2:
+                    out.append((value, x, True))
+                if has_r:
+                    out.append((value + 100, PLOTS + x, True))
+                if has_q and top >= b2 + 2:
+                    out.append((value + 50, 2 * PLOTS + x, True))
         out.sort(key=lambda t: -t[0])
         return out
-
-    def order_key(self, move: int) -> float:
-        """Ordering key of one move (slow: for the root only)."""
-        for key, m, _ in self.keyed_moves():
-            if m == move:
-                return key
-        return -1.0
 
     def moves(self, depth: int, ply: int) -> list[int]:
         keyed = self.keyed_moves()
         if ply == 0:
             return [m for _, m, _ in keyed]
-        width, q_width = self.width, self.q_width
+        width, q_width = (self.weights.mid_width, 0) if self.mid else (self.width, self.q_width)
         out, nq, n = [], 0, 0
         for _, m, forcing in keyed:
             if not forcing:
@@ -325,6 +373,8 @@ class Weights:
         self.quick_in_hand = 15.0
         self.width = 30
         self.q_width = 6
+        self.mid_width = 30
+        self.table = True
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError(k)
@@ -403,7 +453,8 @@ def choose(game: hk.HongKongGame, rng: random.Random, *, nodes: int, depth: int,
         near = [line for v, line in scored if v >= top]
         line = near[rng.randrange(len(near))]
     else:
-        best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline)
+        best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
+                                                      table=model.weights.table)
         # complete a quick block with its best second piece if the line stopped after it
         if line and line[0] >= 2 * PLOTS and len(line) < 2:
             model.play(line[0])

@@ -60,13 +60,17 @@ class Search:
         budget: the most nodes this search may visit.
     """
 
-    def __init__(self, model: Model, budget: float, deadline: float | None = None):
+    def __init__(self, model: Model, budget: float, deadline: float | None = None, table: bool = True):
         self.model = model
         self.budget = budget
         self.nodes = 0
         self.deadline = deadline
         #: optional shortcut for the last ply: ``model.frontier() -> (value, children scored)``
         self.frontier = getattr(model, "frontier", None)
+        #: optional position key for the transposition table: ``model.key() -> hashable``
+        self.key = getattr(model, "key", None) if table else None
+        #: transposition table: key -> (depth, value, bound, best move); bound 0 exact, 1 lower, 2 upper
+        self.table: dict = {}
 
     def _tick(self) -> None:
         """Count one node; raise :class:`OutOfBudget` when the budget (or the deadline) is spent."""
@@ -91,9 +95,22 @@ class Search:
             if self.nodes > self.budget:
                 raise OutOfBudget
             return v, []
+        key = hint = None
+        if self.key is not None:
+            key = self.key()
+            entry = self.table.get(key)
+            if entry is not None:
+                d, v, bound, hint = entry
+                if d >= depth and (bound == 0 or (bound == 1 and v >= beta) or (bound == 2 and v <= alpha)):
+                    return v, ([hint] if hint is not None else [])
         moves = m.moves(depth, ply)
         if not moves:
             return m.evaluate(), []
+        if hint is not None and hint in moves:
+            moves = list(moves)
+            moves.remove(hint)
+            moves.insert(0, hint)
+        alpha0, beta0 = alpha, beta
         maximising = m.mover == 0
         best = -float("inf") if maximising else float("inf")
         best_line: list = []
@@ -116,11 +133,15 @@ class Search:
                         beta = v
             if alpha >= beta:
                 break
+        if key is not None:
+            bound = 1 if best >= beta0 else (2 if best <= alpha0 else 0)
+            self.table[key] = (depth, best, bound, best_line[0] if best_line else None)
         return best, best_line
 
 
 def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: int,
-                        min_depth: int = 1, deadline: float | None = None) -> tuple[Hashable, float, list, int]:
+                        min_depth: int = 1, deadline: float | None = None,
+                        table: bool = True) -> tuple[Hashable, float, list, int]:
     """Search ``root_moves`` (best first) one ply deeper at a time until ``budget`` nodes are spent.
 
     Each completed depth re-orders the root moves by their values, so the next depth searches the best
@@ -128,7 +149,8 @@ def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: 
     (the standard rule: its first move is the previous best, so a better one found later is real).
     ``min_depth`` is always completed, whatever the budget. ``deadline`` (a ``time.perf_counter()``
     value) stops the search early like an exhausted budget; it is a safety net for slow machines, and the
-    result is reproducible only while the node budget runs out first.
+    result is reproducible only while the node budget runs out first. ``table``: use a transposition
+    table if the model has ``key()``.
 
     Returns:
         ``(best move, its value, principal variation, depth completed)``.
@@ -137,7 +159,7 @@ def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: 
     sign = 1 if mover == 0 else -1
     order = list(root_moves)
     best_move, best_value, best_line, done = order[0], 0.0, [order[0]], 0
-    search = Search(model, budget)
+    search = Search(model, budget, table=table)
     for depth in range(1, max_depth + 1):
         if depth <= min_depth:
             search.budget, search.deadline = float("inf"), None
