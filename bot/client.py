@@ -94,7 +94,7 @@ class HongBot(commands.Bot):
 
     async def close(self) -> None:
         if self.table:
-            self.table.stop()
+            await self.table.stop()
         await super().close()
         if self._owns_redis and self._redis is not None:
             await self._redis.close()

@@ -137,6 +137,7 @@ class Table:
         self.poll_interval = poll_interval
         self.final_items: list = [RematchButton]  # buttons on a finished game's last board (built from the game id)
         self._poller: asyncio.Task | None = None
+        self._stopping = asyncio.Event()
         self.thinker = Thinker()
         self._thinking: dict[tuple[int, str, int], asyncio.Task] = {}
 
@@ -474,14 +475,15 @@ class Table:
             self._poller = asyncio.create_task(self._poll())
 
     async def _poll(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.fire_due()
-            except asyncio.CancelledError:
-                raise
             except Exception:
                 log.exception("handling deadlines failed")
-            await asyncio.sleep(self.poll_interval)
+            try:  # sleep, but wake at once when asked to stop
+                await asyncio.wait_for(self._stopping.wait(), self.poll_interval)
+            except asyncio.TimeoutError:
+                pass
 
     async def fire_due(self) -> int:
         """Claim and handle every deadline due now (each fires once across all bot processes). Returns how many."""
@@ -520,11 +522,17 @@ class Table:
             if turn:
                 await self.post_turn(None, self.layer.kinds[turn.doc["kind"]], turn)
 
-    def stop(self) -> None:
+    async def stop(self, grace: float = 5.0) -> None:
+        """Stop polling deadlines — letting a deadline being handled finish (up to ``grace`` seconds), so no Redis
+        transaction or post is cut in half — and stop the computer's thinking."""
+        self._stopping.set()
         if self._poller:
-            self._poller.cancel()
+            try:
+                await asyncio.wait_for(self._poller, grace)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
             self._poller = None
-        for task in self._thinking.values():
+        for task in list(self._thinking.values()):
             task.cancel()
         self.thinker.close()
 

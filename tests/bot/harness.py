@@ -45,10 +45,10 @@ class RunningBot:
         self.bot, self.task, self.handle = bot, task, handle
 
     async def stop(self) -> None:
-        await self.bot.close()
+        await asyncio.wait_for(self.bot.close(), 20)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(self.task, 10)
-        await self.handle.close()
+        await asyncio.wait_for(self.handle.close(), 10)
 
 
 async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock=None, poll_interval: float = 1.0, **config) -> RunningBot:
