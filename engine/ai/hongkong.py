@@ -123,6 +123,7 @@ class Model:
         return [k * PLOTS + x for k in kinds for x in range(PLOTS) if self.legal(p, k, x)]
 
     def play(self, move: int) -> None:
+        """Place one piece for the mover (no legality check: moves come from :meth:`all_moves`)."""
         k, x = divmod(move, PLOTS)
         p = self.mover
         self.hist.append((move, self.owner[x], self.mid, self.mover, self.turns, self.hash))
@@ -150,6 +151,7 @@ class Model:
         self.hash = h
 
     def undo(self) -> None:
+        """Take back the last :meth:`play`."""
         move, owner, mid, mover, turns, self.hash = self.hist.pop()
         k, x = divmod(move, PLOTS)
         self.owner[x] = owner
@@ -165,23 +167,28 @@ class Model:
         self.mid, self.mover, self.turns = mid, mover, turns
 
     def terminal(self) -> bool:
+        """The rules' end, checked at the end of a turn: every plot occupied, or both players out of
+        standard blocks and roofs."""
         if self.mid:
             return False
         r = self.rem
         return self.empty == 0 or r[0] + r[1] + r[3] + r[4] == 0
 
     def counts(self) -> tuple[int, int]:
+        """Controlled buildings of player 0 and player 1."""
         c0 = self.owner.count(0)
         return c0, self.owner.count(1)
 
     def outcome(self) -> int:
+        """Winner of a finished game (most buildings, then the centre's controller); -1 for a draw."""
         c0, c1 = self.counts()
         if c0 != c1:
             return 0 if c0 > c1 else 1
         return self.owner[CENTRE]  # -1 (draw) when the centre is empty
 
     def costs_depth(self, move: int) -> bool:
-        return move < 2 * PLOTS  # a quick block is half a turn
+        """A quick block costs no depth: the same player places again."""
+        return move < 2 * PLOTS
 
     # --- evaluation ---------------------------------------------------------------------------
 
@@ -341,6 +348,8 @@ class Model:
         return out
 
     def moves(self, depth: int, ply: int) -> list[int]:
+        """Moves to search, best first: all at the root; below it the forcing ones plus the best
+        ``width`` others, of which at most ``q_width`` quick blocks (``mid_width`` after a quick block)."""
         keyed = self.keyed_moves()
         if ply == 0:
             return [m for _, m, _ in keyed]

@@ -56,8 +56,10 @@ class Search:
     """Alpha-beta over a :class:`Model` with a node budget.
 
     Attributes:
-        nodes: positions visited so far (every :meth:`Model.play` counts one).
+        nodes: positions visited so far (every :meth:`Model.play` counts one; a frontier shortcut
+            counts the children it scored).
         budget: the most nodes this search may visit.
+        table: the transposition table, kept across the depths of one :func:`iterative_deepening`.
     """
 
     def __init__(self, model: Model, budget: float, deadline: float | None = None, table: bool = True):
