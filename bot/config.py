@@ -114,7 +114,7 @@ def _build(raw: dict, path: Path) -> Config:
         raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
     redis_url = text("redis_url")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError(f"redis_url must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
+        raise ConfigError("redis_url must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
     return Config(
         token=text("token"),
         redis_url=redis_url,

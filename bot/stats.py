@@ -30,7 +30,7 @@ from render.replay import DISCORD_LIMIT, Replay, build_gif, positions
 from .kinds import GameKind
 from .ratings import GLOBAL, Page, Ratings, Standing, guild_scope
 from .records import Records
-from .session import UserError, names, plain_names
+from .session import UserError, plain_names
 
 if TYPE_CHECKING:
     from .client import HongBot

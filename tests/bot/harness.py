@@ -57,7 +57,6 @@ async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock
     handle = RedisHandle(make_client(redis_server))
     bot = HongBot(Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config), redis=handle, rng=rng,
                  poll_interval=poll_interval, **({'clock': clock} if clock else {}))
-    ready_before = getattr(emu, "ready_count", None)
     task = asyncio.create_task(bot.start(emu.token))
     await emu.wait_for_ready(timeout=15)
     await emu.wait_for_commands(timeout=15)
@@ -75,3 +74,27 @@ def decode_png(data: bytes) -> Image.Image:
     image.load()
     assert image.format == "PNG"
     return image
+
+
+def display(user: dict) -> str:
+    """The name the bot shows for an emulator user."""
+    return user.get("global_name") or user["username"]
+
+
+async def refused(it) -> str:
+    """Wait for an interaction's answer, check it was ephemeral (a refusal), and return its text."""
+    await it.wait_response()
+    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}: {it.state()}"
+    return (await it.wait_done()).content
+
+
+def place_options(turn: str) -> dict:
+    """A canonical Hong Kong turn (``Q@B2 R@C3``) → `/hongkong place` options."""
+    parts = turn.split()
+    kind, square = parts[-1].split("@")
+    options = {"square": square}
+    if kind == "R":
+        options["piece"] = "roof"
+    if len(parts) == 2:
+        options["quick"] = parts[0].split("@")[1]
+    return options

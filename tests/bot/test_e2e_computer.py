@@ -8,31 +8,10 @@ import pytest
 import engine.hong as hong
 import engine.hongkong as hk
 from bot.store import GameStore
-from tests.emulator import DiscordEmulator
 
-from .harness import decode_png, make_world, start_bot
+from .harness import decode_png, place_options
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
-
-
-@pytest.fixture
-async def world(emu):
-    return make_world(emu)
-
-
-@pytest.fixture
-async def running(emu, world, redis_server, redis):
-    bot = await start_bot(emu, redis_server, guild=world.guild)
-    yield bot
-    await bot.stop()
 
 
 def computer_posts(emu, channel):
@@ -52,11 +31,7 @@ async def test_hongkong_against_the_computer_to_the_end(emu, world, running, red
         game = hk.from_dict(doc["state"])
         assert game.to_move == 0  # the computer has answered: it is Ann's turn again
         move = rng.choice(game.legal_moves())
-        kind, square = move.split()[-1].split("@")
-        options = {"square": square, **({"piece": "roof"} if kind == "R" else {})}
-        if " " in move:
-            options["quick"] = move.split()[0].split("@")[1]
-        it = await emu.slash(world.ann, world.channel, "hongkong place", **options)
+        it = await emu.slash(world.ann, world.channel, "hongkong place", **place_options(move))
         await it.wait_followups(1)
         game.play(move)
         if game.is_over:

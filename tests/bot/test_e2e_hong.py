@@ -8,9 +8,8 @@ import pytest
 import engine.hong as hong
 from bot.games.hong import action_help
 from bot.store import GameStore
-from tests.emulator import DiscordEmulator
 
-from .harness import decode_png, make_world, start_bot
+from .harness import decode_png, display, refused
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -24,30 +23,6 @@ EXPANSION_SCRIPT = [
     "F5H", "A5H", "D7V", "C7H", "G6H", "D5V", "E6H", "E4V", "C4V", "E5V", "B5H", "F6H", "C1V", "A3V",
     "D2 rotate D7", "D4 place A7V", "B2H", "F3V", "D1H",
 ]
-
-
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)  # the bot's own configuration points it there
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
-
-
-@pytest.fixture
-async def world(emu):
-    return make_world(emu)
-
-
-@pytest.fixture
-async def running(emu, world, redis_server, redis):
-    bot = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1))
-    yield bot
-    await bot.stop()
-
-
-def display(user: dict) -> str:
-    return user.get("global_name") or user["username"]
 
 
 async def start_hong(emu, world, **options):
@@ -79,12 +54,6 @@ async def send_move(emu, world, user, move: str):
     assert f"`{move}`" in posted.content
     decode_png(posted.attachments[0].data)
     return posted
-
-
-async def refused(it) -> str:
-    await it.wait_response()
-    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}"
-    return (await it.wait_done()).content
 
 
 async def play_out(emu, world, redis, rng: random.Random):

@@ -7,47 +7,10 @@ import pytest
 
 import engine.hongkong as hk
 from bot.store import GameStore
-from tests.emulator import DiscordEmulator
 
-from .harness import decode_png, make_world, start_bot
+from .harness import decode_png, display, place_options, refused, start_bot
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)  # the bot's own configuration points it there
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
-
-
-@pytest.fixture
-async def world(emu):
-    return make_world(emu)
-
-
-@pytest.fixture
-async def running(emu, world, redis_server, redis):
-    bot = await start_bot(emu, redis_server, guild=world.guild)
-    yield bot
-    await bot.stop()
-
-
-def display(user: dict) -> str:
-    return user.get("global_name") or user["username"]
-
-
-def place_options(turn: str) -> dict:
-    """A canonical turn (``Q@B2 R@C3``) → `/hongkong place` options."""
-    parts = turn.split()
-    kind, square = parts[-1].split("@")
-    options = {"square": square}
-    if kind == "R":
-        options["piece"] = "roof"
-    if len(parts) == 2:
-        options["quick"] = parts[0].split("@")[1]
-    return options
 
 
 async def challenge_and_accept(emu, world, first="me"):
@@ -73,13 +36,6 @@ async def play_turn(emu, world, user, turn: str):
     image = decode_png(posted.attachments[0].data)
     assert image.width >= 600
     return posted
-
-
-async def refused(it) -> str:
-    await it.wait_response()
-    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}"
-    message = await it.wait_done()
-    return message.content
 
 
 async def test_complete_game_to_the_end(emu, world, running):

@@ -6,14 +6,13 @@ few milliseconds, and the test waits for the messages they post.
 from __future__ import annotations
 
 import asyncio
-import random
 
 import pytest
 
 from bot.store import GameStore
-from tests.emulator import PERMISSIONS, DiscordEmulator, EmulatorAssertion
+from tests.emulator import PERMISSIONS, EmulatorAssertion
 
-from .harness import decode_png, make_world, start_bot
+from .harness import decode_png, display, make_world, refused, start_bot
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -31,14 +30,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
 
 
 @pytest.fixture
@@ -67,16 +58,6 @@ async def bots(emu, world, redis_server, redis, clock):
     yield start
     for bot in started:
         await bot.stop()
-
-
-def display(user: dict) -> str:
-    return user.get("global_name") or user["username"]
-
-
-async def refused(it) -> str:
-    await it.wait_response()
-    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}"
-    return (await it.wait_done()).content
 
 
 async def new_game(emu, world, channel=None, challenger=None, opponent=None):

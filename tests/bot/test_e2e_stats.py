@@ -14,58 +14,16 @@ import engine.hongkong as hk
 from bot.ratings import GLOBAL, Ratings, guild_scope
 from bot.store import GameStore
 from render.record import parse_record
-from tests.emulator import DiscordEmulator
 
-from .harness import make_world, start_bot
+from .harness import display, place_options, refused, start_bot
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
-
-
-@pytest.fixture
-async def world(emu):
-    return make_world(emu)
-
-
-@pytest.fixture
-async def running(emu, world, redis_server, redis):
-    bot = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1))
-    yield bot
-    await bot.stop()
-
-
-def display(user: dict) -> str:
-    return user.get("global_name") or user["username"]
-
-
-async def refused(it) -> str:
-    await it.wait_response()
-    assert it.ephemeral, f"expected an ephemeral refusal, got response {it.response_type}: {it.state()}"
-    return (await it.wait_done()).content
 
 
 async def accept(emu, world, challenge_it, by):
     challenge = await challenge_it.wait_done()
     click = await emu.click(by, challenge, challenge.button("Accept")["custom_id"])
     return (await click.wait_followups(1))[0]
-
-
-def hk_options(turn: str) -> dict:
-    parts = turn.split()
-    kind, square = parts[-1].split("@")
-    options = {"square": square}
-    if kind == "R":
-        options["piece"] = "roof"
-    if len(parts) == 2:
-        options["quick"] = parts[0].split("@")[1]
-    return options
 
 
 async def hongkong_game_to_the_end(emu, world, redis):
@@ -75,7 +33,7 @@ async def hongkong_game_to_the_end(emu, world, redis):
     game, rng, users, posted = hk.new_game(0), random.Random(11), [world.ann, world.ben], None
     while not game.is_over:
         turn = rng.choice(game.legal_moves())
-        it = await emu.slash(users[game.to_move], world.channel, "hongkong place", **hk_options(turn))
+        it = await emu.slash(users[game.to_move], world.channel, "hongkong place", **place_options(turn))
         posted = (await it.wait_followups(1))[0]
         assert f"`{turn}`" in posted.content, posted.content
         game.play(turn)

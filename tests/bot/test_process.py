@@ -10,20 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.emulator import DiscordEmulator
-
 from .harness import make_world
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(180)
 
 
-@pytest.fixture
-async def emu():
-    emulator = DiscordEmulator(patch_discord=False)
-    await emulator.start()
-    yield emulator
-    await emulator.stop()
 
 
 async def start_process(emu, world, data_dir: Path):
