@@ -55,12 +55,12 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "hongkong": {
         "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
         "medium": {"nodes": 3_000, "depth": 2, "naive": False, "seconds": 1.5},
-        "hard": {"nodes": 30_000, "depth": 8, "naive": False, "seconds": 2.5},
+        "hard": {"nodes": 80_000, "depth": 10, "naive": False, "seconds": 2.5},
     },
     "hong": {
         "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
         "medium": {"nodes": 2_000, "depth": 2, "naive": False, "seconds": 1.5},
-        "hard": {"nodes": 20_000, "depth": 6, "naive": False, "seconds": 2.5},
+        "hard": {"nodes": 150_000, "depth": 10, "naive": False, "seconds": 2.5},
     },
 }
 

@@ -273,6 +273,12 @@ class Model:
             self.lair[removed[0]] = removed[1]
         self.mover, self.pending = mover, pending
 
+    def key(self) -> tuple:
+        """Position key for the transposition table: the grid, who moves, the summon and the lair."""
+        if self.expansion:
+            return "".join(self.grid), self.mover, self.pending, tuple(sorted(self.lair))
+        return "".join(self.grid), self.mover
+
     def terminal(self) -> bool:
         """Every space filled and no summon pending."""
         return self.empty == 0 and self.pending is None
@@ -451,6 +457,7 @@ class Weights:
         self.mean = 5.0
         self.summon = 40.0
         self.width = 12
+        self.table = True
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError(k)
@@ -494,5 +501,6 @@ def choose(game: hg.HongGame, rng: random.Random, *, nodes: int, depth: int, nai
     roots = [m for v, m in keyed if model.notation(m) in legal]
     if not roots:  # the model and the engine disagree: never play an illegal move
         return sorted(legal)[0]
-    best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline)
+    best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
+                                                  table=model.weights.table)
     return model.notation(best)

@@ -377,7 +377,7 @@ class Weights:
         self.threatened = 25.0
         self.height = 2.0
         self.centre = 8.0
-        self.to_move_capture = 0.6
+        self.to_move_capture = 0.3
         self.roof_in_hand = 12.0
         self.quick_in_hand = 15.0
         self.width = 30

@@ -62,8 +62,9 @@ def play_one(task: tuple) -> dict:
         times[who].append((time.perf_counter() - w0, time.process_time() - c0))
         game.play(move)
         n += 1
+    margin = game.hong_count() - game.threshold if kind == "hong" else None
     return {"kind": kind, "setup": setup, "a": a, "b": b, "a_side": a_side, "winner": game.winner,
-            "times": dict(times)}
+            "margin": margin, "times": dict(times)}
 
 
 def tasks_for(kind: str, a: str, b: str, games: int, boards: list[str], lairs: list[bool]) -> list[tuple]:
@@ -112,7 +113,9 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
             return "(no random-vs-random run)"
         return f"random vs random: {100 * (base_emp if role == hong.EMPEROR else 1 - base_emp):.1f}%"
 
-    print(f"{'pairing':<18}{'role of A':<15}{'games':>6}{'A wins':>8}{'A win rate':>12}   baseline for that role")
+    print("(Hongs - threshold: the mean final count minus the board's threshold; the dragon master wins at >= 0)")
+    print(f"{'pairing':<18}{'role of A':<15}{'games':>6}{'A wins':>8}{'A win rate':>12}{'Hongs-thr':>11}"
+          "   baseline for that role")
     rates = {}
     for a, b in pairs:
         rs = [r for r in rs_all if (r["a"], r["b"]) == (a, b)]
@@ -121,7 +124,9 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
             sub = [r for r in rs if r["a_side"] == role]
             wins = sum(1 for r in sub if r["winner"] == role)
             total += wins
-            print(f"{a + ' vs ' + b:<18}{name:<15}{len(sub):>6}{wins:>8}{pct(wins, len(sub)):>12}   {baseline(role)}")
+            margin = f"{statistics.mean(r['margin'] for r in sub):+.2f}" if sub else "-"
+            print(f"{a + ' vs ' + b:<18}{name:<15}{len(sub):>6}{wins:>8}{pct(wins, len(sub)):>12}{margin:>11}"
+                  f"   {baseline(role)}")
         rates[(a, b)] = total / len(rs) if rs else 0.0
         print(f"{'':<18}{'both roles':<15}{len(rs):>6}{total:>8}{pct(total, len(rs)):>12}")
     if len(setups) > 1:

@@ -317,3 +317,38 @@ def test_hong_computer_completes_the_winning_hong(level):
     game = _hong_position()
     for seed in range(3):
         assert choose_move(game, level, seed=seed) == "B3H"
+
+
+#: Hong on the inner board (seed 11): four spaces left, the emperor to move; E4H is the only placement
+#: after which the dragon master cannot reach the threshold, whatever he does.
+HONG_BLOCK_SEED = 11
+HONG_BLOCK_MOVES = ["C5V", "E6V", "E5V", "D5V", "D6V", "D7V", "F2H", "E2V", "A7V", "F6H", "G2V", "G1H", "G6V",
+                    "C4H", "D2H", "C1V", "D4H", "C7V", "B6H", "F5H", "B1H", "G5H", "F3V", "B4H", "F7V", "E7V",
+                    "B2H", "A1H", "B7V", "F1H", "E1V", "D1V", "B3H", "C3V", "G4V", "A2H", "F4H", "A4H", "G7H",
+                    "G3V", "A3V", "C6H"]
+
+
+def _hong_block_position():
+    game = hong.new_game("inner", seed=HONG_BLOCK_SEED)
+    for move in HONG_BLOCK_MOVES:
+        game.play(move)
+    return game
+
+
+def test_hong_block_position_has_one_saving_placement():
+    game = _hong_block_position()
+    assert game.to_move == hong.EMPEROR
+    saving = []
+    for move in game.legal_moves():
+        trial = game.copy()
+        trial.play(move)
+        if _winner_with_best_play(trial) == hong.EMPEROR:
+            saving.append(move)
+    assert saving == ["E4H"]
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_hong_emperor_finds_the_only_saving_placement(level):
+    game = _hong_block_position()
+    for seed in range(3):
+        assert choose_move(game, level, seed=seed) == "E4H"
