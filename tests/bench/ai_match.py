@@ -116,19 +116,26 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
     print("(Hongs - threshold: the mean final count minus the board's threshold; the dragon master wins at >= 0)")
     print(f"{'pairing':<18}{'role of A':<15}{'games':>6}{'A wins':>8}{'A win rate':>12}{'Hongs-thr':>11}"
           "   baseline for that role")
-    rates = {}
+    rates, edges = {}, {}
     for a, b in pairs:
         rs = [r for r in rs_all if (r["a"], r["b"]) == (a, b)]
         total = 0
+        margins = {}
         for role, name in ((hong.EMPEROR, "emperor"), (hong.DRAGON_MASTER, "dragon master")):
             sub = [r for r in rs if r["a_side"] == role]
             wins = sum(1 for r in sub if r["winner"] == role)
             total += wins
-            margin = f"{statistics.mean(r['margin'] for r in sub):+.2f}" if sub else "-"
+            margins[role] = statistics.mean(r["margin"] for r in sub) if sub else None
+            margin = "-" if margins[role] is None else f"{margins[role]:+.2f}"
             print(f"{a + ' vs ' + b:<18}{name:<15}{len(sub):>6}{wins:>8}{pct(wins, len(sub)):>12}{margin:>11}"
                   f"   {baseline(role)}")
         rates[(a, b)] = total / len(rs) if rs else 0.0
-        print(f"{'':<18}{'both roles':<15}{len(rs):>6}{total:>8}{pct(total, len(rs)):>12}")
+        edge = None if None in margins.values() else margins[hong.DRAGON_MASTER] - margins[hong.EMPEROR]
+        edges[(a, b)] = edge
+        edge_text = "" if edge is None else f"   A's edge: {edge:+.2f} Hongs"
+        print(f"{'':<18}{'both roles':<15}{len(rs):>6}{total:>8}{pct(total, len(rs)):>12}{'':>11}{edge_text}")
+    print("(A's edge: the mean count with A as dragon master minus the mean count with A as emperor, on the same\n"
+          " setups; 0 for equal players, positive when A gets more out of both roles than B does)")
     if len(setups) > 1:
         print("\nHong per board (A win rate as emperor / as dragon master; random vs random emperor win rate)")
         for bd, lr in setups:
@@ -140,7 +147,7 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
                 cells.append(f"{a}-{b} {pct(sum(r['winner'] == 0 for r in e), len(e)).strip()}/"
                              f"{pct(sum(r['winner'] == 1 for r in d), len(d)).strip()} (n={len(rs)})")
             print(f"  {bd + (' + lair' if lr else ''):<14}" + "; ".join(cells))
-    return rates
+    return rates, edges
 
 
 def report_times(results: list[dict], kind: str) -> dict:
@@ -168,7 +175,7 @@ def check(name: str, ok: bool | None, detail: str) -> None:
     print(f"  [{mark}] {name}: {detail}")
 
 
-def targets(label: str, rates: dict, times: dict) -> None:
+def targets(label: str, rates: dict, times: dict, edges: dict | None = None) -> None:
     print(f"\nTargets ({label})")
     r = rates.get
     hr, he, hm = r(("hard", "random")), r(("hard", "easy")), r(("hard", "medium"))
@@ -179,8 +186,17 @@ def targets(label: str, rates: dict, times: dict) -> None:
 
     check("hard beats random in >= 98%", None if hr is None else hr >= 0.98, f(hr))
     check("hard beats easy in >= 75%", None if he is None else he >= 0.75, f(he))
-    check("medium between: beats easy, loses to hard", None if me is None or hm is None else (me > 0.5 and hm > 0.5),
-          f"medium vs easy {f(me)}, hard vs medium {f(hm)}")
+    if edges is None:
+        check("medium between: beats easy, loses to hard", None if me is None or hm is None else (me > 0.5 and hm > 0.5),
+              f"medium vs easy {f(me)}, hard vs medium {f(hm)}")
+    else:
+        # Hong's unbalanced roles push win rates between close players towards 50%: also ask that the
+        # stronger side gets more Hongs out of both roles (a positive edge)
+        e_me, e_hm = edges.get(("medium", "easy")), edges.get(("hard", "medium"))
+        ok = None if None in (me, hm, e_me, e_hm) else (me >= 0.5 and hm >= 0.5 and e_me > 0 and e_hm > 0)
+        check("medium between: beats easy, loses to hard (win rate >= 50% and a positive edge)", ok,
+              f"medium vs easy {f(me)} (edge {e_me if e_me is None else round(e_me, 2)}), "
+              f"hard vs medium {f(hm)} (edge {e_hm if e_hm is None else round(e_hm, 2)})")
     check("against random: easy <= medium <= hard", None if None in (er, mr, hr) else er <= mr <= hr,
           f"easy {f(er)}, medium {f(mr)}, hard {f(hr)}")
     if "hard" in times:
@@ -232,10 +248,10 @@ def main() -> None:
         times = report_times(results, "hongkong")
         targets("Hong Kong", rates, times)
     if "hong" in kinds:
-        rates = report_hong(results, pairs)
+        rates, edges = report_hong(results, pairs)
         print("Time per move, Hong")
         times = report_times(results, "hong")
-        targets("Hong, both roles together", rates, times)
+        targets("Hong, both roles together", rates, times, edges)
 
 
 if __name__ == "__main__":
