@@ -67,6 +67,7 @@ class Search:
         self.budget = budget
         self.nodes = 0
         self.deadline = deadline
+        self._ticks = 0  # moves played, for checking the clock every 128 of them
         #: optional shortcut for the last ply: ``model.frontier() -> (value, children scored)``
         self.frontier = getattr(model, "frontier", None)
         #: optional position key for the transposition table: ``model.key() -> hashable``
@@ -79,8 +80,10 @@ class Search:
         self.nodes += 1
         if self.nodes > self.budget:
             raise OutOfBudget
-        if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
-            raise OutOfBudget
+        if self.deadline is not None:
+            self._ticks += 1
+            if not self._ticks & 127 and time.perf_counter() > self.deadline:
+                raise OutOfBudget
 
     def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list]:
         """Minimax value of the model's position searched ``depth`` plies deep, and the line that led

@@ -90,6 +90,16 @@ def test_choose_move_from_dict_in_a_spawned_process():
     assert moves[0] in hk_game.legal_moves() and moves[1] in h_game.legal_moves()
 
 
+def test_the_wall_clock_cap_stops_a_huge_budget():
+    import time
+
+    for game in (_midgame_hongkong(), _midgame_hong(expansion=True)):
+        started = time.perf_counter()
+        move = choose_move(game, "hard", seed=1, budget=10**9, seconds=0.2)
+        assert time.perf_counter() - started < 2.0
+        assert move in game.legal_moves()
+
+
 # --- legal moves only, over many fast games -------------------------------------------------------
 
 
