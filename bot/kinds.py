@@ -34,7 +34,8 @@ class GameKind:
         name: command group and stored ``kind`` (``"hongkong"``); lowercase, ≤ 32 characters.
         title: the game's name for players (``"Hong Kong"``).
         engine: the engine module (``new_game(**options)``, ``from_dict(d)``).
-        render: ``(game, names: tuple[str, str]) -> PNG bytes``; pure, run in a worker thread.
+        render: ``(game, names: tuple[str, str], *, ended: render.common.Ended | None = None) -> PNG bytes``;
+            pure, run in a worker thread (``ended``: a result reached off the board, see ``Ended``).
         roles: what each seat is called (``("blue", "orange")``, ``("emperor", "dragon master")``).
         seat_options: ``(challenge options, rng) -> (challenger's seat 0|1, engine new_game kwargs)``:
             resolves "random" choices when the challenge is made.
@@ -50,7 +51,7 @@ class GameKind:
     name: str
     title: str
     engine: ModuleType
-    render: Callable[[Any, tuple[str, str]], bytes]
+    render: Callable[..., bytes]
     roles: tuple[str, str]
     seat_options: Callable[[dict, random.Random], tuple[int, dict]]
     score: Callable[[Any, tuple[str, str]], str]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engine import IllegalMove
+from render.common import Ended
 
 from .deadlines import Deadline, Deadlines
 from .kinds import Game, GameKind
@@ -77,6 +78,14 @@ def names(doc: dict) -> tuple[str, str]:
 def plain_names(doc: dict) -> tuple[str, str]:
     """Display names of seat 0 and seat 1 without the escapes that make them safe in messages (for images)."""
     return plain_name(doc["players"][0]["name"]), plain_name(doc["players"][1]["name"])
+
+
+def ended_off_board(doc: dict) -> Ended | None:
+    """For the renderers: how a finished game ended if not by play (resigned, out of time, aborted), else None."""
+    result = doc.get("result")
+    if not result or result.get("reason") == "finished":
+        return None
+    return Ended(result.get("winner"), result.get("reason", "aborted"))
 
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u200b"), None)

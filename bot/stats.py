@@ -30,7 +30,7 @@ from render.replay import DISCORD_LIMIT, Replay, build_gif, positions
 from .kinds import GameKind
 from .ratings import GLOBAL, Page, Ratings, Standing, guild_scope
 from .records import Records
-from .session import UserError, plain_names
+from .session import UserError, ended_off_board, plain_names
 
 if TYPE_CHECKING:
     from .client import HongBot
@@ -391,7 +391,7 @@ class Stats:
         kind = self.kinds[doc["kind"]]
         moves = list(kind.load(doc["state"]).moves)
         return build_gif(kind.new_game(doc["options"]), moves, kind.render, plain_names(doc), max_bytes=max_bytes,
-                         final_text=discord.utils.remove_markdown(result_short(doc)))
+                         final_text=discord.utils.remove_markdown(result_short(doc)), ended=ended_off_board(doc))
 
     async def record(self, interaction: discord.Interaction, game_id: str) -> None:
         """``/record game:``: the move record as a text attachment (header lines, then one move a line)."""

@@ -22,7 +22,7 @@ from engine import IllegalMove
 from .computer import Thinker
 from .deadlines import Deadline
 from .kinds import Game, GameKind
-from .session import GameLayer, Person, Turn, UserError, names, plain_names, safe_name
+from .session import GameLayer, Person, Turn, UserError, ended_off_board, names, plain_names, safe_name
 from .settings import describe_duration
 
 if TYPE_CHECKING:
@@ -167,8 +167,9 @@ class Table:
             log.warning("could not send a refusal for interaction %s", interaction.id)
 
     async def board_file(self, kind: GameKind, game: Game, doc: dict) -> discord.File:
-        """The rendered board as a ``board.png`` attachment (rendered in a worker thread)."""
-        png = await asyncio.to_thread(kind.render, game, plain_names(doc))
+        """The rendered board as a ``board.png`` attachment (rendered in a worker thread); a game that was
+        resigned, lost on time or aborted shows that result instead of whose turn it was."""
+        png = await asyncio.to_thread(kind.render, game, plain_names(doc), ended=ended_off_board(doc))
         return discord.File(io.BytesIO(png), filename="board.png")
 
     def status_line(self, kind: GameKind, game: Game, doc: dict) -> str:

@@ -28,7 +28,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from engine.hong import ROLE_NAMES, HongGame
-from render.common import BACKGROUND, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, font, to_png
+from render.common import BACKGROUND, Ended, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, font, to_png
 
 __all__ = ["render_board", "WIDTH", "HONG_COLOURS"]
 
@@ -300,13 +300,16 @@ def _layout(game: HongGame) -> dict[str, int]:
 # Drawing
 
 
-def render_board(game: HongGame, names: tuple[str, str]) -> bytes:
+def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None) -> bytes:
     """Draw ``game`` as a PNG and return its bytes.
 
     Args:
         game: any :class:`engine.hong.HongGame` (in progress, with a pending summon, or over).
         names: display names, ``names[0]`` the emperor's (player 0), ``names[1]`` the dragon master's.
             Characters the built-in font cannot draw are dropped; long names are shortened with "…".
+        ended: how the game ended if it ended off the board (resigned, out of time, aborted): the winner's
+            card says WINS and the status line gives the reason instead of whose turn it was. Ignored
+            once the engine has an outcome (a game played to its end).
 
     Returns:
         PNG bytes (256-colour palette), :data:`WIDTH` = 1000 px wide and, for the built-in boards,
@@ -317,8 +320,10 @@ def render_board(game: HongGame, names: tuple[str, str]) -> bytes:
     im = Image.new("RGB", (WIDTH, L["height"]), BACKGROUND)
     d = ImageDraw.Draw(im)
     hongs = game.hongs()
-    _draw_header(d, game, names)
-    _draw_status(d, game, names, len(hongs))
+    if game.is_over:
+        ended = None
+    _draw_header(d, game, names, ended)
+    _draw_status(d, game, names, len(hongs), ended)
     _draw_board(im, d, game, L, hongs)
     if game.expansion:
         _draw_lair(d, game, L)
@@ -327,13 +332,14 @@ def render_board(game: HongGame, names: tuple[str, str]) -> bytes:
     return to_png(im.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
 
 
-def _draw_header(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str]) -> None:
+def _draw_header(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str], ended: Ended | None) -> None:
     card_w = (WIDTH - 3 * _PAD) // 2
-    over = game.is_over
+    over = game.is_over or ended is not None
+    winner = ended.winner if ended is not None else game.winner
     for p in (0, 1):
         x0 = _PAD + p * (card_w + _PAD)
         y0, y1 = _PAD, _HEADER_H - 6
-        active = (game.winner == p) if over else (game.to_move == p)
+        active = (winner == p) if over else (game.to_move == p)
         colour, dark = PLAYER_COLOURS[p], PLAYER_DARK[p]
         if active:
             d.rounded_rectangle((x0, y0, x0 + card_w, y1), radius=16, fill=colour, outline=dark, width=5)
@@ -353,7 +359,8 @@ def _draw_header(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str])
         d.text((x0 + 18, y0 + 48), name, font=font(40), fill=fg)
 
 
-def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str], count: int) -> None:
+def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str], count: int,
+                 ended: Ended | None) -> None:
     y = _HEADER_H + 6
     t = game.threshold
     dm = PLAYER_DARK[1]
@@ -376,6 +383,12 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
     if game.is_over:
         o = game.outcome
         text, colour = f"{o.describe()} - {_player_name(names, o.winner)}", PLAYER_DARK[o.winner]
+    elif ended is not None and ended.winner is None:
+        text, colour = "Aborted: no result", MUTED
+    elif ended is not None:
+        shown = (_player_name(names, 0), _player_name(names, 1))
+        w = ended.winner
+        text, colour = f"{ended.why(shown)} - {shown[w]} ({ROLE_NAMES[w]}) wins", PLAYER_DARK[w]
     elif game.pending is not None:
         p = game.pending
         opts = " / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))

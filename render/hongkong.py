@@ -25,6 +25,7 @@ from PIL import Image, ImageDraw
 from engine.hongkong import CENTRE, COLUMNS, MAX_PIECES, QUICK, ROOF, SIZE, STANDARD, HongKongGame, square_name
 from render.common import (
     BACKGROUND,
+    Ended,
     HIGHLIGHT,
     INK,
     MUTED,
@@ -195,43 +196,50 @@ def _draw_board(draw: ImageDraw.ImageDraw, game: HongKongGame) -> None:
 # --- header and footer ----------------------------------------------------------------------------
 
 
-def _status(game: HongKongGame) -> tuple[Colour, int | None, str, str, str]:
+def _status(game: HongKongGame, ended: Ended | None = None) -> tuple[Colour, int | None, str, str, str]:
     """Band colour, the player named (None for a draw), text before and after the name, and the
     small text for the right of the band."""
     outcome = game.outcome
+    if outcome is None and ended is not None:  # resigned, out of time or aborted
+        if ended.winner is None:
+            return MUTED, None, "No result", "", ended.short
+        return PLAYER_COLOURS[ended.winner], ended.winner, "", " wins", ended.short
     if outcome is None:
         return PLAYER_COLOURS[game.to_move], game.to_move, "", " to move", f"turn {len(game.turns) + 1}"
-    ended = "board full" if outcome.termination == "board full" else "all pieces used"
+    ended_by = "board full" if outcome.termination == "board full" else "all pieces used"
     won = outcome.winner
     if won is None:
         a, b = outcome.buildings
-        return MUTED, None, f"Draw {a}-{b}", "", ended
+        return MUTED, None, f"Draw {a}-{b}", "", ended_by
     score = f"{outcome.buildings[won]}-{outcome.buildings[1 - won]}"
     if outcome.centre_decided:
-        return PLAYER_COLOURS[won], won, f"{score}: ", " wins on the centre C3", ended
-    return PLAYER_COLOURS[won], won, "", f" wins {score}", ended
+        return PLAYER_COLOURS[won], won, f"{score}: ", " wins on the centre C3", ended_by
+    return PLAYER_COLOURS[won], won, "", f" wins {score}", ended_by
 
 
-def headline(game: HongKongGame, names: tuple[str, str]) -> str:
+def headline(game: HongKongGame, names: tuple[str, str], ended: Ended | None = None) -> str:
     """The status line of the image, with names in full: whose turn it is, or the result.
 
     ``"Ann to move"``; once the game is over ``"Ann wins 13-12"``, ``"Draw 12-12"`` or
     ``"12-12: Ben wins on the centre C3"`` (scores are controlled buildings, the winner's first;
-    rules: "Result"). Names are used as given (see :func:`render.common.clean_name` for drawing).
+    rules: "Result"); for a game that ended off the board (``ended``) ``"Ben wins"`` or ``"No result"``.
+    Names are used as given (see :func:`render.common.clean_name` for drawing).
     """
-    _, who, before, after, _ = _status(game)
+    _, who, before, after, _ = _status(game, ended)
     return before + (names[who] if who is not None else "") + after
 
 
-def _draw_status(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str, str]) -> None:
-    band, who, before, after, right = _status(game)
+def _draw_status(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str, str],
+                 ended: Ended | None) -> None:
+    band, who, before, after, right = _status(game, ended)
+    playing = game.outcome is None and ended is None
     ink = _on(band)
     top, bottom = _BAND
     mid = (top + bottom) / 2
     draw.rectangle((0, top, WIDTH - 1, bottom - 1), fill=band)
 
     small = font(26)
-    if game.outcome is None:
+    if playing:
         draw.text((WIDTH - 22, mid), right, font=small, anchor="rm", fill=ink)
         right_w = small.getlength(right)
     else:
@@ -240,7 +248,7 @@ def _draw_status(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str
         right_w = max(small.getlength("game over"), small.getlength(right))
 
     x = 22
-    if game.outcome is None:  # an arrow in front of "Ann to move"
+    if playing:  # an arrow in front of "Ann to move"
         draw.polygon([(x, mid - 17), (x + 26, mid), (x, mid + 17)], fill=ink)
         x += 40
     # Shrink the text before cutting the name; only the name is ever cut.
@@ -254,12 +262,18 @@ def _draw_status(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str
     draw.text((x, mid), text, font=big, anchor="lm", fill=ink, stroke_width=1, stroke_fill=ink)
 
 
-def _draw_player(draw: ImageDraw.ImageDraw, game: HongKongGame, player: int, name: str) -> None:
+def _draw_player(draw: ImageDraw.ImageDraw, game: HongKongGame, player: int, name: str,
+                 ended: Ended | None) -> None:
     top, bottom = _ROWS[player]
     mid = (top + bottom) / 2
     colour, dark = PLAYER_COLOURS[player], PLAYER_DARK[player]
     outcome = game.outcome
-    marked = game.to_move == player if outcome is None else outcome.winner == player
+    if outcome is not None:
+        marked = outcome.winner == player
+    elif ended is not None:
+        marked = ended.winner == player
+    else:
+        marked = game.to_move == player
     if marked:
         draw.rectangle((0, top, WIDTH - 1, bottom - 1), fill=_mix(colour, WHITE, 0.78))
         draw.rectangle((0, top, 9, bottom - 1), fill=colour)
@@ -313,7 +327,7 @@ def _draw_footer(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str
 # --- entry point ----------------------------------------------------------------------------------
 
 
-def render_board(game: HongKongGame, names: tuple[str, str]) -> bytes:
+def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None) -> bytes:
     """Draw the current position of ``game`` as a PNG image (:data:`WIDTH` × :data:`HEIGHT` pixels, RGB).
 
     Args:
@@ -321,6 +335,9 @@ def render_board(game: HongKongGame, names: tuple[str, str]) -> bytes:
         names: display names of player 0 and player 1. Any text is accepted: accents are folded,
             control characters dropped, long names cut with "…", characters the built-in font lacks
             (emoji, CJK) drawn as boxes; an empty name becomes "Player 1" / "Player 2".
+        ended: how the game ended if it ended off the board (resigned, out of time, aborted); the status
+            band then shows that result instead of whose turn it was. Ignored once the engine has an
+            outcome (a game played to its end).
 
     Returns:
         PNG bytes, typically 60–95 KB. Pure and deterministic: the same position and names give the
@@ -329,9 +346,9 @@ def render_board(game: HongKongGame, names: tuple[str, str]) -> bytes:
     shown = (clean_name(names[0], "Player 1"), clean_name(names[1], "Player 2"))
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    _draw_status(draw, game, shown)
+    _draw_status(draw, game, shown, ended)
     for player in (0, 1):
-        _draw_player(draw, game, player, shown[player])
+        _draw_player(draw, game, player, shown[player], ended)
     _draw_board(draw, game)
     _draw_footer(draw, game, shown)
     return to_png(image)

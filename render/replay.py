@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from PIL import Image, ImageDraw
 
-from render.common import BACKGROUND, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
+from render.common import BACKGROUND, Ended, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
 
 #: Discord's attachment limit for bots (bytes).
 DISCORD_LIMIT = 10 * 1024 * 1024
@@ -34,7 +34,8 @@ WIDTH = 720
 #: Height of the caption strip under each frame, in output pixels.
 CAPTION_H = 40
 
-Render = Callable[[Any, tuple[str, str]], bytes]
+#: A live renderer: ``(game, names, *, ended=None) -> PNG bytes`` (see ``render.hongkong.render_board``).
+Render = Callable[..., bytes]
 
 
 class ReplayTooLarge(ValueError):
@@ -162,7 +163,8 @@ def encode_gif(pngs: Sequence[bytes], moves: Sequence[str], movers: Sequence[int
 
 
 def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str, str], *,
-              max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "") -> Replay:
+              max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "",
+              ended: Ended | None = None) -> Replay:
     """Replay ``moves`` from ``start`` and make the animated GIF: one frame per move plus the opening.
 
     Args:
@@ -174,6 +176,8 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
             rebuilt at 80 % of the width with fewer colours, up to three times.
         width: frame width in pixels before any shrinking.
         final_text: appended to the caption of the last frame.
+        ended: how the game ended if not by play (resigned, out of time, aborted): the last frame is
+            drawn with it, so it shows the result rather than whose turn it was.
 
     Returns:
         A :class:`Replay` (``frames == len(moves) + 1``).
@@ -184,9 +188,10 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
     """
     movers: list[int | None] = []
     pngs: list[bytes] = []
-    for game, _, mover in positions(start, moves):
+    for i, (game, _, mover) in enumerate(positions(start, moves)):
         movers.append(mover)
-        pngs.append(render(game, names))
+        last = i == len(moves) and ended is not None
+        pngs.append(render(game, names, ended=ended) if last else render(game, names))
     colours = 255
     for _ in range(4):
         replay = encode_gif(pngs, list(moves), movers, names, width=width, colours=colours, final_text=final_text)

@@ -7,6 +7,7 @@ import pytest
 
 import engine.hongkong as hk
 from bot.store import GameStore
+from render.common import PLAYER_COLOURS
 
 from .harness import decode_png, display, place_options, refused, start_bot
 
@@ -198,10 +199,14 @@ async def test_no_game_here_and_no_quick_blocks_left(emu, world, running, redis)
 
 async def test_resign_ends_the_game(emu, world, running, redis):
     await challenge_and_accept(emu, world)
+    await play_turn(emu, world, world.ann, "S@A1")  # Ben to move: the board's band would be his orange
     it = await emu.slash(world.ben, world.channel, "hongkong resign")
     posted = (await it.wait_followups(1))[0]
     assert "Game over" in posted.content and f"{display(world.ann)} wins" in posted.content
     assert await GameStore(redis).get(world.channel) is None
+    # the final image shows the result ("Ann wins", her blue), not "Ben to move"
+    band = decode_png(posted.attachments[0].data).convert("RGB").getpixel((4, 4))
+    assert band == PLAYER_COLOURS[0]
 
 
 async def test_the_token_never_reaches_the_logs(emu, world, redis_server, redis, caplog):

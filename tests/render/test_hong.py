@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from engine.hong import from_dict, new_game, parse_board
-from render.common import HIGHLIGHT, PLAYER_COLOURS
+from render.common import HIGHLIGHT, PLAYER_COLOURS, Ended
 from render.hong import HONG_COLOURS, WIDTH, render_board
 
 NAMES = ("Alice", "Bob")
@@ -101,6 +101,24 @@ def test_game_over_differs_from_in_progress():
     g = finished("inner")
     d = g.to_dict()
     assert render_board(g, NAMES) != render_board(from_dict(d), ("Alice", "Carol"))
+
+
+def test_a_game_lost_on_time_shows_the_winner_not_whose_turn_it_was():
+    g = played(moves=["E5H", "C4V"])  # the emperor (Alice) is to move; she runs out of time
+    assert g.to_move == 0 and not g.is_over
+    playing = decode(render_board(g, NAMES))
+    won = decode(render_board(g, NAMES, ended=Ended(1, "timeout")))
+    # the dragon master's card is now the filled one (WINS), the emperor's no longer
+    assert count_near(won, PLAYER_COLOURS[1], 4) > count_near(playing, PLAYER_COLOURS[1], 4) + 10_000
+    assert count_near(playing, PLAYER_COLOURS[0], 4) > count_near(won, PLAYER_COLOURS[0], 4) + 10_000
+    resigned = render_board(g, NAMES, ended=Ended(1, "resigned"))
+    aborted = render_board(g, NAMES, ended=Ended(None, "aborted"))
+    assert len({render_board(g, NAMES, ended=Ended(1, "timeout")), resigned, aborted}) == 3
+
+
+def test_a_result_on_the_board_wins_over_ended():
+    g = finished("inner")
+    assert render_board(g, NAMES, ended=Ended(1 - g.winner, "resigned")) == render_board(g, NAMES)
 
 
 def test_pending_summon_and_lair():

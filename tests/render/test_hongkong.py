@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from engine.hongkong import HongKongGame, new_game, parse_square
-from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
+from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, Ended, clean_name, fit_text, font
 from render.hongkong import GROUND, HEIGHT, WIDTH, face_box, headline, plot_box, render_board, slot_box
 
 NAMES = ("Ann", "Ben")
@@ -250,6 +250,34 @@ def test_headline_and_band_when_drawn():
     game = finished({"A1": [(0, "S")], "B1": [(1, "S")]})
     assert headline(game, NAMES) == "Draw 1-1"
     assert image(game).getpixel((4, 4)) == MUTED
+
+
+def test_a_resigned_game_shows_the_winner_not_whose_turn_it_was():
+    game = played("S@B2")  # Ben to move; Ben resigns, Ann wins
+    header = (0, 0, WIDTH, 262)
+    resigned = image_ended(game, Ended(0, "resigned"))
+    assert headline(game, NAMES, Ended(0, "resigned")) == "Ann wins"
+    assert resigned.getpixel((4, 4)) == BLUE  # the winner's colour, not orange for "Ben to move"
+    assert resigned.crop(header).tobytes() != image(game).crop(header).tobytes()
+    assert resigned.crop(header).tobytes() != image_ended(game, Ended(0, "timeout")).crop(header).tobytes()
+    board = (0, plot_box(0)[1], WIDTH, plot_box(24)[3])
+    assert resigned.crop(board).tobytes() == image(game).crop(board).tobytes()
+
+
+def test_an_aborted_game_shows_no_result():
+    game = played("S@B2")
+    assert headline(game, NAMES, Ended(None, "aborted")) == "No result"
+    assert image_ended(game, Ended(None, "aborted")).getpixel((4, 4)) == MUTED
+
+
+def test_a_result_on_the_board_wins_over_ended():
+    game = finished({"A1": [(0, "S")], "B1": [(0, "S")], "C1": [(1, "S")]})
+    assert headline(game, NAMES, Ended(1, "resigned")) == "Ann wins 2-1"
+    assert render_board(game, NAMES, ended=Ended(1, "resigned")) == render_board(game, NAMES)
+
+
+def image_ended(game: HongKongGame, ended: Ended) -> Image.Image:
+    return Image.open(io.BytesIO(render_board(game, NAMES, ended=ended))).convert("RGB")
 
 
 def test_finished_game_differs_from_the_same_board_in_progress():

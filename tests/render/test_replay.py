@@ -12,6 +12,7 @@ import engine.hong as hong
 import engine.hongkong as hk
 from engine import IllegalMove
 from render.hong import render_board as render_hong
+from render.common import PLAYER_COLOURS, Ended
 from render.hongkong import render_board as render_hk
 from render.replay import (
     CAPTION_H, DISCORD_LIMIT, FIRST_MS, FRAME_MS, LAST_MS, WIDTH, ReplayTooLarge, build_gif, encode_gif, positions,
@@ -91,6 +92,21 @@ def test_positions_yield_the_mover_of_each_move(hong_moves):
         assert replayed.to_move == mover
         replayed.play(move)
     assert game.to_dict() == replayed.to_dict()
+
+
+def test_the_last_frame_of_a_resigned_game_shows_the_result(hk_moves):
+    moves = hk_moves[:10]  # Ben moved first, so after 10 moves it is Ben's turn; Ben resigns
+    ended = Ended(0, "resigned")
+    replay = build_gif(hk.new_game(first=1), moves, render_hk, NAMES, ended=ended)
+    last = frames(replay.gif)[-1][0]
+    game = hk.new_game(first=1)
+    *_, (final, _, _) = positions(game, moves)
+    assert final.to_move == 1  # the board alone would say "Ben to move", in orange
+    assert looks_like(last, render_hk(final, NAMES, ended=ended)) < 6
+    assert looks_like(last, render_hk(final, NAMES)) > looks_like(last, render_hk(final, NAMES, ended=ended)) + 0.5
+    band = last.getpixel((4, 4))  # the status band: Ann's blue ("Ann wins")
+    assert all(abs(a - b) <= 12 for a, b in zip(band, PLAYER_COLOURS[0])), band
+    assert replay.frames == len(moves) + 1
 
 
 def test_too_large_shrinks_then_refuses(hk_moves):
