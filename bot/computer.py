@@ -7,8 +7,12 @@ future, so other games stay responsive while the computer thinks.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+log = logging.getLogger(__name__)
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -48,10 +52,21 @@ class Thinker:
     async def choose(self, kind: str, state: dict, level: str, seed: int) -> str:
         """A legal move for the player to move in ``state`` (an engine ``to_dict()``) at ``level``.
 
+        A worker that died (killed by the host for memory, say) breaks the whole pool; the pool is then
+        replaced and the move asked for once more, so one lost worker does not leave every later computer
+        game playing fallback moves.
+
         Raises:
             ValueError: an unknown level or game (from the engine's AI).
+            BrokenProcessPool: the fresh pool broke too.
         """
-        return await asyncio.get_running_loop().run_in_executor(self._executor(), _choose, kind, state, level, seed)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
+        except BrokenProcessPool:
+            log.warning("a computer-opponent worker died; starting a new pool")
+            self.close()
+            return await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
 
     def close(self) -> None:
         if self._pool is not None:
