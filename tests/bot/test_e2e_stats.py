@@ -146,7 +146,7 @@ async def test_two_games_then_leaderboard_stats_history_replay_record(emu, world
     assert [c["value"] for c in await emu.autocomplete(cleo, world.channel, "record", focused="game", game="kong")] == [hk_id]
 
     it = await emu.slash(cleo, world.channel, "replay", game=hk_id)
-    replay = (await it.wait_followups(1))[0]
+    replay = (await it.wait_followups(1, timeout=60))[0]  # a GIF of a whole game: seconds of CPU on a busy host
     assert not it.ephemeral
     gif = replay.attachments[0]
     assert gif.filename == f"hongkong-{hk_id}.gif" and gif.size < 10 * 1024 * 1024
@@ -155,7 +155,7 @@ async def test_two_games_then_leaderboard_stats_history_replay_record(emu, world
 
     # the Replay button on the final board does the same, for the clicker only
     click = await emu.click(cleo, final, final.button("Replay")["custom_id"])
-    shown = (await click.wait_followups(1))[0]
+    shown = (await click.wait_followups(1, timeout=60))[0]
     assert click.ephemeral and shown.ephemeral
     assert gif_frames(shown.attachments[0].data) == len(hk_game.moves) + 1
     click = await emu.click(ann, hong_final, hong_final.button("Replay")["custom_id"])
