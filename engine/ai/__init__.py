@@ -25,7 +25,8 @@ Levels:
 * ``easy``: looks one turn ahead and plays a random move among the near-best ones: plausible, fast, and
   beatable.
 * ``medium``: a short search.
-* ``hard``: the full budget (median about 1 s per move on a 2-core machine).
+* ``hard``: the full budget. Measured on a 2-core machine (``tests/bench/ai_match.py --games 200``):
+  Hong Kong median 0.64 s, worst 1.07 s per move; Hong median 0.37 s, worst 2.68 s (the wall-clock cap).
 
 The functions are pure (no I/O, the game is never changed) and take picklable arguments, so they can run
 in a process pool. Hong Kong games pickle; Hong games do not (their board holds a ``mappingproxy``), so
