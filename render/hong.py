@@ -22,13 +22,14 @@ so a full board renders in a few tens of milliseconds. Pure: no I/O.
 from __future__ import annotations
 
 import math
-import unicodedata
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from engine.hong import ROLE_NAMES, HongGame
-from render.common import BACKGROUND, Ended, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, font, to_png
+from render.common import (
+    BACKGROUND, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, Ended, clean_name, fit_text, font, to_png,
+)
 
 __all__ = ["render_board", "WIDTH", "HONG_COLOURS"]
 
@@ -67,32 +68,9 @@ _SS = 3              # supersampling factor for sprites
 # Text helpers
 
 
-@lru_cache(maxsize=4096)
-def _renderable(ch: str) -> bool:
-    """Whether the built-in font has a glyph for ``ch`` (it covers ASCII and a few symbols)."""
-    f = font(20)
-    return bytes(f.getmask(ch)) != bytes(f.getmask("\uffff")) or ch == " "
-
-
-def _clean(text: str) -> str:
-    """``text`` reduced to what the built-in font can draw: accents dropped, other glyphs removed."""
-    out = []
-    for ch in unicodedata.normalize("NFKD", text):
-        if unicodedata.combining(ch):
-            continue
-        out.append(ch if _renderable(ch) else "")
-    s = " ".join("".join(out).split())
-    return s
-
-
 def _fit(text: str, size: int, max_width: int) -> str:
     """``text`` shortened with an ellipsis to fit ``max_width`` pixels at font ``size``."""
-    f = font(size)
-    if f.getlength(text) <= max_width:
-        return text
-    while text and f.getlength(text + "…") > max_width:
-        text = text[:-1]
-    return text.rstrip() + "…"
+    return fit_text(text, font(size), max_width)
 
 
 def _fit_size(text: str, size: int, max_width: int) -> int:
@@ -102,9 +80,11 @@ def _fit_size(text: str, size: int, max_width: int) -> int:
     return size
 
 
-def _player_name(names: tuple[str, str], player: int) -> str:
-    name = _clean(str(names[player])) if player < len(names) else ""
-    return name or f"Player {player + 1}"
+def _player_name(names: tuple[str, str], player: int, max_width: int | None = None) -> str:
+    """Player ``player``'s name as drawn (see :func:`render.common.clean_name`), cut to ``max_width`` pixels
+    at the status line's size if given, so the words around it in a sentence stay visible."""
+    name = clean_name(names[player] if player < len(names) else "", f"Player {player + 1}")
+    return name if max_width is None else _fit(name, 34, max_width)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -382,13 +362,13 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
     y2 = y + 52
     if game.is_over:
         o = game.outcome
-        text, colour = f"{o.describe()} - {_player_name(names, o.winner)}", PLAYER_DARK[o.winner]
+        text, colour = f"{o.describe()} - {_player_name(names, o.winner, 300)}", PLAYER_DARK[o.winner]
     elif ended is not None and ended.winner is None:
         text, colour = "Aborted: no result", MUTED
     elif ended is not None:
-        shown = (_player_name(names, 0), _player_name(names, 1))
+        shown = (_player_name(names, 0, 270), _player_name(names, 1, 270))
         w = ended.winner
-        text, colour = f"{ended.why(shown)} - {shown[w]} ({ROLE_NAMES[w]}) wins", PLAYER_DARK[w]
+        text, colour = f"{ended.why(shown)} - {shown[w]} wins", PLAYER_DARK[w]
     elif game.pending is not None:
         p = game.pending
         opts = " / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))
@@ -397,7 +377,7 @@ def _draw_status(d: ImageDraw.ImageDraw, game: HongGame, names: tuple[str, str],
         colour = PLAYER_DARK[p.player]
     else:
         p = game.to_move
-        text = f"{_player_name(names, p)} ({ROLE_NAMES[p]}) to move"
+        text = f"{_player_name(names, p, 360)} ({ROLE_NAMES[p]}) to move"
         if game.moves:
             text += f"   -   last: {game.moves[-1]}"
         colour = PLAYER_DARK[p]

@@ -121,6 +121,25 @@ def test_a_result_on_the_board_wins_over_ended():
     assert render_board(g, NAMES, ended=Ended(1 - g.winner, "resigned")) == render_board(g, NAMES)
 
 
+def test_long_names_leave_the_end_of_the_status_line_visible():
+    from render.hong import _HEADER_H, BACKGROUND  # the status line is the second line under the header
+
+    g = played(moves=["E5H", "C4V"])
+    line = (WIDTH - 90, _HEADER_H + 58, WIDTH, _HEADER_H + 96)
+    for ended in (Ended(0, "timeout"), Ended(1, "resigned"), None):
+        im = decode(render_board(g, ("M" * 32, "W" * 32), ended=ended))
+        # each name is cut on its own, so "... wins" / "... to move" ends well before the right edge
+        assert [c for _, c in im.crop(line).getcolors()] == [BACKGROUND], ended
+        short = decode(render_board(g, ("Ann", "Ben"), ended=ended))
+        assert short.crop(line).tobytes() == im.crop(line).tobytes()
+
+
+def test_names_are_cleaned_like_hong_kongs():
+    g = played(moves=["E5H"])
+    assert render_board(g, ("Ann\nsecond line", "Ben\r\nX")) == render_board(g, ("Ann second line", "Ben X"))
+    assert render_board(g, ("José", "")) == render_board(g, ("Jose", "Player 2"))
+
+
 def test_pending_summon_and_lair():
     g = new_game(parse_board(".....\n.....\n.....", name="t", threshold=1), seed=0, expansion=True,
                  stones=["A3", "B3", "C3"], lair=LAIR)
