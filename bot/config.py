@@ -80,10 +80,18 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(known))}")
+    from_env = {}
     for key, var in ENV_VARS.items():
         if env.get(var, "").strip():
             raw[key] = env[var].strip()
-    return _build(raw, path)
+            from_env[key] = var
+    try:
+        return _build(raw, path)
+    except ConfigError as exc:  # say where a bad value came from when it was the environment
+        key = str(exc).split(" ", 1)[0]
+        if key in from_env:
+            raise ConfigError(f"{exc} (set by ${from_env[key]})") from None
+        raise
 
 
 def _build(raw: dict, path: Path) -> Config:

@@ -58,6 +58,28 @@ def test_bad_config_is_a_clear_error(tmp_path, text, match):
         load_config(path, env={})
 
 
+@pytest.mark.parametrize(
+    "var, value, match",
+    [
+        ("HONGBOT_CHALLENGE_TIMEOUT", "banana", r"challenge_timeout must be a number of seconds, not 'banana' \(set by \$HONGBOT_CHALLENGE_TIMEOUT\)"),
+        ("HONGBOT_DEV_GUILD_ID", "xyz", r"dev_guild_id must be .* \(set by \$HONGBOT_DEV_GUILD_ID\)"),
+        ("HONGBOT_LOG_LEVEL", "loud", r"log_level must be .* \(set by \$HONGBOT_LOG_LEVEL\)"),
+        ("REDIS_URL", "notaurl", r"redis_url must start with .* \(set by \$REDIS_URL\)"),
+    ],
+)
+def test_a_bad_environment_variable_is_named(tmp_path, var, value, match):
+    with pytest.raises(ConfigError, match=match):
+        load_config(tmp_path / "none.toml", env={var: value})
+
+
+def test_a_bad_file_value_does_not_blame_the_environment(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("log_level = 'LOUD'")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, env={"HONGBOT_CHALLENGE_TIMEOUT": "60"})
+    assert "set by" not in str(info.value)
+
+
 def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
