@@ -85,16 +85,15 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
         if env.get(var, "").strip():
             raw[key] = env[var].strip()
             from_env[key] = var
-    try:
-        return _build(raw, path)
-    except ConfigError as exc:  # say where a bad value came from when it was the environment
-        key = str(exc).split(" ", 1)[0]
-        if key in from_env:
-            raise ConfigError(f"{exc} (set by ${from_env[key]})") from None
-        raise
+    return _build(raw, path, from_env)
 
 
-def _build(raw: dict, path: Path) -> Config:
+def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
+    def bad(key: str, why: str) -> ConfigError:
+        """The error for a bad value of ``key``, naming the environment variable when it came from one."""
+        where = f" (set by ${from_env[key]})" if key in from_env else ""
+        return ConfigError(f"{key} {why}{where}")
+
     def text(key: str) -> str | None:
         value = raw.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
@@ -107,22 +106,22 @@ def _build(raw: dict, path: Path) -> Config:
     if guild in (None, "", 0, "0"):
         guild = None
     elif isinstance(guild, bool) or not str(guild).isdigit():
-        raise ConfigError(f"dev_guild_id must be a guild id (a positive whole number), not {guild!r}")
+        raise bad("dev_guild_id", f"must be a guild id (a positive whole number), not {guild!r}")
     else:
         guild = int(guild)
     timeout = raw.get("challenge_timeout", 600)
     try:
         timeout = float(timeout)
     except (TypeError, ValueError):
-        raise ConfigError(f"challenge_timeout must be a number of seconds, not {timeout!r}") from None
+        raise bad("challenge_timeout", f"must be a number of seconds, not {timeout!r}") from None
     if not 10 <= timeout <= 7 * 86400:  # also refuses inf and nan
-        raise ConfigError("challenge_timeout must be between 10 seconds and 7 days (604800)")
+        raise bad("challenge_timeout", "must be between 10 seconds and 7 days (604800)")
     level = (text("log_level") or "INFO").upper()
     if level not in LOG_LEVELS:
-        raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        raise bad("log_level", f"must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
     redis_url = text("redis_url")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError("redis_url must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
+        raise bad("redis_url", "must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
     return Config(
         token=text("token"),
         redis_url=redis_url,
