@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engine import IllegalMove
-from render.common import Ended
+from engine.result import Ended
 
 from .deadlines import Deadline, Deadlines
 from .kinds import Game, GameKind

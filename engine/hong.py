@@ -353,19 +353,27 @@ class Outcome:
 
     Attributes:
         winner: ``DRAGON_MASTER`` (1) if ``hongs >= threshold``, else ``EMPEROR`` (0). Never a draw.
-        hongs: Hongs on the full board, horizontal and vertical.
+        hongs: Hongs on the board when the game ended, horizontal and vertical.
         threshold: what the dragon master needed.
+        spaces_left: empty spaces when the game ended: 0 for a full board, more for a base game decided early
+            (rules, "Play", ruling "Decided early").
     """
 
     winner: int
     hongs: int
     threshold: int
+    spaces_left: int = 0
 
     def describe(self) -> str:
-        """``"Dragon master wins: 16 Hongs (needs 15)"`` or ``"Emperor wins: 9 Hongs (needs 15)"``."""
+        """``"Dragon master wins: 16 Hongs (needs 15)"``, ``"Emperor wins: 9 Hongs (needs 15)"``, or for a game
+        decided early ``"Dragon master wins: 15 Hongs (needs 15), decided with 8 spaces left"``."""
         who = ROLE_NAMES[self.winner].capitalize()
         noun = "Hong" if self.hongs == 1 else "Hongs"
-        return f"{who} wins: {self.hongs} {noun} (needs {self.threshold})"
+        text = f"{who} wins: {self.hongs} {noun} (needs {self.threshold})"
+        if self.spaces_left:
+            spaces = "space" if self.spaces_left == 1 else "spaces"
+            text += f", decided with {self.spaces_left} {spaces} left"
+        return text
 
 
 @dataclass(frozen=True)
@@ -435,7 +443,7 @@ class HongGame:
     """
 
     __slots__ = ("board", "seed", "stones", "expansion", "lair_setup", "lair", "moves", "to_move",
-                 "pending", "last_changed", "last_created", "_grid", "_empty")
+                 "pending", "last_changed", "last_created", "_grid", "_empty", "_decided")
 
     def __init__(self, board: Board, seed: int, stones: tuple[str, ...], expansion: bool,
                  lair_setup: dict[int, str]):
@@ -454,6 +462,7 @@ class HongGame:
         for sq in self.stones:
             self._grid[board.index(sq)] = _STONE  # type: ignore[index]
         self._empty = self._grid.count(_EMPTY)
+        self._decided = self._reached_threshold()
 
     # ---- reading the position -----------------------------------------------------------------
 
@@ -489,8 +498,13 @@ class HongGame:
 
     @property
     def is_over(self) -> bool:
-        """True once every space is filled and the turn (with every dragon action) is done."""
-        return self._empty == 0 and self.pending is None
+        """True once every space is filled and the turn (with every dragon action) is done — or, without the
+        expansion, once the Hong count has reached the threshold (rules, "Play", ruling "Decided early")."""
+        return (self._empty == 0 or self._decided) and self.pending is None
+
+    def _reached_threshold(self) -> bool:
+        """Without the expansion, whether the count has reached the threshold: nothing can undo a Hong then."""
+        return not self.expansion and self.hong_count() >= self.threshold
 
     @property
     def winner(self) -> int | None:
@@ -504,7 +518,7 @@ class HongGame:
             return None
         n = self.hong_count()
         return Outcome(winner=DRAGON_MASTER if n >= self.threshold else EMPEROR, hongs=n,
-                       threshold=self.threshold)
+                       threshold=self.threshold, spaces_left=self._empty)
 
     def hongs(self) -> list[Hong]:
         """Every Hong on the board: horizontal ones row by row (west to east), then vertical ones
@@ -765,7 +779,9 @@ class HongGame:
             if options:
                 self.pending = Summon(player=player, options=MappingProxyType(dict(sorted(options.items()))))
                 return
-        if self._empty > 0:
+        if created:
+            self._decided = self._reached_threshold()
+        if self._empty > 0 and not self._decided:
             self.to_move = 1 - player
 
     # ---- Hong scanning ------------------------------------------------------------------------------
@@ -878,6 +894,7 @@ class HongGame:
         new.last_created = self.last_created
         new._grid = list(self._grid)
         new._empty = self._empty
+        new._decided = self._decided
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -1063,6 +1080,7 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
             raise IllegalMove("The saved grid does not fit the board.")
         g._grid = list(grid)
         g._empty = grid.count(_EMPTY)
+        g._decided = g._reached_threshold()
         g.to_move = int(d["to_move"])
         p = d.get("pending")
         g.pending = None if p is None else Summon(

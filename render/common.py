@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageFont
@@ -24,36 +23,6 @@ BACKGROUND = (246, 241, 231)
 INK = (33, 33, 33)
 MUTED = (120, 112, 100)
 HIGHLIGHT = (204, 121, 167)  # Okabe–Ito reddish purple: last move
-
-
-@dataclass(frozen=True)
-class Ended:
-    """A game that ended off the board, for the renderers to show instead of "… to move".
-
-    The engine only knows results reached by play (a full board, the pieces used, the Hong count); a game
-    can also end by a resignation, a player running out of time or an administrator's abort. The bot passes
-    an ``Ended`` with the final position so its image shows the result and not a turn nobody will play.
-
-    Attributes:
-        winner: the winning seat (0 or 1), or None for an aborted game (no result).
-        reason: ``"resigned"`` (the other seat resigned), ``"timeout"`` (the other seat ran out of time)
-            or ``"aborted"``.
-    """
-
-    winner: int | None
-    reason: str
-
-    def why(self, names: tuple[str, str]) -> str:
-        """What ended the game, in a few words: ``"Ann resigned"``, ``"Ann ran out of time"``, ``"aborted"``."""
-        if self.winner is None:
-            return "aborted"
-        loser = names[1 - self.winner]
-        return f"{loser} resigned" if self.reason == "resigned" else f"{loser} ran out of time"
-
-    @property
-    def short(self) -> str:
-        """A tag for a corner of the image: ``"by resignation"``, ``"on time"`` or ``"aborted"``."""
-        return {"resigned": "by resignation", "timeout": "on time"}.get(self.reason, "aborted")
 
 
 @lru_cache(maxsize=32)

@@ -27,8 +27,9 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from engine.hong import ROLE_NAMES, HongGame
+from engine.result import Ended
 from render.common import (
-    BACKGROUND, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, Ended, clean_name, fit_text, font, to_png,
+    BACKGROUND, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, clean_name, fit_text, font, to_png,
 )
 
 __all__ = ["render_board", "WIDTH", "HONG_COLOURS"]

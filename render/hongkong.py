@@ -23,9 +23,9 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from engine.hongkong import CENTRE, COLUMNS, MAX_PIECES, QUICK, ROOF, SIZE, STANDARD, HongKongGame, square_name
+from engine.result import Ended
 from render.common import (
     BACKGROUND,
-    Ended,
     HIGHLIGHT,
     INK,
     MUTED,

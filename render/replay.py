@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from PIL import Image, ImageDraw
 
-from render.common import BACKGROUND, Ended, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
+from engine.result import Ended
+from render.common import BACKGROUND, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
 
 #: Discord's attachment limit for bots (bytes).
 DISCORD_LIMIT = 10 * 1024 * 1024

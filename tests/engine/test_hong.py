@@ -15,11 +15,12 @@ from engine.hong import (ACTION_HELP, ACTIONS, BOARDS, DRAGON_MASTER, EMPEROR, H
 # Helpers
 
 
-def position(rows: list[str], *, threshold: int = 1, expansion: bool = False, lair=None, to_move: int = 0):
+def position(rows: list[str], *, threshold: int = 99, expansion: bool = False, lair=None, to_move: int = 0):
     """A game on a custom board shaped like ``rows`` holding exactly what ``rows`` shows.
 
     ``#`` is no space; every other character is a space holding ``.`` (empty), ``H``, ``V`` or ``S``.
-    ``rows`` must show exactly three stones (they become the setup stones).
+    ``rows`` must show exactly three stones (they become the setup stones). The default ``threshold`` is out
+    of reach, so a base-game position with Hongs is not already decided (ruling "Decided early").
     """
     text = "\n".join("".join("#" if ch == "#" else "." for ch in row) for row in rows)
     board = parse_board(text, name="test", threshold=threshold)
@@ -393,14 +394,53 @@ def test_emperor_wins_below_threshold():
 def test_inner_board_scripted_dragon_master_win():
     # Stones on A1–A3. Rows 1–3 read S H V H V H V (2 Hongs each), rows 4–7 V H V H V H V (3 each);
     # no vertical Hong: column C is all V from edge to edge, column A's V run is capped by a stone.
+    # Without the expansion the game is decided when the count reaches 11 (ruling "Decided early"):
+    # rows 1–3 give 6, row 4 gives 3 (9), row 5's C5 makes the 10th, its E5 the 11th (30 placements).
     g = new_game("inner", seed=0, stones=["A1", "A2", "A3"])
+    played = []
     for r in range(1, 8):
         for c, o in zip("ABCDEFG", "VHVHVHV"):
-            if not (c == "A" and r <= 3):
+            if not (c == "A" and r <= 3) and not g.is_over:
+                mover = g.to_move
                 g.play(f"{c}{r}{o}")
-    assert g.is_over and len(g.moves) == 46
-    assert g.hong_count() == 18 and g.winner == DRAGON_MASTER
-    assert g.outcome.describe() == "Dragon master wins: 18 Hongs (needs 11)"
+                played.append(f"{c}{r}{o}")
+    assert g.is_over and played[-1] == "E5V" and len(g.moves) == 30
+    assert g.hong_count() == 11 and g.winner == DRAGON_MASTER
+    assert g.to_move == mover  # the turn that decided it stays the last
+    assert len(g.empty_squares()) == 16 and g.outcome.spaces_left == 16
+    assert g.outcome.describe() == "Dragon master wins: 11 Hongs (needs 11), decided with 16 spaces left"
+    assert g.legal_moves() == []
+    with pytest.raises(IllegalMove, match="decided with 16 spaces left"):
+        g.play("A6V")
+
+
+def test_decided_early_needs_the_threshold_reached_not_passed():
+    # Row "......" with stones D1–F1, threshold 1: A1V B1H C1V makes the one Hong and fills the board; a longer
+    # row shows the game ending with spaces left, on the very turn the count reaches the threshold.
+    g = new_game(parse_board(".........", name="row9", threshold=1), seed=0, stones=["G1", "H1", "I1"])
+    g.play("A1V")
+    g.play("B1H")
+    assert not g.is_over and g.to_move == EMPEROR
+    g.play("C1V")
+    assert g.is_over and g.winner == DRAGON_MASTER and g.outcome.spaces_left == 3
+    assert g.to_move == EMPEROR
+
+
+def test_decided_early_survives_copy_and_round_trip():
+    g = new_game(parse_board(".........", name="row9", threshold=1), seed=0, stones=["G1", "H1", "I1"])
+    for m in ("A1V", "B1H", "C1V"):
+        g.play(m)
+    assert g.copy().is_over
+    again = from_dict(g.to_dict())
+    assert again.is_over and again.outcome == g.outcome
+    assert from_dict(g.to_dict(), replay=False).is_over
+
+
+def test_with_the_expansion_the_game_runs_until_the_board_is_full():
+    rng = random.Random("expansion-full")
+    for _ in range(20):
+        g = _random_playout("inner", rng, expansion=True)
+        assert g.empty_squares() == [] and g.outcome.spaces_left == 0
 
 
 def test_inner_board_scripted_emperor_win():
@@ -458,8 +498,14 @@ def test_random_playouts_invariants(name):
     for _ in range(100):
         g = _random_playout(name, rng)
         b = g.board
-        assert g.empty_squares() == [] and g.legal_moves() == []
-        assert len(g.moves) == b.space_count - 3
+        assert g.legal_moves() == []
+        assert len(g.moves) == b.space_count - 3 - len(g.empty_squares())
+        assert g.outcome.spaces_left == len(g.empty_squares())
+        if g.empty_squares():  # decided early: the last placement brought the count up to the threshold
+            before = new_game(name, seed=g.seed)
+            for move in g.moves[:-1]:
+                before.play(move)
+            assert before.hong_count() < g.threshold <= g.hong_count() and g.winner == DRAGON_MASTER
         assert sum(v == "S" for v in g.cells.values()) == 3
         assert as_set(g.hongs()) == naive_hongs(g)
         assert g.hong_count() == len(g.hongs())
@@ -495,6 +541,8 @@ def test_round_trip_at_random_points():
         for _ in range(10):
             g = new_game(name, seed=rng.randrange(1000))
             for _ in range(rng.randrange(g.board.space_count - 2)):
+                if g.is_over:  # decided early
+                    break
                 g.play(rng.choice(g.legal_moves()))
             d = g.to_dict()
             again = from_dict(json.loads(json.dumps(d)))
@@ -733,7 +781,7 @@ def test_a_used_dragon_is_not_summoned_again():
 
 @pytest.mark.parametrize("action", ["place", "movestone", "move", "stone"])
 def test_dragon_needing_an_empty_space_is_not_summoned_on_a_full_board(action):
-    g = position(["V.V", "SSS"], expansion=True, lair=lair_with(**{action: 1}))
+    g = position(["V.V", "SSS"], threshold=1, expansion=True, lair=lair_with(**{action: 1}))
     g.play("B1H")                   # fills the board and creates a size-1 Hong
     assert g.pending is None and g.is_over and g.lair[1] == action
     assert g.winner == DRAGON_MASTER
@@ -767,7 +815,7 @@ def test_summon_on_the_turn_that_fills_the_board_and_end_checked_after_it():
 
 
 def test_place_action_filling_the_last_space_ends_the_game():
-    g = position(["V.VS", "SS.#"], expansion=True, lair=lair_with(place=1))
+    g = position(["V.VS", "SS.#"], threshold=1, expansion=True, lair=lair_with(place=1))
     g.play("B1H")
     assert not g.is_over and g.pending is not None
     g.play("D1 place C2H")

@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 
 from engine.hong import from_dict, new_game, parse_board
-from render.common import HIGHLIGHT, PLAYER_COLOURS, Ended
+from engine.result import Ended
+from render.common import HIGHLIGHT, PLAYER_COLOURS
 from render.hong import HONG_COLOURS, WIDTH, render_board
 
 NAMES = ("Alice", "Bob")

@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from engine.hongkong import HongKongGame, new_game, parse_square
-from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, Ended, clean_name, fit_text, font
+from engine.result import Ended
+from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
 from render.hongkong import GROUND, HEIGHT, WIDTH, face_box, headline, plot_box, render_board, slot_box
 
 NAMES = ("Ann", "Ben")

@@ -12,7 +12,8 @@ import engine.hong as hong
 import engine.hongkong as hk
 from engine import IllegalMove
 from render.hong import render_board as render_hong
-from render.common import PLAYER_COLOURS, Ended
+from engine.result import Ended
+from render.common import PLAYER_COLOURS
 from render.hongkong import render_board as render_hk
 from render.replay import (
     CAPTION_H, DISCORD_LIMIT, FIRST_MS, FRAME_MS, LAST_MS, WIDTH, ReplayTooLarge, build_gif, encode_gif, positions,
