@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from engine import IllegalMove
+from engine import IllegalMove, InvalidState
+from engine import truncate as _truncate
 
 __all__ = [
     "ACTIONS",
@@ -37,6 +38,7 @@ __all__ = [
     "EMPEROR",
     "Hong",
     "HongGame",
+    "NAME",
     "Outcome",
     "ROLE_NAMES",
     "Summon",
@@ -46,6 +48,9 @@ __all__ = [
     "parse_board",
     "square_name",
 ]
+
+#: The game's name in the registry, in stored records and in ``to_dict()["game"]``.
+NAME = "hong"
 
 #: Player numbers.
 EMPEROR = 0
@@ -440,10 +445,13 @@ class HongGame:
         pending: the :class:`Summon` waiting to be carried out, or ``None``.
         last_changed: squares changed by the last :meth:`play` (placement or action), for highlighting.
         last_created: Hongs created by the last :meth:`play`.
+        kind: ``"hong"`` (:data:`NAME`), the game's name in :mod:`engine.registry`.
     """
 
     __slots__ = ("board", "seed", "stones", "expansion", "lair_setup", "lair", "moves", "to_move",
-                 "pending", "last_changed", "last_created", "_grid", "_empty", "_decided")
+                 "pending", "last_changed", "last_created", "_grid", "_empty", "_decided", "_undo")
+
+    kind = NAME
 
     def __init__(self, board: Board, seed: int, stones: tuple[str, ...], expansion: bool,
                  lair_setup: dict[int, str]):
@@ -463,6 +471,8 @@ class HongGame:
             self._grid[board.index(sq)] = _STONE  # type: ignore[index]
         self._empty = self._grid.count(_EMPTY)
         self._decided = self._reached_threshold()
+        #: One entry per move played (see :meth:`_apply`), newest last: what :meth:`pop` restores.
+        self._undo: list[tuple] = []
 
     # ---- reading the position -----------------------------------------------------------------
 
@@ -598,11 +608,7 @@ class HongGame:
                                   f"(body north–south).")
             raise IllegalMove(f"{orient!r} is not an orientation: use {square}H (body west–east) or "
                               f"{square}V (body north–south).")
-        self._grid[i] = orient
-        self._empty -= 1
-        self.moves.append(square + orient)
-        created = self._created_after([i], before=[])
-        self._after_change((square,), created)
+        self._apply([(i, orient)], square + orient)
 
     # ---- dragon actions -------------------------------------------------------------------------
 
@@ -626,20 +632,7 @@ class HongGame:
             raise IllegalMove(f"The dragon of size {size} does {opts[size]}, not {action!r} — "
                               f"e.g. D{size} {_ACTION_EXAMPLE[opts[size]]}.")
         changes, canonical = self._check_action(size, action, args)
-        # Apply.
-        before = self._hongs_touching([i for i, _ in changes])
-        for i, ch in changes:
-            if self._grid[i] == _EMPTY and ch != _EMPTY:
-                self._empty -= 1
-            elif self._grid[i] != _EMPTY and ch == _EMPTY:
-                self._empty += 1
-            self._grid[i] = ch
-        del self.lair[size]
-        self.moves.append(canonical)
-        created = self._created_after([i for i, _ in changes], before=before)
-        w = self.board.width
-        squares = tuple(square_name(i % w, i // w) for i, _ in changes)
-        self._after_change(squares, created)
+        self._apply(changes, canonical, dragon=size)
 
     def _check_action(self, size: int, action: str, args: list[str]) -> tuple[list[tuple[int, str]], str]:
         """Validate a dragon action's arguments; return the cell changes and the canonical notation."""
@@ -767,6 +760,62 @@ class HongGame:
 
     # ---- turn bookkeeping -------------------------------------------------------------------------
 
+    def _apply(self, changes: list[tuple[int, str]], canonical: str, dragon: int | None = None) -> None:
+        """Carry out a checked move: set each ``(index, content)`` of ``changes``, take the summoned ``dragon``
+        (its size) out of the lair, record ``canonical``, then summon or end the turn (:meth:`_after_change`).
+
+        First pushes the move's undo entry: the changed cells' old contents, the dragon taken, and every field
+        the move may change (``to_move``, ``pending``, ``last_changed``, ``last_created``, ``_decided``,
+        ``_empty``), all immutable, so :meth:`pop` restores the state exactly.
+        """
+        g, w = self._grid, self.board.width
+        indices = [i for i, _ in changes]
+        self._undo.append((tuple((i, g[i]) for i in indices),
+                           None if dragon is None else (dragon, self.lair[dragon]),
+                           self.to_move, self.pending, self.last_changed, self.last_created, self._decided,
+                           self._empty))
+        # A placement fills an empty space, which is in no Hong: nothing to compare with.
+        before = [] if dragon is None else self._hongs_touching(indices)
+        for i, ch in changes:
+            self._empty += (g[i] != _EMPTY) - (ch != _EMPTY)
+            g[i] = ch
+        if dragon is not None:
+            del self.lair[dragon]
+        self.moves.append(canonical)
+        created = self._created_after(indices, before=before)
+        self._after_change(tuple(square_name(i % w, i // w) for i in indices), created)
+
+    def pop(self) -> str:
+        """Undo the last move (a placement or a dragon action) and return it, canonical notation.
+
+        The state is exactly as before that move: the cells, the lair (a dragon goes back), whose turn,
+        the pending summon, :attr:`last_changed`, :attr:`last_created` and whether the game was decided early;
+        ``to_dict()`` is equal to the one before the move. Works on a finished game too.
+
+        Raises:
+            IndexError: no move has been played, or the game was loaded with ``from_dict(..., replay=False)``
+                and has no history of the moves it was loaded with.
+        """
+        if not self._undo:
+            raise IndexError("No move to undo: no move has been played." if not self.moves else
+                             "No move to undo: this game was loaded without its history.")
+        cells, dragon, self.to_move, self.pending, self.last_changed, self.last_created, self._decided, \
+            self._empty = self._undo.pop()
+        for i, ch in cells:
+            self._grid[i] = ch
+        if dragon is not None:
+            self.lair = dict(sorted({**self.lair, dragon[0]: dragon[1]}.items()))
+        return self.moves.pop()
+
+    def truncate(self, n: int) -> list[str]:
+        """Undo moves until ``n`` are left (``len(moves) == n``); returns the undone moves, oldest first.
+
+        Raises:
+            IndexError: ``n`` is negative or more than the moves played (nothing is undone then), or a move to
+                undo has no history (see :meth:`pop`; the later moves stay undone).
+        """
+        return _truncate(self, n)
+
     def _after_change(self, squares: tuple[str, ...], created: list[Hong]) -> None:
         """Record the change, then summon a dragon or end the turn (rules, "Expansion")."""
         self.last_changed = squares
@@ -879,7 +928,7 @@ class HongGame:
     # ---- copying and serialising ----------------------------------------------------------------------
 
     def copy(self) -> "HongGame":
-        """An independent copy (the board is shared; it is immutable)."""
+        """An independent copy (the board is shared; it is immutable); it can :meth:`pop` the same moves."""
         new = HongGame.__new__(HongGame)
         new.board = self.board
         new.seed = self.seed
@@ -895,6 +944,7 @@ class HongGame:
         new._grid = list(self._grid)
         new._empty = self._empty
         new._decided = self._decided
+        new._undo = list(self._undo)
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -915,7 +965,7 @@ class HongGame:
              "last_changed": ["C4"],
              "last_created": [["H", ["C4", "D4"]], ...]}
         """
-        d: dict[str, Any] = {"game": "hong", "v": 1, "board": self.board.name}
+        d: dict[str, Any] = {"game": NAME, "v": 1, "board": self.board.name}
         if BOARDS.get(self.board.name) != self.board:
             d["board_text"] = self.board.to_text()
         d.update({
@@ -1021,11 +1071,11 @@ def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongGame:
     ``replay=False`` loads the position exactly as recorded instead (tests use it to craft positions).
 
     Raises:
-        IllegalMove: (a ``ValueError``) the data is not a Hong game record, a field is missing or malformed,
-            a move in it is illegal, or the record does not match its own moves.
+        InvalidState: (an ``IllegalMove``, so a ``ValueError``) the data is not a Hong game record, a field is
+            missing or malformed, a move in it is illegal, or the record does not match its own moves.
     """
-    if not isinstance(d, Mapping) or d.get("game", "hong") != "hong":
-        raise IllegalMove("This saved state is not a game of Hong.")
+    if not isinstance(d, Mapping) or d.get("game", NAME) != NAME:
+        raise InvalidState("This saved state is not a game of Hong.")
     if not replay:
         return _load_snapshot(d)
     try:
@@ -1038,16 +1088,16 @@ def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongGame:
         lair = {int(k): v for k, v in d["lair_setup"].items()} if expansion else None
         game = new_game(board, expansion=expansion, seed=seed, stones=list(d["stones"]), lair=lair)
     except IllegalMove as e:
-        raise IllegalMove(f"This saved Hong game is damaged: {e}") from e
+        raise InvalidState(f"This saved Hong game is damaged: {e}") from e
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise IllegalMove(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
+        raise InvalidState(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
     for number, move in enumerate(moves, 1):
         try:
             game.play(move)
         except IllegalMove as e:
-            raise IllegalMove(f"This saved Hong game is damaged: move {number} ({move}) is illegal: {e}") from e
+            raise InvalidState(f"This saved Hong game is damaged: move {number} ({move}) is illegal: {e}") from e
     if _json_form(game.to_dict()) != _json_form(d):
-        raise IllegalMove("This saved Hong game is damaged: its board does not match its moves.")
+        raise InvalidState("This saved Hong game is damaged: its board does not match its moves.")
     return game
 
 
@@ -1055,20 +1105,20 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
     """A game exactly as ``d`` describes it, without replaying its moves (for crafted test positions).
 
     Raises:
-        IllegalMove: a field is missing or malformed, or the grid does not fit the board.
+        InvalidState: a field is missing or malformed, or the grid does not fit the board.
     """
     try:
-        if d.get("game", "hong") != "hong":
-            raise IllegalMove("This saved state is not a game of Hong.")
+        if d.get("game", NAME) != NAME:
+            raise InvalidState("This saved state is not a game of Hong.")
         board = parse_board(d["board_text"]) if "board_text" in d else board_named(d["board"])
         g = HongGame.__new__(HongGame)
         g.board = board
         if type(d["seed"]) is not int or type(d["expansion"]) is not bool or d["to_move"] not in (0, 1):
-            raise IllegalMove("This saved Hong game is damaged: seed, expansion or to_move is malformed.")
+            raise InvalidState("This saved Hong game is damaged: seed, expansion or to_move is malformed.")
         if not isinstance(d["moves"], list) or not all(isinstance(m, str) for m in d["moves"]):
-            raise IllegalMove("This saved Hong game is damaged: moves must be a list of moves.")
+            raise InvalidState("This saved Hong game is damaged: moves must be a list of moves.")
         if any(a not in ACTIONS for a in (*d["lair_setup"].values(), *d["lair"].values())):
-            raise IllegalMove("This saved Hong game is damaged: the lair names an unknown action.")
+            raise InvalidState("This saved Hong game is damaged: the lair names an unknown action.")
         g.seed = int(d["seed"])
         g.stones = tuple(d["stones"])
         g.expansion = bool(d["expansion"])
@@ -1077,10 +1127,11 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
         grid = d["grid"].replace("/", "")
         if len(grid) != len(board.template) or any(
                 (a == _NO_SPACE) != (b == _NO_SPACE) or a not in ".#HVS" for a, b in zip(grid, board.template)):
-            raise IllegalMove("The saved grid does not fit the board.")
+            raise InvalidState("This saved Hong game is damaged: its grid does not fit the board.")
         g._grid = list(grid)
         g._empty = grid.count(_EMPTY)
         g._decided = g._reached_threshold()
+        g._undo = []
         g.to_move = int(d["to_move"])
         p = d.get("pending")
         g.pending = None if p is None else Summon(
@@ -1092,7 +1143,7 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
         w = board.width
         for direction, cells in d.get("last_created", ()):
             if direction not in _TILES or not cells or any(board.index(c) is None for c in cells):
-                raise IllegalMove("This saved Hong game is damaged: last_created is malformed.")
+                raise InvalidState("This saved Hong game is damaged: last_created is malformed.")
             ii = [board.index(c) for c in cells]
             if direction == "H":
                 heads = (square_name(ii[0] % w - 1, ii[0] // w), square_name(ii[-1] % w + 1, ii[-1] // w))
@@ -1101,10 +1152,12 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
             created.append(Hong(direction, tuple(cells), len(cells), heads))
         g.last_created = tuple(created)
         return g
-    except IllegalMove:
+    except InvalidState:
         raise
+    except IllegalMove as e:
+        raise InvalidState(f"This saved Hong game is damaged: {e}") from e
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-        raise IllegalMove(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
+        raise InvalidState(f"This saved Hong game is damaged: a field is missing or malformed ({e}).") from e
 
 
 def _json_form(d: Mapping[str, Any]) -> Any:

@@ -9,7 +9,7 @@ Coordinates: columns ``A``–``E`` left to right, rows ``1``–``5`` top to bott
 
 Notation: a placement is ``<piece>@<square>`` (``S@C3``); a turn is one placement of ``S`` or ``R``,
 optionally preceded by a quick block: ``Q@B2 S@C3``, ``Q@B2 R@B2``. Input is case- and
-whitespace-insensitive; :meth:`HongKongGame.legal_moves` and :attr:`HongKongGame.turns` use the
+whitespace-insensitive; :meth:`HongKongGame.legal_moves` and :attr:`HongKongGame.moves` use the
 canonical form.
 
 Usage::
@@ -17,6 +17,7 @@ Usage::
     game = new_game(first=0)
     game.play("Q@B2 S@B3")
     game.legal_moves()      # every legal turn for the player to move
+    game.pop()              # "Q@B2 S@B3": the turn is undone
     game.to_dict()          # JSON-serialisable; from_dict() restores it exactly
 """
 from __future__ import annotations
@@ -25,7 +26,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from engine import IllegalMove
+from engine import IllegalMove, InvalidState
+from engine import truncate as _truncate
+
+#: The game's name in the registry, in stored records and in ``to_dict()["game"]``.
+NAME = "hongkong"
 
 SIZE = 5
 PLOTS = SIZE * SIZE
@@ -116,12 +121,17 @@ class HongKongGame:
         stacks: 25 lists, one per plot (index ``row * 5 + column``), bottom piece first; each piece is
             a ``(player, kind)`` pair with kind ``"S"``, ``"Q"`` or ``"R"``.
         remaining: per player, a dict ``{"S": n, "Q": n, "R": n}`` of pieces not yet placed.
-        turns: the turns played so far, canonical notation, in order.
+        moves: the turns played so far, canonical notation, in order (a turn is one entry).
+        kind: ``"hongkong"`` (:data:`NAME`), the game's name in :mod:`engine.registry`.
+        pending: always None: a Hong Kong turn is one move (the engine contract's field for an unfinished turn).
 
     Use :func:`new_game` or :func:`from_dict` to make one.
     """
 
-    __slots__ = ("first", "stacks", "remaining", "turns", "_to_move")
+    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move")
+
+    kind = NAME
+    pending = None
 
     def __init__(self, first: int = 0) -> None:
         if first not in (0, 1):
@@ -129,7 +139,7 @@ class HongKongGame:
         self.first = first
         self.stacks: list[list[tuple[int, str]]] = [[] for _ in range(PLOTS)]
         self.remaining: list[dict[str, int]] = [dict(START_PIECES), dict(START_PIECES)]
-        self.turns: list[str] = []
+        self.moves: list[str] = []
         self._to_move = first
 
     # --- state ------------------------------------------------------------------------------------
@@ -190,24 +200,19 @@ class HongKongGame:
         return outcome.winner if outcome else None
 
     @property
-    def moves(self) -> list[str]:
-        """The turns played so far, canonical notation (the engine contract's name for :attr:`turns`)."""
-        return self.turns
-
-    @property
     def last_turn_plots(self) -> tuple[int, ...]:
         """Plot indices the last turn placed on (one or two), empty before the first turn."""
-        if not self.turns:
+        if not self.moves:
             return ()
-        return tuple(dict.fromkeys(parse_square(p[2:]) for p in self.turns[-1].split()))
+        return tuple(dict.fromkeys(parse_square(p[2:]) for p in self.moves[-1].split()))
 
     def copy(self) -> "HongKongGame":
-        """An independent copy (O(pieces placed))."""
+        """An independent copy (O(pieces placed)); it can :meth:`pop` the same turns."""
         other = HongKongGame.__new__(HongKongGame)
         other.first = self.first
         other.stacks = [list(s) for s in self.stacks]
         other.remaining = [dict(r) for r in self.remaining]
-        other.turns = list(self.turns)
+        other.moves = list(self.moves)
         other._to_move = self._to_move
         return other
 
@@ -257,7 +262,7 @@ class HongKongGame:
         self.remaining[player][kind] += 1
 
     def _first_turn(self) -> bool:
-        return not self.turns
+        return not self.moves
 
     def parse(self, move: str) -> list[tuple[str, int]]:
         """Parse a turn into ``[(kind, plot), ...]`` (one or two placements) without checking legality.
@@ -314,8 +319,34 @@ class HongKongGame:
             for kind, plot in reversed(done):
                 self._take(player, kind, plot)
             raise
-        self.turns.append(" ".join(f"{k}@{square_name(p)}" for k, p in placements))
+        self.moves.append(" ".join(f"{k}@{square_name(p)}" for k, p in placements))
         self._to_move = 1 - player
+
+    def pop(self) -> str:
+        """Undo the last turn and return it (canonical notation), python-chess style.
+
+        The pieces it placed go back to their owner's hand and the turn passes back, so the game is exactly as
+        it was before that turn (``to_dict()``, stacks, pieces left, whose turn). Works on a finished game too.
+
+        Raises:
+            IndexError: no turn has been played.
+        """
+        if not self.moves:
+            raise IndexError("No turn to undo: no turn has been played.")
+        move = self.moves.pop()
+        player = 1 - self._to_move
+        for kind, plot in reversed(self.parse(move)):
+            self._take(player, kind, plot)
+        self._to_move = player
+        return move
+
+    def truncate(self, n: int) -> list[str]:
+        """Undo turns until ``n`` are left (``len(moves) == n``); returns the undone turns, oldest first.
+
+        Raises:
+            IndexError: ``n`` is negative or more than the turns played (nothing is undone then).
+        """
+        return _truncate(self, n)
 
     def _legal_plots(self, player: int, kind: str, first_turn: bool) -> Iterator[int]:
         if self.remaining[player][kind] == 0:
@@ -370,14 +401,14 @@ class HongKongGame:
     # --- persistence ------------------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        """JSON-serialisable record: ``{"game": "hongkong", "first": 0|1, "turns": [str, ...]}``.
+        """JSON-serialisable record: ``{"game": "hongkong", "first": 0|1, "moves": [str, ...]}``.
 
-        The turn list is the source of truth: :func:`from_dict` replays it.
+        The move list (one entry a turn) is the source of truth: :func:`from_dict` replays it.
         """
-        return {"game": "hongkong", "first": self.first, "turns": list(self.turns)}
+        return {"game": NAME, "first": self.first, "moves": list(self.moves)}
 
     def __repr__(self) -> str:
-        return f"<HongKongGame first={self.first} turns={len(self.turns)} to_move={self._to_move} over={self.is_over}>"
+        return f"<HongKongGame first={self.first} moves={len(self.moves)} to_move={self._to_move} over={self.is_over}>"
 
 
 def new_game(first: int = 0) -> HongKongGame:
@@ -390,19 +421,26 @@ def new_game(first: int = 0) -> HongKongGame:
 
 
 def from_dict(d: dict) -> HongKongGame:
-    """Restore a game saved by :meth:`HongKongGame.to_dict` by replaying its turns.
+    """Restore a game saved by :meth:`HongKongGame.to_dict` by replaying its moves (one entry a turn).
+
+    ``d`` is ``{"game": "hongkong", "first": 0|1, "moves": [str, ...]}``; nothing else is read (an older record
+    that names its list ``"turns"`` is refused: the bot's record migration renames it).
 
     Raises:
-        ValueError: if ``d`` is not a Hong Kong record or a turn in it is illegal.
+        InvalidState: ``d`` is not a Hong Kong record, ``first`` or ``moves`` is missing or malformed, or a
+            turn in it is illegal (the message names which).
     """
-    if not isinstance(d, dict) or d.get("game") != "hongkong":
-        raise ValueError("not a Hong Kong game record")
-    first, turns = d.get("first"), d.get("turns")
+    if not isinstance(d, dict) or d.get("game") != NAME:
+        raise InvalidState("This saved state is not a game of Hong Kong.")
+    first, moves = d.get("first"), d.get("moves")
     if type(first) is not int or first not in (0, 1):
-        raise ValueError("a Hong Kong record needs 'first': 0 or 1")
-    if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
-        raise ValueError("a Hong Kong record needs 'turns': a list of turns in notation")
+        raise InvalidState("This saved Hong Kong game is damaged: 'first' must be 0 or 1.")
+    if not isinstance(moves, list) or not all(isinstance(t, str) for t in moves):
+        raise InvalidState("This saved Hong Kong game is damaged: 'moves' must be a list of turns in notation.")
     game = HongKongGame(first)
-    for turn in turns:
-        game.play(turn)
+    for number, move in enumerate(moves, 1):
+        try:
+            game.play(move)
+        except IllegalMove as e:
+            raise InvalidState(f"This saved Hong Kong game is damaged: turn {number} ({move}) is illegal: {e}") from e
     return game

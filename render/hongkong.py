@@ -205,7 +205,7 @@ def _status(game: HongKongGame, ended: Ended | None = None) -> tuple[Colour, int
             return MUTED, None, "No result", "", ended.short
         return PLAYER_COLOURS[ended.winner], ended.winner, "", " wins", ended.short
     if outcome is None:
-        return PLAYER_COLOURS[game.to_move], game.to_move, "", " to move", f"turn {len(game.turns) + 1}"
+        return PLAYER_COLOURS[game.to_move], game.to_move, "", " to move", f"turn {len(game.moves) + 1}"
     ended_by = "board full" if outcome.termination == "board full" else "all pieces used"
     won = outcome.winner
     if won is None:
@@ -298,10 +298,10 @@ def _draw_player(draw: ImageDraw.ImageDraw, game: HongKongGame, player: int, nam
 def _draw_footer(draw: ImageDraw.ImageDraw, game: HongKongGame, names: tuple[str, str]) -> None:
     text_font = font(28)
     y = _FOOTER_TOP + 22
-    if game.turns:
-        mover = (game.first + len(game.turns) - 1) % 2
+    if game.moves:
+        mover = (game.first + len(game.moves) - 1) % 2
         draw.rectangle((22, y - 12, 46, y + 12), outline=HIGHLIGHT, width=5)
-        turn = game.turns[-1]
+        turn = game.moves[-1]
         prefix = "Last turn: "
         room = WIDTH - 22 - 58 - text_font.getlength(prefix + "  " + turn)
         draw.text((58, y), f"{prefix}{fit_text(names[mover], text_font, room)}  {turn}", font=text_font, anchor="lm", fill=INK)

@@ -19,7 +19,7 @@ The evaluation is built from the game's own ideas, in hundredths of a building, 
 * the centre C3 breaks ties.
 
 The model is a flat mirror of the board (owner, blocks, roof and piece count per plot) that plays and
-takes back placements in place; it reads the game only through ``stacks``, ``remaining``, ``turns``
+takes back placements in place; it reads the game only through ``stacks``, ``remaining``, ``moves``
 and ``to_move`` and the chosen turn is checked against ``legal_moves()``.
 """
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Model:
         self.rem = [game.remaining[p][k] for p in (0, 1) for k in ("S", "R", "Q")]
         self.mover = game.to_move
         self.mid = False
-        self.turns = len(game.turns)
+        self.turns = len(game.moves)
         self.empty = sum(1 for s in game.stacks if not s)
         self.hist: list[tuple] = []
         self.weights = weights

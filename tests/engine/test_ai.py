@@ -257,7 +257,7 @@ def test_a_pending_summon_is_answered_with_a_dragon_action(level):
 #: Hong Kong, found by seeded random stacking: player 1 has one standard block left and player 0 none,
 #: so this is the game's last turn; player 0 leads by one building and holds the centre, so the only
 #: winning turn is the capture S@D1 (D1 is player 0's, next to player 1's tall C1); any other loses.
-HK_LAST_TURN = {"game": "hongkong", "first": 0, "turns": [
+HK_LAST_TURN = {"game": "hongkong", "first": 0, "moves": [
     "Q@B1 S@A5", "Q@E1 S@E1", "R@B1", "Q@E1 S@E1", "R@A5", "S@E1", "Q@B3 S@C1", "Q@E4 S@C4", "Q@B3 R@B3",
     "Q@E4 S@C4", "Q@B4 R@D2", "Q@E4 S@A4", "S@C1", "S@E4", "Q@C1 S@B4", "R@E3", "S@B4", "S@C4", "S@B4",
     "S@C4", "R@C1", "S@D4", "S@C3", "R@C4", "S@B4", "R@A4", "S@C3", "R@E4", "S@C3", "R@D4", "S@C3", "S@D5",

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import IllegalMove
+from engine import IllegalMove, InvalidState
 from engine import hong
 from engine.hong import (ACTION_HELP, ACTIONS, BOARDS, DRAGON_MASTER, EMPEROR, Hong, from_dict, new_game,
                          parse_board)
@@ -567,10 +567,15 @@ def test_to_dict_is_compact():
 
 def test_from_dict_rejects_damage():
     d = new_game("castle", seed=1).to_dict()
-    with pytest.raises(IllegalMove):
+    with pytest.raises(InvalidState):
         from_dict({**d, "grid": "..."})
-    with pytest.raises(IllegalMove):
+    with pytest.raises(InvalidState):
         from_dict({k: v for k, v in d.items() if k != "seed"})
+    with pytest.raises(InvalidState, match="not a game of Hong"):
+        from_dict({**d, "game": "hongkong"})
+    for replay in (True, False):
+        with pytest.raises(InvalidState):
+            from_dict({**d, "board": "moon"}, replay=replay)
 
 
 def test_copy_is_independent():
@@ -868,9 +873,9 @@ def test_random_playouts_with_the_expansion(name):
     {"last_created": [["Q", []]]}, {"to_move": 7}, {"to_move": -1}, {"expansion": "no"}, {"moves": "C4H"},
     {"lair": {"1": "explode"}}, {"seed": 1.5}, {"moves": ["C4H"]}, {"stones": ["A1"]}, {"board": "moon"},
 ])
-def test_from_dict_refuses_damaged_records_with_a_value_error(change):
+def test_from_dict_refuses_damaged_records_with_invalid_state(change):
     d = json.loads(json.dumps(new_game("castle", seed=5, expansion=True).to_dict()))
-    with pytest.raises(ValueError, match="saved"):
+    with pytest.raises(InvalidState, match="saved"):
         from_dict({**d, **change})
 
 
@@ -883,5 +888,94 @@ def test_from_dict_replays_the_moves():
     assert from_dict(d).to_dict() == g.to_dict()
     i = d["grid"].index("H")
     d["grid"] = d["grid"][:i] + "V" + d["grid"][i + 1:]  # a tile turned behind the record's back
-    with pytest.raises(ValueError, match="does not match its moves"):
+    with pytest.raises(InvalidState, match="does not match its moves"):
         from_dict(d)
+
+
+# ---- undo: pop and truncate ---------------------------------------------------------------------------
+
+
+def full_state(g):
+    """Every field of the game but its undo history, the lair with its order: equal means the same game."""
+    fields = {slot: getattr(g, slot) for slot in hong.HongGame.__slots__ if slot != "_undo"}
+    return tuple(list(v.items()) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+                 for v in fields.values())
+
+
+@pytest.mark.parametrize("board, expansion", [("inner", False), ("inner", True), ("garden", True), ("castle", False)])
+@pytest.mark.parametrize("seed", range(6))
+def test_pop_restores_the_state_before_each_move(board, expansion, seed):
+    g = new_game(board, expansion=expansion, seed=seed)
+    rng = random.Random(seed)
+    while not g.is_over:
+        before, d = full_state(g), g.to_dict()
+        move = rng.choice(g.legal_moves())
+        g.play(move)
+        after = full_state(g)
+        assert g.pop() == move
+        assert full_state(g) == before and g.to_dict() == d
+        g.play(move)
+        assert full_state(g) == after
+
+
+def test_pop_undoes_summons_dragon_actions_and_an_early_decision():
+    seen = {"summon": 0, "action": 0, "early": 0}
+    for seed in range(40):
+        g = new_game("inner", expansion=seed % 2 == 1, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over:
+            g.play(rng.choice(g.legal_moves()))
+        states = []
+        replay = new_game("inner", expansion=g.expansion, seed=seed)
+        for move in g.moves:
+            states.append((full_state(replay), replay.legal_moves()))
+            replay.play(move)
+        seen["early"] += bool(g.empty_squares())
+        while g.moves:
+            move = g.pop()
+            seen["action"] += move.startswith("D")
+            seen["summon"] += g.pending is not None
+            assert (full_state(g), g.legal_moves()) == states[len(g.moves)]
+    assert all(n >= 5 for n in seen.values()), seen
+
+
+@pytest.mark.parametrize("expansion", [False, True])
+def test_truncate_equals_a_fresh_replay(expansion):
+    g = new_game("garden", expansion=expansion, seed=3)
+    rng = random.Random(3)
+    while not g.is_over:
+        g.play(rng.choice(g.legal_moves()))
+    moves = list(g.moves)
+    for n in sorted(rng.sample(range(len(moves)), 8), reverse=True):
+        undone = g.truncate(n)
+        fresh = new_game("garden", expansion=expansion, seed=3)
+        for move in moves[:n]:
+            fresh.play(move)
+        assert full_state(g) == full_state(fresh) and g.moves + undone == moves[:n + len(undone)]
+
+
+def test_pop_refuses_without_history():
+    g = new_game("inner", seed=1, stones=["A1", "A2", "A3"])
+    with pytest.raises(IndexError, match="no move has been played"):
+        g.pop()
+    g.play("C4H")
+    with pytest.raises(IndexError, match="loaded without its history"):
+        from_dict(g.to_dict(), replay=False).pop()
+    assert from_dict(g.to_dict()).pop() == "C4H"  # a replayed game has its history
+    with pytest.raises(IndexError):
+        g.truncate(2)
+
+
+def test_copy_copies_the_history():
+    g = new_game("inner", seed=2)
+    first = g.legal_moves()[0]
+    g.play(first)
+    c = g.copy()
+    c.play(c.legal_moves()[0])
+    assert c.pop() and c.pop() == first and c.moves == []
+    assert g.moves == [first] and g.pop() == first
+
+
+def test_kind_and_pending_are_the_contract_fields():
+    g = new_game("inner", seed=2)
+    assert g.kind == "hong" and g.pending is None

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from engine import IllegalMove
+from engine import IllegalMove, InvalidState
 from engine.hongkong import HongKongGame, from_dict, new_game
 
 SQUARES = [f"{col}{row}" for row in "12345" for col in "ABCDE"]  # index = plot = row * 5 + column
@@ -125,7 +125,7 @@ def random_game(seed: int, turns: int | None = None) -> HongKongGame:
     """A seeded random game, stopped after ``turns`` turns or at its end."""
     rng = random.Random(seed)
     game, bias = new_game(seed % 2), rng.choice((0.0, 0.4, 0.8))
-    while not game.is_over and (turns is None or len(game.turns) < turns):
+    while not game.is_over and (turns is None or len(game.moves) < turns):
         random_turn(game, rng, bias)
     return game
 
@@ -138,7 +138,7 @@ def random_game(seed: int, turns: int | None = None) -> HongKongGame:
 def test_centre_banned_for_both_pieces_of_starting_players_first_turn(first, turn):
     game = new_game(first)
     refused(game, turn, "C3")
-    assert game.turns == [] and game.to_move == first
+    assert game.moves == [] and game.to_move == first
     assert not any("C3" in move for move in game.legal_moves())
 
 
@@ -147,7 +147,7 @@ def test_second_players_first_turn_may_use_centre(turn):
     game = play_all(new_game(1), ["S@A1"])
     game.play(turn)
     assert game.controller(CENTRE) == 0
-    assert game.turns[-1] == turn
+    assert game.moves[-1] == turn
 
 
 @pytest.mark.parametrize("turn", ["S@C3", "Q@C3 R@C3", "Q@B3 S@C3"])
@@ -304,7 +304,7 @@ def test_quick_block_raises_own_adjacent_building_to_allow_second_placement():
     game.play("Q@B2 S@B3")
     assert game.stacks[plot("B2")] == [(0, "S"), (0, "Q")]
     assert game.stacks[plot("B3")] == [(1, "S"), (0, "S")]
-    assert game.turns[-1] == "Q@B2 S@B3"
+    assert game.moves[-1] == "Q@B2 S@B3"
 
 
 def test_quick_block_captures_then_builds():
@@ -391,7 +391,7 @@ def test_board_full_ends_the_game(first):
     for square in SQUARES:  # one standard block per plot, A1 first (not the centre)
         assert not game.is_over and game.winner is None and game.outcome is None
         game.play(f"S@{square}")
-    assert len(game.turns) == 25 and all(game.stacks)
+    assert len(game.moves) == 25 and all(game.stacks)
     assert game.is_over and game.legal_moves() == []
     assert game.buildings() == ((13, 12) if first == 0 else (12, 13))
     assert game.winner == first
@@ -409,7 +409,7 @@ def test_board_full_by_double_moves():
     for square in SQUARES[20:]:
         assert not game.is_over
         game.play(f"S@{square}")
-    assert game.is_over and game.outcome.termination == "board full" and len(game.turns) == 15
+    assert game.is_over and game.outcome.termination == "board full" and len(game.moves) == 15
     assert game.remaining[0] == {"S": 12, "Q": 0, "R": 5} and game.remaining[1] == {"S": 13, "Q": 0, "R": 5}
     assert game.buildings() == (13, 12) and game.winner == 0
 
@@ -427,14 +427,14 @@ def pieces_used_game(first: int, centre: int | None) -> HongKongGame:
 @pytest.mark.parametrize("first", [0, 1])
 def test_pieces_used_ends_the_game_and_second_player_moves_last(first):
     game = pieces_used_game(first, centre=None)
-    assert game.is_over and len(game.turns) == 50
-    assert (len(game.turns) - 1 + first) % 2 == 1 - first  # the last turn was the second player's
+    assert game.is_over and len(game.moves) == 50
+    assert (len(game.moves) - 1 + first) % 2 == 1 - first  # the last turn was the second player's
     assert game.to_move == first
     assert sum(1 for stack in game.stacks if stack) == 10  # 15 plots still empty
     assert game.remaining == [{"S": 0, "Q": 5, "R": 0}, {"S": 0, "Q": 5, "R": 0}]
     assert game.outcome.termination == "pieces used"
     # One turn earlier the starting player was out of S and R but the game went on.
-    earlier = from_dict({"game": "hongkong", "first": first, "turns": game.turns[:-1]})
+    earlier = from_dict({"game": "hongkong", "first": first, "moves": game.moves[:-1]})
     assert not earlier.is_over and earlier.to_move == 1 - first
     assert earlier.remaining[first] == {"S": 0, "Q": 5, "R": 0}
     assert earlier.remaining[1 - first] == {"S": 0, "Q": 5, "R": 1}
@@ -517,13 +517,13 @@ def test_legal_moves_match_brute_force_mid_game(seed):
 def test_notation_is_case_and_whitespace_insensitive(text, canonical):
     game = play_all(new_game(0), ["S@A2"])
     game.play(text)
-    assert game.turns[-1] == canonical
-    assert game.to_dict()["turns"] == ["S@A2", canonical]
+    assert game.moves[-1] == canonical
+    assert game.to_dict()["moves"] == ["S@A2", canonical]
 
 
 def test_legal_moves_and_turns_are_canonical():
     game = random_game(7, turns=12)
-    assert all(CANONICAL.match(turn) for turn in game.turns)
+    assert all(CANONICAL.match(turn) for turn in game.moves)
     assert all(CANONICAL.match(move) for move in game.legal_moves())
 
 
@@ -566,7 +566,7 @@ def test_illegal_moves_in_random_positions_change_nothing():
 
 def assert_same_game(a: HongKongGame, b: HongKongGame) -> None:
     assert snapshot(a) == snapshot(b)
-    assert (a.first, a.turns, a.winner, a.outcome) == (b.first, b.turns, b.winner, b.outcome)
+    assert (a.first, a.moves, a.winner, a.outcome) == (b.first, b.moves, b.winner, b.outcome)
     assert a.legal_moves() == b.legal_moves()
 
 
@@ -576,7 +576,7 @@ def test_to_dict_from_dict_round_trip(seed):
     game = new_game(seed % 2)
     while True:
         record = json.loads(json.dumps(game.to_dict()))
-        assert record == {"game": "hongkong", "first": seed % 2, "turns": game.turns}
+        assert record == {"game": "hongkong", "first": seed % 2, "moves": game.moves}
         restored = from_dict(record)
         assert restored.to_dict() == game.to_dict()
         if rng.random() < 0.25 or game.is_over:
@@ -590,30 +590,36 @@ def test_copy_is_independent():
     game = random_game(11, turns=10)
     clone = game.copy()
     clone.play(clone.legal_moves()[0])
-    assert len(game.turns) == 10 and len(clone.turns) == 11
+    assert len(game.moves) == 10 and len(clone.moves) == 11
     assert sum(map(len, game.stacks)) < sum(map(len, clone.stacks))
 
 
 @pytest.mark.parametrize("garbage", [
-    None, "hongkong", 42, [], {}, {"game": "hong", "first": 0, "turns": []},
-    {"first": 0, "turns": []},
-    {"game": "hongkong", "first": 2, "turns": []},
-    {"game": "hongkong", "first": "0", "turns": []},
-    {"game": "hongkong", "first": 0, "turns": ["S@C3"]},          # centre ban
-    {"game": "hongkong", "first": 0, "turns": ["hello"]},
-    {"game": "hongkong", "first": 0, "turns": ["S@A1", "S@A1"]},  # player 1 can't build on A1
-    {"game": "hongkong", "first": 0, "turns": [f"S@{sq}" for sq in SQUARES] + ["S@A1"]},  # after the end
-    {"game": "hongkong", "first": 0, "turns": [None]},
+    None, "hongkong", 42, [], {}, {"game": "hong", "first": 0, "moves": []},
+    {"first": 0, "moves": []},
+    {"game": "hongkong", "first": 2, "moves": []},
+    {"game": "hongkong", "first": "0", "moves": []},
+    {"game": "hongkong", "first": 0, "moves": ["S@C3"]},          # centre ban
+    {"game": "hongkong", "first": 0, "moves": ["hello"]},
+    {"game": "hongkong", "first": 0, "moves": ["S@A1", "S@A1"]},  # player 1 can't build on A1
+    {"game": "hongkong", "first": 0, "moves": [f"S@{sq}" for sq in SQUARES] + ["S@A1"]},  # after the end
+    {"game": "hongkong", "first": 0, "moves": [None]},
+    {"game": "hongkong", "first": 0, "turns": ["S@A1"]},  # the old layout: the bot's migration renames it
 ])
-def test_from_dict_of_garbage_raises_value_error(garbage):
-    with pytest.raises(ValueError):
+def test_from_dict_of_garbage_raises_invalid_state(garbage):
+    with pytest.raises(InvalidState):
         from_dict(garbage)
 
 
-@pytest.mark.parametrize("turns", [None, 5, "S@A1"])
-def test_from_dict_with_turns_not_a_list_raises_value_error(turns):
-    with pytest.raises(ValueError):
-        from_dict({"game": "hongkong", "first": 0, "turns": turns})
+@pytest.mark.parametrize("moves", [None, 5, "S@A1"])
+def test_from_dict_with_moves_not_a_list_raises_invalid_state(moves):
+    with pytest.raises(InvalidState, match="'moves' must be a list"):
+        from_dict({"game": "hongkong", "first": 0, "moves": moves})
+
+
+def test_from_dict_names_the_illegal_turn():
+    with pytest.raises(InvalidState, match=r"turn 2 \(S@A1\) is illegal: The building on A1 belongs"):
+        from_dict({"game": "hongkong", "first": 0, "moves": ["S@A1", "S@A1"]})
 
 
 # --- random playouts: invariants after every turn ---------------------------------------------
@@ -633,7 +639,7 @@ def check_invariants(game: HongKongGame, mover: int, remaining_before) -> None:
     used = {kind: remaining_before[mover][kind] - game.remaining[mover][kind] for kind in START}
     assert used["S"] + used["R"] == 1 and used["Q"] in (0, 1)
     assert game.remaining[1 - mover] == remaining_before[1 - mover]
-    assert len(game.turns) <= 50 and CANONICAL.match(game.turns[-1])
+    assert len(game.moves) <= 50 and CANONICAL.match(game.moves[-1])
     assert game.to_move == 1 - mover
     board_full = all(game.stacks)
     pieces_used = all(r["S"] == r["R"] == 0 for r in game.remaining)
@@ -644,7 +650,7 @@ def check_invariants(game: HongKongGame, mover: int, remaining_before) -> None:
         assert game.winner == expected_winner(game) == game.outcome.winner
         assert game.outcome.termination == ("board full" if board_full else "pieces used")
         if not board_full:  # ended by pieces used: all 50 turns played, the second player's last
-            assert len(game.turns) == 50 and mover == 1 - game.first
+            assert len(game.moves) == 50 and mover == 1 - game.first
     else:
         assert game.winner is None and game.outcome is None
 
@@ -656,7 +662,7 @@ def test_random_playouts_keep_the_invariants():
         game, bias = new_game(seed % 2), (0.0, 0.4, 0.8)[seed % 3]
         while not game.is_over:
             mover = game.to_move
-            assert mover == (game.first + len(game.turns)) % 2  # turns alternate
+            assert mover == (game.first + len(game.moves)) % 2  # turns alternate
             remaining_before = [dict(r) for r in game.remaining]
             random_turn(game, rng, bias)
             check_invariants(game, mover, remaining_before)
@@ -668,3 +674,57 @@ def test_random_playouts_keep_the_invariants():
     # The playouts reached every kind of ending and position the invariants are about.
     assert all(seen[key] >= 20 for key in ("board full", "pieces used", "draw", "centre", "count",
                                            "capture", "5 pieces")), seen
+
+
+# --- undo: pop and truncate ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_pop_restores_the_state_before_each_turn(seed):
+    rng = random.Random(seed)
+    game, bias = new_game(seed % 2), (0.0, 0.4, 0.8)[seed % 3]
+    while not game.is_over:
+        before = snapshot(game)
+        turn = random_turn(game, rng, bias)
+        after = snapshot(game)
+        assert game.pop() == after[0]["moves"][-1]  # the turn as played, canonical
+        assert snapshot(game) == before
+        game.play(turn)
+        assert snapshot(game) == after
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_truncate_equals_a_fresh_replay(seed):
+    game = random_game(500 + seed)
+    moves = list(game.moves)
+    for n in sorted(random.Random(seed).sample(range(len(moves) + 1), 6), reverse=True):
+        undone = game.truncate(n)
+        fresh = play_all(new_game(game.first), moves[:n])
+        assert_same_game(game, fresh)
+        assert game.moves + undone == moves[:n + len(undone)]
+    assert game.truncate(0) == moves[:n] and game.moves == []
+
+
+def test_pop_and_truncate_refuse_what_was_not_played():
+    game = new_game(1)
+    with pytest.raises(IndexError, match="no turn has been played"):
+        game.pop()
+    game.play("S@A1")
+    for n in (-1, 2, "1"):
+        with pytest.raises(IndexError, match="1 moves have been played"):
+            game.truncate(n)
+    assert game.moves == ["S@A1"]
+    assert game.truncate(1) == [] and game.truncate(0) == ["S@A1"] and game.to_move == 1
+
+
+def test_pop_of_a_copy_leaves_the_original():
+    game = random_game(12, turns=8)
+    clone = game.copy()
+    assert clone.pop() == game.moves[-1]
+    assert len(game.moves) == 8 and len(clone.moves) == 7
+    assert sum(map(len, game.stacks)) > sum(map(len, clone.stacks))
+
+
+def test_pending_and_kind_are_the_contract_fields():
+    game = new_game()
+    assert game.pending is None and game.kind == "hongkong"

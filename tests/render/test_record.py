@@ -53,9 +53,9 @@ def test_header_and_move_lines():
     assert '[Seat0 "Ann (blue)"]' in lines and '[Seat1 "Ben (orange)"]' in lines and '[First "Ben (orange)"]' in lines
     assert f'[Started "{iso(1_700_000_000.0)}"]' in lines and iso(1_700_000_000.0) == "2023-11-14T22:13:20Z"
     first_move = lines.index("") + 1
-    assert lines[first_move] == f"1. Ben (orange): {doc['state']['turns'][0]}"  # orange (seat 1) moved first
+    assert lines[first_move] == f"1. Ben (orange): {doc['state']['moves'][0]}"  # orange (seat 1) moved first
     assert lines[first_move + 1].startswith("2. Ann (blue): ")
-    assert len(lines) - first_move == len(doc["state"]["turns"])
+    assert len(lines) - first_move == len(doc["state"]["moves"])
 
 
 def test_awkward_names_survive():
@@ -64,7 +64,7 @@ def test_awkward_names_survive():
     text = record_text(doc, title="Hong Kong", roles=("blue", "orange"), options_text="x", movers=movers)
     parsed = parse_record(text)
     assert parsed.tags["Seat0"] == f"{names[0]} (blue)" and parsed.tags["Seat1"] == f"{names[1]} (orange)"
-    assert parsed.moves == doc["state"]["turns"]
+    assert parsed.moves == doc["state"]["moves"]
 
 
 def test_bad_records_are_refused():
