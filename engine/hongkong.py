@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 from engine import IllegalMove, InvalidState
 from engine import truncate as _truncate
@@ -420,7 +420,7 @@ def new_game(first: int = 0) -> HongKongGame:
     return HongKongGame(first)
 
 
-def from_dict(d: dict) -> HongKongGame:
+def from_dict(d: Mapping[str, Any]) -> HongKongGame:
     """Restore a game saved by :meth:`HongKongGame.to_dict` by replaying its moves (one entry a turn).
 
     ``d`` is ``{"game": "hongkong", "first": 0|1, "moves": [str, ...]}``; nothing else is read (an older record
@@ -430,7 +430,7 @@ def from_dict(d: dict) -> HongKongGame:
         InvalidState: ``d`` is not a Hong Kong record, ``first`` or ``moves`` is missing or malformed, or a
             turn in it is illegal (the message names which).
     """
-    if not isinstance(d, dict) or d.get("game") != NAME:
+    if not isinstance(d, Mapping) or d.get("game") != NAME:
         raise InvalidState("This saved state is not a game of Hong Kong.")
     first, moves = d.get("first"), d.get("moves")
     if type(first) is not int or first not in (0, 1):

@@ -28,52 +28,41 @@ Levels:
 * ``hard``: the full budget. Measured on a 2-core machine (``tests/bench/ai_match.py --games 200``):
   Hong Kong median 0.64 s, worst 1.07 s per move; Hong median 0.37 s, worst 2.68 s (the wall-clock cap).
 
+Each game's model is the module ``engine.ai.<NAME>`` named by :mod:`engine.registry` (a third game adds
+its own; nothing here is edited). A model provides ``SETTINGS`` (level → ``nodes``, ``depth``, ``naive``,
+``seconds``) and ``choose(game, rng, *, nodes, depth, naive, deadline) -> str``.
+
 The functions are pure (no I/O, the game is never changed) and take picklable arguments, so they can run
 in a process pool. Hong Kong games pickle; Hong games do not (their board holds a ``mappingproxy``), so
 pass a Hong game as ``game.to_dict()`` to :func:`choose_move_from_dict`.
 """
 from __future__ import annotations
 
+import importlib
 import random
 import time
+from types import ModuleType
 from typing import Any
 
-from engine import IllegalMove
-from engine import hong as _hong
-from engine import hongkong as _hongkong
-from engine.ai import hong as _hong_ai
-from engine.ai import hongkong as _hongkong_ai
+from engine import IllegalMove, registry
 
 __all__ = ["LEVELS", "SETTINGS", "choose_move", "choose_move_from_dict"]
 
 #: The levels, weakest first.
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
-#: Per game and level: ``nodes`` (search budget: positions visited or scored), ``depth`` (most plies:
-#: turns for Hong Kong, placements or dragon actions for Hong), ``naive`` (look one turn ahead and count
-#: only buildings / Hongs on the board now, random among the best) and ``seconds`` (wall-clock safety cap).
+
+def _model(entry: registry.EngineEntry) -> ModuleType:
+    """The computer opponent of a game: its module ``engine.ai.<NAME>``."""
+    return importlib.import_module(entry.ai_module_name)
+
+
+#: Per game and level, from each model's ``SETTINGS``: ``nodes`` (search budget: positions visited or
+#: scored), ``depth`` (most plies: turns for Hong Kong, placements or dragon actions for Hong), ``naive`` (look
+#: one turn ahead and count only buildings / Hongs on the board now, random among the best) and ``seconds``
+#: (wall-clock safety cap).
 SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
-    "hongkong": {
-        "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
-        "medium": {"nodes": 3_000, "depth": 2, "naive": False, "seconds": 1.5},
-        "hard": {"nodes": 80_000, "depth": 10, "naive": False, "seconds": 2.5},
-    },
-    "hong": {
-        "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
-        "medium": {"nodes": 2_000, "depth": 2, "naive": False, "seconds": 1.5},
-        "hard": {"nodes": 150_000, "depth": 10, "naive": False, "seconds": 2.5},
-    },
-}
-
-_KINDS = {"hongkong": (_hongkong, _hongkong_ai), "hong": (_hong, _hong_ai)}
-
-
-def _kind_of(game: Any) -> str:
-    if isinstance(game, _hongkong.HongKongGame):
-        return "hongkong"
-    if isinstance(game, _hong.HongGame):
-        return "hong"
-    raise TypeError(f"choose_move needs a Hong Kong or Hong game, not {type(game).__name__}")
+    name: _model(entry).SETTINGS for name, entry in registry.games().items()}
 
 
 def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int | None = None,
@@ -81,7 +70,7 @@ def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int 
     """The computer's move for the player to move in ``game``.
 
     Args:
-        game: an ``engine.hongkong.HongKongGame`` or ``engine.hong.HongGame`` that is not over. It is not
+        game: a game of any engine in :mod:`engine.registry` that is not over. It is not
             changed. Any state works, including a pending dragon summon in the Hong expansion (the move
             is then one of the dragon's actions).
         level: ``"easy"``, ``"medium"`` or ``"hard"`` (see :data:`LEVELS` and :data:`SETTINGS`).
@@ -95,10 +84,11 @@ def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int 
 
     Raises:
         ValueError: unknown level.
-        TypeError: not a game of either kind.
+        TypeError: not a game of any engine.
         IllegalMove: the game is over (there is no move to choose).
     """
-    kind = _kind_of(game)
+    entry = registry.of(game)
+    kind = entry.name
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
     if game.is_over:
@@ -107,9 +97,8 @@ def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int 
     nodes = settings["nodes"] if budget is None else max(0, int(budget))
     cap = settings["seconds"] if seconds is None else float(seconds)
     rng = random.Random(f"{kind}:{level}:{seed}:{len(game.moves)}")
-    module = _KINDS[kind][1]
-    return module.choose(game, rng, nodes=nodes, depth=settings["depth"], naive=settings["naive"],
-                         deadline=time.perf_counter() + cap)
+    return _model(entry).choose(game, rng, nodes=nodes, depth=settings["depth"], naive=settings["naive"],
+                                deadline=time.perf_counter() + cap)
 
 
 def choose_move_from_dict(kind: str, state: dict, level: str = "medium", seed: int = 0, *,
@@ -117,15 +106,13 @@ def choose_move_from_dict(kind: str, state: dict, level: str = "medium", seed: i
     """:func:`choose_move` for a game saved with ``to_dict()``.
 
     Args:
-        kind: ``"hongkong"`` or ``"hong"`` (the engine module's name).
+        kind: the game's name in :mod:`engine.registry` (``"hongkong"``, ``"hong"``).
         state: the game's ``to_dict()`` output.
         level, seed, budget, seconds: as for :func:`choose_move`.
 
     Raises:
-        ValueError: unknown kind or level, or a state that does not restore (``IllegalMove`` is a
-            ``ValueError``).
+        ValueError: unknown kind or level.
+        InvalidState: a state that does not restore (an ``IllegalMove``, so a ``ValueError`` too).
     """
-    if kind not in _KINDS:
-        raise ValueError(f"unknown game kind {kind!r}: use 'hongkong' or 'hong'")
-    game = _KINDS[kind][0].from_dict(state)
+    game = registry.find(kind).load(state)
     return choose_move(game, level, seed, budget=budget, seconds=seconds)

@@ -38,6 +38,14 @@ import re
 from engine import hong as hg
 from engine.ai.search import iterative_deepening
 
+#: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most placements or
+#: dragon actions), ``naive`` (one ply ahead, counting Hongs only) and ``seconds`` (wall-clock safety cap).
+SETTINGS: dict[str, dict] = {
+    "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
+    "medium": {"nodes": 2_000, "depth": 2, "naive": False, "seconds": 1.5},
+    "hard": {"nodes": 150_000, "depth": 10, "naive": False, "seconds": 2.5},
+}
+
 _SEG = "1"  # a tile whose body runs along the line
 _CAP = "0"  # a tile whose heads cap the line
 _EMPTY = "."

@@ -29,6 +29,14 @@ import random
 from engine import hongkong as hk
 from engine.ai.search import WIN, iterative_deepening
 
+#: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most turns),
+#: ``naive`` (one turn ahead, counting buildings only) and ``seconds`` (wall-clock safety cap).
+SETTINGS: dict[str, dict] = {
+    "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
+    "medium": {"nodes": 3_000, "depth": 2, "naive": False, "seconds": 1.5},
+    "hard": {"nodes": 80_000, "depth": 10, "naive": False, "seconds": 2.5},
+}
+
 S, R, Q = 0, 1, 2
 KIND_LETTER = ("S", "R", "Q")
 LETTER_KIND = {"S": S, "R": R, "Q": Q}

@@ -53,7 +53,7 @@ def test_levels_and_settings_table():
 def test_unknown_level_and_kind_are_refused():
     with pytest.raises(ValueError, match="level"):
         choose_move(hongkong.new_game(), "grandmaster")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match="unknown game 'chess': the games are hong, hongkong"):
         choose_move_from_dict("chess", {}, "easy")
     with pytest.raises(TypeError):
         choose_move("not a game", "easy")
