@@ -1,4 +1,4 @@
-"""render.record: the text record of a finished game reads back and replays through the engine to the same
+"""engine.movetext: the text record of a finished game reads back and replays through the engine to the same
 final position, for both games; names with awkward characters survive; bad text is refused."""
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ import pytest
 
 import engine.hong as hong
 import engine.hongkong as hk
-from render.record import iso, parse_record, record_text
-from render.replay import positions
+from engine.movetext import iso, parse_record, record_text
+from engine.result import EndReason
 
 
 def finished_doc(engine, options: dict, seed: int, names=("Ann", "Ben")) -> tuple[dict, list[int]]:
     game = engine.new_game(**options)
     rng = random.Random(seed)
+    movers = []
     while not game.is_over:
+        movers.append(game.to_move)
         game.play(rng.choice(game.legal_moves()))
-    movers = [m for _, _, m in positions(engine.new_game(**options), game.moves)][1:]
     doc = {
         "id": "k3x9q2ab", "kind": "x", "status": "finished", "guild_id": 9, "channel_id": 500,
         "players": [{"id": 1, "name": names[0]}, {"id": 2, "name": names[1]}],
@@ -41,7 +42,7 @@ def test_record_replays_to_the_same_final_position(engine, options):
         game.play(move)
     assert game.to_dict() == doc["state"]
     assert game.is_over and game.winner == doc["result"]["winner"]
-    assert parsed.tags["Id"] == "k3x9q2ab" and parsed.tags["Termination"] == "finished"
+    assert parsed.tags["Id"] == "k3x9q2ab" and parsed.termination is EndReason.FINISHED
     assert parsed.tags["Moves"] == str(len(parsed.moves))
 
 
@@ -77,3 +78,15 @@ def test_bad_records_are_refused():
     doc, movers = finished_doc(hk, {"first": 0}, 5)
     with pytest.raises(ValueError):
         record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers[:-1])
+
+
+def test_termination_is_an_end_reason():
+    doc, movers = finished_doc(hk, {"first": 0}, 6)
+    doc["result"] = {"winner": 1, "reason": "resigned", "text": "Ann resigned."}
+    parsed = parse_record(record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers))
+    assert parsed.termination is EndReason.RESIGNED and parsed.tags["Termination"] == "resigned"
+    doc["result"] = None
+    assert parse_record(record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)).termination is None
+    doc["result"] = {"winner": 1, "reason": "bored", "text": ""}
+    with pytest.raises(ValueError, match="bored"):
+        record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)
