@@ -430,7 +430,8 @@ _V_RE = re.compile(r"(?<=H)V+(?=H)")
 class HongGame:
     """A game of Hong in progress (or over).
 
-    Create with :func:`new_game` or :func:`from_dict`; change only with :meth:`play`.
+    Create with :func:`new_game` or :func:`from_dict`; change only with :meth:`play` and :meth:`pop` (undo,
+    also :meth:`truncate`).
 
     Attributes:
         board: the :class:`Board`.

@@ -50,7 +50,7 @@ def opening() -> HongKongGame:
 def mid_game(seed: int = 7, turns: int = 26) -> HongKongGame:
     rng = random.Random(seed)
     game = new_game(first=0)
-    while len(game.turns) < turns and not game.is_over:
+    while len(game.moves) < turns and not game.is_over:
         game.play(builder_turn(game, rng))
     return game
 
@@ -87,7 +87,7 @@ def main() -> None:
     for label, game in (("opening", opening()), ("mid", mid_game()), ("final", final())):
         median, p95, cpu, size = measure(game, args.runs)
         print(
-            f"{label:8} turns={len(game.turns):2}  median {median:5.1f} ms  p95 {p95:5.1f} ms  "
+            f"{label:8} turns={len(game.moves):2}  median {median:5.1f} ms  p95 {p95:5.1f} ms  "
             f"cpu median {cpu:5.1f} ms  png {size / 1024:5.1f} KiB"
         )
         if args.save:
