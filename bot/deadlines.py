@@ -1,6 +1,6 @@
 """Deadlines kept in Redis, so timers survive restarts and fire exactly once across bot processes.
 
-One sorted set, ``hongbot:deadlines``, scores = due time (Unix seconds). A member names what is due:
+One sorted set (:attr:`bot.store.Keys.DEADLINES`), scores = due time (Unix seconds). A member names what is due:
 ``<what>|<channel id>|<game id>|<marker>`` with ``what`` one of ``expire`` (a challenge), ``remind`` and
 ``forfeit`` (a turn; ``marker`` = the number of moves played when the turn began, so a deadline of a turn that
 is already over is recognised as stale and ignored).
@@ -15,7 +15,9 @@ from typing import Callable
 
 import redis.asyncio as aioredis
 
-KEY = "hongbot:deadlines"
+from .store import Keys
+
+KEY = Keys.DEADLINES
 KINDS = ("expire", "remind", "forfeit")
 
 

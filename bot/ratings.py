@@ -37,14 +37,17 @@ import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 from redis.exceptions import WatchError
 
-from .store import PREFIX
+from engine.result import EndReason
+
+from .record import Record
+from .store import Keys
 
 log = logging.getLogger(__name__)
 
 #: Rated games a player needs in a scope before their rating there is no longer provisional.
 PROVISIONAL_GAMES = 5
 #: Game endings that are rated (see the module docstring).
-RATED_REASONS = frozenset({"finished", "resigned", "timeout"})
+RATED_REASONS = frozenset({EndReason.FINISHED, EndReason.RESIGNED, EndReason.TIMEOUT})
 #: The display scale: ``rating = BASE + SCALE·(mu − MU0)``, uncertainty ``SCALE·sigma``.
 BASE, SCALE = 1500, 60
 GLOBAL = "global"
@@ -60,9 +63,9 @@ def guild_scope(guild_id: int) -> str:
     return f"g{guild_id}"
 
 
-def scopes_of(doc: dict) -> list[str]:
+def scopes_of(record: Record) -> list[str]:
     """The leaderboards a finished game counts on: its server's, then the global one."""
-    return [guild_scope(doc["guild_id"]), GLOBAL]
+    return [guild_scope(record.guild_id), GLOBAL]
 
 
 def display(mu: float) -> int:
@@ -70,24 +73,20 @@ def display(mu: float) -> int:
     return round(BASE + SCALE * (mu - MU0))
 
 
-def rating_outcome(doc: dict) -> list[int] | None:
+def rating_outcome(record: Record) -> list[int] | None:
     """openskill ranks for seat 0 and seat 1 (lower is better; equal for a draw), or None when unrated.
 
-    Unrated: an unknown or aborted ending, the same person in both seats, a player marked ``"bot": true``,
-    or a non-"finished" ending without a winner.
+    Unrated: no result or an aborted ending, an empty seat, the same person in both seats, the computer in a
+    seat, or an ending off the board without a winner.
     """
-    result = doc.get("result") or {}
-    players = doc.get("players") or []
-    if result.get("reason") not in RATED_REASONS or len(players) != 2:
+    result, players = record.result, record.players
+    if result is None or result.reason not in RATED_REASONS or any(p is None for p in players):
         return None
-    if players[0]["id"] == players[1]["id"] or any(p.get("bot") for p in players):
+    if players[0].id == players[1].id or any(p.bot for p in players):
         return None
-    winner = result.get("winner")
-    if winner is None:
-        return [1, 1] if result["reason"] == "finished" else None
-    if winner not in (0, 1):
-        return None
-    return [1, 2] if winner == 0 else [2, 1]
+    if result.winner is None:
+        return [1, 1] if result.reason is EndReason.FINISHED else None
+    return [1, 2] if result.winner == 0 else [2, 1]
 
 
 @dataclass(frozen=True)
@@ -213,14 +212,11 @@ class Ratings:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
 
-    @staticmethod
-    def key(kind: str, scope: str, part: str) -> str:
-        """``hongbot:{rt:<kind>:<scope>}:<part>`` (``part``: ``board``, ``rated`` or ``p:<user id>``)."""
-        return f"{PREFIX}:{{rt:{kind}:{scope}}}:{part}"
+    key = staticmethod(Keys.rating)
 
     # --- applying results -------------------------------------------------------------------------
 
-    async def apply(self, doc: dict) -> dict[str, dict[int, tuple[int, int]] | None]:
+    async def apply(self, record: Record) -> dict[str, dict[int, tuple[int, int]] | None]:
         """Rate a finished game on its server's and the global leaderboard, each exactly once.
 
         Safe to call any number of times, from any number of processes at once: per leaderboard, the
@@ -235,14 +231,14 @@ class Ratings:
             redis.RedisError: Redis failed (the leaderboards rated before the failure stay rated; a retry
                 rates the rest).
         """
-        ranks = rating_outcome(doc)
+        ranks = rating_outcome(record)
         if ranks is None:
             return {}
-        return {scope: await self._apply_scope(doc, scope, ranks) for scope in scopes_of(doc)}
+        return {scope: await self._apply_scope(record, scope, ranks) for scope in scopes_of(record)}
 
-    async def _apply_scope(self, doc: dict, scope: str, ranks: list[int]) -> dict[int, tuple[int, int]] | None:
-        kind, gid = doc["kind"], doc["id"]
-        ids = [p["id"] for p in doc["players"]]
+    async def _apply_scope(self, record: Record, scope: str, ranks: list[int]) -> dict[int, tuple[int, int]] | None:
+        kind, gid = record.kind, record.id
+        ids = [p.id for p in record.players]
         rated = self.key(kind, scope, "rated")
         pkeys = [self.key(kind, scope, f"p:{uid}") for uid in ids]
         board = self.key(kind, scope, "board")
@@ -258,7 +254,7 @@ class Ratings:
                     (r0,), (r1,) = MODEL.rate(teams, ranks=list(ranks))
                     after = [
                         after_game(before[seat], r.mu, r.sigma, seat, ranks[seat], ranks[1 - seat],
-                                   doc["players"][seat]["name"], float(doc.get("ended") or 0))
+                                   record.player(seat).name, float(record.ended or 0))
                         for seat, r in enumerate((r0, r1))
                     ]
                     change = {s.user_id: (b.rating, s.rating) for b, s in zip(before, after)}

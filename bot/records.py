@@ -1,15 +1,15 @@
 """Finished games: indexed for history and replays, and rated — each exactly once, even after a crash.
 
-The record itself is the finished game's ``doc`` that :meth:`bot.store.GameStore.finish` writes at
-``hongbot:{ch:<cid>}:done:<game id>`` in the same atomic step that ends the game (id, kind, options, players,
-result and how it ended, times, guild and channel, and the engine state with the full move list — see
-:mod:`bot.session`). Records are never deleted, and Redis persists them (append-only file when embedded).
-This module adds the indexes the commands read:
+The record itself is the finished game's :class:`bot.record.Record` that :meth:`bot.store.GameStore.finish`
+writes in the same atomic step that ends the game (id, kind, options, players, result and how it ended, times,
+guild and channel, and the engine state with the full move list). Records are never deleted, and Redis persists
+them (append-only file when embedded). This module adds the indexes the commands read (keys from
+:class:`bot.store.Keys`):
 
-- ``hongbot:gameidx`` — hash game id → channel id: find a game by its id alone;
-- ``hongbot:{g:<guild id>}:games`` — sorted set game id → end time: a server's history;
-- ``hongbot:{g:<guild id>}:u:<user id>:games`` — sorted set game id → end time: a player's games in a server;
-- ``hongbot:records:done`` — set of ``<channel id>:<game id>`` whose indexing and rating are complete.
+- ``GAME_INDEX`` — hash game id → channel id: find a game by its id alone;
+- ``guild_games`` — sorted set game id → end time: a server's history;
+- ``user_games`` — sorted set game id → end time: a player's games in a server;
+- ``RECORDS_DONE`` — set of ``<channel id>:<game id>`` whose indexing and rating are complete.
 
 :meth:`Records.on_finished` runs when a game ends: index (idempotent writes), rate
 (:meth:`bot.ratings.Ratings.apply`, exactly once per leaderboard), then mark done. It never raises: if
@@ -19,31 +19,23 @@ day — completes whatever was left undone.
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Callable
 
 from .ratings import Ratings
-from .store import PREFIX, GameStore
+from .record import Record, Status
+from .store import GameStore, Keys
 
 log = logging.getLogger(__name__)
 
-GAME_INDEX = f"{PREFIX}:gameidx"
-DONE = f"{PREFIX}:records:done"
-FINISHED = f"{PREFIX}:finished"
+GAME_INDEX = Keys.GAME_INDEX
+DONE = Keys.RECORDS_DONE
+FINISHED = Keys.FINISHED
 #: How far back the sweep after each finished game looks (seconds).
 CATCH_UP_WINDOW = 24 * 3600
-
-
-def guild_games_key(guild_id: int) -> str:
-    """The server's history: sorted set game id → end time (Unix seconds)."""
-    return f"{PREFIX}:{{g:{guild_id}}}:games"
-
-
-def user_games_key(guild_id: int, user_id: int) -> str:
-    """One player's games in a server: sorted set game id → end time (Unix seconds)."""
-    return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
+guild_games_key = Keys.guild_games
+user_games_key = Keys.user_games
 
 
 class Records:
@@ -63,7 +55,7 @@ class Records:
 
     # --- when a game ends -------------------------------------------------------------------------
 
-    async def on_finished(self, doc: dict, *, catch_up: bool = True) -> bool:
+    async def on_finished(self, record: Record, *, catch_up: bool = True) -> bool:
         """Index and rate a game that just finished; then (``catch_up``) finish any recent game left undone.
 
         Never raises. Returns True if this game is now completely processed, False if something failed
@@ -72,10 +64,10 @@ class Records:
         """
         ok = True
         try:
-            await self.process(doc)
+            await self.process(record)
         except Exception:
             ok = False
-            log.exception("recording finished game %s failed; the next sweep will retry", doc.get("id"))
+            log.exception("recording finished game %s failed; the next sweep will retry", record.id)
         if catch_up:
             try:
                 await self.sweep(since=self.clock() - CATCH_UP_WINDOW)
@@ -83,27 +75,28 @@ class Records:
                 log.exception("catching up on recently finished games failed")
         return ok
 
-    async def process(self, doc: dict) -> None:
-        """Index ``doc``, apply its ratings, and mark it done (each step safe to repeat).
+    async def process(self, record: Record) -> None:
+        """Index ``record``, apply its ratings, and mark it done (each step safe to repeat).
 
         Raises:
+            ValueError: the record is not of a finished game.
             redis.RedisError, RuntimeError: on failure; what was done stays done.
         """
-        if doc.get("status") not in (None, "finished"):
-            raise ValueError(f"game {doc.get('id')} is not finished (status {doc.get('status')!r})")
-        await self.index(doc)
-        await self.ratings.apply(doc)
-        await self.redis.sadd(DONE, f"{doc['channel_id']}:{doc['id']}")
+        if record.status is not Status.FINISHED:
+            raise ValueError(f"game {record.id} is not finished (status {record.status.value!r})")
+        await self.index(record)
+        await self.ratings.apply(record)
+        await self.redis.sadd(DONE, f"{record.channel_id}:{record.id}")
 
-    async def index(self, doc: dict) -> None:
+    async def index(self, record: Record) -> None:
         """Write the look-up indexes of a finished game (idempotent)."""
-        gid, ended = doc["id"], float(doc.get("ended") or 0)
+        gid, ended = record.id, float(record.ended or 0)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(GAME_INDEX, gid, str(doc["channel_id"]))
-            pipe.zadd(FINISHED, {f"{doc['channel_id']}:{gid}": ended})
-            pipe.zadd(guild_games_key(doc["guild_id"]), {gid: ended})
-            for player in doc["players"]:
-                pipe.zadd(user_games_key(doc["guild_id"], player["id"]), {gid: ended})
+            pipe.hset(GAME_INDEX, gid, str(record.channel_id))
+            pipe.zadd(FINISHED, {f"{record.channel_id}:{gid}": ended})
+            pipe.zadd(guild_games_key(record.guild_id), {gid: ended})
+            for player in record.players:
+                pipe.zadd(user_games_key(record.guild_id, player.id), {gid: ended})
             await pipe.execute()
 
     async def sweep(self, *, since: float | None = None, scan: bool = False) -> int:
@@ -119,45 +112,42 @@ class Records:
         """
         members = await self.redis.zrangebyscore(FINISHED, "-inf" if since is None else since, "+inf")
         if scan:
-            async for key in self.redis.scan_iter(match=f"{PREFIX}:{{ch:*}}:done:*", count=1000):
-                cid = key.split("{ch:")[1].split("}")[0]
-                members.append(f"{cid}:{key.rsplit(':', 1)[1]}")
+            async for key in self.redis.scan_iter(match=Keys.FINISHED_PATTERN, count=1000):
+                members.append(f"{Keys.channel_of(key)}:{key.rsplit(':', 1)[1]}")
         members = list(dict.fromkeys(members))
         pending = []
         for i in range(0, len(members), 500):
             chunk = members[i:i + 500]
             flags = await self.redis.smismember(DONE, chunk)
             pending += [m for m, done in zip(chunk, flags) if not done]
-        docs = []
-        for member in pending:
-            cid, gid = member.split(":", 1)
-            doc = await self.store.finished(int(cid), gid)
-            if doc is None:
-                log.warning("finished game %s is indexed but its record is missing", member)
-                continue
-            docs.append(doc)
-        docs.sort(key=lambda d: (float(d.get("ended") or 0), d["id"]))
+        wanted = [(int(cid), gid) for cid, gid in (m.split(":", 1) for m in pending)]
+        records = await self.store.finished_many(wanted)
+        if len(records) < len(wanted):
+            log.warning("sweep: %d finished game(s) are indexed but their record is missing or damaged",
+                        len(wanted) - len(records))
+        records.sort(key=lambda r: (float(r.ended or 0), r.id))
         done = 0
-        for doc in docs:
+        for record in records:
             try:
-                await self.process(doc)
+                await self.process(record)
                 done += 1
             except Exception:
-                log.exception("sweep: recording finished game %s failed", doc.get("id"))
+                log.exception("sweep: recording finished game %s failed", record.id)
         if done:
             log.info("sweep: recorded and rated %d finished game(s) left over", done)
         return done
 
     # --- reading ----------------------------------------------------------------------------------
 
-    async def find(self, game_id: str) -> dict | None:
+    async def find(self, game_id: str) -> Record | None:
         """The finished game with this id (any server), or None."""
         cid = await self.redis.hget(GAME_INDEX, game_id)
         if cid is None:
             return None
         return await self.store.finished(int(cid), game_id)
 
-    async def recent(self, guild_id: int, user_id: int | None = None, *, limit: int = 10, kind: str | None = None) -> list[dict]:
+    async def recent(self, guild_id: int, user_id: int | None = None, *, limit: int = 10,
+                     kind: str | None = None) -> list[Record]:
         """The server's (or one player's there) most recent finished games, newest first, at most ``limit``.
 
         With ``kind``, only games of that kind (looks at most 200 games back).
@@ -167,14 +157,10 @@ class Records:
         if not ids:
             return []
         cids = await self.redis.hmget(GAME_INDEX, ids)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for gid, cid in zip(ids, cids):
-                pipe.get(GameStore.finished_key(int(cid or 0), gid))
-            raw = await pipe.execute()
-        docs = [json.loads(r) for r in raw if r]
+        records = await self.store.finished_many([(int(cid or 0), gid) for gid, cid in zip(ids, cids)])
         if kind:
-            docs = [d for d in docs if d["kind"] == kind]
-        return docs[:limit]
+            records = [r for r in records if r.kind == kind]
+        return records[:limit]
 
     async def count(self, guild_id: int, user_id: int | None = None) -> int:
         """Finished games in the server (or of one player there)."""

@@ -1,6 +1,6 @@
 """Per-server settings, kept in Redis: turn timer, reminders, a thread per game.
 
-Stored as a hash ``hongbot:{g:<guild id>}:settings``; a missing field means the default.
+Stored as a hash (key: :meth:`bot.store.Keys.settings`); a missing field means the default.
 """
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 
 import redis.asyncio as aioredis
 
-from .session import UserError
+from .errors import UserError
+from .store import Keys
+from .words import describe_duration
 
 MIN_TURN_TIMER = 60  # seconds: 1 minute
 MAX_TURN_TIMER = 7 * 24 * 3600  # 7 days
@@ -56,32 +58,17 @@ def parse_duration(text: str) -> int:
     return total
 
 
-def describe_duration(seconds: float) -> str:
-    """Seconds → ``"2 days 3 hours"``, ``"45 minutes"``, ``"30 seconds"`` (the two largest units)."""
-    seconds = max(0, int(round(seconds)))
-    parts = []
-    for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
-        if seconds >= size:
-            n, seconds = divmod(seconds, size)
-            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
-    return " ".join(parts[:2]) or "0 seconds"
-
-
 class SettingsStore:
     """Read and change :class:`GuildSettings` in Redis."""
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
 
-    @staticmethod
-    def key(guild_id: int) -> str:
-        return f"hongbot:{{g:{guild_id}}}:settings"
-
     async def get(self, guild_id: int | None) -> GuildSettings:
         """The server's settings (defaults where unset; defaults for ``None``)."""
         if guild_id is None:
             return GuildSettings()
-        raw = await self.redis.hgetall(self.key(guild_id))
+        raw = await self.redis.hgetall(Keys.settings(guild_id))
         settings = GuildSettings()
         if "turn_timer" in raw:
             settings = replace(settings, turn_timer=int(raw["turn_timer"]))
@@ -99,5 +86,5 @@ class SettingsStore:
                 continue
             fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
         if fields:
-            await self.redis.hset(self.key(guild_id), mapping=fields)
+            await self.redis.hset(Keys.settings(guild_id), mapping=fields)
         return await self.get(guild_id)

@@ -6,6 +6,7 @@ another server instead — its current database is flushed before every test, so
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
 import redis.asyncio as aioredis
@@ -58,3 +59,30 @@ async def new_handle(redis_server):
     yield make
     for handle in handles:
         await handle.close()
+
+
+class Clock:
+    """Unix seconds that move only when the test says so (pass it as the bot's or the layer's ``clock``)."""
+
+    def __init__(self, t: float = 1_700_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def layer(store, clock):
+    """The game layer with every hosted game, a 600 s challenge timeout, the test clock and a seeded rng."""
+    from bot.games import all_kinds
+    from bot.session import GameLayer
+
+    return GameLayer(store, all_kinds(), challenge_timeout=600, clock=clock, rng=random.Random(7))

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from bot.record import Record, RecordError
 from bot.ratings import GLOBAL, MODEL, PROVISIONAL_GAMES, Ratings, Standing, display, guild_scope, rating_outcome
 
 GUILD, OTHER_GUILD = 9, 10
@@ -14,15 +15,16 @@ NAMES = {ANN: "Ann", BEN: "Ben", CLEO: "Cleo"}
 
 
 def finished(gid: str, p0: int, p1: int, winner: int | None, reason: str = "finished", *, kind: str = "hongkong",
-             guild: int = GUILD, ended: float = 1000.0) -> dict:
+             guild: int = GUILD, ended: float = 1000.0) -> Record:
     """A finished record as GameStore.finish stores it (only the fields ratings read, plus the usual ones)."""
-    return {
-        "id": gid, "kind": kind, "status": "finished", "guild_id": guild, "channel_id": 500,
+    return Record.from_dict({
+        "schema": 2, "id": gid, "kind": kind, "status": "finished", "guild_id": guild, "channel_id": 500,
+        "challenger": p0, "opponent": p1,
         "players": [{"id": p0, "name": NAMES.get(p0, f"P{p0}")}, {"id": p1, "name": NAMES.get(p1, f"P{p1}")}],
-        "options": {"first": 0}, "state": {"game": "hongkong", "first": 0, "turns": []},
+        "options": {"first": 0}, "state": {"game": "hongkong", "first": 0, "moves": []},
         "started": ended - 100, "ended": ended,
         "result": {"winner": winner, "reason": reason, "text": "…"},
-    }
+    })
 
 
 @pytest.fixture
@@ -43,17 +45,21 @@ def ratings(redis) -> Ratings:
         (0, "timeout", [1, 2]),
         (None, "aborted", None),
         (None, "resigned", None),  # no winner but not a normal end: not a draw, unrated
-        (0, "something-new", None),
     ],
 )
 def test_rating_outcome(winner, reason, ranks):
     assert rating_outcome(finished("g", ANN, BEN, winner, reason)) == ranks
 
 
+def test_an_unknown_ending_is_a_damaged_record_never_rated():
+    with pytest.raises(RecordError, match="something-new"):
+        finished("g", ANN, BEN, 0, "something-new")
+
+
 def test_same_person_or_a_bot_is_unrated():
     assert rating_outcome(finished("g", ANN, ANN, 0)) is None
     doc = finished("g", ANN, BEN, 0)
-    doc["players"][1]["bot"] = True
+    doc = doc.replace(players=(doc.players[0], doc.players[1].__class__(BEN, "Ben", bot=True, level="easy")))
     assert rating_outcome(doc) is None
 
 
@@ -267,7 +273,7 @@ async def test_retry_after_a_crash_between_leaderboards_completes_the_other(rati
 def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
     from bot.games.hongkong import HONGKONG
     from bot.ratings import Page
-    from bot.stats import leaderboard_embed
+    from bot.exts.stats import leaderboard_embed
 
     worst = "*_~`|>\\" * 10  # every character needs escaping
     page = Page([(n + 991, Standing(n, worst, mu=30.0, sigma=1.0, games=99999, wins=99999)) for n in range(10)], 99, 1000, 9999)

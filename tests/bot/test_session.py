@@ -7,47 +7,32 @@ import random
 import pytest
 
 from bot.games.hongkong import HONGKONG
-from bot.session import GameLayer, Person, UserError
+from bot.errors import UserError
+from bot.record import Player, Record, Result, Status
+from bot.session import GameLayer, Person
 from bot.store import GameStore
 from engine import IllegalMove
+from engine.result import EndReason
 
 ANN, BEN, CLEO = Person(1, "Ann"), Person(2, "Ben"), Person(3, "Cleo")
 CH = 500
 
 
-class Clock:
-    def __init__(self, t: float = 1_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def layer(store, clock):
-    return GameLayer(store, {"hongkong": HONGKONG}, challenge_timeout=600, clock=clock, rng=random.Random(7))
-
-
 async def start(layer, first="me"):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={"first": first})
-    return await layer.accept(CH, doc["id"], BEN)
+    return await layer.accept(CH, doc.id, BEN)
 
 
 async def test_challenge_accept_and_first_move(layer, store):
     doc, game = await start(layer)
-    assert doc["status"] == "active"
-    assert [p["id"] for p in doc["players"]] == [ANN.id, BEN.id]
+    assert doc.status is Status.ACTIVE
+    assert [p.id for p in doc.players] == [ANN.id, BEN.id]
     assert game.to_move == 0 and game.moves == []
     turn = await layer.play(HONGKONG, CH, ANN.id, "q@b2  s@b3")
     assert turn.move == "Q@B2 S@B3" and not turn.finished
     stored = await store.get(CH)
     assert stored.version == 3  # challenge, accept, move
-    assert stored.doc["state"]["turns"] == ["Q@B2 S@B3"]
+    assert stored.record.state["moves"] == ["Q@B2 S@B3"]
 
 
 async def test_first_them_makes_opponent_move_first(layer):
@@ -85,10 +70,10 @@ async def test_no_game_and_double_challenge(layer, store):
     with pytest.raises(UserError, match="a challenge is waiting"):
         await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     with pytest.raises(UserError, match="Only Ben can accept"):
-        await layer.accept(CH, doc["id"], CLEO)
+        await layer.accept(CH, doc.id, CLEO)
     with pytest.raises(UserError, match="your own challenge"):
-        await layer.accept(CH, doc["id"], ANN)
-    await layer.accept(CH, doc["id"], BEN)
+        await layer.accept(CH, doc.id, ANN)
+    await layer.accept(CH, doc.id, BEN)
     with pytest.raises(UserError, match="already running"):
         await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=ANN, options={})
     with pytest.raises(UserError, match="challenge yourself"):
@@ -97,36 +82,36 @@ async def test_no_game_and_double_challenge(layer, store):
 
 async def test_challenge_expires(layer, store, clock):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
-    assert await layer.expire(CH, doc["id"]) is None  # not yet
+    assert await layer.expire(CH, doc.id) is None  # not yet
     clock.t += 601
     with pytest.raises(UserError, match="expired"):
-        await layer.accept(CH, doc["id"], BEN)
+        await layer.accept(CH, doc.id, BEN)
     # an expired challenge no longer blocks the channel
     again = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
-    assert again["id"] != doc["id"]
+    assert again.id != doc.id
     clock.t += 601
-    assert (await layer.expire(CH, again["id"]))["id"] == again["id"]
+    assert (await layer.expire(CH, again.id)).id == again.id
     assert await store.get(CH) is None
 
 
 async def test_decline_and_withdraw(layer, store):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
     with pytest.raises(UserError, match="Only the challenged player"):
-        await layer.decline(CH, doc["id"], CLEO.id)
-    await layer.decline(CH, doc["id"], BEN.id)
+        await layer.decline(CH, doc.id, CLEO.id)
+    await layer.decline(CH, doc.id, BEN.id)
     assert await store.get(CH) is None
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
-    await layer.decline(CH, doc["id"], ANN.id)
+    await layer.decline(CH, doc.id, ANN.id)
     assert await store.get(CH) is None
 
 
 async def test_resign_finishes_and_frees_the_channel(layer, store):
     doc, _ = await start(layer)
     turn = await layer.resign(HONGKONG, CH, BEN.id)
-    assert turn.finished and turn.doc["result"]["winner"] == 0 and turn.doc["result"]["reason"] == "resigned"
+    assert turn.finished and turn.record.result.winner == 0 and turn.record.result.reason is EndReason.RESIGNED
     assert await store.get(CH) is None
-    record = await store.finished(CH, doc["id"])
-    assert record["result"]["text"] == "Ben resigned: Ann wins."
+    record = await store.finished(CH, doc.id)
+    assert record.result.text == "Ben resigned: Ann wins."
 
 
 async def test_full_game_to_the_end(layer, store):
@@ -134,14 +119,14 @@ async def test_full_game_to_the_end(layer, store):
     rng = random.Random(3)
     turn = None
     while not game.is_over:
-        user = doc["players"][game.to_move]["id"]
+        user = doc.player(game.to_move).id
         move = rng.choice(game.legal_moves())
         turn = await layer.play(HONGKONG, CH, user, move)
         game.play(move)
     assert turn.finished
-    record = await store.finished(CH, doc["id"])
-    assert record["state"]["turns"] == game.moves
-    assert record["result"]["winner"] == game.winner
+    record = await store.finished(CH, doc.id)
+    assert record.state["moves"] == game.moves
+    assert record.result.winner == game.winner
     assert await store.get(CH) is None
 
 
@@ -169,24 +154,32 @@ async def test_concurrent_moves_exactly_one_applies(layer, store, new_handle, cl
     assert all(isinstance(r, UserError) for r in refused)
     assert all("game changed" in str(r) for r in refused)  # each lost the race at the atomic commit
     stored = await store.get(CH)
-    assert stored.doc["state"]["turns"] == [landed[0].move]
+    assert stored.record.state["moves"] == [landed[0].move]
     assert stored.version == 3
 
 
+def _challenge(game_id: str) -> Record:
+    return Record(id=game_id, kind="hongkong", status=Status.CHALLENGE, guild_id=1, channel_id=7, challenger=1,
+                  opponent=None, players=(Player(1, "Ann"), None), expires=99.0)
+
+
 async def test_store_commit_is_compare_and_set(store):
-    assert await store.commit(7, {"id": "a"}, 0) == 1
-    assert await store.commit(7, {"id": "b"}, 0) is None
-    assert await store.commit(7, {"id": "c"}, 1) == 2
-    assert await store.commit(7, {"id": "d"}, 1) is None
-    assert (await store.get(7)).doc == {"id": "c"}
-    assert await store.finish(7, {"id": "c", "ended": 1}, 1) is False
-    assert await store.finish(7, {"id": "c", "ended": 1}, 2) is True
+    assert await store.commit(7, _challenge("a"), 0) == 1
+    assert await store.commit(7, _challenge("b"), 0) is None
+    assert await store.commit(7, _challenge("c"), 1) == 2
+    assert await store.commit(7, _challenge("d"), 1) is None
+    assert (await store.get(7)).record == _challenge("c")
+    done = _challenge("c").replace(status=Status.FINISHED, ended=1.0, players=(Player(1, "Ann"), Player(2, "Ben")),
+                                   state={}, result=Result(0, EndReason.RESIGNED, "Ben resigned: Ann wins."))
+    assert await store.finish(7, done, 1) is False
+    assert await store.finish(7, done, 2) is True
     assert await store.get(7) is None
+    assert await store.finished(7, "c") == done
 
 
 async def test_a_move_for_a_position_that_changed_is_refused(layer, store):
     doc, game = await start(layer)
-    state = (await store.get(CH)).doc["state"]
+    state = (await store.get(CH)).record.state
     await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     await layer.play(HONGKONG, CH, BEN.id, "S@E5")
     before = await store.raw(CH)
@@ -202,8 +195,8 @@ async def test_a_move_after_the_deadline_is_refused(layer, store, clock):
     with pytest.raises(UserError, match="time for this turn has run out"):
         await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     assert await store.raw(CH) == before
-    turn = await layer.forfeit(CH, doc["id"], 0)
-    assert turn.finished and turn.doc["result"]["reason"] == "timeout" and turn.doc["result"]["winner"] == 1
+    turn = await layer.forfeit(CH, doc.id, 0)
+    assert turn.finished and turn.record.result.reason is EndReason.TIMEOUT and turn.record.result.winner == 1
 
 
 async def test_takeback_needs_a_turn_of_your_own(layer):

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.session import UserError
-from bot.settings import GuildSettings, SettingsStore, describe_duration, parse_duration
+from bot.errors import UserError
+from bot.settings import GuildSettings, SettingsStore, parse_duration
+from bot.words import describe_duration
 
 
 @pytest.mark.parametrize("text, seconds", [

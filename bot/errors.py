@@ -1,0 +1,18 @@
+"""The errors a player may see. A leaf module: it imports nothing of the bot.
+
+:class:`UserError` (and the engine's :class:`engine.IllegalMove`) become an ephemeral refusal with their message,
+through the one error path in :mod:`bot.replies`; any other exception becomes an apology and a log line.
+"""
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A refusal to show the user (ephemerally): what was wrong and what would be right. Nothing was changed."""
+
+
+class GameChanged(UserError):
+    """A change lost the race against another one committed first (a move, takeback, answer or timeout).
+    The message says to look at the board and try again; nothing was changed."""
+
+
+__all__ = ["UserError", "GameChanged"]
