@@ -1,0 +1,40 @@
+"""Slash-command options shared by every game: the computer's level, the help texts, autocomplete choices,
+and a Discord user as the game layer's :class:`~bot.session.Person`.
+
+A leaf of the Discord side: it imports discord.py and the game layer's plain types, no feature.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+import discord
+from discord import app_commands
+
+from .session import Person
+from .words import safe_name
+
+#: The computer's levels, as a slash-command option (Discord shows them as choices).
+LEVEL = Literal["easy", "medium", "hard"]
+#: Help of every challenge command's ``opponent`` option.
+OPPONENT_HELP = "Who you want to play (leave out: anyone may accept; the bot itself: the computer)"
+#: Help of every challenge command's ``level`` option.
+LEVEL_HELP = "Against the computer: easy, medium (default) or hard"
+#: Discord's limit on autocomplete choices.
+MAX_CHOICES = 25
+
+
+def choices(values: list[str], typed: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete choices: ``values`` starting with (then containing) what was typed, case and runs of white
+    space ignored, at most :data:`MAX_CHOICES`."""
+    typed = " ".join((typed or "").split()).upper()
+    first = [v for v in values if v.upper().startswith(typed)]
+    rest = [v for v in values if typed in v.upper() and v not in first]
+    return [app_commands.Choice(name=v, value=v) for v in (first + rest)[:MAX_CHOICES]]
+
+
+def person(user: discord.abc.User) -> Person:
+    """A Discord user or member as the game layer's :class:`Person`, its display name made safe to quote."""
+    return Person(user.id, safe_name(getattr(user, "display_name", None) or user.name))
+
+
+__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "MAX_CHOICES", "choices", "person"]

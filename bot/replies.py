@@ -1,0 +1,73 @@
+"""The one error path of every slash command and button.
+
+:func:`on_error` is the command tree's error handler (``tree.error``) and what every button's callback calls
+(:class:`bot.buttons.GameButton`). It turns
+
+- :class:`bot.errors.UserError` and :class:`engine.IllegalMove` (bare, or wrapped in
+  ``app_commands.CommandInvokeError``) into an ephemeral refusal with their message;
+- ``app_commands.TransformerError`` (an option value Discord's client let through but we can't read) and
+  ``app_commands.CheckFailure`` into an ephemeral note of what was wrong;
+- anything else into an apology, with the traceback in the log.
+
+The state of a game is never changed by a refusal: the session layer raises before it commits.
+"""
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from engine import IllegalMove
+
+from .errors import UserError
+
+log = logging.getLogger(__name__)
+
+#: Discord's limit on a message's length.
+MESSAGE_LIMIT = 2000
+
+
+async def refuse(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral message to the user only: the initial response, or a follow-up if one was sent (after
+    deferring). A failure to send is logged, never raised."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text[:MESSAGE_LIMIT], ephemeral=True)
+        else:
+            await interaction.response.send_message(text[:MESSAGE_LIMIT], ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not send a refusal for interaction %s", interaction.id)
+
+
+def apology(game_names) -> str:
+    """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
+    the command names of the hosted games)."""
+    boards = " or ".join(f"`/{name} board`" for name in game_names)
+    return f"Something went wrong on our side. Please try again; {boards} shows the game as it is stored."
+
+
+def refusal(error: BaseException) -> str | None:
+    """The text to show for an error that is the user's to fix, or None for one that is ours."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, (UserError, IllegalMove)):
+        return str(error)
+    if isinstance(error, app_commands.TransformerError):
+        return f"I couldn't read `{error.value}` for that option. {error}"
+    if isinstance(error, app_commands.CheckFailure):
+        return str(error) or "You can't use this command here."
+    return None
+
+
+async def on_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer a failed command or button press (see the module docstring). Never raises."""
+    text = refusal(error)
+    if text is None:
+        what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
+        log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
+        text = apology(getattr(interaction.client, "kinds", ()))
+    await refuse(interaction, text)
+
+
+__all__ = ["refuse", "refusal", "apology", "on_error", "MESSAGE_LIMIT"]
