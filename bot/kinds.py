@@ -1,29 +1,61 @@
-"""What a game contributes to the bot: its engine, its renderer, its words — and its command group.
+"""What a game contributes to the bot: its engine, its renderer, its words — and its commands' options.
 
-The session layer (:mod:`bot.session`) and the Discord glue (:mod:`bot.table`) treat every game through a
-:class:`GameKind`, so a new game is one engine module, one renderer and one module in ``bot/games``.
+The session layer (:mod:`bot.session`) and the features (:mod:`bot.exts`) treat every game through a
+:class:`GameKind`, so a new game is one engine module, one AI model, one renderer and one module in ``bot/games``.
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 
 class Game(Protocol):
-    """The engine contract (``../shared/design.md``): what the bot may use of a game object."""
+    """The engine contract (see :mod:`engine`): what the bot may use of a game object."""
 
     to_move: int
     is_over: bool
     winner: int | None
     moves: list[str]  # moves played so far, canonical notation
+    pending: Any  # what the player to move must finish before the turn passes (Hong's summoned dragon), or None
 
-    def play(self, move: str) -> None: ...
+    def play(self, move: str) -> None:
+        """Apply one move; raises ``engine.IllegalMove`` (a reason fit to show) and changes nothing."""
 
-    def legal_moves(self) -> list[str]: ...
+    def pop(self) -> str:
+        """Undo the last move and return it."""
 
-    def to_dict(self) -> dict: ...
+    def copy(self) -> "Game":
+        """An independent copy."""
+
+    def legal_moves(self) -> list[str]:
+        """Every legal move now, canonical notation."""
+
+    def to_dict(self) -> dict:
+        """JSON-ready state; the engine's ``from_dict`` restores it."""
+
+
+@dataclass(frozen=True)
+class MoveCommand:
+    """A game's slash command that plays a move: ``/<game> <name> <options>`` → ``notation(**options)`` → the engine.
+
+    Attributes:
+        name: the subcommand's name (``"place"``).
+        description: its description in Discord.
+        notation: ``(**options) -> move`` in the rules' notation; its keyword parameters, annotated and with
+            defaults as discord.py reads them, are the command's options. Raises ``engine.IllegalMove`` for
+            input that is no move (shown to the player).
+        help: the help text of each option.
+        autocomplete: option name → ``(game, namespace) -> candidate values`` for the player to move (the typed
+            text filters them); ``namespace`` holds the options given so far.
+    """
+
+    name: str
+    description: str
+    notation: Callable[..., str]
+    help: Mapping[str, str]
+    autocomplete: Mapping[str, Callable[[Game, Any], list[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -44,8 +76,11 @@ class GameKind:
         describe_options: ``(engine kwargs) -> str``: the options in words for the challenge message.
         rematch: ``(engine kwargs, rng) -> (swap seats?, new engine kwargs)`` for a rematch: who moves first
             (Hong Kong) or the roles (Hong) are swapped.
-        register: ``(group, table) -> None``: adds the game's own commands (``challenge``, ``place``, …)
-            to its app-command group; :mod:`bot.table` adds the shared ones (``board``, ``resign``).
+        challenge: ``(**the game's own challenge options) -> challenge options``: its keyword parameters, annotated
+            and with defaults as discord.py reads them, are the options ``/<name> challenge`` adds to the shared
+            ``opponent`` and ``level``.
+        challenge_help: the help text of each of those options.
+        moves: the game's commands that play a move (``place``, ``dragon``).
     """
 
     name: str
@@ -58,7 +93,9 @@ class GameKind:
     result: Callable[[Any, tuple[str, str]], str]
     describe_options: Callable[[dict], str]
     rematch: Callable[[dict, random.Random], tuple[bool, dict]]
-    register: Callable[[Any, Any], None]
+    challenge: Callable[..., dict]
+    challenge_help: Mapping[str, str]
+    moves: tuple["MoveCommand", ...]
 
     def new_game(self, options: dict) -> Game:
         """A fresh engine game from the stored engine kwargs."""

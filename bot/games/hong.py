@@ -1,19 +1,20 @@
-"""Hong in the bot: options, words and the ``/hong challenge``, ``/hong place`` and ``/hong dragon`` commands."""
+"""Hong in the bot: its words, and the options of ``/hong challenge``, ``/hong place`` and ``/hong dragon``.
+
+:data:`KIND` is what :func:`bot.games.all_kinds` finds; the play feature builds the ``/hong`` commands from it.
+"""
 from __future__ import annotations
 
 import random
 import re
 from typing import Literal
 
-import discord
 from discord import app_commands
 
 import engine.hong as hong
 from engine import IllegalMove
 from render.hong import render_board
 
-from ..kinds import GameKind
-from ..table import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ..kinds import GameKind, MoveCommand
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]
@@ -40,7 +41,7 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
     """"Hongs 9 / 15", plus what a pending summon offers."""
     line = f"Hongs {game.hong_count()} / {game.threshold} ({game.board.name}, {len(game.empty_squares())} spaces left)"
-    pending = getattr(game, "pending", None)
+    pending = game.pending
     if pending:
         who = names[pending.player]
         legal = game.legal_moves()
@@ -58,11 +59,13 @@ def action_help(action: str) -> str:
 
 
 def result(game: hong.HongGame, names: tuple[str, str]) -> str:
+    """The outcome in words and who wins, e.g. "… — Ann wins."."""
     outcome = game.outcome
     return f"{outcome.describe()} — {names[outcome.winner]} wins."
 
 
 def describe_options(options: dict) -> str:
+    """The engine options in words for the challenge message: the board, and the Lair if played with."""
     board = options["board"]
     lair = ", with the Lair of the Seven Great Dragons" if options.get("expansion") else ""
     return f"{board} board{lair}; the emperor moves first"
@@ -86,59 +89,32 @@ def placement(square: str, rotate: bool = False) -> str:
     return text + orientation
 
 
-def register(group: app_commands.Group, table) -> None:
-    """Add ``challenge``, ``place`` and ``dragon`` to ``/hong``."""
-
-    @group.command(name="challenge", description="Challenge someone to a game of Hong in this channel")
-    @app_commands.describe(
-        opponent=OPPONENT_HELP,
-        board="castle (default, 15 Hongs to win), garden (13) or inner (11)",
-        role="Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
-        expansion="Play with the Lair of the Seven Great Dragons",
-        level=LEVEL_HELP,
-    )
-    async def challenge(
-        interaction: discord.Interaction,
-        opponent: discord.User | None = None,
-        board: BOARD = "castle",
-        role: ROLE = "random",
-        expansion: bool = False,
-        level: LEVEL | None = None,
-    ) -> None:
-        options = {"board": board, "role": role, "expansion": expansion}
-        await table.guarded(interaction, table.challenge(interaction, HONG, opponent, options, level))
-
-    @group.command(name="place", description="Place a tile on an empty space (H: body across, V: rotated)")
-    @app_commands.describe(square="An empty space, e.g. B3", rotate="True: turn the tile to V (body up–down)")
-    async def place(interaction: discord.Interaction, square: app_commands.Range[str, 1, 10], rotate: bool = False) -> None:
-        async def work():
-            await table.play(interaction, HONG, placement(square, rotate))
-
-        await table.guarded(interaction, work())
-
-    @place.autocomplete("square")
-    async def square_choices(interaction: discord.Interaction, current: str):
-        game = await table.legal_for_caller(interaction, HONG)
-        if game is None or getattr(game, "pending", None):
-            return []
-        return choices(game.empty_squares(), current)
-
-    @group.command(name="dragon", description="Carry out a summoned Great Dragon's action (expansion)")
-    @app_commands.describe(action="e.g. D2 rotate C4, D5 place C4V, D6 swap C4 D5 V")
-    async def dragon(interaction: discord.Interaction, action: app_commands.Range[str, 1, 60]) -> None:
-        await table.guarded(interaction, table.play(interaction, HONG, action))
-
-    @dragon.autocomplete("action")
-    async def action_choices(interaction: discord.Interaction, current: str):
-        game = await table.legal_for_caller(interaction, HONG)
-        if game is None or not getattr(game, "pending", None):
-            return []
-        typed = " ".join((current or "").lower().split())
-        moves = [m for m in game.legal_moves() if typed in m.lower()]
-        return [app_commands.Choice(name=m, value=m) for m in moves[:25]]
+def challenge(board: BOARD = "castle", role: ROLE = "random", expansion: bool = False) -> dict:
+    """``/hong challenge``'s own options → the challenge options."""
+    return {"board": board, "role": role, "expansion": expansion}
 
 
-HONG = GameKind(
+def place(square: app_commands.Range[str, 1, 10], rotate: bool = False) -> str:
+    """``/hong place``'s options → the placement (see :func:`placement`)."""
+    return placement(square, rotate)
+
+
+def dragon(action: app_commands.Range[str, 1, 60]) -> str:
+    """``/hong dragon``'s option → the dragon action, as typed (the engine reads it)."""
+    return action
+
+
+def square_choices(game: hong.HongGame, options) -> list[str]:
+    """The empty spaces, unless a summoned dragon's action must come first."""
+    return [] if game.pending else game.empty_squares()
+
+
+def action_choices(game: hong.HongGame, options) -> list[str]:
+    """The summoned dragon's legal actions (none without a summon)."""
+    return game.legal_moves() if game.pending else []
+
+
+KIND = HONG = GameKind(
     name="hong",
     title="Hong",
     engine=hong,
@@ -149,5 +125,22 @@ HONG = GameKind(
     result=result,
     describe_options=describe_options,
     rematch=rematch,
-    register=register,
+    challenge=challenge,
+    challenge_help={
+        "board": "castle (default, 15 Hongs to win), garden (13) or inner (11)",
+        "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
+        "expansion": "Play with the Lair of the Seven Great Dragons",
+    },
+    moves=(
+        MoveCommand(
+            "place", "Place a tile on an empty space (H: body across, V: rotated)", place,
+            help={"square": "An empty space, e.g. B3", "rotate": "True: turn the tile to V (body up–down)"},
+            autocomplete={"square": square_choices},
+        ),
+        MoveCommand(
+            "dragon", "Carry out a summoned Great Dragon's action (expansion)", dragon,
+            help={"action": "e.g. D2 rotate C4, D5 place C4V, D6 swap C4 D5 V"},
+            autocomplete={"action": action_choices},
+        ),
+    ),
 )

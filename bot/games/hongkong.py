@@ -1,18 +1,19 @@
-"""Hong Kong in the bot: options, words and the ``/hongkong challenge`` and ``/hongkong place`` commands."""
+"""Hong Kong in the bot: its words, and the options of ``/hongkong challenge`` and ``/hongkong place``.
+
+:data:`KIND` is what :func:`bot.games.all_kinds` finds; the play feature builds the ``/hongkong`` commands from it.
+"""
 from __future__ import annotations
 
 import random
 from typing import Literal
 
-import discord
 from discord import app_commands
 
 import engine.hongkong as hk
 from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import render_board
 
-from ..kinds import GameKind
-from ..table import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ..kinds import GameKind, MoveCommand
 
 FIRST = Literal["me", "them", "random"]
 
@@ -31,6 +32,7 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hk.HongKongGame, names: tuple[str, str]) -> str:
+    """"Buildings: Ann 5 – Ben 4" (buildings each player controls now)."""
     b0, b1 = game.buildings()
     return f"Buildings: {names[0]} {b0} – {names[1]} {b1}"
 
@@ -49,6 +51,7 @@ def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
 
 
 def describe_options(options: dict) -> str:
+    """The colours in words for the challenge message."""
     return f"challenger plays {PLAYER_COLOUR_NAMES[0]}, opponent {PLAYER_COLOUR_NAMES[1]}"
 
 
@@ -65,58 +68,32 @@ def notation(square: str, piece: str = "block", quick: str | None = None) -> str
     return turn
 
 
-def register(group: app_commands.Group, table) -> None:
-    """Add ``challenge`` and ``place`` to ``/hongkong``."""
-
-    @group.command(name="challenge", description="Challenge someone to a game of Hong Kong in this channel")
-    @app_commands.describe(
-        opponent=OPPONENT_HELP,
-        first="Who moves first (default: you)",
-        level=LEVEL_HELP,
-    )
-    async def challenge(
-        interaction: discord.Interaction,
-        opponent: discord.User | None = None,
-        first: FIRST = "me",
-        level: LEVEL | None = None,
-    ) -> None:
-        await table.guarded(interaction, table.challenge(interaction, HONGKONG, opponent, {"first": first}, level))
-
-    @group.command(name="place", description="Place a block or roof (optionally after a quick block)")
-    @app_commands.describe(
-        square="Where the block or roof goes, A1–E5 (columns A–E, rows 1–5)",
-        piece="block (default) or roof",
-        quick="Put a quick block on this square first, then the piece on `square`",
-    )
-    async def place(
-        interaction: discord.Interaction,
-        square: app_commands.Range[str, 1, 10],
-        piece: Literal["block", "roof"] = "block",
-        quick: app_commands.Range[str, 1, 10] | None = None,
-    ) -> None:
-        async def work():
-            await table.play(interaction, HONGKONG, notation(square, piece, quick))
-
-        await table.guarded(interaction, work())
-
-    @place.autocomplete("square")
-    async def square_choices(interaction: discord.Interaction, current: str):
-        game = await table.legal_for_caller(interaction, HONGKONG)
-        if game is None:
-            return []
-        ns = interaction.namespace
-        kind = "R" if getattr(ns, "piece", None) == "roof" else "S"
-        return choices(game.legal_squares(kind, getattr(ns, "quick", None) or None), current)
-
-    @place.autocomplete("quick")
-    async def quick_choices(interaction: discord.Interaction, current: str):
-        game = await table.legal_for_caller(interaction, HONGKONG)
-        if game is None:
-            return []
-        return choices(game.legal_squares("Q"), current)
+def challenge(first: FIRST = "me") -> dict:
+    """``/hongkong challenge``'s own option → the challenge options."""
+    return {"first": first}
 
 
-HONGKONG = GameKind(
+def place(
+    square: app_commands.Range[str, 1, 10],
+    piece: Literal["block", "roof"] = "block",
+    quick: app_commands.Range[str, 1, 10] | None = None,
+) -> str:
+    """``/hongkong place``'s options → the turn (see :func:`notation`)."""
+    return notation(square, piece, quick)
+
+
+def square_choices(game: hk.HongKongGame, options) -> list[str]:
+    """Where the piece chosen so far (block or roof, after the quick block if one is given) may go
+    (``options``: the command's options so far; one not given yet is None)."""
+    return game.legal_squares("R" if options.piece == "roof" else "S", options.quick or None)
+
+
+def quick_choices(game: hk.HongKongGame, options) -> list[str]:
+    """Where a quick block may go."""
+    return game.legal_squares("Q")
+
+
+KIND = HONGKONG = GameKind(
     name="hongkong",
     title="Hong Kong",
     engine=hk,
@@ -127,5 +104,17 @@ HONGKONG = GameKind(
     result=result,
     describe_options=describe_options,
     rematch=rematch,
-    register=register,
+    challenge=challenge,
+    challenge_help={"first": "Who moves first (default: you)"},
+    moves=(
+        MoveCommand(
+            "place", "Place a block or roof (optionally after a quick block)", place,
+            help={
+                "square": "Where the block or roof goes, A1–E5 (columns A–E, rows 1–5)",
+                "piece": "block (default) or roof",
+                "quick": "Put a quick block on this square first, then the piece on `square`",
+            },
+            autocomplete={"square": square_choices, "quick": quick_choices},
+        ),
+    ),
 )
