@@ -1,4 +1,9 @@
-"""The bot process: a discord.py client that hosts the games through :class:`bot.table.Table`."""
+"""The bot process: a discord.py client holding the shared services, with its features loaded as extensions.
+
+``setup_hook`` connects to Redis, builds the services every feature uses (``bot.kinds``: the hosted games;
+``bot.layer``: the :class:`~bot.session.GameLayer`), loads :data:`EXTENSIONS` (each adds one cog: its commands,
+buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands.
+"""
 from __future__ import annotations
 
 import logging
@@ -7,21 +12,22 @@ import time
 from typing import Callable
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from .config import Config
 from .games import all_kinds
+from .replies import on_error
 from .session import GameLayer
-from .stats import setup as setup_stats
 from .store import GameStore, RedisHandle, connect
-from .table import DYNAMIC_ITEMS, Table
 
 log = logging.getLogger(__name__)
 
+#: The features, loaded in this order (see :mod:`bot.exts`).
+EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin")
+
 
 class HongBot(commands.Bot):
-    """The bot: connects to Redis in ``setup_hook``, registers every game's command group, syncs commands.
+    """The bot: connects to Redis in ``setup_hook``, loads the features, syncs commands.
 
     Args:
         config: the loaded :class:`Config`.
@@ -30,6 +36,10 @@ class HongBot(commands.Bot):
         rng: randomness for game ids, seeds and "random" options (tests pass a seeded one).
         clock: Unix seconds now (tests pass one they can move forward instead of sleeping).
         poll_interval: seconds between checks for due deadlines.
+
+    Attributes:
+        kinds: the hosted games by command name (set in ``setup_hook``).
+        layer: the game layer every feature plays through (set in ``setup_hook``).
     """
 
     def __init__(
@@ -45,27 +55,24 @@ class HongBot(commands.Bot):
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None
-        self.table: Table | None = None
         self.rng = rng
         self.clock = clock
         self.poll_interval = poll_interval
+        self.kinds = all_kinds()
+        self.layer: GameLayer | None = None
 
     async def setup_hook(self) -> None:
+        """Connect to Redis, build the game layer, load the features, sync the commands (discord.py calls this
+        once, after logging in and before connecting to the gateway)."""
         if self._redis is None:
             self._redis = await connect(self.config.redis_url, self.config.data_dir)
-        kinds = all_kinds()
-        layer = GameLayer(
-            GameStore(self._redis.client), kinds, challenge_timeout=self.config.challenge_timeout,
+        self.layer = GameLayer(
+            GameStore(self._redis.client), self.kinds, challenge_timeout=self.config.challenge_timeout,
             clock=self.clock, rng=self.rng,
         )
-        self.table = Table(self, layer, poll_interval=self.poll_interval)
-        for kind in kinds.values():
-            self.tree.add_command(self.table.build_group(kind))
-        for command in self.table.server_commands():
-            self.tree.add_command(command)
-        self.tree.on_error = self.on_app_command_error
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
-        await setup_stats(self)  # /leaderboard /stats /history /replay /record, Replay button, rating sweep
+        self.tree.error(on_error)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
         if self.config.dev_guild_id:
             guild = discord.Object(self.config.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -73,28 +80,14 @@ class HongBot(commands.Bot):
         else:
             synced = await self.tree.sync()
         log.info("synced %d command groups: %s", len(synced), ", ".join(c.name for c in synced))
-        log.info("checked the deadlines of %d challenge(s) and game(s)", await layer.rearm())
-        self.table.start_deadlines()
-        log.info("resumed %d computer turn(s)", await self.table.resume_computer_games())
 
     async def on_ready(self) -> None:
+        """Log who we are and in how many servers."""
         log.info("logged in as %s (%s) in %d guild(s)", self.user, self.user.id if self.user else "?", len(self.guilds))
 
-    async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        """Central handler for what the commands did not catch: bad option values, checks, crashes."""
-        if isinstance(error, app_commands.TransformerError):
-            text = f"I couldn't read `{error.value}` for that option. {error}"
-        elif isinstance(error, app_commands.CheckFailure):
-            text = str(error) or "You can't use this command here."
-        else:
-            log.error("command %s failed", interaction.command and interaction.command.qualified_name, exc_info=error)
-            text = "Something went wrong on our side; nothing was changed. Please try again."
-        if self.table:
-            await self.table.refuse(interaction, text)
-
     async def close(self) -> None:
-        if self.table:
-            await self.table.stop()
+        """Unload the features (each finishes what it is handling: see their ``cog_unload``), disconnect, and
+        close Redis if this bot opened it."""
         await super().close()
         if self._owns_redis and self._redis is not None:
             await self._redis.close()

@@ -62,7 +62,7 @@ async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock
     await emu.wait_for_commands(timeout=15)
     # wait until this bot's setup (Redis, commands, dynamic items) is complete
     for _ in range(300):
-        if bot.is_ready() and bot.table is not None:
+        if bot.is_ready() and bot.get_cog("Play") is not None:
             break
         await asyncio.sleep(0.02)
     assert bot.is_ready(), "the bot did not become ready"

@@ -27,8 +27,8 @@ async def test_hongkong_against_the_computer_to_the_end(emu, world, running, red
     rng = random.Random(5)
     last = None
     for _ in range(30):
-        doc = (await store.get(world.channel)).doc
-        game = hk.from_dict(doc["state"])
+        doc = (await store.get(world.channel)).record
+        game = hk.from_dict(doc.state)
         assert game.to_move == 0  # the computer has answered: it is Ann's turn again
         move = rng.choice(game.legal_moves())
         it = await emu.slash(world.ann, world.channel, "hongkong place", **place_options(move))
@@ -48,8 +48,8 @@ async def test_hongkong_against_the_computer_to_the_end(emu, world, running, red
     record_id = final.button("Rematch")["custom_id"].split(":")[-1]
     record = await store.finished(world.channel, record_id)
     # every move on record is legal: the record replays through the engine to the end
-    replay = hk.from_dict(record["state"])
-    assert replay.is_over and record["players"][1]["bot"] is True
+    replay = hk.from_dict(record.state)
+    assert replay.is_over and record.player(1).bot is True
     assert emu.errors == []
 
 
@@ -59,8 +59,8 @@ async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
     assert "against the computer (medium, unrated)" in start.content
     reply = await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
     assert f"<@{world.ann['id']}>, your turn (dragon master)" in reply.content
-    doc = (await GameStore(redis).get(world.channel)).doc
-    game = hong.from_dict(doc["state"])
+    doc = (await GameStore(redis).get(world.channel)).record
+    game = hong.from_dict(doc.state)
     assert len(game.moves) == 1 and game.to_move == 1
     assert emu.errors == []
 
@@ -72,11 +72,11 @@ async def test_takeback_against_the_computer_undoes_its_reply_too(emu, world, ru
     await it.wait_followups(1)
     await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
     store = GameStore(redis)
-    assert len((await store.get(world.channel)).doc["state"]["turns"]) == 2
+    assert len((await store.get(world.channel)).record.state["moves"]) == 2
     it = await emu.slash(world.ann, world.channel, "takeback")
     posted = (await it.wait_followups(1))[0]
     assert "Takeback accepted" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
-    assert (await store.get(world.channel)).doc["state"]["turns"] == []
+    assert (await store.get(world.channel)).record.state["moves"] == []
     it = await emu.slash(world.ann, world.channel, "takeback")
     await it.wait_response()
     assert it.ephemeral and "nothing to take back" in (await it.wait_done()).content

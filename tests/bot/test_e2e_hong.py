@@ -59,7 +59,7 @@ async def send_move(emu, world, user, move: str):
 async def play_out(emu, world, redis, rng: random.Random):
     """Play random legal moves through slash commands until the game ends; returns the engine game and last post."""
     stored = await GameStore(redis).get(world.channel)
-    game = hong.from_dict(stored.doc["state"])
+    game = hong.from_dict(stored.record.state)
     users = [world.ann, world.ben]
     posted = None
     while not game.is_over:
@@ -85,7 +85,7 @@ async def test_complete_game_on_every_board(emu, world, running, redis, board, s
 async def test_spectator_board_and_refusals(emu, world, running, redis):
     await start_hong(emu, world, board="garden")
     store = GameStore(redis)
-    game = hong.from_dict((await store.get(world.channel)).doc["state"])
+    game = hong.from_dict((await store.get(world.channel)).record.state)
     taken, free, stone = game.empty_squares()[0], game.empty_squares()[1], game.stones[0]
     await send_move(emu, world, world.ann, f"{taken}H")
     it = await emu.slash(world.cleo, world.channel, "hong board")
@@ -127,8 +127,8 @@ async def test_autocomplete_lists_empty_squares(emu, world, running):
 async def test_scripted_expansion_game(emu, world, running, redis):
     await start_hong(emu, world, board="inner", expansion=True)
     stored = await GameStore(redis).get(world.channel)
-    assert stored.doc["options"]["seed"] == EXPANSION_SEED
-    game = hong.from_dict(stored.doc["state"])
+    assert stored.record.options["seed"] == EXPANSION_SEED
+    game = hong.from_dict(stored.record.state)
     users = [world.ann, world.ben]
     summoned, choices_seen, chains = [], 0, 0
     previous_was_action = False

@@ -93,7 +93,7 @@ async def test_bot_restart_continues_the_game(emu, world, redis_server, redis):
     try:
         await play_turn(emu, world, world.ann, "Q@A2 S@A1")
         stored = await GameStore(redis).get(world.channel)
-        assert stored.doc["state"]["turns"] == ["S@A1", "R@E5", "Q@A2 S@A1"]
+        assert stored.record.state["moves"] == ["S@A1", "R@E5", "Q@A2 S@A1"]
     finally:
         await second.stop()
     assert emu.errors == []

@@ -96,7 +96,7 @@ async def test_reminder_then_forfeit(emu, world, bots, clock, redis):
     decode_png(final.attachments[0].data)
     assert await GameStore(redis).get(world.channel) is None
     record = await GameStore(redis).finished(world.channel, final.button("Rematch")["custom_id"].split(":")[-1])
-    assert record["result"]["reason"] == "timeout" and record["result"]["winner"] == 0
+    assert record.result.reason == "timeout" and record.result.winner == 0
     # exactly one reminder and one forfeit were posted
     assert sum("⏰" in m.content for m in emu.messages(world.channel)) == 1
     assert sum("ran out of time" in m.content for m in emu.messages(world.channel)) == 1
@@ -113,7 +113,7 @@ async def test_a_move_resets_the_clock(emu, world, bots, clock, redis):
     await place(emu, world, world.ben, "E5")
     await asyncio.sleep(0.2)  # give the pollers a chance to (wrongly) fire
     assert not any("ran out of time" in m.content or "⏰" in m.content for m in emu.messages(world.channel))
-    assert (await GameStore(redis).get(world.channel)).doc["status"] == "active"
+    assert (await GameStore(redis).get(world.channel)).record.status == "active"
 
 
 async def test_restart_between_reminder_and_deadline(emu, world, bots, clock, redis_server):
@@ -181,7 +181,7 @@ async def test_game_in_a_thread(emu, world, bots, redis):
     # the game lives in the thread: the parent channel is free, the thread has the game
     store = GameStore(redis)
     assert await store.get(world.channel) is None
-    assert (await store.get(thread_id)).doc["parent_id"] == world.channel
+    assert (await store.get(thread_id)).record.parent_id == world.channel
     await place(emu, world, world.ann, "A1", channel=thread_id)
     it = await emu.slash(world.ben, thread_id, "hongkong resign")
     await it.wait_followups(1)
@@ -202,7 +202,7 @@ async def test_threads_without_permission_play_in_the_channel(emu, world, bots, 
     note = await emu.wait_for_message(no_threads, lambda m: "Create Public Threads" in m.content)
     assert "played here instead" in note.content
     await emu.wait_for_message(no_threads, lambda m: "the game begins" in m.content)
-    assert (await GameStore(redis).get(no_threads)).doc["status"] == "active"
+    assert (await GameStore(redis).get(no_threads)).record.status == "active"
 
 
 async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
@@ -219,8 +219,8 @@ async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     click = await emu.click(world.ben, final, rematch_id)
     board = (await click.wait_followups(1))[0]
     assert "rematch" in board.content and f"<@{world.ben['id']}>, your turn" in board.content
-    doc = (await GameStore(redis).get(world.channel)).doc
-    assert doc["options"] == {"first": 1} and doc["state"]["turns"] == []
+    doc = (await GameStore(redis).get(world.channel)).record
+    assert doc.options == {"first": 1} and doc.state["moves"] == []
     click = await emu.click(world.ben, final, rematch_id)
     assert "already started" in await refused(click)
 
@@ -244,7 +244,7 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     await click.wait_done()
     assert "refused" in request.content and request.buttons() == []
     store = GameStore(redis)
-    assert (await store.get(world.channel)).doc["state"]["turns"] == ["S@A1", "S@E5", "S@A2"]
+    assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5", "S@A2"]
     # asked again and allowed: the board goes back one turn and is reposted
     it = await emu.slash(world.ann, world.channel, "takeback")
     request = await it.wait_done()
@@ -252,7 +252,7 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     board = (await click.wait_followups(1))[0]
     assert "Takeback accepted" in board.content and f"<@{world.ann['id']}>, your turn" in board.content
     decode_png(board.attachments[0].data)
-    assert (await store.get(world.channel)).doc["state"]["turns"] == ["S@A1", "S@E5"]
+    assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5"]
     assert "allowed" in request.content and request.buttons() == []
     assert emu.errors == []
 

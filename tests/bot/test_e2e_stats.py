@@ -11,9 +11,11 @@ from PIL import Image
 
 import engine.hong as hong
 import engine.hongkong as hk
+from engine.result import EndReason
 from bot.ratings import GLOBAL, Ratings, guild_scope
+from bot.record import Player, Record, Result, Status
 from bot.store import GameStore
-from render.record import parse_record
+from engine.movetext import parse_record
 
 from .harness import display, place_options, refused, start_bot
 
@@ -29,7 +31,7 @@ async def accept(emu, world, challenge_it, by):
 async def hongkong_game_to_the_end(emu, world, redis):
     """Ann (blue, first) vs Ben, random legal turns until the game ends. Returns (game id, engine game, final post)."""
     await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
-    gid = (await GameStore(redis).get(world.channel)).doc["id"]
+    gid = (await GameStore(redis).get(world.channel)).record.id
     game, rng, users, posted = hk.new_game(0), random.Random(11), [world.ann, world.ben], None
     while not game.is_over:
         turn = rng.choice(game.legal_moves())
@@ -45,12 +47,12 @@ async def hong_game_resigned(emu, world, redis):
     await accept(emu, world, await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben,
                                              role="emperor", board="inner"), world.ben)
     stored = await GameStore(redis).get(world.channel)
-    game = hong.from_dict(stored.doc["state"])
+    game = hong.from_dict(stored.record.state)
     for user, square in ((world.ann, game.empty_squares()[0]), (world.ben, game.empty_squares()[5])):
         it = await emu.slash(user, world.channel, "hong place", square=square)
         await it.wait_followups(1)
     it = await emu.slash(world.ben, world.channel, "hong resign")
-    return stored.doc["id"], (await it.wait_followups(1))[0]
+    return stored.record.id, (await it.wait_followups(1))[0]
 
 
 async def rating_note(emu, world, n: int):
@@ -189,7 +191,7 @@ async def test_refusals_are_ephemeral_with_a_reason(emu, world, running, redis):
     assert "There is no finished game `abcdefgh` in this server" in await refused(it)
     # a game that is still running
     await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
-    gid = (await GameStore(redis).get(world.channel)).doc["id"]
+    gid = (await GameStore(redis).get(world.channel)).record.id
     it = await emu.slash(world.cleo, world.other_channel, "replay", game=gid)
     assert f"Game `{gid}` is still being played" in await refused(it)
     assert await emu.autocomplete(world.ann, world.channel, "replay", focused="game", game="") == []
@@ -201,11 +203,11 @@ async def test_leaderboard_pages_turn_only_for_their_owner_and_survive_a_restart
     # 24 rated players in this server: 12 games, player 10+i beats player 50+i
     ratings = Ratings(redis)
     for i in range(12):
-        await ratings.apply({
-            "id": f"seed{i:04}", "kind": "hongkong", "guild_id": world.guild, "channel_id": world.channel,
-            "players": [{"id": 10 + i, "name": f"Winner {i:02}"}, {"id": 50 + i, "name": f"Loser {i:02}"}],
-            "ended": 1000.0 + i, "result": {"winner": 0, "reason": "finished", "text": ""},
-        })
+        await ratings.apply(Record(
+            id=f"seed{i:04}", kind="hongkong", status=Status.FINISHED, guild_id=world.guild, channel_id=world.channel,
+            challenger=10 + i, opponent=50 + i, players=(Player(10 + i, f"Winner {i:02}"), Player(50 + i, f"Loser {i:02}")),
+            state={}, ended=1000.0 + i, result=Result(0, EndReason.FINISHED, ""),
+        ))
     it = await emu.slash(world.ann, world.channel, "leaderboard", game="hongkong")
     board = await it.wait_done()
 
@@ -249,7 +251,7 @@ async def test_a_finished_game_replays_after_a_restart(emu, world, redis, redis_
     first = await start_bot(emu, redis_server, guild=world.guild)
     try:
         await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
-        gid = (await GameStore(redis).get(world.channel)).doc["id"]
+        gid = (await GameStore(redis).get(world.channel)).record.id
         it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
         await it.wait_followups(1)
         it = await emu.slash(world.ben, world.channel, "hongkong resign")

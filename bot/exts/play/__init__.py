@@ -1,0 +1,24 @@
+"""Playing games on Discord (python-discord layout: the cog and its parts in private modules).
+
+- :mod:`._cog` — :class:`Play`: challenges, moves, boards, threads, rematches, takebacks;
+- :mod:`._groups` — the ``/<game>`` command groups, built from each game's :class:`~bot.kinds.GameKind`;
+- :mod:`._buttons` — Accept/Decline, Rematch, Allow/Refuse takeback;
+- :mod:`._computer` — the computer opponent's turns;
+- :mod:`._timers` — due deadlines: expired challenges, reminders, forfeits on time.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._cog import Play
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+
+
+async def setup(bot: "HongBot") -> None:
+    """Add the :class:`Play` cog (its commands, buttons, timers and computer opponent) to ``bot``."""
+    await bot.add_cog(Play(bot))
+
+
+__all__ = ["Play", "setup"]

@@ -1,0 +1,65 @@
+"""The play feature's buttons: Accept/Decline on a challenge, Rematch on a final board, Allow/Refuse on a
+takeback request. Each carries what it acts on in its ``custom_id`` (restart-safe) and hands the press to the
+:class:`~bot.exts.play._cog.Play` cog; refusals and failures take the one error path (:class:`GameButton`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+
+from ...buttons import GameButton
+from ...words import GAME_ID
+
+if TYPE_CHECKING:
+    from ._cog import Play
+
+
+def _play(interaction: discord.Interaction) -> "Play":
+    return interaction.client.get_cog("Play")  # type: ignore[attr-defined, return-value]
+
+
+class ChallengeButton(GameButton, template=rf"hb:ch:(?P<action>accept|decline):(?P<game_id>{GAME_ID})"):
+    """Accept / Decline on a challenge (``action`` "accept" or "decline")."""
+
+    def __init__(self, action: str, game_id: str) -> None:
+        style = discord.ButtonStyle.success if action == "accept" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=action.capitalize(), style=style, custom_id=f"hb:ch:{action}:{game_id}"))
+        self.action, self.game_id = action, game_id
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        await _play(interaction).answer_challenge(interaction, self.action, self.game_id)
+
+
+class RematchButton(GameButton, template=rf"hb:rm:(?P<game_id>{GAME_ID})", final_board=0):
+    """Rematch on a finished game's last board: when both players have pressed it, a new game starts."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(discord.ui.Button(label="Rematch", style=discord.ButtonStyle.primary, custom_id=f"hb:rm:{game_id}"))
+        self.game_id = game_id
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        await _play(interaction).rematch(interaction, self.game_id)
+
+
+class TakebackButton(
+    GameButton,
+    template=rf"hb:tb:(?P<answer>yes|no):(?P<game_id>{GAME_ID}):(?P<moves>\d{{1,4}}):(?P<nonce>[a-z0-9]{{1,8}})",
+):
+    """Allow / Refuse on a takeback request; carries the game id, the move count it applies to and the request's
+    own nonce (so a button of an older, expired request never answers a newer one)."""
+
+    numbers = ("moves",)
+
+    def __init__(self, answer: str, game_id: str, moves: int, nonce: str) -> None:
+        label, style = ("Allow takeback", discord.ButtonStyle.success) if answer == "yes" else ("Refuse", discord.ButtonStyle.secondary)
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}:{nonce}"))
+        self.answer, self.game_id, self.moves, self.nonce = answer, game_id, moves, nonce
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        await _play(interaction).answer_takeback(interaction, self)
+
+
+BUTTONS = (ChallengeButton, RematchButton, TakebackButton)
+
+__all__ = ["ChallengeButton", "RematchButton", "TakebackButton", "BUTTONS"]

@@ -1,0 +1,308 @@
+"""The play cog: challenges, moves, boards, threads, rematches, takebacks — the Discord side of playing a game.
+
+Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply. Refusals are raised as
+:class:`bot.errors.UserError` (or the engine's ``IllegalMove``) and answered by the one error path.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ...buttons import view
+from ...errors import UserError
+from ...kinds import Game, GameKind
+from ...options import person
+from ...posts import board_file, post_turn, send_quietly, status_line
+from ...record import Record
+from ...session import Person, Turn
+from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link
+from ._buttons import BUTTONS, ChallengeButton, TakebackButton
+from ._computer import Computer
+from ._groups import game_group
+from ._timers import Timers
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+
+log = logging.getLogger(__name__)
+
+
+class Play(commands.Cog):
+    """Everything about playing a game on Discord: one ``/<game>`` group per hosted game, ``/takeback``, the
+    buttons, the computer's turns and the turn timers.
+
+    Args:
+        bot: the bot; uses its shared ``layer`` and ``kinds`` and its ``poll_interval`` (seconds between checks
+            for due deadlines).
+    """
+
+    def __init__(self, bot: "HongBot") -> None:
+        self.bot = bot
+        self.layer = bot.layer
+        self.computer = Computer(self.layer, self.post_turn)
+        self.timers = Timers(bot, self.layer, self.post_turn, bot.poll_interval)
+        self.__cog_app_commands__.extend(game_group(kind, self) for kind in bot.kinds.values())
+
+    async def cog_load(self) -> None:
+        """Buttons, then every deadline re-armed and polled, then the computer's pending turns resumed."""
+        self.bot.add_dynamic_items(*BUTTONS)
+        log.info("checked the deadlines of %d challenge(s) and game(s)", await self.layer.rearm())
+        self.timers.start()
+        log.info("resumed %d computer turn(s)", await self.computer.resume())
+
+    async def cog_unload(self) -> None:
+        """Stop the timers — a deadline being handled finishes first (a few seconds at most) — and the
+        computer's thinking."""
+        self.bot.remove_dynamic_items(*BUTTONS)
+        await self.timers.stop()
+        self.computer.close()
+
+    # --- posting ----------------------------------------------------------------------------------
+
+    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> None:
+        """Post a committed turn (:func:`bot.posts.post_turn`); then, if the computer is to move, let it."""
+        try:
+            await post_turn(self.bot, interaction, kind, turn)
+        finally:
+            self.computer.to_move(turn.record, turn.game)
+
+    async def post_start(self, interaction: discord.Interaction, kind: GameKind, game: Game, record: Record,
+                         text: str) -> None:
+        """Post a new game's first board as the interaction's follow-up (after deferring, if not done yet)."""
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)
+        text = f"{text}\n{status_line(kind, game, record)}"
+        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record),
+                                        allowed_mentions=MENTION_PLAYERS)
+        self.computer.to_move(record, game)
+
+    @commands.Cog.listener()
+    async def on_game_finished(self, record: Record) -> None:
+        """A game played in a thread has ended: say so in the channel the thread came from."""
+        if record.parent_id:
+            kind = self.layer.kinds[record.kind]
+            a, b = record.names
+            await send_quietly(self.bot, record.parent_id, f"**{kind.title}** {a} vs {b} has ended: {record.result.text} "
+                                                           f"{jump_link(record.guild_id, record.channel_id)}")
+
+    # --- challenges -------------------------------------------------------------------------------
+
+    async def challenge(self, interaction: discord.Interaction, kind: GameKind, opponent: discord.abc.User | None,
+                        options: dict, level: str | None = None) -> None:
+        """Open a challenge and post it publicly with Accept/Decline (for the opponent, or anyone if open);
+        challenging the bot itself starts a game against the computer at once.
+
+        Raises:
+            UserError: in a DM, ``level`` without the computer, an opponent who is not a member or is a bot,
+                or the game layer's refusals (busy channel, yourself).
+        """
+        if interaction.guild_id is None:
+            raise UserError("Games are played in server channels, not in direct messages.")
+        me = self.bot.user
+        if opponent is not None and opponent.id == me.id:
+            await self.computer_game(interaction, kind, options, level or "medium")
+            return
+        if level is not None:
+            raise UserError(f"`level` is for games against the computer: challenge {me.mention} to play it.")
+        if opponent is not None and not isinstance(opponent, discord.Member):
+            raise UserError(f"{opponent.display_name} is not a member of this server, so they can't play here.")
+        if opponent is not None and opponent.bot:
+            raise UserError(f"{opponent.display_name} is a bot and can't play. Challenge a person instead.")
+        record = await self.layer.challenge(
+            kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, challenger=person(interaction.user),
+            opponent=person(opponent) if opponent else None, options=options,
+        )
+        who = f"<@{record.opponent}>, {interaction.user.mention} challenges you" if opponent else (
+            f"{interaction.user.mention} is looking for an opponent — anyone may accept"
+        )
+        text = (
+            f"{who} to **{kind.title}** ({kind.describe_options(record.options)}). "
+            f"This challenge expires in {describe_duration(self.layer.challenge_timeout)}."
+        )
+        buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
+        await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+        try:
+            message = await interaction.original_response()
+            await self.layer.remember_message(interaction.channel_id, record.id, message.id)
+        except discord.HTTPException:
+            log.warning("could not read back challenge message for %s", record.id)
+
+    async def computer_game(self, interaction: discord.Interaction, kind: GameKind, options: dict, level: str) -> None:
+        """Start a game against the computer at ``level`` in this channel and post its first board."""
+        me = self.bot.user
+        record, game = await self.layer.start_computer_game(
+            kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, human=person(interaction.user),
+            computer=Person(me.id, f"Computer ({level})"), level=level, options=options,
+        )
+        a, b = record.names
+        await self.post_start(interaction, kind, game, record,
+                              f"**{kind.title}** against the computer ({level}, unrated): {a} ({kind.roles[0]}) vs "
+                              f"{b} ({kind.roles[1]}).")
+
+    async def answer_challenge(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
+        """Accept or Decline pressed: start the game and post its first board (in a thread of its own if the
+        server wants one), or close the challenge.
+
+        Raises:
+            UserError: the challenge is gone, expired or not the presser's to answer.
+        """
+        if action == "decline":
+            record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
+            verb = "withdrew" if interaction.user.id == record.challenger else "declined"
+            await interaction.response.edit_message(
+                content=f"~~{self.layer.kinds[record.kind].title} challenge~~ — {interaction.user.display_name} "
+                        f"{verb} it.",
+                view=None, allowed_mentions=NO_MENTIONS,
+            )
+            return
+        record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
+        kind = self.layer.kinds[record.kind]
+        a, b = record.names
+        header = f"**{kind.title}**: {a} ({kind.roles[0]}) vs {b} ({kind.roles[1]}) — challenge accepted."
+        await interaction.response.edit_message(content=header, view=None, allowed_mentions=NO_MENTIONS)
+        begins = f"**{kind.title}** — the game begins!"
+        settings = await self.layer.settings.get(record.guild_id)
+        thread = await self._open_thread(interaction, record, kind) if settings.threads else None
+        if thread is not None:
+            record = await self.layer.move_to_thread(record, thread.id)
+            if record.channel_id == thread.id:
+                await thread.send(f"{begins}\n{status_line(kind, game, record)}",
+                                  file=await board_file(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+                await interaction.followup.send(
+                    f"**{kind.title}** {a} vs {b} has started in its own thread: {thread.mention}",
+                    allowed_mentions=NO_MENTIONS,
+                )
+                return
+        await self.post_start(interaction, kind, game, record, begins)
+
+    async def _open_thread(self, interaction: discord.Interaction, record: Record, kind: GameKind) -> discord.Thread | None:
+        """A public thread for the game from the challenge message, or None (after saying why) if not possible."""
+        if isinstance(interaction.channel, discord.Thread):
+            return None  # already in a thread: play here
+        if not interaction.app_permissions.create_public_threads:
+            await interaction.followup.send(
+                "Threads are on for this server, but I don't have the **Create Public Threads** permission in this "
+                "channel, so the game is played here instead.",
+                allowed_mentions=NO_MENTIONS,
+            )
+            return None
+        a, b = record.names
+        try:
+            return await interaction.message.create_thread(name=f"{kind.title}: {a} vs {b}"[:100], auto_archive_duration=1440)
+        except discord.HTTPException as exc:
+            await interaction.followup.send(
+                f"I couldn't open a thread for this game ({exc.text or exc.status}), so it is played here instead.",
+                allowed_mentions=NO_MENTIONS,
+            )
+            return None
+
+    # --- moves ------------------------------------------------------------------------------------
+
+    async def play(self, interaction: discord.Interaction, kind: GameKind, move: str) -> None:
+        """Check and commit ``move`` for the caller, then post the new board publicly.
+
+        Raises:
+            UserError, IllegalMove: not the caller's game or turn, or not a legal move (nothing is stored).
+        """
+        turn = await self.layer.play(kind, interaction.channel_id, interaction.user.id, move)
+        await self.post_turn(interaction, kind, turn)
+
+    async def board(self, interaction: discord.Interaction) -> None:
+        """Anyone: the channel's current board (of whichever game runs here).
+
+        Raises:
+            UserError: no game running here.
+        """
+        stored, game = await self.layer.running(interaction.channel_id)
+        record = stored.record
+        kind = self.layer.kinds[record.kind]
+        await interaction.response.defer(thinking=True)
+        a, b = record.names
+        seat = game.to_move
+        line = f"{kind.score(game, record.names)} — {record.player(seat).name} ({kind.roles[seat]}) to move."
+        if record.deadline:
+            line += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
+        text = f"**{kind.title}**: {a} vs {b}, move {len(game.moves) + 1}.\n{line}"
+        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record), allowed_mentions=NO_MENTIONS)
+
+    async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
+        """The caller resigns the channel's game.
+
+        Raises:
+            UserError: no game of this kind here, or the caller is not playing.
+        """
+        turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id)
+        await self.post_turn(interaction, kind, turn)
+
+    async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
+        """For autocomplete: the engine game if the caller is the player to move here, else None."""
+        try:
+            stored, game = await self.layer.running(interaction.channel_id, kind)
+        except UserError:
+            return None
+        if game.is_over or stored.record.player(game.to_move).id != interaction.user.id:
+            return None
+        return game
+
+    # --- rematch and takeback ---------------------------------------------------------------------
+
+    async def rematch(self, interaction: discord.Interaction, game_id: str) -> None:
+        """Rematch pressed: note the vote, or (both players having pressed) start and post the new game.
+
+        Raises:
+            UserError: not a player of that game, the game is gone, the channel is busy, or already started.
+        """
+        result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
+        if isinstance(result, str):
+            await interaction.response.send_message(
+                f"{interaction.user.display_name} wants a rematch — waiting for {result} to press Rematch too.",
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        record, game = result
+        kind = self.layer.kinds[record.kind]
+        a, b = record.names
+        await self.post_start(interaction, kind, game, record,
+                              f"**{kind.title}** — rematch! {a} ({kind.roles[0]}) vs {b} ({kind.roles[1]}).")
+
+    @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
+    @app_commands.guild_only()
+    async def takeback(self, interaction: discord.Interaction) -> None:
+        """Ask the opponent (with Allow/Refuse buttons) to undo the caller's last turn; against the computer it
+        is undone at once."""
+        result = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
+        if isinstance(result, Turn):
+            await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
+            return
+        record, answerer = result
+        request = record.takeback
+        buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
+        minutes = round((request.expires - self.layer.clock()) / 60)
+        await interaction.response.send_message(
+            f"{record.mention(answerer)}, {interaction.user.display_name} asks to take back their last turn. "
+            f"Allow it? (open for {minutes} minutes)",
+            view=buttons,
+            allowed_mentions=MENTION_PLAYERS,
+        )
+
+    async def answer_takeback(self, interaction: discord.Interaction, button: TakebackButton) -> None:
+        """Allow / Refuse pressed on a takeback request.
+
+        Raises:
+            UserError: not the opponent, or the request is gone, expired or for another position.
+        """
+        result = await self.layer.answer_takeback(
+            interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
+        )
+        if not isinstance(result, Turn):
+            await interaction.response.edit_message(content=f"Takeback refused by {interaction.user.display_name}.", view=None)
+            return
+        await interaction.response.edit_message(content=f"Takeback allowed by {interaction.user.display_name}.", view=None)
+        await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
+
+
+__all__ = ["Play"]

@@ -1,0 +1,97 @@
+"""The computer opponent's turns: when the computer is to move, think in a worker process and play.
+
+One task per position (keyed by the engine state itself: after a takeback the same move count can be another
+position); a move is only committed for the exact position it was chosen for, so a human's takeback,
+resignation or an abort that lands meanwhile simply wins.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from typing import Awaitable, Callable
+
+from ...computer import Thinker
+from ...errors import UserError
+from ...kinds import Game, GameKind
+from ...record import Record, Status
+from ...session import GameLayer, Turn
+
+log = logging.getLogger(__name__)
+
+#: Posts a committed turn (no interaction: the computer's move goes to the game's channel).
+PostTurn = Callable[[None, GameKind, Turn], Awaitable[None]]
+
+
+class Computer:
+    """Drives the computer's turns in every running game of this process.
+
+    Args:
+        layer: the game layer (reads the position, commits the move).
+        post: posts the computer's committed turn (and so lets the game go on).
+    """
+
+    def __init__(self, layer: GameLayer, post: PostTurn) -> None:
+        self.layer = layer
+        self.post = post
+        self.thinker = Thinker()
+        self._thinking: dict[tuple[int, str, str], asyncio.Task] = {}
+
+    def to_move(self, record: Record, game: Game) -> None:
+        """If the computer is to move in this running game, let it think (in a worker process) and move."""
+        if record.status is not Status.ACTIVE or game.is_over or not record.player(game.to_move).bot:
+            return
+        key = (record.channel_id, record.id, json.dumps(record.state, sort_keys=True))
+        if key not in self._thinking:
+            self._thinking[key] = asyncio.create_task(self._move(*key))
+
+    async def _move(self, channel_id: int, game_id: str, state_key: str) -> None:
+        try:
+            stored = await self.layer.store.get(channel_id)
+            record = stored.record if stored else None
+            if record is None or record.id != game_id or record.status is not Status.ACTIVE \
+                    or json.dumps(record.state, sort_keys=True) != state_key:
+                return  # that position is gone (a move, takeback, resignation or abort came first)
+            kind = self.layer.kinds[record.kind]
+            game = kind.load(record.state)
+            player = record.player(game.to_move)
+            seed = int.from_bytes(f"{game_id}:{len(game.moves)}".encode(), "big") % (2**31)
+            try:
+                move = await self.thinker.choose(kind.name, record.state, player.level, seed)
+            except Exception:
+                # never leave the human waiting: a worker failure (or a broken pool) falls back to a legal move
+                log.exception("the computer's search failed in channel %s; playing a random legal move", channel_id)
+                self.thinker.close()
+                move = random.Random(seed).choice(game.legal_moves())
+            turn = await self.layer.play(kind, channel_id, player.id, move, expected_state=record.state)
+            await self.post(None, kind, turn)
+        except UserError:
+            pass  # the position changed meanwhile (another process moved, a takeback, a resignation): not ours
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("computer move in channel %s failed", channel_id)
+        finally:
+            self._thinking.pop((channel_id, game_id, state_key), None)
+
+    async def resume(self) -> int:
+        """At start-up: let the computer move in every running game where it is to move. Returns how many."""
+        count = 0
+        for channel_id in await self.layer.store.channels_with_records():
+            stored = await self.layer.store.get(channel_id)
+            if stored and stored.record.status is Status.ACTIVE:
+                game = self.layer.game_of(stored.record)
+                if stored.record.player(game.to_move).bot:
+                    self.to_move(stored.record, game)
+                    count += 1
+        return count
+
+    def close(self) -> None:
+        """Stop thinking: cancel every pending move and shut the worker pool down."""
+        for task in list(self._thinking.values()):
+            task.cancel()
+        self.thinker.close()
+
+
+__all__ = ["Computer"]

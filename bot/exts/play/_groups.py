@@ -1,0 +1,90 @@
+"""The ``/<game>`` command groups, built from each game's :class:`~bot.kinds.GameKind`.
+
+The one place the shape of a game's commands is written: ``challenge`` (the shared ``opponent`` first, the
+game's own options, the shared ``level`` last), each of the game's move commands (its options → the game's
+notation → a move, with autocomplete from the position), and the shared ``board`` and ``resign``. A game module
+gives only its options (as the keyword parameters of plain functions), their help and its notation.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping, Optional
+
+import discord
+from discord import app_commands
+
+from ...kinds import GameKind, MoveCommand
+from ...options import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+
+if TYPE_CHECKING:
+    from ._cog import Play
+
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+_INTERACTION = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)
+_OPPONENT = inspect.Parameter("opponent", _KEYWORD, default=None, annotation=Optional[discord.User])
+_LEVEL = inspect.Parameter("level", _KEYWORD, default=None, annotation=Optional[LEVEL])
+
+
+def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
+    """``/<kind.name>``: ``challenge``, the game's move commands, ``board`` and ``resign``, run by ``play``."""
+    group = app_commands.Group(name=kind.name, description=f"Play {kind.title}", guild_only=True)
+
+    async def challenge(interaction: discord.Interaction, *, opponent=None, level=None, **options) -> None:
+        await play.challenge(interaction, kind, opponent, kind.challenge(**options), level)
+
+    _add(group, "challenge", f"Challenge someone to a game of {kind.title} in this channel", challenge,
+         [_OPPONENT, *_options(kind.challenge), _LEVEL],
+         {"opponent": OPPONENT_HELP, **kind.challenge_help, "level": LEVEL_HELP})
+    for move in kind.moves:
+        _add_move(group, kind, move, play)
+
+    @group.command(name="board", description="Show the current board of this channel's game (anyone)")
+    async def board(interaction: discord.Interaction) -> None:
+        await play.board(interaction)
+
+    @group.command(name="resign", description=f"Resign your {kind.title} game in this channel")
+    async def resign(interaction: discord.Interaction) -> None:
+        await play.resign(interaction, kind)
+
+    return group
+
+
+def _add_move(group: app_commands.Group, kind: GameKind, move: MoveCommand, play: "Play") -> None:
+    async def run(interaction: discord.Interaction, **options) -> None:
+        await play.play(interaction, kind, move.notation(**options))
+
+    command = _add(group, move.name, move.description, run, _options(move.notation), move.help)
+    for option, candidates in move.autocomplete.items():
+        command.autocomplete(option)(_completer(kind, candidates, play))
+
+
+def _options(fn: Callable) -> list[inspect.Parameter]:
+    """``fn``'s parameters (annotations evaluated in its own module) as keyword-only command options."""
+    return [p.replace(kind=_KEYWORD) for p in inspect.signature(fn, eval_str=True).parameters.values()]
+
+
+def _add(group: app_commands.Group, name: str, description: str, run: Callable[..., Awaitable[None]],
+         params: list[inspect.Parameter], help: Mapping[str, str]) -> app_commands.Command:
+    """Add ``/<group> <name>`` whose options are ``params``: discord.py reads a callback's signature, so the
+    callback (which passes every option on to ``run``) is given the composed one."""
+
+    async def callback(interaction: discord.Interaction, **options) -> None:
+        await run(interaction, **options)
+
+    callback.__signature__ = inspect.Signature([_INTERACTION, *params])  # type: ignore[attr-defined]
+    callback.__qualname__ = callback.__name__ = f"{group.name}_{name}"
+    return group.command(name=name, description=description)(app_commands.describe(**help)(callback))
+
+
+def _completer(kind: GameKind, candidates: Callable, play: "Play"):
+    """Autocomplete from the position: ``candidates(game, options so far)`` for the player to move (nothing for
+    anyone else), filtered by what was typed."""
+
+    async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        game = await play.legal_for_caller(interaction, kind)
+        return [] if game is None else choices(candidates(game, interaction.namespace), current)
+
+    return complete
+
+
+__all__ = ["game_group"]

@@ -1,0 +1,117 @@
+"""The turn timers on Discord: poll Redis for due deadlines and act on each once.
+
+Deadlines live in Redis (:mod:`bot.deadlines`) and are claimed with ``ZREM``, so each fires exactly once across
+bot processes. What they do here: ``expire`` edits a challenge nobody answered, ``remind`` pings the player to
+move, ``forfeit`` ends the game on time and posts its last board.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Awaitable, Callable
+
+import discord
+
+from ...deadlines import Deadline
+from ...kinds import GameKind
+from ...posts import send_quietly
+from ...session import GameLayer, Turn
+from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
+
+log = logging.getLogger(__name__)
+
+
+class Timers:
+    """Polls for due deadlines every ``poll_interval`` seconds while started.
+
+    Args:
+        bot: the client (posts and edits outside interactions).
+        layer: the game layer (claims deadlines, expires, forfeits).
+        post: posts a committed turn in its game's channel (a forfeit).
+        poll_interval: seconds between polls.
+    """
+
+    def __init__(self, bot: discord.Client, layer: GameLayer,
+                 post: Callable[[None, GameKind, Turn], Awaitable[None]], poll_interval: float = 1.0) -> None:
+        self.bot = bot
+        self.layer = layer
+        self.post = post
+        self.poll_interval = poll_interval
+        self._poller: asyncio.Task | None = None
+        self._stopping = asyncio.Event()
+
+    def start(self) -> None:
+        """Start polling (once)."""
+        if self._poller is None:
+            self._poller = asyncio.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.fire_due()
+            except Exception:
+                log.exception("handling deadlines failed")
+            try:  # sleep, but wake at once when asked to stop
+                await asyncio.wait_for(self._stopping.wait(), self.poll_interval)
+            except asyncio.TimeoutError:
+                pass
+
+    async def fire_due(self) -> int:
+        """Claim and handle every deadline due now (each fires once across all bot processes). Returns how many."""
+        claimed = await self.layer.deadlines.claim_due()
+        for deadline in claimed:
+            try:
+                await self._fire(deadline)
+            except Exception:
+                log.exception("deadline %s failed", deadline.member)
+        return len(claimed)
+
+    async def _fire(self, deadline: Deadline) -> None:
+        if deadline.what == "expire":
+            await self._expire(deadline)
+        elif deadline.what == "remind":
+            await self._remind(deadline)
+        elif deadline.what == "forfeit":
+            turn = await self.layer.forfeit(deadline.channel_id, deadline.game_id, deadline.marker)
+            if turn:
+                await self.post(None, self.layer.kinds[turn.record.kind], turn)
+
+    async def _expire(self, deadline: Deadline) -> None:
+        """Close the challenge and strike its message through (buttons gone)."""
+        record = await self.layer.expire(deadline.channel_id, deadline.game_id)
+        message_id = record and await self.layer.challenge_message(deadline.channel_id, deadline.game_id)
+        if message_id:
+            kind = self.layer.kinds[record.kind]
+            who = f"<@{record.opponent}> did not answer" if record.opponent else "nobody accepted"
+            message = self.bot.get_partial_messageable(deadline.channel_id).get_partial_message(message_id)
+            await message.edit(content=f"~~{kind.title} challenge~~ — expired: {who} in time.", view=None,
+                               allowed_mentions=NO_MENTIONS)
+
+    async def _remind(self, deadline: Deadline) -> None:
+        """Ping the player to move (never the computer) with the time left."""
+        due = await self.layer.reminder_due(deadline.channel_id, deadline.game_id, deadline.marker)
+        if due is None or due[0].player(due[1].to_move).bot:
+            return
+        record, game = due
+        kind = self.layer.kinds[record.kind]
+        left = describe_duration(record.deadline - self.layer.clock())
+        await send_quietly(
+            self.bot, deadline.channel_id,
+            f"⏰ {record.mention(game.to_move)}, it's your turn in **{kind.title}** ({kind.roles[game.to_move]}). "
+            f"You have {left} left before you forfeit.",
+            MENTION_PLAYERS,
+        )
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Stop polling, letting a deadline being handled finish (up to ``grace`` seconds) so no Redis transaction
+        or post is cut in half."""
+        self._stopping.set()
+        if self._poller:
+            try:
+                await asyncio.wait_for(self._poller, grace)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+            self._poller = None
+
+
+__all__ = ["Timers"]

@@ -1,0 +1,363 @@
+"""The stats cog: ``/leaderboard``, ``/stats``, ``/history``, ``/replay``, ``/record``, and recording and rating
+every game when it ends (the ``game_finished`` event).
+
+Discord glue only: the records and their indexes live in :mod:`bot.records`, the ratings in :mod:`bot.ratings`,
+the GIF in :mod:`render.replay`, the text record in :mod:`engine.movetext`. Every refusal is a
+:class:`~bot.errors.UserError` that says why (unknown game id, a game still running, no games yet, …).
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Optional
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+from discord.utils import escape_markdown
+
+from engine.movetext import record_text
+from render.replay import DISCORD_LIMIT, Replay, build_gif, positions
+
+from ...errors import UserError
+from ...games import all_kinds
+from ...kinds import GameKind
+from ...posts import send_quietly
+from ...ratings import GLOBAL, Ratings, Standing, guild_scope
+from ...record import Record
+from ...records import Records
+from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short
+from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
+from ._words import game_label, leaderboard_embed, rating_change_line, streak_text, when
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+
+log = logging.getLogger(__name__)
+
+PER_PAGE = 10
+HISTORY_SIZE = 15
+LAST_GAMES = 5
+_GAME_ID = re.compile(r"^[a-z0-9]{4,16}$")
+_REPLAY_CACHE = 4
+#: The ``game`` option's choices: every hosted game.
+GAME_CHOICES = [app_commands.Choice(name=k.title, value=k.name) for k in all_kinds().values()]
+SCOPE_CHOICES = [app_commands.Choice(name="server", value="server"), app_commands.Choice(name="global", value="global")]
+
+
+class Stats(commands.Cog):
+    """Everything about finished games on Discord.
+
+    Args:
+        bot: the bot (posts rating changes; its ``layer`` tells a running game from an unknown one); None in
+            tests of the wording alone.
+        records: finished games (:class:`Records`).
+        ratings: leaderboards (:class:`Ratings`).
+        kinds: the hosted games by name.
+    """
+
+    def __init__(self, bot: "HongBot | None", records: Records, ratings: Ratings, kinds: dict[str, GameKind]) -> None:
+        self.bot = bot
+        self.records = records
+        self.ratings = ratings
+        self.kinds = kinds
+        self._replays: OrderedDict[tuple[str, int], Replay] = OrderedDict()
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._cpu = asyncio.Semaphore(1)  # one GIF build at a time: the machine's other core keeps the games moving
+        self._recording: set[asyncio.Task] = set()
+
+    async def cog_load(self) -> None:
+        """Buttons, then record and rate any finished game left over from an earlier run (a failure is logged:
+        the sweep after the next finished game retries)."""
+        self.bot.add_dynamic_items(*BUTTONS)
+        try:
+            await self.records.sweep(scan=True)
+        except Exception:
+            log.exception("start-up sweep of finished games failed; it runs again after the next finished game")
+
+    async def cog_unload(self, grace: float = 5.0) -> None:
+        """Let a game being recorded finish (up to ``grace`` seconds), so no rating transaction is cut in half."""
+        self.bot.remove_dynamic_items(*BUTTONS)
+        if self._recording:
+            await asyncio.wait(self._recording, timeout=grace)
+
+    # --- the end of a game ------------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_game_finished(self, record: Record) -> None:
+        """A game has ended (its final board is posted): record and rate it, then post the rating change in the
+        game's channel.
+
+        Never raises: a failure is logged; the game's result is already stored, and the sweep after the next
+        finished game (or at start-up) records and rates it.
+        """
+        if not record.finished:
+            return
+        task = asyncio.current_task()
+        self._recording.add(task)
+        try:
+            await self.records.on_finished(record)
+            change = await self.ratings.change(record.kind, guild_scope(record.guild_id), record.id)
+            line = rating_change_line(record, change)
+            if line:
+                await send_quietly(self.bot, record.channel_id, f"📈 {self._title(record)} · {line}")
+        except Exception:
+            log.exception("after game %s ended: recording or posting the rating change failed", record.id)
+        finally:
+            self._recording.discard(task)
+
+    # --- /leaderboard -----------------------------------------------------------------------------
+
+    @app_commands.command(name="leaderboard", description="The ranking of a game in this server or across all servers")
+    @app_commands.describe(game="Which game", scope="server (default) or global")
+    @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES)
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction, game: str, scope: str = "server") -> None:
+        """Page 1 of the server's (``scope`` "server") or the global ranking of ``game``.
+
+        Raises:
+            UserError: an unknown game, or nobody rated there yet.
+        """
+        code = "g" if scope == "global" else "s"
+        embed, buttons = await self._leaderboard_page(self._kind(game), code, 0, interaction.guild_id, interaction.user.id)
+        await interaction.response.send_message(embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
+
+    async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int, user_id: int):
+        scope = GLOBAL if code == "g" else guild_scope(guild_id)
+        data = await self.ratings.page(kind.name, scope, page, PER_PAGE)
+        if not data.total:
+            where = "anywhere" if code == "g" else "in this server"
+            raise UserError(f"No rated {kind.title} games {where} yet. Finish one (/{kind.name} challenge) "
+                            "and its players appear here.")
+        label = "global" if code == "g" else "this server's"
+        return leaderboard_embed(kind, label, data), leaderboard_view(kind.name, code, data, guild_id, user_id)
+
+    async def turn_page(self, interaction: discord.Interaction, button: LeaderboardButton) -> None:
+        """Previous/Next pressed: only the user who ran the command turns the page.
+
+        Raises:
+            UserError: someone else pressed, or the leaderboard is empty now.
+        """
+        if interaction.user.id != button.user_id:
+            raise UserError(f"These buttons belong to <@{button.user_id}>'s leaderboard. "
+                            "Run /leaderboard yourself to browse it.")
+        kind = self._kind(button.kind)
+        embed, buttons = await self._leaderboard_page(kind, button.scope, button.page, button.guild_id, button.user_id)
+        await interaction.response.edit_message(embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
+
+    # --- /stats -----------------------------------------------------------------------------------
+
+    @app_commands.command(name="stats", description="A player's ratings, ranks, record, streak and last games")
+    @app_commands.describe(user="Whose stats (default: yours)", game="Only this game")
+    @app_commands.choices(game=GAME_CHOICES)
+    @app_commands.guild_only()
+    async def stats(self, interaction: discord.Interaction, user: Optional[discord.User] = None,
+                    game: Optional[str] = None) -> None:
+        """Rating and rank per game (this server and global), record, streak, the record by role where roles
+        differ, and the last five games in this server.
+
+        Raises:
+            UserError: a bot, or no finished game of the user's here.
+        """
+        user = user or interaction.user
+        if user.bot:
+            raise UserError(f"{user.display_name} is a bot: bots don't play, so they have no stats.")
+        guild = interaction.guild_id
+        kinds = [self._kind(game)] if game else list(self.kinds.values())
+        recent = await self.records.recent(guild, user.id, limit=LAST_GAMES, kind=game)
+        if not recent:
+            what = f"{kinds[0].title} game" if game else "game"
+            raise UserError(f"{user.display_name} hasn't finished a {what} in this server yet.")
+        embed = discord.Embed(title=f"{escape_markdown(user.display_name[:64])} — stats", colour=discord.Colour.blurple())
+        for kind in kinds:
+            here = await self.ratings.standing(kind.name, guild_scope(guild), user.id)
+            if here is None:
+                if game:
+                    embed.add_field(name=kind.title, value="No rated games in this server yet.", inline=False)
+                continue
+            embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
+        lines = [f"`{r.id}` {self._title(r)} vs {player_name(r, 1 - (r.seat_of(user.id) or 0))} — "
+                 f"{result_for(r, user.id)} · {when(r.ended)}" for r in recent]
+        embed.add_field(name=f"Last {len(lines)} game{'s' if len(lines) != 1 else ''} in this server",
+                        value=_fit_lines(lines, 1024), inline=False)
+        embed.set_footer(text="Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)")
+        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
+
+    async def _standing_text(self, kind: GameKind, guild: int, here: Standing) -> str:
+        rank = await self.ratings.rank(kind.name, guild_scope(guild), here.user_id)
+        world = await self.ratings.standing(kind.name, GLOBAL, here.user_id)
+        world_rank = await self.ratings.rank(kind.name, GLOBAL, here.user_id)
+        provisional = " (provisional)" if here.provisional else ""
+        lines = [f"Rating **{here.rating_text()}**{provisional} · rank #{rank[0]} of {rank[1]} in this server"]
+        if world and world_rank:
+            lines.append(f"Global **{world.rating_text()}** · rank #{world_rank[0]} of {world_rank[1]}")
+        lines.append(f"Record {here.record_text()} (W–L–D) in {here.games} rated game{'s' if here.games != 1 else ''}"
+                     f" · streak: {streak_text(here.streak)}")
+        if kind.name == "hong":
+            (ew, el, _), (dw, dl, _) = here.seats
+            lines.append(f"As {kind.roles[0]} {ew}–{el} · as {kind.roles[1]} {dw}–{dl}")
+        return "\n".join(lines)
+
+    # --- /history ---------------------------------------------------------------------------------
+
+    @app_commands.command(name="history", description="Recent finished games in this server")
+    @app_commands.describe(user="Only this player's games")
+    @app_commands.guild_only()
+    async def history(self, interaction: discord.Interaction, user: Optional[discord.User] = None) -> None:
+        """The server's (or the user's) recent finished games: id, game, players, result, date.
+
+        Raises:
+            UserError: no finished games yet.
+        """
+        records = await self.records.recent(interaction.guild_id, user.id if user else None, limit=HISTORY_SIZE)
+        if not records:
+            who = f"{user.display_name} hasn't" if user else "Nobody has"
+            raise UserError(f"{who} finished a game in this server yet.")
+        lines = [f"`{r.id}` **{self._title(r)}** · {player_name(r, 0)} vs {player_name(r, 1)} — "
+                 f"{result_short(r)} · {when(r.ended)}" for r in records]
+        title = f"{escape_markdown(user.display_name[:64])}'s recent games" if user else "Recent games"
+        embed = discord.Embed(title=f"{title} in this server", description=_fit_lines(lines, 4000),
+                              colour=discord.Colour.blurple())
+        embed.set_footer(text="/replay game:<id> for an animated replay · /record game:<id> for the move record")
+        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
+
+    # --- /replay and /record ----------------------------------------------------------------------
+
+    @app_commands.command(name="replay", description="An animated replay (GIF) of a finished game, move by move")
+    @app_commands.describe(game="The game id (see /history)")
+    @app_commands.guild_only()
+    async def replay(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100]) -> None:
+        """The game as an animated GIF, posted in the channel (see :meth:`send_replay`)."""
+        await self.send_replay(interaction, game)
+
+    @app_commands.command(name="record", description="The move record of a finished game as a text file")
+    @app_commands.describe(game="The game id (see /history)")
+    @app_commands.guild_only()
+    async def record(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100]) -> None:
+        """The move record as a text attachment (header lines, then one move a line).
+
+        Raises:
+            UserError: as :meth:`finished_here`.
+        """
+        record = await self.finished_here(interaction, game)
+        moves = len(self.kinds[record.kind].load(record.state).moves)
+        file = discord.File(io.BytesIO(self.record_text(record).encode("utf-8")),
+                            filename=f"{record.kind}-{record.id}.txt")
+        await interaction.response.send_message(
+            f"Move record of **{self._title(record)}** `{record.id}` ({moves} moves): "
+            f"{player_name(record, 0)} vs {player_name(record, 1)} — {result_short(record)}.",
+            file=file, allowed_mentions=NO_MENTIONS,
+        )
+
+    @replay.autocomplete("game")
+    @record.autocomplete("game")
+    async def game_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Autocomplete: this server's most recent finished games (≤ 25) whose label contains what was typed
+        (nothing, and a log line, if they can't be read)."""
+        typed = (current or "").strip().lower()
+        try:
+            records = await self.records.recent(interaction.guild_id, limit=100 if typed else 25)
+        except Exception:
+            log.exception("game id autocomplete failed")
+            return []
+        labels = [(game_label(r, self.kinds), r.id) for r in records]
+        return [app_commands.Choice(name=label, value=gid) for label, gid in labels if typed in label.lower()][:25]
+
+    async def finished_here(self, interaction: discord.Interaction, game_id: str) -> Record:
+        """The finished game ``game_id`` of this server.
+
+        Raises:
+            UserError: not an id, a game still running, or no such finished game in this server.
+        """
+        gid = (game_id or "").strip().split(" ")[0].lower()
+        if not _GAME_ID.match(gid):
+            raise UserError(f"`{escape_markdown(game_id[:40])}` is not a game id: ids are 8 letters and digits, like "
+                            "`k3x9q2ab`. Pick one from the list as you type, or see /history.")
+        record = await self.records.find(gid)
+        if record is None or record.guild_id != interaction.guild_id:
+            running = await self.bot.layer.active_games(interaction.guild_id)
+            if any(r.id == gid for r, _ in running):
+                raise UserError(f"Game `{gid}` is still being played; its replay and record are ready once it ends.")
+            raise UserError(f"There is no finished game `{gid}` in this server. See /history for the games played here.")
+        return record
+
+    async def send_replay(self, interaction: discord.Interaction, game_id: str, *, ephemeral: bool = False) -> None:
+        """``/replay`` and the Replay button (``ephemeral``: for the presser only): the game as an animated GIF,
+        one frame per move.
+
+        Raises:
+            UserError: as :meth:`finished_here`.
+        """
+        record = await self.finished_here(interaction, game_id)
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        limit = min(DISCORD_LIMIT, getattr(interaction, "filesize_limit", DISCORD_LIMIT) or DISCORD_LIMIT)
+        replay = await self.replay_for(record, limit)
+        a, b = player_name(record, 0), player_name(record, 1)
+        text = (f"**{self._title(record)}** `{record.id}`: {a} vs {b} — {result_short(record)}. "
+                f"Replay: {replay.frames - 1} moves, {round(replay.duration_ms / 1000)} s.")
+        file = discord.File(io.BytesIO(replay.gif), filename=f"{record.kind}-{record.id}.gif")
+        await interaction.followup.send(text[:2000], file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+
+    async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
+        """The game's GIF, built in a worker thread (one build at a time; the last few are kept in memory,
+        and simultaneous requests for the same game share one build).
+
+        Raises:
+            engine.IllegalMove: the stored record does not replay.
+        """
+        key = (record.id, max_bytes)
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            replay = self._replays.get(key)
+            if replay is None:
+                async with self._cpu:
+                    replay = await asyncio.to_thread(self._build_replay, record, max_bytes)
+                self._replays[key] = replay
+                while len(self._replays) > _REPLAY_CACHE:
+                    self._replays.popitem(last=False)
+        self._locks.pop(key, None)
+        return replay
+
+    def _build_replay(self, record: Record, max_bytes: int) -> Replay:
+        kind = self.kinds[record.kind]
+        moves = list(kind.load(record.state).moves)
+        return build_gif(kind.new_game(record.options), moves, kind.render, plain_names(record), max_bytes=max_bytes,
+                         final_text=discord.utils.remove_markdown(result_short(record)), ended=record.ended_off_board)
+
+    def record_text(self, record: Record) -> str:
+        """The text of a game's record (see :mod:`engine.movetext`); replays the moves to name who played each."""
+        kind = self.kinds[record.kind]
+        moves = list(kind.load(record.state).moves)
+        movers = [mover for _, _, mover in positions(kind.new_game(record.options), moves)][1:]
+        first = movers[0] if movers else kind.new_game(record.options).to_move
+        return record_text(record.to_dict(), title=kind.title, roles=kind.roles,
+                           options_text=kind.describe_options(record.options), movers=movers, first=first)
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    def _kind(self, name: str) -> GameKind:
+        if name not in self.kinds:
+            raise UserError(f"Unknown game `{name}`: choose one of {', '.join(self.kinds)}.")
+        return self.kinds[name]
+
+    def _title(self, record: Record) -> str:
+        kind = self.kinds.get(record.kind)
+        return kind.title if kind else record.kind
+
+
+def _fit_lines(lines: list[str], limit: int) -> str:
+    """Whole lines joined by newlines, as many as fit in ``limit`` characters."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > limit:
+            break
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out)
+
+
+__all__ = ["Stats", "GAME_CHOICES"]
