@@ -73,11 +73,12 @@ async def play_out(emu, world, redis, rng: random.Random):
 async def test_complete_game_on_every_board(emu, world, running, redis, board, spaces):
     await start_hong(emu, world, board=board)
     game, posted = await play_out(emu, world, redis, random.Random(board))
-    assert len(game.moves) == spaces - 3
     outcome = game.outcome
+    assert len(game.moves) == spaces - 3 - outcome.spaces_left  # played to the end: board full, or decided early
     winner = [world.ann, world.ben][outcome.winner]
     assert "Game over" in posted.content and f"{display(winner)} wins" in posted.content
     assert f"{outcome.hongs} Hong" in posted.content and f"needs {outcome.threshold}" in posted.content
+    assert (f"decided with {outcome.spaces_left} space" in posted.content) == bool(outcome.spaces_left)
     assert await GameStore(redis).get(world.channel) is None
     assert emu.errors == []
 
