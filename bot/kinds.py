@@ -1,11 +1,13 @@
 """What a game contributes to the bot: its engine, its renderer, its words — and its commands' options.
 
 The session layer (:mod:`bot.session`) and the features (:mod:`bot.exts`) treat every game through a
-:class:`GameKind`, so a new game is one engine module, one AI model, one renderer and one module in ``bot/games``.
+:class:`GameKind`, so a new game is one engine module, one AI model, one renderer and one module in ``bot/games``
+(which defines the functions :data:`GameKind.FUNCTIONS` names and ends with ``KIND = GameKind.from_module(...)``).
 """
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Mapping, Protocol
@@ -96,6 +98,20 @@ class GameKind:
     challenge: Callable[..., dict]
     challenge_help: Mapping[str, str]
     moves: tuple["MoveCommand", ...]
+
+    #: The functions a game's bot module defines under these names (see :meth:`from_module`).
+    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "rematch", "challenge")
+
+    @classmethod
+    def from_module(cls, module_name: str, **fields: Any) -> "GameKind":
+        """The kind of a game's bot module (``bot.games.<name>``): its :data:`FUNCTIONS` are the module's functions
+        of those names, ``fields`` the rest. Call it at the end of the module (``from_module(__name__, ...)``).
+
+        Raises:
+            AttributeError: the module lacks one of the functions.
+        """
+        module = sys.modules[module_name]
+        return cls(**{name: getattr(module, name) for name in cls.FUNCTIONS}, **fields)
 
     def new_game(self, options: dict) -> Game:
         """A fresh engine game from the stored engine kwargs."""

@@ -114,18 +114,13 @@ def action_choices(game: hong.HongGame, options) -> list[str]:
     return game.legal_moves() if game.pending else []
 
 
-KIND = HONG = GameKind(
+KIND = HONG = GameKind.from_module(
+    __name__,
     name="hong",
     title="Hong",
     engine=hong,
     render=render_board,
     roles=hong.ROLE_NAMES,
-    seat_options=seat_options,
-    score=score,
-    result=result,
-    describe_options=describe_options,
-    rematch=rematch,
-    challenge=challenge,
     challenge_help={
         "board": "castle (default, 15 Hongs to win), garden (13) or inner (11)",
         "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",

@@ -93,18 +93,13 @@ def quick_choices(game: hk.HongKongGame, options) -> list[str]:
     return game.legal_squares("Q")
 
 
-KIND = HONGKONG = GameKind(
+KIND = HONGKONG = GameKind.from_module(
+    __name__,
     name="hongkong",
     title="Hong Kong",
     engine=hk,
     render=render_board,
     roles=PLAYER_COLOUR_NAMES,
-    seat_options=seat_options,
-    score=score,
-    result=result,
-    describe_options=describe_options,
-    rematch=rematch,
-    challenge=challenge,
     challenge_help={"first": "Who moves first (default: you)"},
     moves=(
         MoveCommand(
