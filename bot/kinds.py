@@ -83,6 +83,8 @@ class GameKind:
             ``opponent`` and ``level``.
         challenge_help: the help text of each of those options.
         moves: the game's commands that play a move (``place``, ``dragon``).
+        record_by_role: ``/stats`` shows a player's record in each role (for games whose roles play differently,
+            like Hong's emperor and dragon master; not for colours).
     """
 
     name: str
@@ -98,6 +100,7 @@ class GameKind:
     challenge: Callable[..., dict]
     challenge_help: Mapping[str, str]
     moves: tuple["MoveCommand", ...]
+    record_by_role: bool = False
 
     #: The functions a game's bot module defines under these names (see :meth:`from_module`).
     FUNCTIONS = ("seat_options", "score", "result", "describe_options", "rematch", "challenge")

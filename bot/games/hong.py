@@ -121,6 +121,7 @@ KIND = HONG = GameKind.from_module(
     engine=hong,
     render=render_board,
     roles=hong.ROLE_NAMES,
+    record_by_role=True,
     challenge_help={
         "board": "castle (default, 15 Hongs to win), garden (13) or inner (11)",
         "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",

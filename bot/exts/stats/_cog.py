@@ -196,7 +196,7 @@ class Stats(commands.Cog):
             lines.append(f"Global **{world.rating_text()}** · rank #{world_rank[0]} of {world_rank[1]}")
         lines.append(f"Record {here.record_text()} (W–L–D) in {here.games} rated game{'s' if here.games != 1 else ''}"
                      f" · streak: {streak_text(here.streak)}")
-        if kind.name == "hong":
+        if kind.record_by_role:
             (ew, el, _), (dw, dl, _) = here.seats
             lines.append(f"As {kind.roles[0]} {ew}–{el} · as {kind.roles[1]} {dw}–{dl}")
         return "\n".join(lines)
