@@ -1,0 +1,37 @@
+"""The one error path: which errors are the user's to fix (an ephemeral refusal with their message) and which are
+ours (an apology, and a log line)."""
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.errors import GameChanged, UserError
+from bot.replies import apology, refusal
+from engine import IllegalMove
+
+
+def _command() -> app_commands.Command:
+    async def callback(interaction: discord.Interaction) -> None:
+        pass
+
+    return app_commands.Command(name="x", description="x", callback=callback)
+
+
+def test_user_errors_and_illegal_moves_are_refused_with_their_message_even_when_wrapped():
+    for error in (UserError("Not your turn."), GameChanged("Look again."), IllegalMove("B9 is off the board.")):
+        assert refusal(error) == str(error)
+        assert refusal(app_commands.CommandInvokeError(_command(), error)) == str(error)
+
+
+def test_checks_keep_their_text_and_anything_else_is_ours():
+    assert refusal(app_commands.CheckFailure("Servers only.")) == "Servers only."
+    assert refusal(app_commands.CheckFailure()) == "You can't use this command here."
+    assert refusal(RuntimeError("boom")) is None
+    assert refusal(app_commands.CommandInvokeError(_command(), KeyError("players"))) is None
+
+
+def test_the_apology_names_every_game_board_command():
+    assert apology(["hongkong", "hong"]) == (
+        "Something went wrong on our side. Please try again; `/hongkong board` or `/hong board` shows the game "
+        "as it is stored."
+    )
