@@ -19,24 +19,6 @@ pytestmark = pytest.mark.timeout(240)
 HOUR = 3600
 
 
-class Clock:
-    """Unix seconds that move only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
 @pytest.fixture
 async def world(emu):
     world = make_world(emu)
