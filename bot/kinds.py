@@ -26,7 +26,10 @@ class Game(Protocol):
         """Apply one move; raises ``engine.IllegalMove`` (a reason fit to show) and changes nothing."""
 
     def pop(self) -> str:
-        """Undo the last move and return it."""
+        """Undo the last move and return it; ``IndexError`` when no move was played."""
+
+    def truncate(self, n: int) -> list[str]:
+        """Undo moves until ``len(moves) == n``; returns the undone moves, oldest first (``IndexError``: bad n)."""
 
     def copy(self) -> "Game":
         """An independent copy."""
