@@ -534,6 +534,128 @@ async def test_threads(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
     assert bot.get_channel(thread.id) is not None  # THREAD_CREATE reached the bot's cache
 
 
+async def test_token_lifetime_runs_on_the_test_clock(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    now = [1_000.0]
+    emu.clock = lambda: now[0]
+    it = await emu.slash(world.ann, world.cid, 'later')  # defers, follows up 0.4 s later
+    assert (await it.wait_response())['type'] == 5
+    now[0] += 14 * 60  # within Discord's 15 minutes: the follow-up lands
+    assert (await it.wait_done(timeout=5)).content == 'done at last'
+    it = await emu.slash(world.ann, world.cid, 'later')
+    await it.wait_response()
+    now[0] += 15 * 60 + 1  # past them: the token is dead
+    err = await emu.wait_for_error(lambda e: e.code == 50027, timeout=5)
+    assert err.status == 401 and it.rejected == [err]
+    await emu._wait_until(lambda: ('later', 401, 50027) in bot.seen, 5, lambda: 'the bot to see the 401')
+
+
+# ============================================================================================
+# the world changing under the bot: channels deleted, overwrites, threads archived, the bot removed
+# ============================================================================================
+
+
+async def test_deleted_channel_is_announced_and_unknown_afterwards(emu: DiscordEmulator, world: World,
+                                                                    bot: EmuBot) -> None:
+    doomed = emu.create_channel(world.gid, 'doomed')
+    await asyncio.sleep(0.05)
+    thread = await bot.get_channel(doomed).create_thread(name='t', type=discord.ChannelType.public_thread)
+    deleted = asyncio.ensure_future(bot.wait_for('guild_channel_delete', timeout=5))
+    thread_gone = asyncio.ensure_future(bot.wait_for('raw_thread_delete', timeout=5))
+    await emu.delete_channel(doomed)
+    assert (await deleted).id == doomed and (await thread_gone).thread_id == thread.id
+    assert bot.get_channel(doomed) is None and bot.get_channel(thread.id) is None
+    for cid in (doomed, thread.id):
+        with pytest.raises(discord.NotFound) as info:
+            await bot.get_partial_messageable(cid).send('anyone?')
+        assert info.value.code == 10003
+    with pytest.raises(EmulatorAssertion, match='unknown channel'):
+        await emu.slash(world.ann, doomed, 'whoami')
+    lone = await bot.get_channel(world.cid).create_thread(name='lone', type=discord.ChannelType.public_thread)
+    await emu.delete_channel(lone.id)  # a thread on its own: THREAD_DELETE
+    await emu._wait_until(lambda: bot.get_channel(lone.id) is None, 5, lambda: 'THREAD_DELETE in the cache')
+
+
+async def test_permission_overwrites_are_announced_and_enforced(emu: DiscordEmulator, world: World,
+                                                                bot: EmuBot) -> None:
+    channel = bot.get_channel(world.cid)
+    me = channel.guild.me
+    for name in ('send_messages', 'attach_files', 'embed_links'):
+        updated = asyncio.ensure_future(bot.wait_for('guild_channel_update', timeout=5))
+        await emu.set_permission_overwrite(world.cid, emu.bot_user, deny=PERMISSIONS[name])
+        await updated
+        assert not getattr(channel.permissions_for(me), name)
+        it = await emu.slash(world.ann, world.cid, 'whoami')  # interaction responses need no channel permission
+        assert (await it.wait_done()).content == 'I am bot-1'
+        assert not getattr(discord.Permissions(int(it.payload['app_permissions'])), name)
+        with pytest.raises(discord.Forbidden) as info:
+            if name == 'send_messages':
+                await channel.send('hello')
+            elif name == 'attach_files':
+                await channel.send('board', file=discord.File(io.BytesIO(png_bytes()), 'board.png'))
+            else:
+                await channel.send(embed=discord.Embed(title='standings'))
+        assert info.value.code == 50013
+    await emu.set_permission_overwrite(world.cid, emu.bot_user)  # removed: everything works again
+    await emu._wait_until(lambda: channel.permissions_for(me).embed_links, 5, lambda: 'CHANNEL_UPDATE')
+    await channel.send('board', embed=discord.Embed(title='standings'),
+                       file=discord.File(io.BytesIO(png_bytes()), 'board.png'))
+    assert [e.code for e in emu.errors] == [50013, 50013, 50013]
+
+
+async def test_archived_and_locked_threads(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    thread = await bot.get_channel(world.cid).create_thread(name='game', type=discord.ChannelType.public_thread)
+    meta = emu.channel(thread.id)['thread_metadata']
+    # archived, not locked: the next message unarchives it (THREAD_UPDATE both ways)
+    update = asyncio.ensure_future(bot.wait_for('raw_thread_update', timeout=5))
+    await emu.update_thread(thread.id, archived=True)
+    assert (await update).data['thread_metadata']['archived'] is True
+    assert bot.get_channel(thread.id) is None  # discord.py drops archived threads from its cache
+    with pytest.raises(EmulatorAssertion, match='archived'):
+        await emu.slash(world.ann, thread.id, 'whoami')
+    await thread.send('still here')
+    assert meta['archived'] is False and emu.messages(thread.id)[-1].content == 'still here'
+    # locked and archived: refused until a moderator (the bot has Manage Threads) reopens it
+    await emu.update_thread(thread.id, archived=True, locked=True)
+    with pytest.raises(discord.HTTPException) as info:
+        await thread.send('hello?')
+    assert info.value.status == 400 and info.value.code == 50083
+    reopened = await thread.edit(archived=False, locked=False)
+    assert not reopened.archived and not reopened.locked and not meta['locked']
+    await thread.send('reopened')
+    # without Manage Threads: a locked thread can't be reopened, nor posted in
+    await emu.set_permission_overwrite(world.cid, emu.bot_user, deny=PERMISSIONS['manage_threads'])
+    await emu.update_thread(thread.id, locked=True)
+    with pytest.raises(discord.Forbidden) as info:
+        await thread.send('hello?')
+    assert info.value.code == 160005
+    with pytest.raises(discord.Forbidden) as info:
+        await thread.edit(locked=False)
+    assert info.value.code == 50013
+    assert [e.code for e in emu.errors] == [50083, 160005, 50013]
+
+
+async def test_bot_removed_from_the_guild(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    removed = asyncio.ensure_future(bot.wait_for('guild_remove', timeout=5))
+    await emu.remove_member(world.gid, emu.bot_user)
+    assert (await removed).id == world.gid and bot.get_guild(world.gid) is None
+    with pytest.raises(discord.Forbidden) as info:
+        await bot.get_partial_messageable(world.cid).send('anyone?')
+    assert info.value.code == 50001
+    with pytest.raises(EmulatorAssertion, match='not in guild'):
+        await emu.slash(world.ann, world.cid, 'whoami')
+
+
+async def test_unchecked_options_go_out_as_given(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    it = await emu.slash_unchecked(world.ann, world.cid, 'hongkong challenge', opponent='nobody', colour=7,
+                                   extra=True, types={'extra': 5})
+    options = it.payload['data']['options'][0]['options']
+    assert options == [{'type': 6, 'name': 'opponent', 'value': 'nobody'},
+                       {'type': 3, 'name': 'colour', 'value': 7}, {'type': 5, 'name': 'extra', 'value': True}]
+    assert 'resolved' not in it.payload['data']
+    it = await emu.slash_unchecked(world.ann, world.cid, 'hongkong challenge', opponent=world.ben)
+    assert world.ben['id'] in it.payload['data']['resolved']['users']
+
+
 # ============================================================================================
 # several bot instances, reconnects
 # ============================================================================================

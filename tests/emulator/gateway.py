@@ -296,7 +296,7 @@ class GatewayServer:
         ready: Dict[str, Any] = {
             'v': 10,
             'user': emu.bot_user,
-            'guilds': [{'id': str(gid), 'unavailable': True} for gid in emu._guilds],
+            'guilds': [{'id': str(gid), 'unavailable': True} for gid in emu._guilds if emu.in_guild(gid)],
             'session_id': session.id,
             'session_type': 'normal',
             'resume_gateway_url': emu.gateway_url,
@@ -313,7 +313,7 @@ class GatewayServer:
         if session.shard is not None:
             ready['shard'] = session.shard
         await session.dispatch('READY', ready)
-        for gid in list(emu._guilds):
+        for gid in [g for g in emu._guilds if emu.in_guild(g)]:
             await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
         session.ready = True
         emu.ready_count += 1

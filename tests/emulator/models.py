@@ -244,6 +244,7 @@ class Interaction:
         self.source_message = source_message  # the message a component lives on (type 3)
         self.description = description
         self.dispatched_at: Optional[float] = None  # loop.time() when INTERACTION_CREATE was sent
+        self.issued_at: Optional[float] = None  # emu.clock() then: the token's age counts from here
         self.session_id: Optional[str] = None
         self.responses: List[Dict[str, Any]] = []  # accepted callback payloads, in order
         self.rejected: List[Any] = []  # RecordedError for every refused request about this interaction

@@ -39,9 +39,11 @@ THREAD_TYPES = (10, 11, 12)
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 MANAGE_MESSAGES = 1 << 13
+EMBED_LINKS = 1 << 14
 ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 CREATE_PUBLIC_THREADS = 1 << 35
+MANAGE_THREADS = 1 << 34
 CREATE_PRIVATE_THREADS = 1 << 36
 SEND_MESSAGES_IN_THREADS = 1 << 38
 
@@ -97,6 +99,7 @@ class RestAPI:
         add('PATCH', rf'/webhooks/{S}/{T}/messages/(@original|\d+)', self.edit_webhook_message, N)
         add('DELETE', rf'/webhooks/{S}/{T}/messages/(@original|\d+)', self.delete_webhook_message, N)
         add('GET', rf'/channels/{S}', self.get_channel, A)
+        add('PATCH', rf'/channels/{S}', self.patch_channel, A)
         add('GET', rf'/channels/{S}/messages', self.get_channel_messages, A)
         add('POST', rf'/channels/{S}/messages', self.post_channel_message, A)
         add('GET', rf'/channels/{S}/messages/{S}', self.get_channel_message, A)
@@ -235,6 +238,9 @@ class RestAPI:
         ch = self.emu._channels.get(int(channel_id))
         if ch is None:
             raise APIError(404, 10003, 'Unknown Channel', kind='not_found')
+        if not self.emu.in_guild(int(ch['guild_id'])):
+            raise APIError(403, 50001, 'Missing Access', kind='forbidden',
+                           detail=f'the bot is not in guild {ch["guild_id"]} any more')
         return ch
 
     def _require(self, channel_id: int, needed: int, what: str) -> None:
@@ -253,7 +259,7 @@ class RestAPI:
         it = self.emu._by_token.get(token)
         if it is None or int(app_id) != self.emu.application_id:
             raise APIError(404, 10015, 'Unknown Webhook', kind='not_found', detail='no interaction has this token')
-        if time.monotonic() - (it.dispatched_at or 0) > self.emu.token_lifetime:
+        if self.emu.clock() - (it.issued_at or 0) > self.emu.token_lifetime:
             raise APIError(401, 50027, 'Invalid Webhook Token', kind='expired_token',
                            detail=f'interaction tokens are valid for {self.emu.token_lifetime:.0f}s',
                            interaction_id=it.id)
@@ -640,7 +646,7 @@ class RestAPI:
         body = self._validate(req.body, (), n_files=len(req.files), interaction_id=it.id)
         self._check_upload_size(req.files, it.id)
         original = it.original
-        if original is not None and original.loading and original.interaction_id == it.id:
+        if original is not None and original.loading and not original.deleted and original.interaction_id == it.id:
             # Discord: the first follow-up after a type 5 deferral edits the loading message instead
             # of creating a new one; its ephemeral state stays whatever the deferral said.
             self._apply_edit(original, body, req.files, it.id)
@@ -708,6 +714,29 @@ class RestAPI:
         self._channel(channel_id)
         return self.emu._channel_payload(int(channel_id))
 
+    async def patch_channel(self, req: Req, channel_id: str) -> Any:
+        """Modify a thread's ``archived``/``locked``/``name``/``auto_archive_duration`` (what the bot may change).
+        Discord: unarchiving a thread that is not locked needs only Send Messages in Threads; locking, unlocking,
+        or unarchiving a locked thread needs Manage Threads. Sends THREAD_UPDATE."""
+        ch = self._channel(channel_id)
+        if ch['type'] not in THREAD_TYPES:
+            raise APIError(403, 50013, 'Missing Permissions', kind='forbidden',
+                           detail='the emulator only lets the bot modify threads (it never has Manage Channels)')
+        body = req.body if isinstance(req.body, dict) else {}
+        meta = ch['thread_metadata']
+        cid = int(ch['id'])
+        touches_lock = 'locked' in body and bool(body['locked']) != bool(meta.get('locked'))
+        if touches_lock or (body.get('archived') is False and meta.get('locked')) or body.get('archived') is True:
+            self._require(cid, MANAGE_THREADS, 'lock, unlock or archive a thread')
+        else:
+            self._require(cid, VIEW_CHANNEL | SEND_MESSAGES_IN_THREADS, 'unarchive a thread')
+        if 'name' in body:
+            ch['name'] = str(body['name'])[:100]
+        if 'auto_archive_duration' in body:
+            meta['auto_archive_duration'] = body['auto_archive_duration']
+        await self.emu._change_thread(ch, archived=body.get('archived'), locked=body.get('locked'))
+        return self._thread_payload(ch)
+
     async def get_channel_messages(self, req: Req, channel_id: str) -> Any:
         ch = self._channel(channel_id)
         self._require(int(ch['id']), VIEW_CHANNEL | READ_MESSAGE_HISTORY, 'read message history')
@@ -720,18 +749,40 @@ class RestAPI:
             return [m.to_payload() for m in reversed(msgs)]
         return [m.to_payload() for m in reversed(msgs[-limit:])]
 
+    def _require_embeds(self, channel_id: int, body: Any) -> None:
+        """Discord: a bot's channel message (or edit) with embeds needs Embed Links there (403 otherwise);
+        interaction responses and follow-ups are exempt."""
+        if isinstance(body, dict) and body.get('embeds'):
+            self._require(channel_id, EMBED_LINKS, 'send embeds')
+
+    async def _enter_thread(self, thread: Dict[str, Any]) -> None:
+        """Posting in a thread, as Discord does it: an archived thread is unarchived by the message unless it is
+        locked (400 50083 "Thread is archived"; a moderator must unarchive it first); a locked, active thread
+        takes messages only from members with Manage Threads (403 160005 "Thread is locked")."""
+        meta = thread['thread_metadata']
+        can_manage = self.emu._channel_permissions(int(thread['id']), self.emu.application_id) & MANAGE_THREADS
+        if meta.get('archived') and meta.get('locked'):
+            raise APIError(400, 50083, 'Thread is archived', kind='forbidden',
+                           detail=f'thread {thread["id"]} is archived and locked: unarchive it first (Manage Threads)')
+        if meta.get('locked') and not can_manage:
+            raise APIError(403, 160005, 'Thread is locked', kind='forbidden',
+                           detail=f'thread {thread["id"]} is locked and the bot lacks Manage Threads')
+        if meta.get('archived'):
+            await self.emu._change_thread(thread, archived=False)
+
     async def post_channel_message(self, req: Req, channel_id: str) -> Any:
         emu = self.emu
         ch = self._channel(channel_id)
         cid = int(ch['id'])
         in_thread = ch['type'] in THREAD_TYPES
         self._require(cid, VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if in_thread else SEND_MESSAGES), 'send messages')
-        if in_thread and ch['thread_metadata'].get('locked'):
-            raise APIError(403, 50083, 'Thread is archived', kind='forbidden')
         body = self._validate(req.body, (), n_files=len(req.files))
         if req.files:
             self._require(cid, ATTACH_FILES, 'attach files')
+        self._require_embeds(cid, body)
         self._check_upload_size(req.files)
+        if in_thread:
+            await self._enter_thread(ch)
         msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
         await emu._dispatch_message_event('MESSAGE_CREATE', msg)
         emu._notify()
@@ -750,6 +801,7 @@ class RestAPI:
             raise APIError(403, 50005, 'Cannot edit a message authored by another user', kind='forbidden')
         body = self._validate(req.body, (), n_files=len(req.files),
                               flags=int((req.body or {}).get('flags') or 0) | msg.flags)
+        self._require_embeds(int(channel_id), body)
         self._check_upload_size(req.files)
         self._apply_edit(msg, body, req.files)
         await emu._dispatch_message_event('MESSAGE_UPDATE', msg)
@@ -868,6 +920,8 @@ class RestAPI:
         gid = int(guild_id)
         if gid not in self.emu._guilds:
             raise APIError(404, 10004, 'Unknown Guild', kind='not_found')
+        if not self.emu.in_guild(gid):
+            raise APIError(403, 50001, 'Missing Access', kind='forbidden', detail=f'the bot is not in guild {gid}')
         return gid
 
     async def get_guild(self, req: Req, guild_id: str) -> Any:

@@ -96,7 +96,8 @@ class DiscordEmulator:
     def __init__(self, *, bot_name: str = 'TestBot', response_deadline: float = 3.0,
                  token_lifetime: float = 15 * 60, heartbeat_interval_ms: int = 41250,
                  attachment_size_limit: int = limits.ATTACHMENT_SIZE_LIMIT,
-                 privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True) -> None:
+                 privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True,
+                 clock: Optional[Callable[[], float]] = None) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
@@ -110,6 +111,9 @@ class DiscordEmulator:
         self.application_flags = (1 << 13) | (1 << 15) | (1 << 19) | (1 << 23)
         self.response_deadline = response_deadline
         self.token_lifetime = token_lifetime
+        # what an interaction token's age is measured with (seconds): the test's clock if it moves time forward
+        # (the 3 s initial-response deadline stays on real time: it is about the bot's latency)
+        self.clock: Callable[[], float] = clock or time.monotonic
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.attachment_size_limit = attachment_size_limit
         self.privileged_intents = privileged_intents
@@ -493,6 +497,8 @@ class DiscordEmulator:
     def _channel_permissions(self, channel_id: int, user_id: int) -> int:
         channel = self._channels[channel_id]
         gid = int(channel['guild_id'])
+        if user_id not in self._guilds[gid]['members']:
+            return 0  # not (or no longer) in the guild
         perms = self._base_permissions(gid, user_id)
         if perms == ALL_PERMISSIONS:
             return perms
@@ -658,6 +664,89 @@ class DiscordEmulator:
         session.invalidated = True
         await session.conn.send({'op': 9, 'd': False, 's': None, 't': None})  # type: ignore[union-attr]
 
+    # -- the world changing under a connected bot (each change announced as Discord does) ----
+    async def _broadcast(self, event: str, payload: Any, intent: int = INTENT_GUILDS) -> None:
+        for s in self.gateway.live_sessions():
+            if s.ready and s.has_intent(intent):
+                await s.dispatch(event, payload)
+        self._notify()
+
+    def in_guild(self, guild_id: int) -> bool:
+        """Whether the bot is (still) a member of the guild."""
+        guild = self._guilds.get(int(guild_id))
+        return guild is not None and self.application_id in guild['members']
+
+    async def delete_channel(self, channel_id: int) -> None:
+        """Delete a channel or thread, as a server admin would. Discord sends CHANNEL_DELETE (THREAD_DELETE for a
+        thread); the threads of a deleted channel go with it without events of their own (discord.py drops them
+        from its cache itself). Afterwards every REST call on it answers 404 Unknown Channel (10003); its
+        messages stay readable here for the test."""
+        channel = self._channels.get(int(channel_id))
+        if channel is None:
+            raise EmulatorAssertion(f'unknown channel {channel_id}')
+        gid = int(channel['guild_id'])
+        doomed = [int(channel_id)] + [int(t['id']) for t in self.threads(int(channel_id))]
+        for cid in doomed:
+            self._channels.pop(cid, None)
+            if cid in self._guilds[gid]['channels']:
+                self._guilds[gid]['channels'].remove(cid)
+        payload = {k: v for k, v in channel.items() if not k.startswith('_')}
+        if channel['type'] in THREAD_TYPES:
+            await self._broadcast('THREAD_DELETE', {'id': channel['id'], 'guild_id': channel['guild_id'],
+                                                    'parent_id': channel['parent_id'], 'type': channel['type']})
+        else:
+            await self._broadcast('CHANNEL_DELETE', payload)
+
+    async def set_permission_overwrite(self, channel_id: int, target: Union[UserLike, int], *, allow: int = 0,
+                                       deny: int = 0, role: bool = False) -> None:
+        """Set (or, with ``allow`` and ``deny`` both 0, remove) a channel's permission overwrite for a member
+        (``target`` a user) or a role (``role=True``; the guild id is @everyone), and send CHANNEL_UPDATE.
+        The bot's permissions there (REST checks, ``app_permissions`` of interactions) follow at once."""
+        channel = self._channels.get(int(channel_id))
+        if channel is None or channel['type'] in THREAD_TYPES:
+            raise EmulatorAssertion(f'{channel_id} is not a channel with permission overwrites')
+        target_id = int(target) if role else int(self._resolve_user(target)['id'])  # type: ignore[arg-type]
+        overwrites = [o for o in channel.get('permission_overwrites') or [] if int(o['id']) != target_id]
+        if allow or deny:
+            overwrites.append({'id': str(target_id), 'type': 0 if role else 1, 'allow': str(allow), 'deny': str(deny)})
+        channel['permission_overwrites'] = overwrites
+        await self._broadcast('CHANNEL_UPDATE', self._channel_payload(int(channel_id)))
+
+    async def update_thread(self, thread_id: int, *, archived: Optional[bool] = None,
+                            locked: Optional[bool] = None) -> None:
+        """Archive/unarchive and lock/unlock a thread, as a moderator (or Discord's auto-archive) would, and send
+        THREAD_UPDATE. An archived thread is unarchived by the next message posted in it unless it is locked;
+        a locked one only by someone with Manage Threads (see the REST half)."""
+        thread = self._channels.get(int(thread_id))
+        if thread is None or thread['type'] not in THREAD_TYPES:
+            raise EmulatorAssertion(f'{thread_id} is not a thread')
+        await self._change_thread(thread, archived=archived, locked=locked)
+
+    async def _change_thread(self, thread: Dict[str, Any], *, archived: Optional[bool] = None,
+                             locked: Optional[bool] = None) -> None:
+        meta = thread['thread_metadata']
+        if archived is not None and archived != meta['archived']:
+            meta['archived'] = archived
+            meta['archive_timestamp'] = iso(time.time())
+        if locked is not None:
+            meta['locked'] = locked
+        await self._broadcast('THREAD_UPDATE', self._channel_payload(int(thread['id'])))
+
+    async def remove_member(self, guild_id: int, user: UserLike) -> None:
+        """A member leaves or is kicked. For the bot itself Discord sends GUILD_DELETE (no ``unavailable``): it
+        gets no events or interactions from the guild any more, and REST calls on the guild's channels answer
+        403 Missing Access (50001). For anyone else GUILD_MEMBER_REMOVE goes to bots with the members intent."""
+        guild = self._guild(guild_id)
+        uid = int(self._resolve_user(user)['id'])
+        if uid not in guild['members']:
+            raise EmulatorAssertion(f'user {uid} is not a member of guild {guild_id}')
+        del guild['members'][uid]
+        if uid == self.application_id:
+            await self._broadcast('GUILD_DELETE', {'id': str(guild_id)})
+        else:
+            await self._broadcast('GUILD_MEMBER_REMOVE', {'guild_id': str(guild_id), 'user': self._users[uid]},
+                                  INTENT_GUILD_MEMBERS)
+
     # -- slash commands ----------------------------------------------------------------------
     def _find_command(self, guild_id: Optional[int], name: str, ctype: int = 1) -> Tuple[Dict[str, Any], bool]:
         if guild_id is not None:
@@ -783,6 +872,16 @@ class DiscordEmulator:
             return str(att.id)
         raise EmulatorAssertion(f'{where}: unsupported option type {otype}')
 
+    def _check_reachable(self, channel_id: int, what: str) -> None:
+        """Discord sends no interaction from a deleted channel, a guild the bot left, or an archived thread."""
+        channel = self._channels.get(channel_id)
+        if channel is None:
+            raise EmulatorAssertion(f'channel {channel_id} does not exist (deleted?): nobody can use {what} there')
+        if not self.in_guild(int(channel['guild_id'])):
+            raise EmulatorAssertion(f'the bot is not in guild {channel["guild_id"]}: Discord would not send {what}')
+        if channel['type'] in THREAD_TYPES and channel['thread_metadata'].get('archived'):
+            raise EmulatorAssertion(f'thread {channel_id} is archived: users cannot use {what} in archived threads')
+
     def _is_user(self, value: Any) -> bool:
         if isinstance(value, dict):
             return 'username' in value
@@ -791,8 +890,8 @@ class DiscordEmulator:
         except (TypeError, ValueError):
             return False
 
-    def _build_command_data(self, user: UserLike, channel_id: int, command: str, options: Dict[str, Any],
-                            focused: Optional[str] = None) -> Tuple[Dict[str, Any], Dict[str, Any], Optional[Dict[str, Any]]]:
+    def _command_target(self, user: UserLike, channel_id: int, command: str):
+        """-> (guild id, top-level command, is_guild_command, chain, leaf option defs) for a user who may run it."""
         channel = self._channels.get(int(channel_id))
         if channel is None:
             raise EmulatorAssertion(f'unknown channel {channel_id}; create it with emu.create_channel()')
@@ -801,8 +900,26 @@ class DiscordEmulator:
         uid = int(u['id'])
         if uid not in self._guilds[gid]['members']:
             raise EmulatorAssertion(f'user {u["username"]} is not a member of guild {gid}; use emu.add_member()')
+        self._check_reachable(int(channel_id), f'/{command}')
         cmd, is_guild, chain, defs = self._resolve_path(gid, command)
         self._check_can_use(cmd, gid, int(channel_id), uid, command)
+        return gid, cmd, is_guild, chain, defs
+
+    @staticmethod
+    def _command_data(cmd: Dict[str, Any], is_guild: bool, gid: int, chain: List[Dict[str, Any]],
+                      opts: List[Dict[str, Any]], resolved: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        for link in reversed(chain):
+            opts = [{'type': link['type'], 'name': link['name'], 'options': opts}]
+        data: Dict[str, Any] = {'id': cmd['id'], 'name': cmd['name'], 'type': 1, 'options': opts}
+        if resolved:
+            data['resolved'] = resolved
+        if is_guild:
+            data['guild_id'] = str(gid)
+        return data
+
+    def _build_command_data(self, user: UserLike, channel_id: int, command: str, options: Dict[str, Any],
+                            focused: Optional[str] = None) -> Tuple[Dict[str, Any], Dict[str, Any], Optional[Dict[str, Any]]]:
+        gid, cmd, is_guild, chain, defs = self._command_target(user, channel_id, command)
         unknown = set(options) - {d['name'] for d in defs}
         if unknown:
             raise EmulatorAssertion(f'/{command} has no option(s) {sorted(unknown)}; the synced options are '
@@ -830,14 +947,32 @@ class DiscordEmulator:
                 continue
             opts.append({'type': d['type'], 'name': d['name'],
                          'value': self._convert_option(d, value, gid, int(channel_id), resolved, command)})
-        for link in reversed(chain):
-            opts = [{'type': link['type'], 'name': link['name'], 'options': opts}]
-        data: Dict[str, Any] = {'id': cmd['id'], 'name': cmd['name'], 'type': 1, 'options': opts}
-        if resolved:
-            data['resolved'] = resolved
-        if is_guild:
-            data['guild_id'] = str(gid)
-        return data, cmd, focused_def
+        return self._command_data(cmd, is_guild, gid, chain, opts, resolved), cmd, focused_def
+
+    async def slash_unchecked(self, user: UserLike, channel_id: int, command: str, /, *,
+                              types: Optional[Dict[str, int]] = None, **options: Any) -> Interaction:
+        """Invoke a synced command with options Discord's own client would never send — what a broken or outdated
+        client, or a command schema changed since the client loaded it, can produce: values go out as given, with
+        no type, choice, range or required-option check. ``types`` overrides an option's type (default: the synced
+        one; 3, string, for a name the schema lacks). A user/channel/role value naming a known one is resolved as
+        usual; anything else goes out bare, with no ``resolved`` entry."""
+        gid, cmd, is_guild, chain, defs = self._command_target(user, channel_id, command)
+        resolved: Dict[str, Dict[str, Any]] = {}
+        opts: List[Dict[str, Any]] = []
+        for name, value in options.items():
+            d = dict(limits.option_by_name(defs, name) or {'name': name, 'type': limits.OPT_STRING})
+            d['type'] = (types or {}).get(name, d['type'])
+            d.pop('choices', None)
+            if d['type'] in (limits.OPT_USER, limits.OPT_CHANNEL, limits.OPT_ROLE, limits.OPT_MENTIONABLE,
+                             limits.OPT_ATTACHMENT):
+                try:
+                    value = self._convert_option(d, value, gid, int(channel_id), resolved, command)
+                except (EmulatorAssertion, TypeError, ValueError, KeyError):
+                    pass  # not a known one: sent as given
+            opts.append({'type': d['type'], 'name': name, 'value': value})
+        data = self._command_data(cmd, is_guild, gid, chain, opts, resolved)
+        return await self._dispatch_interaction(APPLICATION_COMMAND, user, int(channel_id), data,
+                                                command=cmd, description=f'/{command} (unchecked options)')
 
     async def slash(self, user: UserLike, channel_id: int, command: str, /, **options: Any) -> Interaction:
         """Invoke a synced chat-input command as ``user`` in ``channel_id``.
@@ -873,6 +1008,7 @@ class DiscordEmulator:
         u = self._resolve_user(user)
         if msg.deleted:
             raise EmulatorAssertion(f'{msg!r} was deleted; nothing to click')
+        self._check_reachable(msg.channel_id, f'the components of {msg!r}')
         if msg.ephemeral and msg.visible_to != int(u['id']):
             raise EmulatorAssertion(f'{msg!r} is ephemeral and only visible to user {msg.visible_to}')
         comps = [c for c in msg.all_components() if c.get('type') in types]
@@ -991,6 +1127,7 @@ class DiscordEmulator:
                          payload=payload, command=command, focused_option=focused_option,
                          source_message=source_message, description=description)
         it.session_id = session.id
+        it.issued_at = self.clock()
         self._interactions[iid] = it
         self._by_token[token] = it
         self.interactions.append(it)
