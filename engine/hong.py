@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from engine import IllegalMove, InvalidState
+from engine import IllegalMove, InvalidState, squares
 from engine import truncate as _truncate
 
 __all__ = [
@@ -84,19 +84,8 @@ _STONE = "S"
 # Squares
 
 
-def square_name(col: int, row: int) -> str:
-    """The square at 0-based ``col``/``row``: ``square_name(1, 2) == "B3"``."""
-    return f"{chr(65 + col)}{row + 1}"
-
-
-_SQUARE_RE = re.compile(r"([A-Z])(\d{1,2})")
-
-
-def _split_square(text: str) -> tuple[int, int] | None:
-    m = _SQUARE_RE.fullmatch(text)
-    if not m:
-        return None
-    return ord(m.group(1)) - 65, int(m.group(2)) - 1
+square_name = squares.square_name  # the square at 0-based col/row: square_name(1, 2) == "B3"
+_split_square = squares.split  # typed text → (col, row) or None; the one reader of both games (engine.squares)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -141,7 +130,7 @@ class Board:
 
     def index(self, square: str) -> int | None:
         """Row-major index of ``square`` if it is inside the grid (space or not), else ``None``."""
-        pos = _split_square(square.strip().upper())
+        pos = _split_square(square)
         if pos is None:
             return None
         c, r = pos
@@ -578,7 +567,7 @@ class HongGame:
         """
         if not isinstance(move, str):
             raise IllegalMove(f"A move must be text such as C4H, not {move!r}.")
-        text = " ".join(move.upper().split())
+        text = " ".join(squares.normal(move).split())
         if self.is_over:
             raise IllegalMove(f"The game is over — {self.outcome.describe()}.")  # type: ignore[union-attr]
         if _ACTION_START_RE.match(text):
@@ -644,9 +633,13 @@ class HongGame:
                 raise IllegalMove(f"{action} takes {_ACTION_ARGS[action]}, e.g. {usage}.")
 
         def sq(text: str) -> tuple[str, int]:
-            if _split_square(text) is None:
-                raise IllegalMove(f"{text!r} is not a square — {action} takes {_ACTION_ARGS[action]}, e.g. {usage}.")
-            name = text[0] + str(int(text[1:]))
+            pos = _split_square(text)
+            if pos is None:
+                near = squares.suggest(text, self.board.width, self.board.height)
+                hint = f" Did you mean {near}?" if near else ""
+                raise IllegalMove(f"{text!r} is not a square — {action} takes {_ACTION_ARGS[action]}, e.g. {usage}."
+                                  f"{hint}")
+            name = square_name(*pos)
             return name, self._space_index(name)
 
         def tile_at(text: str) -> tuple[str, int]:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from engine import IllegalMove, InvalidState
+from engine import IllegalMove, InvalidState, squares
 from engine import truncate as _truncate
 
 #: The game's name in the registry, in stored records and in ``to_dict()["game"]``.
@@ -64,19 +64,13 @@ def square_name(plot: int) -> str:
 
 
 def parse_square(text: str) -> int:
-    """``"c3"`` / ``" C3 "`` → plot index 12.
+    """``"c3"``, ``" C 3 "``, ``"ｃ３"`` → plot index 12 (read by :func:`engine.squares.parse`, as in every game).
 
     Raises:
-        IllegalMove: if ``text`` is not a square A1–E5.
+        IllegalMove: if ``text`` is not a square A1–E5; the message names a near miss ("Did you mean B3?").
     """
-    t = text.strip().upper()
-    if len(t) == 2 and t[0] in COLUMNS and t[1] in "12345":
-        return (int(t[1]) - 1) * SIZE + COLUMNS.index(t[0])
-    return _raise(f"'{text.strip()}' is not a square on the board: use a column A–E and a row 1–5, like C3.")
-
-
-def _raise(message: str):
-    raise IllegalMove(message)
+    col, row = squares.parse(text, SIZE, SIZE)
+    return row * SIZE + col
 
 
 def height_value(blocks: int, roofed: bool) -> int:
@@ -272,8 +266,8 @@ class HongKongGame:
         """
         if not isinstance(move, str):
             raise IllegalMove(_NOTATION_HELP)
-        # Accept "s @ c3" and "Q@B2, S@C3": spaces around '@' and commas between placements.
-        parts = re.sub(r"\s*@\s*", "@", move.upper()).replace(",", " ").split()
+        # Accept "s @ c3", "Q@B2, S@C3" and full-width forms: spaces around '@', commas between placements.
+        parts = re.sub(r"\s*@\s*", "@", squares.normal(move)).replace(",", " ").split()
         if not parts or len(parts) > 2:
             raise IllegalMove(f"Can't read '{move.strip()}'. {_NOTATION_HELP}")
         placements = []

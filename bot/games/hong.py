@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import random
-import re
 from typing import Literal
 
 from discord import app_commands
 
 import engine.hong as hong
-from engine import IllegalMove
+from engine import IllegalMove, squares
 from render.hong import render_board
 
 from ..kinds import GameKind, MoveCommand
@@ -72,21 +71,21 @@ def describe_options(options: dict) -> str:
 
 
 def placement(square: str, rotate: bool = False) -> str:
-    """``/hong place`` options → a placement (``"B3V"``). A square typed with its orientation (``B3V``, as the
-    bot's own posts show moves) is understood too.
+    """``/hong place`` options → a placement (``"B3V"``). The square is read by :func:`engine.squares.parse` (as
+    in every game: ``B 3``, ``b3``, ``ｂ３``); one typed with its orientation (``B3V``, as the bot's own posts
+    show moves) is understood too.
 
     Raises:
-        IllegalMove: the orientation typed in ``square`` contradicts ``rotate``.
+        IllegalMove: not a square (with "Did you mean B3?" for a near miss), or an orientation typed in
+            ``square`` that contradicts ``rotate``.
     """
-    text = "".join(square.split()).upper()
+    text = squares.fold(square)
     orientation = "V" if rotate else "H"
     if len(text) >= 3 and text[-1] in "HV" and text[-2].isdigit():
         if rotate and text[-1] == "H":
             raise IllegalMove(f"`{square.strip()}` says H but `rotate:True` says V: give one of them.")
-        text, orientation = text[:-1], text[-1]
-    if not re.fullmatch(r"[A-Z][0-9]{1,2}", text):
-        raise IllegalMove(f"'{square.strip()}' is not a square: give a column letter and a row number, like C4.")
-    return text + orientation
+        square, orientation = text[:-1], text[-1]
+    return squares.square_name(*squares.parse(square, example="C4")) + orientation
 
 
 def challenge(board: BOARD = "castle", role: ROLE = "random", expansion: bool = False) -> dict:
