@@ -394,16 +394,19 @@ class Summon:
 
 _PLACEMENT_RE = re.compile(r"([A-Z])(\d{1,2})([A-Z]?)")
 _ACTION_RE = re.compile(r"D(\d+)\s+([A-Z]+)\s*(.*)")
-_ACTION_START_RE = re.compile(r"D\d+\s*[A-Z]{4,}")  # "D2 rotate ...": an action word, not "D4 H"
+# "D2 rotate ...": a size and an action word (not "D4 H"), or an action word alone (the size forgotten)
+_ACTION_START_RE = re.compile(r"D\d+\s*[A-Z]{4,}|(?:%s)\b" % "|".join(a.upper() for a in ACTIONS))
+#: What each action takes after ``D<size> <action>`` (the syntax shown to players).
 _ACTION_ARGS = {
-    "rotate": "SQUARE",
-    "place": "SQUARE+ORIENTATION",
-    "movestone": "FROM TO",
-    "flip": "SQUARE",
-    "move": "FROM TO",
-    "stone": "SQUARE",
-    "swap": "TILE STONE ORIENTATION",
+    "rotate": "<tile>",
+    "place": "<empty space><H|V>",
+    "movestone": "<stone> <empty space>",
+    "flip": "<tile>",
+    "move": "<tile> <empty space next to it>",
+    "stone": "<empty space>",
+    "swap": "<tile> <stone> <H|V>",
 }
+#: A fixed example of each action, for when the position offers none (see ``HongGame._action_usage``).
 _ACTION_EXAMPLE = {
     "rotate": "rotate C4", "place": "place C4V", "movestone": "movestone D5 F6", "flip": "flip C4",
     "move": "move C4 C5", "stone": "stone D7", "swap": "swap C4 D5 V",
@@ -607,38 +610,53 @@ class HongGame:
         if not self.expansion:
             raise IllegalMove(f"{raw.strip()!r}: this game is played without the lair of the Great Dragons — "
                               f"place a tile such as {self._example_placement()}.")
-        if not m:
-            raise IllegalMove(f"{raw.strip()!r} is not a dragon action: write D<size> <action> <squares>, "
-                              f"e.g. D2 rotate C4.")
         if self.pending is None:
             raise IllegalMove(f"No Great Dragon is being summoned now — place a tile such as "
                               f"{self._example_placement()}.")
-        size, action, args = int(m.group(1)), m.group(2).lower(), m.group(3).split()
         opts = self.pending.options
-        choices = ", ".join(f"D{s} {a}" for s, a in sorted(opts.items()))
+        if not m:
+            word = text.split()[0].lower()
+            sizes = [s for s, a in sorted(opts.items()) if a == word]
+            if sizes:  # the action named, its dragon's size forgotten: "swap G7 B3 H"
+                raise IllegalMove(f"Say which dragon first: {self._action_usage(sizes[0], word)}.")
+            raise IllegalMove(f"{raw.strip()!r} is not a dragon action: write D<size> <action> then its squares. "
+                              f"You can summon {self._summon_choices()}.")
+        size, action, args = int(m.group(1)), m.group(2).lower(), m.group(3).split()
         if size not in opts:
-            raise IllegalMove(f"The dragon of size {size} is not being summoned now — you can summon: {choices}.")
+            raise IllegalMove(f"The dragon of size {size} is not being summoned now — you can summon "
+                              f"{self._summon_choices()}.")
         if action != opts[size]:
-            raise IllegalMove(f"The dragon of size {size} does {opts[size]}, not {action!r} — "
-                              f"e.g. D{size} {_ACTION_EXAMPLE[opts[size]]}.")
+            raise IllegalMove(f"The dragon of size {size} does {opts[size]}, not {action!r}: "
+                              f"{self._action_usage(size, opts[size])}.")
         changes, canonical = self._check_action(size, action, args)
         self._apply(changes, canonical, dragon=size)
 
+    def _action_usage(self, size: int, action: str) -> str:
+        """``"D1 swap <tile> <stone> <H|V>, e.g. D1 swap C3 C6 V"``: the syntax, and a legal example from this
+        position (a fixed one only if the action has no legal way now)."""
+        legal = self._action_moves(size, action)
+        example = legal[0] if legal else f"D{size} {_ACTION_EXAMPLE[action]}"
+        return f"D{size} {action} {_ACTION_ARGS[action]}, e.g. {example}"
+
+    def _summon_choices(self) -> str:
+        """Every dragon of the pending summon with its syntax and a legal example, ``" or "``-joined."""
+        assert self.pending is not None
+        return " or ".join(self._action_usage(s, a) for s, a in sorted(self.pending.options.items()))
+
     def _check_action(self, size: int, action: str, args: list[str]) -> tuple[list[tuple[int, str]], str]:
         """Validate a dragon action's arguments; return the cell changes and the canonical notation."""
-        usage = f"D{size} {_ACTION_EXAMPLE[action]}"
+        usage = self._action_usage(size, action)
 
         def need(n: int) -> None:
             if len(args) != n:
-                raise IllegalMove(f"{action} takes {_ACTION_ARGS[action]}, e.g. {usage}.")
+                raise IllegalMove(f"{action} takes {_ACTION_ARGS[action]}: {usage}.")
 
         def sq(text: str) -> tuple[str, int]:
             pos = _split_square(text)
             if pos is None:
                 near = squares.suggest(text, self.board.width, self.board.height)
                 hint = f" Did you mean {near}?" if near else ""
-                raise IllegalMove(f"{text!r} is not a square — {action} takes {_ACTION_ARGS[action]}, e.g. {usage}."
-                                  f"{hint}")
+                raise IllegalMove(f"{text!r} is not a square — {usage}.{hint}")
             name = square_name(*pos)
             return name, self._space_index(name)
 
@@ -668,7 +686,7 @@ class HongGame:
         def orientation(text: str) -> str:
             if text not in _TILES:
                 raise IllegalMove(f"{text!r} is not an orientation: use H (body west–east) or "
-                                  f"V (body north–south), e.g. {usage}.")
+                                  f"V (body north–south) — {usage}.")
             return text
 
         head = f"D{size} {action}"
@@ -683,7 +701,7 @@ class HongGame:
             need(1)
             m = _PLACEMENT_RE.fullmatch(args[0])
             if not m:
-                raise IllegalMove(f"place takes a square and an orientation, e.g. {usage}.")
+                raise IllegalMove(f"place takes an empty space and an orientation: {usage}.")
             name, i = empty_at(m.group(1) + m.group(2))
             orient = orientation(m.group(3))
             return [(i, orient)], f"{head} {name}{orient}"
@@ -912,12 +930,9 @@ class HongGame:
         return "(none on the board)"
 
     def _pending_refusal(self) -> str:
-        p = self.pending
-        assert p is not None
-        choices = ", ".join(f"D{s} {a}" for s, a in sorted(p.options.items()))
-        example = self.legal_moves()[0]
-        return (f"The {ROLE_NAMES[p.player]} is summoning a Great Dragon — carry out its action before placing "
-                f"a tile. Waiting: {choices}; e.g. {example}.")
+        """Why the player to move — always the summoner while a summon is pending — can't place a tile now."""
+        return (f"You are summoning a Great Dragon: carry out its action before placing a tile — "
+                f"{self._summon_choices()}.")
 
     # ---- copying and serialising ----------------------------------------------------------------------
 

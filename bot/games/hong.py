@@ -134,7 +134,7 @@ KIND = HONG = GameKind.from_module(
         ),
         MoveCommand(
             "dragon", "Carry out a summoned Great Dragon's action (expansion)", dragon,
-            help={"action": "e.g. D2 rotate C4, D5 place C4V, D6 swap C4 D5 V"},
+            help={"action": "D<size> <action> <squares>, e.g. D2 rotate C4 (lists your legal actions as you type)"},
             autocomplete={"action": action_choices},
         ),
     ),

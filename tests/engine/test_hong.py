@@ -688,16 +688,20 @@ def test_swap():
 
 
 @pytest.mark.parametrize("move,needle", [
-    ("C2H", "summoning a Great Dragon — carry out its action before placing a tile. Waiting: D1 rotate"),
-    ("D2 rotate A1", "size 2 is not being summoned now — you can summon: D1 rotate"),
-    ("D1 flip A1", "does rotate, not 'flip'"),
-    ("D1 rotate", "rotate takes SQUARE, e.g. D1 rotate C4"),
-    ("D1 rotate A1 B1", "rotate takes SQUARE"),
+    ("C2H", "You are summoning a Great Dragon: carry out its action before placing a tile — "
+            "D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("D2 rotate A1", "size 2 is not being summoned now — you can summon D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("D1 flip A1", "does rotate, not 'flip': D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("D1 rotate", "rotate takes <tile>: D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("D1 rotate A1 B1", "rotate takes <tile>"),
     ("D1 rotate A3", "A3 is a stone, not a dragon tile"),
     ("D1 rotate D1", "D1 is empty, not a dragon tile"),
     ("D1 rotate Z9", "Z9 is not on the test board"),
-    ("D1 rotate ??", "'??' is not a square — rotate takes SQUARE"),
-    ("D1", "is summoning a Great Dragon"),
+    ("D1 rotate ??", "'??' is not a square — D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("D1", "You are summoning a Great Dragon"),
+    ("rotate A1", "Say which dragon first: D1 rotate <tile>, e.g. D1 rotate A1."),
+    ("swap A1 A3 H", "'swap A1 A3 H' is not a dragon action: write D<size> <action> then its squares. "
+                     "You can summon D1 rotate <tile>, e.g. D1 rotate A1."),
 ])
 def test_bad_actions_leave_game_unchanged(move, needle):
     g = summoning("rotate")
