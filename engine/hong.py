@@ -38,6 +38,7 @@ __all__ = [
     "EMPEROR",
     "Hong",
     "HongGame",
+    "MoveEvent",
     "NAME",
     "Outcome",
     "ROLE_NAMES",
@@ -389,6 +390,30 @@ class Summon:
         return tuple(sorted(self.options))
 
 
+@dataclass(frozen=True)
+class MoveEvent:
+    """One thing a move did, found by comparing the positions before and after it (see
+    :meth:`HongGame.last_move_events`); the bot puts it in words.
+
+    Attributes:
+        kind: ``"hong"`` — the move made ``hong`` (rules: "created"); ``"broken"`` — a dragon's action undid
+            ``hong``; ``"decided"`` — without the expansion the count reached the threshold with ``spaces_left``
+            empty spaces: nothing can undo a Hong, so the dragon master has won (ruling "Decided early").
+        hong: the Hong made or broken, else None.
+        dragon: for ``"hong"`` with the expansion: the action of the Great Dragon this Hong summons now (its size's
+            dragon waits in the lair and can act), else None.
+        hongs: the Hong count after the move; ``threshold``: what the dragon master needs.
+        spaces_left: empty spaces after the move.
+    """
+
+    kind: str
+    hong: Hong | None
+    dragon: str | None
+    hongs: int
+    threshold: int
+    spaces_left: int
+
+
 # --------------------------------------------------------------------------------------------------
 # Notation
 
@@ -534,6 +559,24 @@ class HongGame:
         rows = "#".join("".join(g[r * w:(r + 1) * w]) for r in range(h))
         cols = "#".join("".join(g[c::w]) for c in range(w))
         return len(_H_RE.findall(rows)) + len(_V_RE.findall(cols))
+
+    def last_move_events(self) -> list[MoveEvent]:
+        """What the last move (a placement or a dragon action) did: the Hongs it broke, the Hongs it made (each with
+        the dragon it summons, if any), and whether that decided the game early. Derived from the positions before
+        and after the move; ``[]`` before the first move or when a move changed no Hong.
+        """
+        if not self._undo:
+            return []
+        before = self.copy()
+        before.pop()
+        old, new = set(before.hongs()), self.hongs()
+        count, left = len(new), self._empty
+        summons = self.pending.options if self.pending is not None else {}
+        events = [MoveEvent("broken", h, None, count, self.threshold, left) for h in before.hongs() if h not in set(new)]
+        events += [MoveEvent("hong", h, summons.get(h.size), count, self.threshold, left) for h in new if h not in old]
+        if self._decided and not before._decided:
+            events.append(MoveEvent("decided", None, None, count, self.threshold, left))
+        return events
 
     # ---- moves ----------------------------------------------------------------------------------
 

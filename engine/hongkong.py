@@ -107,6 +107,33 @@ class Outcome:
     centre_decided: bool
 
 
+@dataclass(frozen=True)
+class TurnEvent:
+    """One thing a turn did, found by comparing the positions before and after it (see
+    :meth:`HongKongGame.last_turn_events`); the bot puts it in words.
+
+    Attributes:
+        kind: ``"capture"`` — ``player`` took the building on ``square`` from the other player;
+            ``"seal"`` — ``player`` put a roof on ``square``: nothing more may be placed on that building;
+            ``"lead"`` — ``player`` leads now in buildings (and did not before);
+            ``"level"`` — the counts are equal now (they were not); ``player`` controls the centre C3, which
+            decides a tie at the end, or is None (C3 empty);
+            ``"centre"`` — the game ended level and the centre C3 decided it for ``player``.
+        player: the player it concerns (see ``kind``), or None.
+        square: the building's square (capture, seal), else None.
+        buildings: the buildings each player controls after the turn (lead, level, centre), else None.
+    """
+
+    kind: str
+    player: int | None
+    square: str | None = None
+    buildings: tuple[int, int] | None = None
+
+
+def _leader(buildings: tuple[int, int]) -> int | None:
+    return None if buildings[0] == buildings[1] else int(buildings[1] > buildings[0])
+
+
 class HongKongGame:
     """One game of Hong Kong: the board, the pieces left, whose turn, the turns played.
 
@@ -199,6 +226,35 @@ class HongKongGame:
         if not self.moves:
             return ()
         return tuple(dict.fromkeys(parse_square(p[2:]) for p in self.moves[-1].split()))
+
+    def last_turn_events(self) -> list[TurnEvent]:
+        """What the last turn did, in order: captures and seals on the plots it placed on (in placing order), then
+        a change of lead (``"lead"`` or ``"level"``) while the game goes on, or — the game over and level — the
+        centre deciding it. Derived from the positions before and after the turn; ``[]`` before the first turn.
+        """
+        if not self.moves:
+            return []
+        before = self.copy()
+        before.pop()
+        player = before.to_move
+        events = []
+        for plot in self.last_turn_plots:
+            if before.controller(plot) == 1 - player and self.controller(plot) == player:
+                events.append(TurnEvent("capture", player, square_name(plot)))
+            if self.roofed(plot) and not before.roofed(plot):
+                events.append(TurnEvent("seal", player, square_name(plot)))
+        counts = self.buildings()
+        outcome = self.outcome
+        if outcome is not None:
+            if outcome.centre_decided:
+                events.append(TurnEvent("centre", outcome.winner, square_name(CENTRE), counts))
+        elif _leader(counts) != _leader(before.buildings()):
+            leader = _leader(counts)
+            if leader is None:
+                events.append(TurnEvent("level", self.controller(CENTRE), None, counts))
+            else:
+                events.append(TurnEvent("lead", leader, None, counts))
+        return events
 
     def copy(self) -> "HongKongGame":
         """An independent copy (O(pieces placed)); it can :meth:`pop` the same turns."""
