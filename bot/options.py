@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from .session import Person
-from .words import safe_name
+from .words import user_name
 
 #: The computer's levels, as a slash-command option (Discord shows them as choices).
 LEVEL = Literal["easy", "medium", "hard"]
@@ -33,8 +33,9 @@ def choices(values: list[str], typed: str) -> list[app_commands.Choice[str]]:
 
 
 def person(user: discord.abc.User) -> Person:
-    """A Discord user or member as the game layer's :class:`Person`, its display name made safe to quote."""
-    return Person(user.id, safe_name(getattr(user, "display_name", None) or user.name))
+    """A Discord user or member as the game layer's :class:`Person`, with its plain, visible name
+    (:func:`bot.words.user_name`)."""
+    return Person(user.id, user_name(user))
 
 
 __all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "MAX_CHOICES", "choices", "person"]

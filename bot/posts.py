@@ -37,7 +37,7 @@ def status_line(kind: GameKind, game: Game, record: Record) -> str:
     seat = game.to_move
     player = record.player(seat)
     if player.bot:
-        return f"{kind.score(game, record.names)}\n{player.name} ({kind.roles[seat]}) is thinking…"
+        return f"{kind.score(game, record.names)}\n{player.shown} ({kind.roles[seat]}) is thinking…"
     left = ""
     if record.deadline:
         left = f" You have {describe_duration(record.deadline - (record.turn_started or 0))}."
@@ -49,9 +49,9 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     (None while the game runs)."""
     record, game = turn.record, turn.game
     if turn.event is Event.MOVE:
-        head = f"{record.player(turn.player).name} played `{turn.move}`."
+        head = f"{record.player(turn.player).shown} played `{turn.move}`."
     elif turn.event is Event.TAKEBACK:
-        head = f"Takeback accepted: {record.player(turn.player).name}'s last turn is undone."
+        head = f"Takeback accepted: {record.player(turn.player).shown}'s last turn is undone."
     else:
         head = ""
     if not turn.finished:

@@ -16,7 +16,8 @@ Redis layout — every key one update touches shares the scope's hash tag, so th
 WATCH/MULTI transaction (Redis Cluster: one slot per leaderboard):
 
 - ``hongbot:{rt:<kind>:<scope>}:p:<user id>`` — hash: ``mu``, ``sigma``, ``games``, ``wins``, ``losses``,
-  ``draws``, ``streak`` (+n wins / −n losses in a row, 0 after a draw), ``name`` (latest display name),
+  ``draws``, ``streak`` (+n wins / −n losses in a row, 0 after a draw), ``name`` (latest display name, plain;
+  entries written by versions before record schema 3 lack ``plain`` and hold it escaped: unescaped on reading),
   ``s0w s0l s0d s1w s1l s1d`` (record by seat: for Hong seat 0 is the emperor, seat 1 the dragon master),
   ``last`` (end time of the latest rated game, Unix seconds).
 - ``hongbot:{rt:<kind>:<scope>}:board`` — sorted set user id → order (``mu``; ``mu − 10000`` while provisional).
@@ -39,6 +40,7 @@ from redis.exceptions import WatchError
 
 from engine.result import EndReason
 
+from .names import unescape
 from .record import Record
 from .store import Keys
 
@@ -148,7 +150,7 @@ class Standing:
         i = lambda k: int(h.get(k, 0))  # noqa: E731
         return cls(
             user_id=user_id,
-            name=h.get("name", str(user_id)),
+            name=h.get("name", str(user_id)) if h.get("plain") == "1" else unescape(h.get("name", str(user_id))),
             mu=float(h.get("mu", MU0)),
             sigma=float(h.get("sigma", SIGMA0)),
             games=i("games"), wins=i("wins"), losses=i("losses"), draws=i("draws"), streak=i("streak"),
@@ -160,7 +162,7 @@ class Standing:
         """The player hash to store (floats as ``repr`` so they read back exactly)."""
         (s0w, s0l, s0d), (s1w, s1l, s1d) = self.seats
         return {
-            "name": self.name, "mu": repr(self.mu), "sigma": repr(self.sigma), "games": self.games,
+            "name": self.name, "plain": 1, "mu": repr(self.mu), "sigma": repr(self.sigma), "games": self.games,
             "wins": self.wins, "losses": self.losses, "draws": self.draws, "streak": self.streak,
             "s0w": s0w, "s0l": s0l, "s0d": s0d, "s1w": s1w, "s1l": s1l, "s1d": s1d, "last": repr(self.last),
         }

@@ -4,12 +4,12 @@ One :class:`Record` per challenge or game, stored as JSON (see :mod:`bot.store` 
 written carries ``"schema": SCHEMA``; :meth:`Record.from_json` migrates older layouts and refuses a damaged or
 unknown one with :class:`RecordError` (never a ``KeyError`` deep in a handler).
 
-Layout (schema 2)::
+Layout (schema 3)::
 
-    {"schema": 2, "id": "k3x9q2ab", "kind": "hongkong", "status": "challenge" | "active" | "finished",
+    {"schema": 3, "id": "k3x9q2ab", "kind": "hongkong", "status": "challenge" | "active" | "finished",
      "guild_id": int, "channel_id": int, "parent_id": int | null,    # parent_id: the channel a thread game came from
      "challenger": int, "opponent": int | null,                      # user ids; null: an open challenge
-     "players": [{"id": int, "name": str, "bot": bool, "level": str | null} | null, ...],  # index = engine seat
+     "players": [{"id": int, "name": str, "bot": bool, "level": str | null} | null, ...],  # seat; name plain
      "options": {...},                                               # engine new_game kwargs
      "state": {...} | null,                                          # engine to_dict() once accepted
      "created", "updated": float, "expires", "started", "turn_started", "deadline", "ended": float | null,
@@ -18,7 +18,8 @@ Layout (schema 2)::
      "result": {"winner": 0 | 1 | null, "reason": "finished" | "resigned" | "timeout" | "aborted", "text": str} | null}
 
 Schema 1 (before versioning) had no ``schema`` key, and Hong Kong's engine state kept its move list under
-``"turns"``; :func:`migrate` brings it to schema 2.
+``"turns"``; schemas 1 and 2 stored players' names escaped for Discord markdown. :func:`migrate` brings both to
+schema 3 (plain names, see :mod:`bot.names`).
 """
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ from typing import Any, Mapping
 
 from engine.result import EndReason, Ended
 
+from .names import escape, unescape
+
 #: The layout written by this version. Bump it (and extend :func:`migrate`) whenever the layout changes.
-SCHEMA = 2
+SCHEMA = 3
 
 
 class RecordError(ValueError):
@@ -66,13 +69,19 @@ class Event(str, Enum):
 class Player:
     """A seat's occupant: a Discord user, or the computer (``bot`` True, with its ``level``).
 
-    ``name`` is the display name as shown in messages (made safe by :func:`bot.words.safe_name`).
+    ``name`` is the plain display name (as :func:`bot.names.clean` leaves it; never escaped): images draw it,
+    messages show :attr:`shown`.
     """
 
     id: int
     name: str
     bot: bool = False
     level: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name escaped once for a Discord message (markdown and mentions, see :func:`bot.names.escape`)."""
+        return escape(self.name)
 
 
 @dataclass(frozen=True)
@@ -144,7 +153,12 @@ class Record:
 
     @property
     def names(self) -> tuple[str, str]:
-        """Display names of seat 0 and seat 1, as stored (safe to put in a Discord message)."""
+        """Display names of seat 0 and seat 1 for a Discord message (:attr:`Player.shown`: escaped once)."""
+        return self.player(0).shown, self.player(1).shown
+
+    @property
+    def plain_names(self) -> tuple[str, str]:
+        """Display names of seat 0 and seat 1 as stored, unescaped (for images, thread names, choice labels)."""
         return self.player(0).name, self.player(1).name
 
     def player(self, seat: int) -> Player:
@@ -252,7 +266,9 @@ def migrate(data: Mapping[str, Any]) -> dict:
     """``data`` (a decoded record of any known schema) in the current layout, as a new dict.
 
     Schema 1 → 2: ``schema`` added; a Hong Kong engine state's ``turns`` becomes ``moves`` (the engine contract's
-    name for the move list).
+    name for the move list). Schema 2 → 3: players' names (and an abort's ``aborted_by``) were stored escaped for
+    Discord markdown; they are stored plain now (:func:`bot.names.unescape`). A result's ``text`` is a message
+    sentence and stays as it was (its names escaped once).
 
     Raises:
         RecordError: a schema newer than :data:`SCHEMA` (written by a newer version of the bot) or not a number.
@@ -270,8 +286,25 @@ def migrate(data: Mapping[str, Any]) -> dict:
             state = dict(state)
             state["moves"] = state.pop("turns")
             d["state"] = state
-        d["schema"] = 2
+        schema = 2
+    if schema == 2:
+        d["players"] = _unescaped_players(d.get("players"))
+        if isinstance(d.get("aborted_by"), Mapping):
+            d["aborted_by"] = _unescaped(d["aborted_by"])
+    d["schema"] = SCHEMA
     return d
+
+
+def _unescaped(player: Any) -> Any:
+    if isinstance(player, Mapping) and isinstance(player.get("name"), str):
+        return {**player, "name": unescape(player["name"])}
+    return player
+
+
+def _unescaped_players(players: Any) -> Any:
+    if isinstance(players, (list, tuple)):
+        return [_unescaped(p) for p in players]
+    return players  # malformed: validation names it
 
 
 # --- field readers (each raises TypeError/ValueError with the field's name) --------------------------

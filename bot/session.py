@@ -276,7 +276,7 @@ class GameLayer:
         if user.id == record.challenger:
             raise UserError("You can't accept your own challenge; you can withdraw it with Decline.")
         if record.opponent is not None and user.id != record.opponent:
-            opponent = record.player(record.seat_of(record.opponent)).name
+            opponent = record.player(record.seat_of(record.opponent)).shown
             raise UserError(f"Only {opponent} can accept this challenge.")
         players = tuple(p or Player(user.id, user.name) for p in record.players)
         kind = self.kinds[record.kind]
@@ -357,7 +357,7 @@ class GameLayer:
         if expected_state is not None and record.state != expected_state:
             raise GameChanged("The position changed while the move was being chosen.")
         if game.to_move != seat:
-            waiting = record.player(game.to_move).name
+            waiting = record.player(game.to_move).shown
             raise UserError(f"It's not your turn: {waiting} ({kind.roles[game.to_move]}) is to move.")
         if record.deadline and self.clock() >= record.deadline:
             raise UserError("Your time for this turn has run out: the game is being ended as a loss on time.")
@@ -458,12 +458,12 @@ class GameLayer:
     def _result(kind: GameKind, game: Game, record: Record, turn: Turn) -> Result:
         if turn.event in (Event.RESIGNED, Event.TIMEOUT):
             loser = turn.player
-            loser_name, winner_name = record.player(loser).name, record.player(1 - loser).name
+            loser_name, winner_name = record.player(loser).shown, record.player(1 - loser).shown
             if turn.event is Event.RESIGNED:
                 return Result(1 - loser, EndReason.RESIGNED, f"{loser_name} resigned: {winner_name} wins.")
             return Result(1 - loser, EndReason.TIMEOUT, f"{loser_name} ran out of time: {winner_name} wins.")
         if turn.event is Event.ABORTED:
-            return Result(None, EndReason.ABORTED, f"Aborted by {record.aborted_by.name}: no result, unrated.")
+            return Result(None, EndReason.ABORTED, f"Aborted by {record.aborted_by.shown}: no result, unrated.")
         return Result(game.winner, EndReason.FINISHED, kind.result(game, record.names))
 
     async def _arm_turn(self, record: Record, game: Game) -> None:
@@ -555,7 +555,7 @@ class GameLayer:
         if request.expires <= self.clock():
             raise UserError("This takeback request has expired.")
         if record.seat_of(user_id) != 1 - request.by:
-            raise UserError(f"Only {record.player(1 - request.by).name} can answer this takeback request.")
+            raise UserError(f"Only {record.player(1 - request.by).shown} can answer this takeback request.")
         record = record.replace(takeback=None)
         if not accept:
             if await self.store.commit(channel_id, record, stored.version) is None:
@@ -571,7 +571,7 @@ class GameLayer:
     async def rematch(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game] | str:
         """A player of the finished game ``game_id`` asks for a rematch. When both have asked, a new game starts in
         the same channel with the first player (or the roles) swapped: returns ``(record, game)``. Otherwise returns
-        the name of the player still to click.
+        the name of the player still to click (escaped for a message).
 
         Raises:
             UserError: not one of the players, the game is unknown, the channel is busy, or the rematch already
@@ -586,7 +586,7 @@ class GameLayer:
         other = old.player(1 - seat)
         votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
         if votes < 2:  # the computer always agrees
-            return other.name
+            return other.shown
         if not await self.store.claim_rematch(channel_id, game_id):
             raise UserError("The rematch has already started.")
         kind = self.kinds[old.kind]

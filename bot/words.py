@@ -1,15 +1,14 @@
 """Message wording shared by every part of the bot: names, mentions, results, links, durations.
 
-Pure of Discord's client (only ``discord.utils``' escaping and ``discord.AllowedMentions``): every function takes
-plain values or a :class:`bot.record.Record` and returns text.
+Pure of Discord's client (only ``discord.AllowedMentions``): every function takes plain values, a user's names
+or a :class:`bot.record.Record` and returns text. Names are stored plain and escaped once here, on the way into a
+message (:mod:`bot.names`).
 """
 from __future__ import annotations
 
-import re
-
 import discord
-from discord.utils import escape_markdown, escape_mentions
 
+from . import names
 from .record import Record
 
 #: Posts that must not ping anyone.
@@ -19,34 +18,30 @@ MENTION_PLAYERS = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 #: A game id as it appears in button custom ids and commands (the ids we make are 8 of these characters).
 GAME_ID = r"[a-z0-9]{1,16}"
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u200b"), None)
+
+def user_name(user) -> str:
+    """The name a Discord user or member goes by here, plain (as stored; see :func:`bot.names.best`): the server
+    nickname or display name, else the username, cleaned of invisible characters; "Player" if nothing is left."""
+    return names.best(getattr(user, "display_name", None), getattr(user, "global_name", None), user.name)
 
 
-def safe_name(name: str) -> str:
-    """A display name fit to quote in a message: direction overrides and zero-width marks removed, white space
-    folded, at most 32 characters (Discord's limit), markdown and mentions escaped (so a name can't ping anyone
-    or restyle the message). Empty → ``"player"``."""
-    name = " ".join((name or "").translate(_INVISIBLE).split())[:32] or "player"
-    return escape_mentions(escape_markdown(name))
-
-
-def plain_name(name: str) -> str:
-    """Undo :func:`safe_name`'s escapes: ``"a\\_b"`` → ``"a_b"``."""
-    return re.sub(r"\\(.)", r"\1", name).replace("\u200b", "")
+def shown_user(user) -> str:
+    """:func:`user_name` escaped once, for a message."""
+    return names.escape(user_name(user))
 
 
 def plain_names(record: Record) -> tuple[str, str]:
-    """Display names of seat 0 and seat 1 without the escapes that make them safe in messages (for images)."""
-    a, b = record.names
-    return plain_name(a), plain_name(b)
+    """Display names of seat 0 and seat 1 as stored, plain (for images)."""
+    return record.plain_names
 
 
 def player_name(record: Record, seat: int, limit: int = 32) -> str:
-    """A player's name from a record, shortened to ``limit`` characters and escaped for Discord markdown."""
-    name = plain_name(record.player(seat).name)
+    """A player's name for a message: shortened to ``limit`` characters (an ellipsis marks the cut), then escaped
+    once for Discord markdown."""
+    name = record.player(seat).name
     if len(name) > limit:
         name = name[: limit - 1] + "…"
-    return escape_markdown(name)
+    return names.escape(name)
 
 
 def jump_link(guild_id: int, channel_id: int) -> str:
@@ -87,5 +82,5 @@ def describe_duration(seconds: float) -> str:
     return " ".join(parts[:2]) or "0 seconds"
 
 
-__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "GAME_ID", "safe_name", "plain_name", "plain_names", "player_name",
+__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
            "jump_link", "result_short", "result_for", "describe_duration"]

@@ -11,9 +11,10 @@ from .harness import make_world, start_bot
 
 
 @pytest.fixture
-async def emu():
-    """A local Discord; the bot's own configuration (not the emulator) points discord.py at it."""
-    emulator = DiscordEmulator(patch_discord=False)
+async def emu(clock):
+    """A local Discord; the bot's own configuration (not the emulator) points discord.py at it. Interaction
+    tokens age on the test's clock (Discord: 15 minutes for follow-ups)."""
+    emulator = DiscordEmulator(patch_discord=False, clock=clock)
     await emulator.start()
     yield emulator
     await emulator.stop()

@@ -1,5 +1,6 @@
 """The typed, versioned channel record: round trips, validation, and records written by the previous version
-(schema 1, captured from that code in ``data/records_schema1.json``) loading and playing on."""
+(schema 1, captured from that code in ``data/records_schema1.json``) loading and playing on, and schema-2 names
+(stored escaped) read back plain."""
 from __future__ import annotations
 
 import json
@@ -24,10 +25,13 @@ def test_every_schema1_record_loads_and_round_trips(name):
     raw = json.loads(OLD[name])
     assert "schema" not in raw
     record = Record.from_json(OLD[name])
-    assert record.schema == SCHEMA == 2 and json.loads(record.to_json())["schema"] == 2
+    assert record.schema == SCHEMA == 3 and json.loads(record.to_json())["schema"] == 3
     assert Record.from_json(record.to_json()) == record
     assert record.id == raw["id"] and record.kind == raw["kind"] and record.status.value == raw["status"]
-    assert [p and (p.id, p.name) for p in record.players] == [p and (p["id"], p["name"]) for p in raw["players"]]
+    # names were stored escaped ("B\\_en"): they come back plain, and a message escapes them once
+    plain = {"Ann": "Ann", "B\\_en": "B_en", "Mod": "Mod", "Computer (hard)": "Computer (hard)"}
+    assert [p and (p.id, p.name) for p in record.players] == [p and (p["id"], plain[p["name"]]) for p in raw["players"]]
+    assert [p.shown for p in record.players if p] == [p["name"] for p in raw["players"] if p]
     if record.state is not None:
         game = KINDS[record.kind].load(record.state)  # the engine accepts the migrated state
         moves = raw["state"].get("moves", raw["state"].get("turns"))
@@ -56,13 +60,13 @@ async def test_a_schema1_game_in_redis_plays_on(store, name, ch):
     await store.redis.hset(Keys.game(ch), mapping={"v": 7, "doc": OLD[name]})
     layer = GameLayer(store, KINDS, clock=lambda: raw["turn_started"] + 1, rng=random.Random(1))
     stored, game = await layer.running(ch)
-    assert stored.version == 7 and stored.record.schema == 2
+    assert stored.version == 7 and stored.record.schema == 3
     mover = stored.record.player(game.to_move)
     move = game.legal_moves()[0]
     turn = await layer.play(KINDS[raw["kind"]], ch, mover.id, move)
     assert turn.event is Event.MOVE and turn.move == move
     again = await store.get(ch)
-    assert again.version == 8 and json.loads((await store.raw(ch))["doc"])["schema"] == 2
+    assert again.version == 8 and json.loads((await store.raw(ch))["doc"])["schema"] == 3
     assert again.record.state["moves"][-1] == turn.move
 
 
@@ -111,8 +115,24 @@ async def test_store_get_raises_record_error_for_damage_and_leaves_it(store):
 def test_migrate_is_pure_and_current_records_pass_through():
     raw = json.loads(OLD["hongkong_finished"])
     migrated = migrate(raw)
-    assert "turns" in raw["state"] and "moves" in migrated["state"] and migrated["schema"] == 2
+    assert "turns" in raw["state"] and "moves" in migrated["state"] and migrated["schema"] == 3
     assert migrate(migrated) == migrated
+
+
+def test_schema2_names_were_escaped_and_load_plain():
+    """Schema 2 stored names as ``safe_name`` left them (markdown and mentions escaped); schema 3 stores them plain
+    and :attr:`Player.shown` escapes once."""
+    d = json.loads(OLD["hong_aborted"])
+    d["schema"] = 2
+    d["players"] = [{"id": 1, "name": "a\\_b\\*c\\*\\_d"}, {"id": 2, "name": "@\u200beveryone"}]
+    d["aborted_by"] = {"id": 5, "name": "M\\~\\~od\\~\\~"}
+    record = Record.from_dict(d)
+    assert record.plain_names == ("a_b*c*_d", "@everyone") and record.aborted_by.name == "M~~od~~"
+    assert record.names == ("a\\_b\\*c\\*\\_d", "@\u200beveryone")
+    assert json.loads(record.to_json())["players"][0]["name"] == "a_b*c*_d"
+    assert Record.from_json(record.to_json()) == record  # schema 3 is not unescaped again
+    d["players"][0]["name"] = "back\\\\slash"  # an escaped backslash
+    assert Record.from_dict(d).player(0).name == "back\\slash"
 
 
 def test_status_and_event_values_are_what_records_store():

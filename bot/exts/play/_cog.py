@@ -19,7 +19,7 @@ from ...options import person
 from ...posts import board_file, post_turn, send_quietly, status_line
 from ...record import Record
 from ...session import Person, Turn
-from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link
+from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
 from ._buttons import BUTTONS, ChallengeButton, TakebackButton
 from ._computer import Computer
 from ._groups import game_group
@@ -109,9 +109,9 @@ class Play(commands.Cog):
         if level is not None:
             raise UserError(f"`level` is for games against the computer: challenge {me.mention} to play it.")
         if opponent is not None and not isinstance(opponent, discord.Member):
-            raise UserError(f"{opponent.display_name} is not a member of this server, so they can't play here.")
+            raise UserError(f"{shown_user(opponent)} is not a member of this server, so they can't play here.")
         if opponent is not None and opponent.bot:
-            raise UserError(f"{opponent.display_name} is a bot and can't play. Challenge a person instead.")
+            raise UserError(f"{shown_user(opponent)} is a bot and can't play. Challenge a person instead.")
         record = await self.layer.challenge(
             kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, challenger=person(interaction.user),
             opponent=person(opponent) if opponent else None, options=options,
@@ -154,7 +154,7 @@ class Play(commands.Cog):
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
             verb = "withdrew" if interaction.user.id == record.challenger else "declined"
             await interaction.response.edit_message(
-                content=f"~~{self.layer.kinds[record.kind].title} challenge~~ — {interaction.user.display_name} "
+                content=f"~~{self.layer.kinds[record.kind].title} challenge~~ — {shown_user(interaction.user)} "
                         f"{verb} it.",
                 view=None, allowed_mentions=NO_MENTIONS,
             )
@@ -190,7 +190,7 @@ class Play(commands.Cog):
                 allowed_mentions=NO_MENTIONS,
             )
             return None
-        a, b = record.names
+        a, b = record.plain_names  # a thread's name shows no markdown
         try:
             return await interaction.message.create_thread(name=f"{kind.title}: {a} vs {b}"[:100], auto_archive_duration=1440)
         except discord.HTTPException as exc:
@@ -223,7 +223,7 @@ class Play(commands.Cog):
         await interaction.response.defer(thinking=True)
         a, b = record.names
         seat = game.to_move
-        line = f"{kind.score(game, record.names)} — {record.player(seat).name} ({kind.roles[seat]}) to move."
+        line = f"{kind.score(game, record.names)} — {record.player(seat).shown} ({kind.roles[seat]}) to move."
         if record.deadline:
             line += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
         text = f"**{kind.title}**: {a} vs {b}, move {len(game.moves) + 1}.\n{line}"
@@ -259,7 +259,7 @@ class Play(commands.Cog):
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, str):
             await interaction.response.send_message(
-                f"{interaction.user.display_name} wants a rematch — waiting for {result} to press Rematch too.",
+                f"{shown_user(interaction.user)} wants a rematch — waiting for {result} to press Rematch too.",
                 allowed_mentions=NO_MENTIONS,
             )
             return
@@ -283,7 +283,7 @@ class Play(commands.Cog):
         buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
         minutes = round((request.expires - self.layer.clock()) / 60)
         await interaction.response.send_message(
-            f"{record.mention(answerer)}, {interaction.user.display_name} asks to take back their last turn. "
+            f"{record.mention(answerer)}, {shown_user(interaction.user)} asks to take back their last turn. "
             f"Allow it? (open for {minutes} minutes)",
             view=buttons,
             allowed_mentions=MENTION_PLAYERS,
@@ -299,9 +299,9 @@ class Play(commands.Cog):
             interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
         )
         if not isinstance(result, Turn):
-            await interaction.response.edit_message(content=f"Takeback refused by {interaction.user.display_name}.", view=None)
+            await interaction.response.edit_message(content=f"Takeback refused by {shown_user(interaction.user)}.", view=None)
             return
-        await interaction.response.edit_message(content=f"Takeback allowed by {interaction.user.display_name}.", view=None)
+        await interaction.response.edit_message(content=f"Takeback allowed by {shown_user(interaction.user)}.", view=None)
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
 
 

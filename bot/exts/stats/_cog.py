@@ -29,7 +29,7 @@ from ...posts import send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
 from ...records import Records
-from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short
+from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short, shown_user
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
 from ._words import game_label, leaderboard_embed, rating_change_line, streak_text, when
 
@@ -164,14 +164,14 @@ class Stats(commands.Cog):
         """
         user = user or interaction.user
         if user.bot:
-            raise UserError(f"{user.display_name} is a bot: bots don't play, so they have no stats.")
+            raise UserError(f"{shown_user(user)} is a bot: bots don't play, so they have no stats.")
         guild = interaction.guild_id
         kinds = [self._kind(game)] if game else list(self.kinds.values())
         recent = await self.records.recent(guild, user.id, limit=LAST_GAMES, kind=game)
         if not recent:
             what = f"{kinds[0].title} game" if game else "game"
-            raise UserError(f"{user.display_name} hasn't finished a {what} in this server yet.")
-        embed = discord.Embed(title=f"{escape_markdown(user.display_name[:64])} — stats", colour=discord.Colour.blurple())
+            raise UserError(f"{shown_user(user)} hasn't finished a {what} in this server yet.")
+        embed = discord.Embed(title=f"{shown_user(user)} — stats", colour=discord.Colour.blurple())
         for kind in kinds:
             here = await self.ratings.standing(kind.name, guild_scope(guild), user.id)
             if here is None:
@@ -214,11 +214,11 @@ class Stats(commands.Cog):
         """
         records = await self.records.recent(interaction.guild_id, user.id if user else None, limit=HISTORY_SIZE)
         if not records:
-            who = f"{user.display_name} hasn't" if user else "Nobody has"
+            who = f"{shown_user(user)} hasn't" if user else "Nobody has"
             raise UserError(f"{who} finished a game in this server yet.")
         lines = [f"`{r.id}` **{self._title(r)}** · {player_name(r, 0)} vs {player_name(r, 1)} — "
                  f"{result_short(r)} · {when(r.ended)}" for r in records]
-        title = f"{escape_markdown(user.display_name[:64])}'s recent games" if user else "Recent games"
+        title = f"{shown_user(user)}'s recent games" if user else "Recent games"
         embed = discord.Embed(title=f"{title} in this server", description=_fit_lines(lines, 4000),
                               colour=discord.Colour.blurple())
         embed.set_footer(text="/replay game:<id> for an animated replay · /record game:<id> for the move record")

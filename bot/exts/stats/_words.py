@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 
 import discord
-from discord.utils import escape_markdown
 
 from ...kinds import GameKind
+from ...names import escape
 from ...ratings import Page
 from ...record import Record
 from ...words import player_name
@@ -52,7 +52,7 @@ def rating_change_line(record: Record, change: dict[int, tuple[int, int]] | None
 def game_label(record: Record, kinds: dict[str, GameKind]) -> str:
     """One line about a game for autocomplete (≤ 100 characters): id, game, players, date (UTC)."""
     title = kinds[record.kind].title if record.kind in kinds else record.kind
-    a, b = (name[:24] for name in record.names)
+    a, b = (name[:24] for name in record.plain_names)
     day = time.strftime("%Y-%m-%d", time.gmtime(record.ended or 0))
     return f"{record.id} · {title}: {a} vs {b} · {day}"[:100]
 
@@ -61,7 +61,7 @@ def leaderboard_embed(kind: GameKind, scope_label: str, page: Page) -> discord.E
     """The embed of one leaderboard page (rank, player, rating ± uncertainty or "?", games, W–L–D)."""
     lines = []
     for rank, s in page.entries:
-        name = escape_markdown(s.name[:32])
+        name = escape(s.name)
         rating = f"**{s.rating}**" + ("?" if s.provisional else "")
         lines.append(f"`{rank:>3}.` {name} — {rating} ± {s.uncertainty} · {s.games} game{'s' if s.games != 1 else ''}"
                      f" · {s.record_text()}")
