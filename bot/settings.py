@@ -4,8 +4,11 @@ Stored as a hash (key: :meth:`bot.store.Keys.settings`); a missing field means t
 """
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, replace
 
+import pytimeparse2
 import redis.asyncio as aioredis
 
 from .errors import UserError
@@ -33,29 +36,35 @@ class GuildSettings:
 
 
 def parse_duration(text: str) -> int:
-    """``"90s"``, ``"30m"``, ``"12h"``, ``"2d"``, ``"1h30m"`` or plain seconds → seconds.
+    """A duration as people write it → whole seconds: ``"90 minutes"``, ``"1h 30m"``, ``"1h30m"``, ``"12 hours"``,
+    ``"2 days"``, ``"1.5h"``, ``"1 hour and 30 minutes"``, ``"a day"``, full-width ``"１２h"`` (read by pytimeparse2,
+    a maintained, dependency-free parser of time expressions).
 
     Raises:
-        UserError: unreadable, or outside 1 minute … 7 days.
+        UserError: unreadable, a number without its unit (``"90"``: minutes or seconds?), or outside
+            1 minute … 7 days — said in words (``"'3 weeks' is too long: the turn timer can be at most 7 days"``).
     """
-    t = (text or "").strip().lower().replace(" ", "")
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    total, number, ok = 0, "", bool(t)
-    for ch in t:
-        if ch in "0123456789":
-            number += ch
-        elif ch in units and number:
-            total += int(number) * units[ch]
-            number = ""
-        else:
-            ok = False
-            break
-    if not ok or number:  # junk, or a number without its unit ("90", "1h30")
-        raise UserError(f"Can't read '{text}' as a duration: give each number a unit (s, m, h, d), "
-                        "e.g. 30m, 12h, 2d or 1h30m.")
-    if not MIN_TURN_TIMER <= total <= MAX_TURN_TIMER:
-        raise UserError(f"The turn timer must be between 1 minute and 7 days; {describe_duration(total)} is not.")
-    return total
+    shown = " ".join((text or "").split())
+    t = unicodedata.normalize("NFKC", shown).lower()
+    t = re.sub(r"^an? ", "1 ", re.sub(r"\band\b", " ", t))  # "a day", "1 hour and 30 minutes"
+    bounds = f"{describe_duration(MIN_TURN_TIMER)} and {describe_duration(MAX_TURN_TIMER)}"
+    if re.fullmatch(r"[0-9.]+", t):
+        raise UserError(f"'{shown}' has no unit: write e.g. {shown} minutes or {shown}m (the turn timer is between "
+                        f"{bounds}).")
+    if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
+        total: float | None = MAX_TURN_TIMER + 1
+    else:
+        total = pytimeparse2.parse(t) if t else None
+    if total is None:
+        raise UserError(f"Can't read '{shown}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
+                        "12 hours or 2 days.")
+    if total < MIN_TURN_TIMER:
+        raise UserError(f"'{shown}' is too short: the turn timer must be at least {describe_duration(MIN_TURN_TIMER)} "
+                        f"(it can be between {bounds}).")
+    if total > MAX_TURN_TIMER:
+        raise UserError(f"'{shown}' is too long: the turn timer can be at most {describe_duration(MAX_TURN_TIMER)} "
+                        f"(it can be between {bounds}).")
+    return int(round(total))
 
 
 class SettingsStore:

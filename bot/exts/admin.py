@@ -29,9 +29,9 @@ class Admin(commands.Cog):
 
     @app_commands.command(name="settings", description="Show or change the bot's settings for this server")
     @app_commands.describe(
-        turn_timer="Time for a turn before forfeiting, 1m to 7d (e.g. 30m, 12h, 2d)",
-        reminders="Remind the player to move at half the time",
-        threads="Open a thread for each game",
+        turn_timer="Time for a turn, 1 minute to 7 days, e.g. 90 minutes, 1h 30m, 2 days (default 24 hours)",
+        reminders="Remind the player to move at half the time (default True)",
+        threads="Open a thread for each game (default False)",
     )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)

@@ -10,20 +10,28 @@ from bot.words import describe_duration
 
 @pytest.mark.parametrize("text, seconds", [
     ("30m", 1800), ("1h30m", 5400), ("2d", 172800), ("1m", 60), ("7d", 604800), ("1d25h", 176400), (" 12 h ", 43200),
+    ("90 minutes", 5400), ("1h 30m", 5400), ("2 days", 172800), ("1 hour and 30 minutes", 5400), ("a day", 86400),
+    ("1.5h", 5400), ("１２h", 43200), ("٣h", 10800), ("1 week", 604800), ("90 Seconds", 90), ("an hour", 3600), ("²h", 7200),  # NFKC: ² is 2
 ])
 def test_durations(text, seconds):
     assert parse_duration(text) == seconds
 
 
 @pytest.mark.parametrize("text, words", [
-    ("90", "give each number a unit"), ("1h30", "give each number a unit"), ("0", "give each number a unit"),
-    ("²h", "Can't read"), ("٣h", "Can't read"), ("-1h", "Can't read"), ("1.5h", "Can't read"), ("⏰", "Can't read"),
-    ("", "Can't read"), ("30s", "between 1 minute and 7 days"), ("7d1s", "between 1 minute and 7 days"),
-    ("999999999999d", "between 1 minute and 7 days"), ("0m", "between 1 minute and 7 days"),
+    ("90", "'90' has no unit: write e.g. 90 minutes or 90m (the turn timer is between 1 minute and 7 days)."),
+    ("0", "'0' has no unit"),
+    ("1h30", "Can't read '1h30' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, 12 hours or 2 days."),
+    ("⏰", "Can't read"), ("", "Can't read"), ("1 fortnight", "Can't read"),
+    ("3 weeks", "'3 weeks' is too long: the turn timer can be at most 7 days (it can be between 1 minute and 7 days)."),
+    ("7d1s", "is too long: the turn timer can be at most 7 days"), ("1y", "at most 7 days"),
+    ("999999999999d", "at most 7 days"),
+    ("30s", "'30s' is too short: the turn timer must be at least 1 minute (it can be between 1 minute and 7 days)."),
+    ("0m", "at least 1 minute"), ("-1h", "at least 1 minute"),
 ])
 def test_bad_durations_say_what_is_wrong(text, words):
-    with pytest.raises(UserError, match=words):
+    with pytest.raises(UserError) as refused:
         parse_duration(text)
+    assert words in str(refused.value)
 
 
 def test_describe_duration():
