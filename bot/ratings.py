@@ -8,6 +8,9 @@ Shown to players on a familiar scale: ``rating = 1500 + 60·(mu − 25)`` and ``
 "1500 ± 500"). A player with fewer than :data:`PROVISIONAL_GAMES` rated games in a scope is **provisional**
 there: shown with a "?" and ranked after every established player of that leaderboard.
 
+Ranks are standard competition ranking ("1, 2, 2, 4") of what players see: players with the same shown rating
+(and both established, or both provisional) share a rank; the next rank counts everyone above.
+
 Which games count (:func:`rating_outcome`): a game between two different people that ended normally
 (``"finished"``: a draw when there is no winner), by resignation or on time (``"timeout"``: the winner is the
 player who did not run out). Aborted games and anything else are unrated.
@@ -31,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 from dataclasses import dataclass
 
@@ -71,8 +75,22 @@ def scopes_of(record: Record) -> list[str]:
 
 
 def display(mu: float) -> int:
-    """A skill estimate on the shown scale (1500 for a new player)."""
-    return round(BASE + SCALE * (mu - MU0))
+    """A skill estimate on the shown scale (1500 for a new player), rounded half up."""
+    return math.floor(BASE + SCALE * (mu - MU0) + 0.5)
+
+
+def _tier(score: float) -> tuple[bool, int]:
+    """A leaderboard score (:attr:`Standing.order`) → (established?, shown rating): what a rank is decided by."""
+    provisional = score < -_PROVISIONAL_OFFSET / 2
+    return not provisional, display(score + (_PROVISIONAL_OFFSET if provisional else 0.0))
+
+
+def _above(score: float) -> float:
+    """The lowest score of a player ranked strictly above one with ``score``: a shown rating one higher in the same
+    group (everyone established is above a provisional player)."""
+    established, rating = _tier(score)
+    mu = MU0 + (rating + 0.5 - BASE) / SCALE  # display(mu) == rating + 1 from here up
+    return mu - (0.0 if established else _PROVISIONAL_OFFSET)
 
 
 def rating_outcome(record: Record) -> list[int] | None:
@@ -284,28 +302,41 @@ class Ratings:
         return Standing.from_hash(user_id, h) if h else None
 
     async def rank(self, kind: str, scope: str, user_id: int) -> tuple[int, int] | None:
-        """``(rank, players)`` on a leaderboard (rank 1-based), or None if the player is not on it."""
+        """``(rank, players)`` on a leaderboard, or None if the player is not on it. The rank is 1 + the number of
+        players ranked strictly above (equal shown ratings share a rank: see the module docstring), the same rank
+        :meth:`page` shows."""
         board = self.key(kind, scope, "board")
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrevrank(board, str(user_id))
+            pipe.zscore(board, str(user_id))
             pipe.zcard(board)
-            rank, total = await pipe.execute()
-        return None if rank is None else (rank + 1, total)
+            score, total = await pipe.execute()
+        if score is None:
+            return None
+        return await self._rank_of(board, score), total
+
+    async def _rank_of(self, board: str, score: float) -> int:
+        return 1 + await self.redis.zcount(board, _above(score), "+inf")
 
     async def page(self, kind: str, scope: str, page: int, per_page: int = 10) -> Page:
         """Page ``page`` (0-based; clamped into range) of a leaderboard, best first.
 
-        Order: established players by rating, then provisional players by rating (ties: higher user id first).
+        Order: established players by rating, then provisional players by rating (equal estimates: higher user id
+        first). Ranks as :meth:`rank`: equal shown ratings share one, the next counts everyone above ("1, 2, 2, 4").
         """
         board = self.key(kind, scope, "board")
         total = await self.redis.zcard(board)
         pages = max(1, -(-total // per_page))
         page = min(max(0, page), pages - 1)
         start = page * per_page
-        ids = await self.redis.zrevrange(board, start, start + per_page - 1)
+        scored = await self.redis.zrevrange(board, start, start + per_page - 1, withscores=True)
         async with self.redis.pipeline(transaction=False) as pipe:
-            for uid in ids:
+            for uid, _ in scored:
                 pipe.hgetall(self.key(kind, scope, f"p:{uid}"))
             hashes = await pipe.execute()
-        entries = [(start + n + 1, Standing.from_hash(int(uid), h)) for n, (uid, h) in enumerate(zip(ids, hashes))]
+        entries, rank, tier = [], 0, None
+        for n, ((uid, score), h) in enumerate(zip(scored, hashes)):
+            if _tier(score) != tier:  # sorted best first: everyone before this entry is ranked above it
+                rank = await self._rank_of(board, score) if n == 0 else start + n + 1
+                tier = _tier(score)
+            entries.append((rank, Standing.from_hash(int(uid), h)))
         return Page(entries, page, pages, total)

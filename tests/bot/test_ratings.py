@@ -206,7 +206,10 @@ async def test_leaderboard_pages_of_ten_in_rating_order(ratings):
     assert [len(p.entries) for p in pages] == [10, 10, 5]
     assert all(p.pages == 3 and p.total == total for p in pages)
     entries = [e for p in pages for e in p.entries]
-    assert [rank for rank, _ in entries] == list(range(1, total + 1))
+    # competition ranking of the shown ratings: the ten 1–0 winners (101–110) share rank 2, and so on
+    tiers = [(not s.provisional, s.rating) for _, s in entries]
+    assert [rank for rank, _ in entries] == [1 + sum(t > mine for t in tiers) for mine in tiers]
+    assert [rank for rank, _ in entries][:12] == [1] + [2] * 10 + [12]
     assert entries[0][1].user_id == 100 and entries[0][1].wins == 4
     ratings_in_order = [s.rating for _, s in entries]
     assert ratings_in_order == sorted(ratings_in_order, reverse=True)
@@ -281,3 +284,20 @@ def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
     assert len(embed["description"]) <= 4096 and len(embed["title"]) <= 256 and len(embed["footer"]["text"]) <= 2048
     assert len(embed["description"]) + len(embed["title"]) + len(embed["footer"]["text"]) <= 6000
     assert embed["description"].count("\n") == 9 and "`1000.`" in embed["description"]
+
+
+async def test_equal_ratings_share_a_rank_and_rank_agrees_with_the_page(ratings):
+    """Standard competition ranking ("1, 2, 2, 4"): 15 players who each beat a newcomer once have the same rating
+    and share rank 1; the 15 newcomers they beat share rank 16 — on every page and in :meth:`Ratings.rank`."""
+    for i in range(15):
+        await ratings.apply(finished(f"t{i}", 500 + i, 600 + i, 0, ended=1000 + i))
+    pages = [await ratings.page("hongkong", GLOBAL, p, per_page=7) for p in range(5)]
+    entries = [e for p in pages[:5] for e in p.entries]
+    assert len(entries) == 30 and len({s.rating for _, s in entries}) == 2
+    assert [rank for rank, _ in entries] == [1] * 15 + [16] * 15
+    for rank, s in entries:
+        assert await ratings.rank("hongkong", GLOBAL, s.user_id) == (rank, 30)
+    # one more win breaks the tie at the top (1, 2 ×14); its loser lost less to a stronger player (16), then 17 ×15
+    await ratings.apply(finished("t-extra", 500, 700, 0, ended=3000))
+    assert [(await ratings.rank("hongkong", GLOBAL, u))[0] for u in (500, 501, 514, 700, 600, 614)] == \
+        [1, 2, 2, 16, 17, 17]
