@@ -19,6 +19,7 @@ from .games import all_kinds
 from .replies import on_error
 from .session import GameLayer
 from .store import GameStore, RedisHandle, connect
+from .tree import Tree
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ class HongBot(commands.Bot):
         clock: Callable[[], float] = time.time,
         poll_interval: float = 1.0,
     ) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None)
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
+                         tree_cls=Tree)
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None
