@@ -1,101 +1,195 @@
-"""Drawing helpers shared by the game renderers: palette, fonts, PNG encoding.
+"""Drawing helpers shared by the game renderers: colours, the fixed palette, a palette canvas, PNG encoding.
 
-Colours are from the Okabe–Ito palette, chosen so the two players stay distinct for the common forms
-of colour blindness (blue vs orange, never red vs green). Fonts are Pillow's built-in scalable font,
-so images look the same on every machine whatever fonts it has installed.
+Colours are from the Okabe–Ito palette, chosen so the two players stay distinct for the common forms of colour
+blindness (blue vs orange, never red vs green).
+
+Every board is drawn straight into a palette ("P") image with a fixed palette per game (:class:`Palette`): shapes
+by palette index, text and anti-aliased sprites pasted from caches where they were quantised once. So a board is
+never quantised as a whole, encodes as a small PNG with a fast zlib level, and replay frames share one palette.
 """
 from __future__ import annotations
 
-import io
-import unicodedata
-from functools import lru_cache
+import struct
+import zlib
+from typing import Iterable, Sequence
 
-from PIL import Image, ImageFont
+try:  # zlib-ng deflates palette images two to three times as fast as zlib, to the same format
+    from zlib_ng.zlib_ng import compress as _deflate
+except ImportError:  # pragma: no cover - zlib-ng is a dependency; this keeps a broken install drawing
+    from zlib import compress as _deflate
+
+from PIL import Image, ImageDraw
+
+from render.text import Style, render_label
+
+Colour = tuple[int, int, int]
+Box = tuple[float, float, float, float]
 
 #: Player colours, index = player number. Blue and orange (Okabe–Ito).
-PLAYER_COLOURS: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 114, 178), (230, 159, 0))
+PLAYER_COLOURS: tuple[Colour, Colour] = ((0, 114, 178), (230, 159, 0))
 #: Darker outlines of the player colours, for edges and text on light ground.
-PLAYER_DARK: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 66, 110), (150, 95, 0))
+PLAYER_DARK: tuple[Colour, Colour] = ((0, 66, 110), (150, 95, 0))
 #: Names of the player colours as shown to players.
 PLAYER_COLOUR_NAMES: tuple[str, str] = ("blue", "orange")
 
-BACKGROUND = (246, 241, 231)
-INK = (33, 33, 33)
-MUTED = (120, 112, 100)
-HIGHLIGHT = (204, 121, 167)  # Okabe–Ito reddish purple: last move
+BACKGROUND: Colour = (246, 241, 231)
+INK: Colour = (33, 33, 33)
+MUTED: Colour = (120, 112, 100)
+HIGHLIGHT: Colour = (204, 121, 167)  # Okabe–Ito reddish purple: last move
+WHITE: Colour = (255, 255, 255)
+#: The empty part of a replay's progress bar.
+TRACK: Colour = (225, 216, 198)
+
+#: Colours every palette has (the replay caption is drawn with them on any game's frames).
+BASE_COLOURS: tuple[Colour, ...] = (BACKGROUND, INK, MUTED, HIGHLIGHT, WHITE, TRACK, *PLAYER_COLOURS, *PLAYER_DARK)
+#: Text colour on background pairs every palette blends (anti-aliased text, the replay caption).
+BASE_BLENDS: tuple[tuple[Colour, Colour], ...] = ((INK, BACKGROUND), (MUTED, BACKGROUND), (INK, WHITE))
+
+#: Default zlib level of the PNGs. With zlib-ng, level 2 deflates a Hong Kong board (1.2 Mpx) in about 2 ms to
+#: 30–55 KB; each level up costs about 0.7 ms for 4 % less. Pillow's encoder (system zlib) took 4–5 ms at level 2.
+PNG_LEVEL = 2
 
 
-@lru_cache(maxsize=32)
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's built-in scalable font at ``size`` pixels (cached)."""
-    return ImageFont.load_default(size=size)
+def mix(a: Colour, b: Colour, t: float) -> Colour:
+    """``a`` moved a fraction ``t`` towards ``b``."""
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
 
 
-def to_png(image: Image.Image) -> bytes:
-    """Encode ``image`` as PNG bytes (palette-optimised, fast compression)."""
-    buf = io.BytesIO()
-    image.save(buf, format="PNG", optimize=False, compress_level=6)
-    return buf.getvalue()
+def on(colour: Colour) -> Colour:
+    """Text colour readable on a ``colour`` background (white on blue, ink on orange)."""
+    r, g, b = colour
+    return INK if 0.299 * r + 0.587 * g + 0.114 * b > 150 else WHITE
 
 
-#: Longest input :func:`clean_name` looks at; Discord names are at most 32 characters.
-_NAME_LIMIT = 200
-#: Latin letters that Unicode does not decompose into an ASCII letter plus accents.
-_LATIN_EXTRA = str.maketrans({
-    "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "ß": "ss",
-    "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th", "ı": "i", "Ħ": "H", "ħ": "h",
-})
+class Palette:
+    """A fixed palette of at most 255 colours (one index stays free for a GIF's transparency).
 
+    ``colours`` are kept exactly: a pixel of one of them, quantised, keeps that colour. ``blends`` add ``steps``
+    colours between each pair (anti-aliased edges of text and sprites); a blend colour that Pillow's quantiser
+    would pick instead of an exact colour is left out.
 
-@lru_cache(maxsize=1)
-def _missing_glyph() -> bytes:
-    return bytes(font(24).getmask("\U0010fffd"))  # a private-use code point: no font draws it
-
-
-@lru_cache(maxsize=4096)
-def has_glyph(ch: str) -> bool:
-    """Whether :func:`font` draws the character ``ch`` rather than its empty "missing glyph" box.
-
-    The built-in font covers printable ASCII and a few signs ("…", "·"), not accents, emoji or CJK.
+    Raises:
+        ValueError: more than 255 colours, or two exact colours so close that the quantiser confuses them.
     """
-    return ch == " " or bytes(font(24).getmask(ch)) != _missing_glyph()
+
+    def __init__(self, colours: Iterable[Colour], blends: Iterable[tuple[Colour, Colour]] = (), steps: int = 4):
+        exact = list(dict.fromkeys(tuple(c) for c in colours))
+        extra: list[Colour] = []
+        for a, b in blends:
+            for k in range(1, steps + 1):
+                c = mix(a, b, k / (steps + 1))
+                if c not in exact and c not in extra:
+                    extra.append(c)
+        if len(exact) + len(extra) > 255:
+            raise ValueError(f"{len(exact) + len(extra)} colours; a palette holds at most 255")
+        strip = Image.new("RGB", (len(exact), 1))
+        strip.putdata(exact)  # type: ignore[arg-type]
+        while True:
+            entries = exact + extra
+            image = Image.new("P", (1, 1))
+            image.putpalette([v for c in entries for v in c])
+            got = strip.quantize(palette=image, dither=Image.Dither.NONE).tobytes()
+            stolen = {entries[j] for i, j in enumerate(got) if j != i}
+            if not stolen:
+                break
+            if not stolen.isdisjoint(exact):
+                raise ValueError(f"exact colours too close to keep apart: {sorted(stolen & set(exact))}")
+            extra = [c for c in extra if c not in stolen]
+        self.colours: tuple[Colour, ...] = tuple(entries)
+        self.image = image
+        self._index = {c: i for i, c in enumerate(entries)}
+
+    def __getitem__(self, colour: Colour) -> int:
+        """The palette index of ``colour`` (one of the exact colours or a blend).
+
+        Raises:
+            KeyError: ``colour`` is not in the palette.
+        """
+        return self._index[colour]
+
+    def new(self, size: tuple[int, int], colour: Colour) -> Image.Image:
+        """A palette image of ``size`` filled with ``colour``."""
+        image = Image.new("P", size, self[colour])
+        image.putpalette(self.image.getpalette())  # type: ignore[arg-type]
+        return image
+
+    def quantize(self, image: Image.Image) -> Image.Image:
+        """``image`` (RGB) mapped to this palette, without dithering."""
+        return image.convert("RGB").quantize(palette=self.image, dither=Image.Dither.NONE)
 
 
-def clean_name(name: object, fallback: str) -> str:
-    """A player's display name made fit to draw on one line with :func:`font`.
+class Canvas:
+    """A palette image to draw on with colours rather than palette indices, and cached text.
 
-    Accents are folded (``"José"`` → ``"Jose"``, ``"Łukasz"`` → ``"Lukasz"``), characters the font
-    cannot draw (emoji, CJK, control and formatting characters) are dropped, runs of whitespace become
-    one space, and at most 200 characters are kept. Returns ``fallback`` if nothing drawable is left (``"名前"``, ``"🐉"``,
-    ``""``, None). Never raises.
+    Shapes are Pillow's (not anti-aliased, so nothing is lost by drawing them in palette mode); text is pasted
+    from :func:`render.text.render_label`'s cache, rendered over the colour it is said to stand on.
     """
-    text = str(name)[: _NAME_LIMIT * 4] if name is not None else ""
-    text = unicodedata.normalize("NFKD", text.translate(_LATIN_EXTRA))
-    kept = []
-    for ch in text:
-        if ch.isspace():
-            kept.append(" ")
-        elif unicodedata.category(ch) != "Mn" and has_glyph(ch):
-            kept.append(ch)
-    cleaned = " ".join("".join(kept).split())[:_NAME_LIMIT]
-    return cleaned or fallback
+
+    def __init__(self, image: Image.Image, palette: Palette):
+        self.image, self.palette = image, palette
+        self.draw = ImageDraw.Draw(image)
+
+    def _ink(self, colour: Colour | None) -> int | None:
+        return None if colour is None else self.palette[colour]
+
+    def rectangle(self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: int = 1) -> None:
+        self.draw.rectangle(box, fill=self._ink(fill), outline=self._ink(outline), width=width)
+
+    def rounded_rectangle(self, box: Box, radius: float, fill: Colour | None = None, outline: Colour | None = None,
+                          width: int = 1) -> None:
+        self.draw.rounded_rectangle(box, radius=radius, fill=self._ink(fill), outline=self._ink(outline), width=width)
+
+    def polygon(self, points: Sequence[tuple[float, float]], fill: Colour | None = None,
+                outline: Colour | None = None, width: int = 1) -> None:
+        self.draw.polygon(list(points), fill=self._ink(fill), outline=self._ink(outline), width=width)
+
+    def ellipse(self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: int = 1) -> None:
+        self.draw.ellipse(box, fill=self._ink(fill), outline=self._ink(outline), width=width)
+
+    def line(self, points: Sequence[tuple[float, float]], fill: Colour, width: int = 1) -> None:
+        self.draw.line(list(points), fill=self._ink(fill), width=width)
+
+    def paste(self, image: Image.Image, xy: tuple[int, int], mask: Image.Image | None = None) -> None:
+        """Paste a palette image drawn with this canvas's palette (``mask``: where it covers)."""
+        self.image.paste(image, xy, mask)
+
+    def text(self, xy: tuple[float, float], text: str, style: Style, fill: Colour, bg: Colour,
+             anchor: str = "la") -> float:
+        """Draw ``text`` with its ``anchor`` (Pillow's: ``l``/``m``/``r`` then ``a``/``m``/``s``/``d``) at ``xy``,
+        standing on colour ``bg``; returns its width in pixels."""
+        label = render_label(text, style, fill, bg, self.palette, anchor)
+        self.image.paste(label.image, (round(xy[0]) + label.dx, round(xy[1]) + label.dy), label.mask)
+        return label.width
+
+    def text_line(self, xy: tuple[float, float], texts: Sequence[str], style: Style, fill: Colour, bg: Colour,
+                  anchor: str = "la") -> float:
+        """Draw ``texts`` one after the other from ``xy`` (left-anchored, ``anchor[1]`` vertically), each on its own
+        so a right-to-left name keeps the sentence around it in order (see :func:`render.text.fit_parts`);
+        returns the width drawn."""
+        x = xy[0]
+        for text in texts:
+            x += self.text((x, xy[1]), text, style, fill, bg, "l" + anchor[1])
+        return x - xy[0]
 
 
-def fit_text(text: str, text_font: ImageFont.FreeTypeFont, max_width: float) -> str:
-    """``text`` cut short with an ellipsis ("…") so it is at most ``max_width`` pixels wide in ``text_font``.
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    Returns ``text`` unchanged if it fits, ``"…"`` alone if not even one character does, and ``""``
-    if ``max_width`` is too small for the ellipsis itself. Trailing spaces are removed before the ellipsis.
-    """
-    if text_font.getlength(text) <= max_width:
-        return text
-    if text_font.getlength("…") > max_width:
-        return ""
-    lo, hi = 0, len(text)  # longest prefix that fits is in [lo, hi)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if text_font.getlength(text[:mid].rstrip() + "…") <= max_width:
-            lo = mid
-        else:
-            hi = mid
-    return text[:lo].rstrip() + "…"
+
+def to_png(image: Image.Image, level: int = PNG_LEVEL) -> bytes:
+    """Encode a palette ``image`` as PNG bytes: 8-bit indices, its palette, no row filters (they do not help a
+    palette image), deflated at zlib ``level``."""
+    if image.mode != "P":
+        raise ValueError(f"to_png needs a palette image, not {image.mode}")
+    width, height = image.size
+    raw = image.tobytes()
+    rows = memoryview(raw)
+    data = b"".join(b"\0" + rows[y * width:(y + 1) * width] for y in range(height))  # filter type 0 per row
+    palette = bytes(image.getpalette() or [])  # type: ignore[arg-type]
+    return b"".join((
+        b"\x89PNG\r\n\x1a\n",
+        _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
+        _chunk(b"PLTE", palette),
+        _chunk(b"IDAT", _deflate(data, level)),
+        _chunk(b"IEND", b""),
+    ))

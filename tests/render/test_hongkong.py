@@ -12,10 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from PIL import Image
 
-from engine.hongkong import HongKongGame, new_game, parse_square
+from engine.hongkong import HongKongGame, new_game, parse_square, square_name
 from engine.result import Ended
-from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, clean_name, fit_text, font
-from render.hongkong import GROUND, HEIGHT, WIDTH, face_box, headline, plot_box, render_board, slot_box
+from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, Canvas, on
+from render.hongkong import (
+    GROUND, HEIGHT, PALETTE, WIDTH, board_image, face_box, headline, plot_box, render_board, slot_box,
+)
+from render.text import Style
 
 NAMES = ("Ann", "Ben")
 BLUE, ORANGE = PLAYER_COLOURS
@@ -55,14 +58,31 @@ def crop(img: Image.Image, square: str) -> bytes:
     return img.crop(plot_box(parse_square(square))).tobytes()
 
 
-def finished(stacks: dict[str, list[tuple[int, str]]]) -> HongKongGame:
-    """A position built directly (not by play) whose game is over because all S and R are used."""
-    game = new_game()
-    for square, stack in stacks.items():
-        game.stacks[parse_square(square)] = list(stack)
-    for remaining in game.remaining:
-        remaining.update(S=0, R=0)
-    assert game.is_over
+def built_up(plots0: str, plots1: str, first: int = 0) -> HongKongGame:
+    """A finished game played out (all standard blocks and roofs used, quick blocks left): each player builds only
+    on their own plots (5 or 6, space-separated), never touching the other's: with 5 plots 4 blocks and a roof on
+    each, with 6 plots 3 blocks and a roof on the first five and 5 blocks on the sixth."""
+    plans = []
+    for plots in (plots0.split(), plots1.split()):
+        blocks = 4 if len(plots) == 5 else 3
+        plan = [m for p in plots[:5] for m in [f"S@{p}"] * blocks + [f"R@{p}"]]
+        plans.append(plan + [f"S@{p}" for p in plots[5:] for _ in range(5)])
+    game = new_game(first=first)
+    while not game.is_over:
+        game.play(plans[game.to_move].pop(0))
+    return game
+
+
+WON = "A1 A2 A3 A4 A5 B1", "E1 E2 E3 E4 E5"  # Ann 6 buildings, Ben 5
+ON_THE_CENTRE = "A1 A2 A3 A4 A5", "E1 E2 E3 E4 C3"  # 5-5, Ben holds C3
+DRAWN = "A1 A2 A3 A4 A5", "E1 E2 E3 E4 E5"  # 5-5, C3 empty
+
+
+def full_board() -> HongKongGame:
+    """A game that ends with the board full: one standard block a turn on each empty plot in order, Ann first."""
+    game = new_game(first=0)
+    for plot in (1, 0, *range(2, 25)):  # not C3 on the first turn
+        game.play(f"S@{square_name(plot)}")
     return game
 
 
@@ -73,12 +93,21 @@ def test_png_size_and_mode():
     img = Image.open(io.BytesIO(render_board(new_game(), NAMES)))
     assert img.format == "PNG"
     assert img.size == (WIDTH, HEIGHT) == (940, 1296)
-    assert img.mode == "RGB"
+    assert img.mode == "P"
+    assert len(img.getpalette()) // 3 == len(PALETTE.colours) <= 255
+
+
+def test_the_png_holds_exactly_the_drawn_board():
+    game = played("S@B2", "S@C3", "Q@B2 R@B3")
+    drawn = board_image(game, NAMES)
+    decoded = Image.open(io.BytesIO(render_board(game, NAMES)))
+    assert decoded.tobytes() == drawn.tobytes()
+    assert decoded.getpalette() == drawn.getpalette()
 
 
 def test_busy_position_png_is_small():
     game = played("S@B2", "S@C3", "Q@B2 S@B2", "Q@C3 R@C3", "S@B2", "S@A1", "R@B2", "Q@A1 S@A1")
-    assert len(render_board(game, NAMES)) < 150_000
+    assert len(render_board(game, NAMES)) < 100_000
 
 
 def test_same_state_same_bytes():
@@ -147,10 +176,14 @@ def test_roof_alone_on_an_empty_plot():
     assert img.getpixel((x0 + 1, (y0 + y1) // 2)) == INK
 
 
-def test_quick_block_has_a_white_dot_in_the_stack_view():
+def test_quick_block_is_hollow_in_the_stack_view():
     quick = image(played("Q@B2 S@B2"))
     standard = image(played("S@B2", "S@D4", "S@B2"))
     assert slot_centre(quick, "B2", 0) == WHITE
+    x0, y0, x1, y1 = slot_box(parse_square("B2"), 0)
+    assert quick.getpixel((x0 + 3, (y0 + y1) // 2)) == BLUE  # a frame in the player's colour around the white
+    # the white is large enough to survive a phone's downscaling (at 45 %: about 8 x 6 px)
+    assert all(quick.getpixel((x, y)) == WHITE for x in range(x0 + 10, x1 - 9) for y in range(y0 + 9, y1 - 8))
     assert slot_centre(quick, "B2", 1) == BLUE
     assert slot_centre(standard, "B2", 0) == BLUE
     assert slot_centre(standard, "B2", 1) == BLUE
@@ -196,12 +229,14 @@ def test_no_frame_before_the_first_turn():
 
 
 def test_centre_plot_is_marked():
-    img = image(new_game())
-    x0, y0, x1, _ = plot_box(parse_square("C3"))
-    assert img.getpixel((x1 - 16, y0 + 16)) == MUTED  # the diamond
-    bx0, by0, bx1, _ = plot_box(parse_square("B3"))
-    assert img.getpixel((bx1 - 16, by0 + 16)) != MUTED
-    assert img.getpixel((x0 + 30, y0 + 30)) != img.getpixel((bx0 + 30, by0 + 30))  # a darker ground
+    for img in (image(new_game()), image(played("S@B2", "S@C3", "S@B2"))):
+        x0, y0, x1, _ = plot_box(parse_square("C3"))
+        # the corner flag, big enough for a phone (a 40 px triangle: 18 px at 45 %), built on or not
+        assert all(img.getpixel((x1 - 6 - d, y0 + 5)) == MUTED for d in range(0, 30))
+        assert img.getpixel((x1 - 16, y0 + 16)) == MUTED
+        bx0, by0, bx1, _ = plot_box(parse_square("B3"))
+        assert img.getpixel((bx1 - 16, by0 + 16)) != MUTED
+        assert img.getpixel((x0 + 30, y0 + 8)) != img.getpixel((bx0 + 30, by0 + 8))  # a darker ground
 
 
 # --- the header -----------------------------------------------------------------------------------
@@ -226,20 +261,20 @@ def test_remaining_pieces_and_counts_change_the_header():
 
 
 def test_headline_and_band_when_won():
-    game = finished({"A1": [(0, "S")], "B1": [(0, "S")], "C1": [(1, "S")]})
-    assert headline(game, NAMES) == "Ann wins 2-1"
+    game = built_up(*WON)
+    assert headline(game, NAMES) == "Ann wins 6-5"
     assert image(game).getpixel((4, 4)) == BLUE
 
 
 def test_headline_and_band_when_won_on_the_centre():
-    game = finished({"A1": [(0, "S")], "C3": [(1, "S")]})
+    game = built_up(*ON_THE_CENTRE)
     assert game.outcome.centre_decided
-    assert headline(game, NAMES) == "1-1: Ben wins on the centre C3"
+    assert headline(game, NAMES) == "5-5: Ben wins on the centre C3"
     assert image(game).getpixel((4, 4)) == ORANGE
 
 
 def test_winners_name_is_drawn_even_in_the_longest_headline():
-    game = finished({"A1": [(0, "S")], "C3": [(1, "S")]})
+    game = built_up(*ON_THE_CENTRE)
     band = (0, 0, WIDTH, 84)
     for long_name in ("Benedict Cumberbatch-Smythe", "W" * 32):
         a = image(game, ("Ann", long_name)).crop(band).tobytes()
@@ -248,9 +283,20 @@ def test_winners_name_is_drawn_even_in_the_longest_headline():
 
 
 def test_headline_and_band_when_drawn():
-    game = finished({"A1": [(0, "S")], "B1": [(1, "S")]})
-    assert headline(game, NAMES) == "Draw 1-1"
+    game = built_up(*DRAWN)
+    assert headline(game, NAMES) == "Draw 5-5, centre C3 empty"  # why it is a draw (rules: "Result")
     assert image(game).getpixel((4, 4)) == MUTED
+
+
+def test_band_says_blocks_and_roofs_used_not_all_pieces():
+    # the game ended with every standard block and roof placed while both players still have 5 quick blocks
+    game = built_up(*DRAWN)
+    assert all(r["Q"] == 5 for r in game.remaining) and game.outcome.termination == "pieces used"
+    right = (WIDTH - 290, 0, WIDTH, 84)
+    expected = Canvas(PALETTE.new((WIDTH, 84), MUTED), PALETTE)
+    expected.text((WIDTH - 22, 42 - 15), "game over", Style(26), on(MUTED), MUTED, "rm")
+    expected.text((WIDTH - 22, 42 + 15), "blocks & roofs used", Style(26), on(MUTED), MUTED, "rm")
+    assert image(game).crop(right).tobytes() == expected.image.convert("RGB").crop(right).tobytes()
 
 
 def test_a_resigned_game_shows_the_winner_not_whose_turn_it_was():
@@ -272,8 +318,8 @@ def test_an_aborted_game_shows_no_result():
 
 
 def test_a_result_on_the_board_wins_over_ended():
-    game = finished({"A1": [(0, "S")], "B1": [(0, "S")], "C1": [(1, "S")]})
-    assert headline(game, NAMES, Ended(1, "resigned")) == "Ann wins 2-1"
+    game = built_up(*WON)
+    assert headline(game, NAMES, Ended(1, "resigned")) == "Ann wins 6-5"
     assert render_board(game, NAMES, ended=Ended(1, "resigned")) == render_board(game, NAMES)
 
 
@@ -282,19 +328,20 @@ def image_ended(game: HongKongGame, ended: Ended) -> Image.Image:
 
 
 def test_finished_game_differs_from_the_same_board_in_progress():
-    stacks = {"A1": [(0, "S")], "B1": [(0, "S")], "C1": [(1, "S")]}
-    over = finished(stacks)
+    over = built_up(*WON)
     going = over.copy()
-    going.remaining[0]["S"] = 1
+    last = going.pop()  # the same game before its last turn
     assert not going.is_over
     a, b = image(over), image(going)
-    assert a.tobytes() != b.tobytes()
-    board = (0, plot_box(0)[1], WIDTH, plot_box(24)[3])
-    assert a.crop(board).tobytes() == b.crop(board).tobytes()
+    header = (0, 0, WIDTH, 262)
+    assert a.crop(header).tobytes() != b.crop(header).tobytes()
+    # the board differs only where the last turn placed and where the turn before it was framed
+    changed = {p for p in range(25) if a.crop(plot_box(p)).tobytes() != b.crop(plot_box(p)).tobytes()}
+    assert changed == {parse_square(last[2:]), *going.last_turn_plots}
 
 
 def test_full_board_game_renders():
-    game = finished({f"{c}{r}": [((i + j) % 2, "S")] for i, c in enumerate("ABCDE") for j, r in enumerate("12345")})
+    game = full_board()
     assert game.outcome.termination == "board full"
     assert headline(game, NAMES) == "Ann wins 13-12"
     assert image(game).size == (WIDTH, HEIGHT)
@@ -314,7 +361,7 @@ def test_full_board_game_renders():
     ],
 )
 def test_odd_names_do_not_crash(names):
-    for game in (new_game(), played("S@B2"), finished({"A1": [(0, "S")]}), finished({"A1": [(0, "S")], "C3": [(1, "S")]})):
+    for game in (new_game(), played("S@B2"), built_up(*WON), built_up(*ON_THE_CENTRE), built_up(*DRAWN)):
         assert image(game, names).size == (WIDTH, HEIGHT)
 
 
@@ -326,22 +373,3 @@ def test_long_name_changes_only_the_text():
     assert short.crop(board).tobytes() == long.crop(board).tobytes()
 
 
-def test_clean_name():
-    assert clean_name("José", "P") == "Jose"
-    assert clean_name("Łukasz Øyvind Straße", "P") == "Lukasz Oyvind Strasse"
-    assert clean_name("🐉 Zoë 🐉", "P") == "Zoe"  # the built-in font has no emoji: dropped, not boxes
-    assert clean_name("名前", "Player 2") == "Player 2"
-    assert clean_name("  Ann \n\t Lee\x00 ", "P") == "Ann Lee"
-    assert clean_name("", "Player 1") == "Player 1"
-    assert clean_name("\u200d\u0301", "Player 2") == "Player 2"
-    assert clean_name(None, "Player 1") == "Player 1"
-    assert len(clean_name("x" * 10_000, "P")) == 200
-
-
-def test_fit_text():
-    f = font(30)
-    assert fit_text("Ann", f, 500) == "Ann"
-    cut = fit_text("Benedict the Builder", f, 120)
-    assert cut.endswith("…") and f.getlength(cut) <= 120 and "Benedict the Builder".startswith(cut[:-1])
-    assert fit_text("Benedict", f, f.getlength("…")) == "…"
-    assert fit_text("Benedict", f, 1) == ""

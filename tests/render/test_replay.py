@@ -11,9 +11,11 @@ from PIL import Image, ImageChops, ImageStat
 import engine.hong as hong
 import engine.hongkong as hk
 from engine import IllegalMove
-from render.hong import render_board as render_hong
 from engine.result import Ended
 from render.common import PLAYER_COLOURS
+from render.hong import render_board as render_hong
+from render.hongkong import PALETTE as HK_PALETTE
+from render.hongkong import board_image as hk_image
 from render.hongkong import render_board as render_hk
 from render.replay import (
     CAPTION_H, DISCORD_LIMIT, FIRST_MS, FRAME_MS, LAST_MS, WIDTH, ReplayTooLarge, build_gif, encode_gif, positions,
@@ -132,6 +134,34 @@ def test_a_damaged_record_raises_illegal_move():
 
 
 def test_encode_checks_lengths():
-    png = render_hk(hk.new_game(first=0), NAMES)
+    board = hk_image(hk.new_game(first=0), NAMES)
     with pytest.raises(ValueError):
-        encode_gif([png], ["S@A1"], [None], NAMES)
+        encode_gif([(board, None)], ["S@A1"], NAMES, HK_PALETTE)
+
+
+@pytest.mark.parametrize("which", ["hongkong", "hong"])
+def test_a_frame_at_full_width_is_the_live_board(which, hk_moves, hong_moves):
+    """Replay frames are drawn by the live boards' code: at the boards' own width a frame is the board, pixel for
+    pixel, with the caption below."""
+    engine, options, render, moves = {
+        "hongkong": (hk, {"first": 1}, render_hk, hk_moves[:9]),
+        "hong": (hong, {"board": "castle", "expansion": True, "seed": 5}, render_hong, hong_moves[:9]),
+    }[which]
+    live = [render(g, NAMES) for g, _, _ in positions(engine.new_game(**options), moves)]
+    width = Image.open(io.BytesIO(live[0])).width
+    replay = build_gif(engine.new_game(**options), moves, render, NAMES, width=width)
+    assert replay.width == width
+    for (frame, _), png in zip(frames(replay.gif), live):
+        board = Image.open(io.BytesIO(png)).convert("RGB")
+        assert frame.crop((0, 0, board.width, board.height)).tobytes() == board.tobytes()
+
+
+def test_build_gif_leaves_the_start_position_alone(hk_moves):
+    start = hk.new_game(first=1)
+    build_gif(start, hk_moves[:6], render_hk, NAMES)
+    assert start.moves == [] and not any(start.stacks)
+
+
+def test_a_renderer_without_its_drawing_is_refused():
+    with pytest.raises(TypeError):
+        build_gif(hk.new_game(first=0), [], lambda game, names, ended=None: b"", NAMES)
