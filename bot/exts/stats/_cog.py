@@ -8,6 +8,7 @@ the GIF in :mod:`render.replay`, the text record in :mod:`engine.movetext`. Ever
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import re
@@ -20,12 +21,12 @@ from discord.ext import commands
 from discord.utils import escape_markdown
 
 from engine.movetext import record_text
-from render.replay import DISCORD_LIMIT, Replay, build_gif, positions
+from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, build_gif, positions
 
 from ...errors import UserError
 from ...games import all_kinds
 from ...kinds import GameKind
-from ...posts import send_quietly
+from ...posts import board_file, send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
 from ...records import Records
@@ -294,12 +295,45 @@ class Stats(commands.Cog):
         record = await self.finished_here(interaction, game_id)
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         limit = min(DISCORD_LIMIT, getattr(interaction, "filesize_limit", DISCORD_LIMIT) or DISCORD_LIMIT)
+        try:
+            await self._post_replay(interaction, record, limit, ephemeral)
+        except (ReplayTooLarge, discord.HTTPException) as exc:
+            if isinstance(exc, discord.HTTPException) and exc.status != 413:
+                raise
+            await self._replay_too_large(interaction, record, limit, ephemeral)
+
+    async def _post_replay(self, interaction: discord.Interaction, record: Record, limit: int, ephemeral: bool) -> None:
+        """Build the replay under ``limit`` bytes and post it as the deferred answer.
+
+        Raises:
+            ReplayTooLarge: it can't be made small enough; discord.HTTPException: the post failed (413: too large).
+        """
         replay = await self.replay_for(record, limit)
         a, b = player_name(record, 0), player_name(record, 1)
         text = (f"**{self._title(record)}** `{record.id}`: {a} vs {b} — {result_short(record)}. "
                 f"Replay: {replay.frames - 1} moves, {round(replay.duration_ms / 1000)} s.")
         file = discord.File(io.BytesIO(replay.gif), filename=f"{record.kind}-{record.id}.gif")
         await interaction.followup.send(text[:2000], file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+
+    async def _replay_too_large(self, interaction: discord.Interaction, record: Record, limit: int,
+                                ephemeral: bool) -> None:
+        """The replay can't be uploaded here (over the server's limit even at its smallest): the caller alone is
+        told so and gets the game's final board instead, or — if even that is over the limit — the way to its text
+        record. A public "thinking…" placeholder is removed first, so nothing of it shows in the channel."""
+        if not ephemeral:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+        kind = self.kinds[record.kind]
+        board = await board_file(kind, kind.load(record.state), record)
+        where = f"**{self._title(record)}** `{record.id}`"
+        size = f"{limit / 1_000_000:.1f} MB" if limit >= 1_000_000 else f"{limit // 1000} KB"
+        files = [board] if board.fp.getbuffer().nbytes < limit else []
+        instead = "so here is its final board instead" if files else "and so is a picture of its final board"
+        await interaction.followup.send(
+            f"The replay of {where} is too large for this server's upload limit ({size}) even at its smallest, "
+            f"{instead}. `/record game:{record.id}` gives every move as text.",
+            files=files, ephemeral=True, allowed_mentions=NO_MENTIONS,
+        )
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
         """The game's GIF, built in a worker thread (one build at a time; the last few are kept in memory,
