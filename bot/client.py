@@ -67,7 +67,8 @@ class HongBot(commands.Bot):
         """Connect to Redis, build the game layer, load the features, sync the commands (discord.py calls this
         once, after logging in and before connecting to the gateway)."""
         if self._redis is None:
-            self._redis = await connect(self.config.redis_url, self.config.data_dir)
+            self._redis = await connect(self.config.redis_url, self.config.data_dir,
+                                        allow_unsafe=self.config.allow_unsafe_redis)
         self.layer = GameLayer(
             GameStore(self._redis.client), self.kinds, challenge_timeout=self.config.challenge_timeout,
             clock=self.clock, rng=self.rng,

@@ -3,12 +3,22 @@
 :class:`Thinker` owns a process pool (spawned lazily, ``spawn`` start method so no state of the running bot is
 inherited) and asks :func:`engine.ai.choose_move_from_dict` for a move. The event loop only awaits the
 future, so other games stay responsive while the computer thinks.
+
+The workers die with the bot, however it ends (even ``kill -9``, which runs no clean-up): each asks Linux to kill
+it when its parent dies (``prctl(PR_SET_PDEATHSIG)``) and, everywhere, watches its parent's pid. With the workers
+gone, multiprocessing's resource tracker (kept alive by the workers' handle on it) exits too.
 """
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -21,6 +31,29 @@ def _choose(kind: str, state: dict, level: str, seed: int) -> str:
     from engine.ai import choose_move_from_dict
 
     return choose_move_from_dict(kind, state, level=level, seed=seed)
+
+
+#: Seconds between a worker's checks that the bot is still its parent.
+WATCH_INTERVAL = 1.0
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this (worker) process end when ``parent_pid`` does: ``PR_SET_PDEATHSIG`` on Linux (the kernel sends
+    SIGKILL the moment the parent dies), and a daemon thread that exits the process once its parent's pid
+    changes (other systems, and the instant before the prctl took effect)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            log.warning("prctl(PR_SET_PDEATHSIG) is unavailable; relying on the parent watch")
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(WATCH_INTERVAL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _warm_up() -> bool:
@@ -42,7 +75,8 @@ class Thinker:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=die_with_parent, initargs=(os.getpid(),))
         return self._pool
 
     async def warm_up(self) -> None:

@@ -33,6 +33,8 @@ class Config:
         challenge_timeout: seconds a challenge stays open (> 0).
         api_base: Discord REST base URL (changed only for the local emulator in tests).
         gateway_url: Discord gateway websocket URL (likewise).
+        allow_unsafe_redis: start even on a Redis that may lose games (an evicting ``maxmemory-policy``, or an
+            external server with no persistence): only logged instead of refusing to start.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -43,6 +45,7 @@ class Config:
     challenge_timeout: float = 600.0
     api_base: str = DEFAULT_API_BASE
     gateway_url: str = DEFAULT_GATEWAY
+    allow_unsafe_redis: bool = False
 
 
 #: config key -> environment variable that overrides it
@@ -55,6 +58,7 @@ ENV_VARS = {
     "challenge_timeout": "HONGBOT_CHALLENGE_TIMEOUT",
     "api_base": "HONGBOT_API_BASE",
     "gateway_url": "HONGBOT_GATEWAY_URL",
+    "allow_unsafe_redis": "HONGBOT_ALLOW_UNSAFE_REDIS",
 }
 
 
@@ -119,6 +123,11 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
     level = (text("log_level") or "INFO").upper()
     if level not in LOG_LEVELS:
         raise bad("log_level", f"must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    unsafe = raw.get("allow_unsafe_redis", False)
+    if isinstance(unsafe, str) and unsafe.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        unsafe = unsafe.strip().lower() in ("1", "true", "yes", "on")
+    if not isinstance(unsafe, bool):
+        raise bad("allow_unsafe_redis", f"must be true or false (or 1/0), not {unsafe!r}")
     redis_url = text("redis_url")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise bad("redis_url", "must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
@@ -131,4 +140,5 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         challenge_timeout=timeout,
         api_base=(text("api_base") or DEFAULT_API_BASE).rstrip("/"),
         gateway_url=text("gateway_url") or DEFAULT_GATEWAY,
+        allow_unsafe_redis=unsafe,
     )

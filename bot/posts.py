@@ -3,6 +3,10 @@
 Used by the features that change a game (play: moves, takebacks, timeouts; admin: aborts). When a posted turn
 ended the game, :func:`post_turn` dispatches the ``game_finished`` event with the finished
 :class:`~bot.record.Record`; the features that care listen for it (``on_game_finished``).
+
+A committed turn's board post is an announcement of :mod:`bot.outbox`: once posted it is marked done; if the post
+fails it stays for the play cog's reconciler, which posts it later — so the board's file name carries the
+announcement's tag, and :func:`already_posted` finds a post made before a crash.
 """
 from __future__ import annotations
 
@@ -14,8 +18,9 @@ import discord
 
 from .buttons import final_board_view
 from .kinds import Game, GameKind
+from .outbox import Announcement
 from .record import Event, Record
-from .replies import MESSAGE_LIMIT
+from .replies import MESSAGE_LIMIT, refuse
 from .session import Turn
 from .words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, plain_names
 
@@ -25,11 +30,75 @@ log = logging.getLogger(__name__)
 GAME_FINISHED = "game_finished"
 
 
-async def board_file(kind: GameKind, game: Game, record: Record) -> discord.File:
-    """The rendered board as a ``board.png`` attachment (rendered in a worker thread); a game that was
+async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png") -> discord.File:
+    """The rendered board as a PNG attachment called ``name`` (rendered in a worker thread); a game that was
     resigned, lost on time or aborted shows that result instead of whose turn it was."""
     png = await asyncio.to_thread(kind.render, game, plain_names(record), ended=record.ended_off_board)
-    return discord.File(io.BytesIO(png), filename="board.png")
+    return discord.File(io.BytesIO(png), filename=name)
+
+
+def board_name(kind: GameKind, announcement: Announcement | None) -> str:
+    """The file name of an announced board: ``<game>-<game id>-<version>.png`` (its :attr:`Announcement.tag`)."""
+    return f"{kind.name}-{announcement.tag}.png" if announcement else "board.png"
+
+
+def nonce(announcement: Announcement | None) -> str | None:
+    """A post's nonce for Discord to deduplicate a retry of the same announcement (at most 25 characters)."""
+    return f"{announcement.what[0]}{announcement.tag}"[:25] if announcement else None
+
+
+async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str | None = None,
+                         text: str | None = None, limit: int = 50) -> bool:
+    """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
+    exactly ``text`` (a retry checks before posting again). A history the bot can't read counts as not posted
+    (logged): posting twice is better than never."""
+    me = bot.user.id if bot.user else None
+    try:
+        async for message in bot.get_partial_messageable(channel_id).history(limit=limit):
+            if message.author.id != me:
+                continue
+            if file_name and any(a.filename == file_name for a in message.attachments):
+                return True
+            if text and message.content == text[:MESSAGE_LIMIT]:
+                return True
+    except discord.HTTPException as exc:
+        log.warning("could not read the history of channel %s (%s)", channel_id, exc.status)
+    return False
+
+
+def saved_note(turn: Turn) -> str:
+    """What a player is told when their change is stored but its board could not be posted."""
+    what = f"Your move `{turn.move}` is saved" if turn.move else "Done: the game is saved"
+    return f"{what}. I couldn't post the board just now; it will be posted in this channel shortly."
+
+
+def sides(kind: GameKind, record: Record, *, you: int | None = None, open_seat: str = "whoever accepts") -> str:
+    """Who plays which side and who moves first, as a sentence: "Ann plays blue and moves first; Ben plays orange."
+    (Hong: "Ann plays the emperor and moves first; …"). ``you``: a user id addressed as "you" ("…; you play
+    orange."); an empty seat (an open challenge) is ``open_seat``."""
+    first = kind.new_game(record.options).to_move
+    parts = []
+    for seat in (0, 1):
+        player = record.players[seat]
+        who = "you" if player is not None and player.id == you else player.shown if player else open_seat
+        plural_verb = who == "you"
+        if seat == 0 and player is None or who == "you":  # words of ours at the start of a sentence: capitalised
+            who = who[:1].upper() + who[1:] if seat == 0 else who
+        part = f"{who} {'play' if plural_verb else 'plays'} {kind.role_article}{kind.roles[seat]}"
+        if seat == first:
+            part += f" and {'move' if plural_verb else 'moves'} first"
+        parts.append(part)
+    return f"{parts[0]}; {parts[1]}."
+
+
+def turn_number(game: Game) -> int:
+    """The number of the turn being played (1 for the first): turns, not moves — a Hong turn may hold a placement
+    and dragon actions. Counted by undoing moves on a copy (microseconds)."""
+    g, done = game.copy(), 0
+    while g.moves:
+        done += g.pending is None  # a turn ended after this move
+        g.pop()
+    return done + 1
 
 
 def status_line(kind: GameKind, game: Game, record: Record) -> str:
@@ -61,38 +130,65 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     return text, final_board_view(record.id)
 
 
-async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> None:
+async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> bool:
     """Post board + notation + next player: as the interaction's follow-up (after deferring), or in the
-    game's channel when there is no interaction (a timeout, the computer's move). Rendering runs off the event
-    loop. If the turn ended the game, ``game_finished`` is dispatched even when the post failed (the game's
-    state is committed: what follows from it happens anyway).
+    game's channel when there is no interaction (a timeout, the computer's move) or the interaction has expired.
+    Rendering runs off the event loop. Then the turn's announcement is marked done. If the turn ended the game,
+    ``game_finished`` is dispatched even when the post failed (the game's state is committed: what follows from
+    it happens anyway).
 
-    Raises:
-        discord.HTTPException: the post failed.
+    Never raises: when the post fails, the announcement stays in the outbox for the reconciler, and the player
+    (if they acted through an interaction) is told that their change is saved and the board follows.
+
+    Returns:
+        True if the board was posted.
     """
-    if interaction is not None and not interaction.response.is_done():
-        await interaction.response.defer(thinking=True)
+    posted = False
     try:
+        if interaction is not None and not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)
         text, view = turn_message(kind, turn)
-        file = await board_file(kind, turn.game, turn.record)
         extra = {"view": view} if view else {}
+        name = board_name(kind, turn.announcement)
         if interaction is not None:
-            await interaction.followup.send(text[:MESSAGE_LIMIT], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
-        else:
+            try:
+                await interaction.followup.send(text[:MESSAGE_LIMIT], file=await board_file(kind, turn.game, turn.record, name),
+                                                allowed_mentions=MENTION_PLAYERS, **extra)
+                posted = True
+            except discord.NotFound:  # the interaction expired: post in the channel instead
+                log.warning("interaction %s expired; posting game %s in its channel", interaction.id, turn.record.id)
+        if not posted:
             channel = bot.get_partial_messageable(turn.record.channel_id)
-            await channel.send(text[:MESSAGE_LIMIT], file=file, allowed_mentions=MENTION_PLAYERS, **extra)
-    finally:
-        if turn.finished:
-            bot.dispatch(GAME_FINISHED, turn.record)
+            await channel.send(text[:MESSAGE_LIMIT], file=await board_file(kind, turn.game, turn.record, name),
+                               allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
+            posted = True
+    except Exception:
+        log.exception("posting game %s in channel %s failed; the reconciler posts it later",
+                      turn.record.id, turn.record.channel_id)
+        if interaction is not None:
+            await refuse(interaction, saved_note(turn))
+    if posted and turn.announcement is not None:
+        try:
+            await bot.layer.outbox.done(turn.announcement)
+        except Exception:  # the reconciler will find the post and not repeat it
+            log.warning("could not mark game %s's post as made", turn.record.id, exc_info=True)
+    if turn.finished:
+        bot.dispatch(GAME_FINISHED, turn.record)
+    return posted
 
 
 async def send_quietly(bot: discord.Client, channel_id: int, text: str,
-                       mentions: discord.AllowedMentions = NO_MENTIONS) -> None:
-    """Post ``text`` in a channel outside any interaction; a failure is logged, never raised."""
+                       mentions: discord.AllowedMentions = NO_MENTIONS, *, nonce: str | None = None) -> bool:
+    """Post ``text`` in a channel outside any interaction; a failure is logged, never raised. ``nonce`` lets
+    Discord drop a retry of the same post. True if posted."""
     try:
-        await bot.get_partial_messageable(channel_id).send(text[:MESSAGE_LIMIT], allowed_mentions=mentions)
+        await bot.get_partial_messageable(channel_id).send(text[:MESSAGE_LIMIT], allowed_mentions=mentions,
+                                                           nonce=nonce)
+        return True
     except discord.HTTPException:
         log.warning("could not post in channel %s", channel_id)
+        return False
 
 
-__all__ = ["GAME_FINISHED", "board_file", "status_line", "turn_message", "post_turn", "send_quietly"]
+__all__ = ["GAME_FINISHED", "board_file", "board_name", "nonce", "already_posted", "saved_note", "status_line",
+           "turn_message", "post_turn", "send_quietly"]

@@ -17,6 +17,8 @@ import logging
 
 import discord
 from discord import app_commands
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine import IllegalMove
 
@@ -40,10 +42,14 @@ async def refuse(interaction: discord.Interaction, text: str) -> None:
         log.warning("could not send a refusal for interaction %s", interaction.id)
 
 
-def apology(game_names) -> str:
+def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
-    the command names of the hosted games)."""
+    the command names of the hosted games). When the game store could not be reached (``error`` a Redis
+    connection error), the change may or may not have been stored: say that a stored one's board follows."""
     boards = " or ".join(f"`/{name} board`" for name in game_names)
+    if isinstance(getattr(error, "original", error), (RedisConnectionError, RedisTimeoutError)):
+        return ("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
+                f"shortly; if not, please try again in a moment ({boards} shows the game as it is stored).")
     return f"Something went wrong on our side. Please try again; {boards} shows the game as it is stored."
 
 
@@ -66,7 +72,7 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     if text is None:
         what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
         log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
-        text = apology(getattr(interaction.client, "kinds", ()))
+        text = apology(getattr(interaction.client, "kinds", ()), error)
     await refuse(interaction, text)
 
 

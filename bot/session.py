@@ -2,7 +2,9 @@
 
 Pure of Discord: callers pass plain ids and names, and get back records (:class:`bot.record.Record`) and engine games.
 Every change is computed from the stored record and committed with :meth:`bot.store.GameStore.commit` against
-the version it was computed from; a lost race raises :class:`bot.errors.GameChanged` and changes nothing.
+the version it was computed from; a lost race raises :class:`bot.errors.GameChanged` and changes nothing. The
+commit carries what follows from the change (:class:`bot.store.Effects`): the turn's deadlines, the server's active
+set, and the announcements still to make (:mod:`bot.outbox`) — so none of it can be lost between two steps.
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from engine.result import EndReason
 from .deadlines import Deadline, Deadlines
 from .errors import GameChanged, UserError
 from .kinds import Game, GameKind
+from .outbox import START, Announcement, Outbox
 from .record import Event, Player, Record, Result, Status, Takeback
 from .settings import SettingsStore
-from .store import GameStore, Stored
+from .store import Effects, GameStore, Stored
 
 TAKEBACK_TIMEOUT = 300.0  # seconds an unanswered takeback request stays open
 
@@ -42,6 +45,7 @@ class Turn:
         player: the seat (0/1) that moved, resigned, ran out of time or took back; None for an abort.
         move: the move in canonical notation, or None when no move was played.
         event: what the change was (:class:`bot.record.Event`).
+        announcement: its board post, still to make (:mod:`bot.outbox`); None for a turn not from a commit.
     """
 
     record: Record
@@ -49,6 +53,7 @@ class Turn:
     player: int | None
     move: str | None
     event: Event = Event.MOVE
+    announcement: Announcement | None = None
 
     @property
     def finished(self) -> bool:
@@ -93,6 +98,7 @@ class GameLayer:
         self.kinds = kinds
         self.settings = settings or SettingsStore(store.redis)
         self.deadlines = Deadlines(store.redis, clock)
+        self.outbox = Outbox(store.redis, clock)
         self.challenge_timeout = challenge_timeout
         self.clock = clock
         self.rng = rng or random.Random()
@@ -177,8 +183,9 @@ class GameLayer:
             challenger=challenger.id, opponent=opponent.id if opponent else None, players=tuple(players),
             options=engine_options, created=now, updated=now, expires=now + self.challenge_timeout,
         )
-        await self._create(channel_id, record, stored)
-        await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires))
+        expire = Deadline("expire", channel_id, record.id, 0)
+        await self._create(channel_id, record, stored, Effects(cancel=self._deadlines_of(stored),
+                                                               schedule=((expire.member, record.expires),)))
         return record
 
     async def start_computer_game(
@@ -216,17 +223,26 @@ class GameLayer:
             raise UserError(self._busy_message(stored.record))
         return stored
 
-    async def _create(self, channel_id: int, record: Record, replacing: Stored | None) -> None:
-        if await self.store.commit(channel_id, record, replacing.version if replacing else 0) is None:
+    async def _create(self, channel_id: int, record: Record, replacing: Stored | None, effects: Effects) -> None:
+        if await self.store.commit(channel_id, record, replacing.version if replacing else 0, effects) is None:
             raise GameChanged("Someone started a game in this channel at the same moment. Try again in a moment.")
 
     async def _start(self, channel_id: int, record: Record, game: Game, replacing: Stored | None) -> Record:
-        """Store a new running game with its first turn's deadline and arm its timers."""
-        record = await self._with_deadline(record, record.started or self.clock())
-        await self._create(channel_id, record, replacing)
-        await self._arm_turn(record, game)
-        await self.store.mark_active(record.guild_id, channel_id)
+        """Store a new running game with its first turn's deadlines, its first board to post and (if the computer
+        moves first) the computer's turn, all in one commit."""
+        record, effects = await self._starting(record, game, (replacing.version if replacing else 0) + 1,
+                                               self._deadlines_of(replacing))
+        await self._create(channel_id, record, replacing, effects)
         return record
+
+    async def _starting(self, record: Record, game: Game, version: int, cancel: tuple[str, ...]) -> tuple[Record, Effects]:
+        """A game about to be stored at ``version`` as running, with its first turn timed, and the effects of
+        storing it: ``cancel`` removed, the turn's deadlines set, the first board (and the computer's turn) to
+        announce, the channel marked active."""
+        now = self.clock()
+        record, schedule = await self._timed(record, game, record.started or now)
+        announce = [self.outbox.entry(Announcement.start(record), now), *self._computer_entry(record, game, version, now)]
+        return record, Effects(cancel=cancel, schedule=schedule, announce=tuple(announce), active=True)
 
     def _new_id(self) -> str:
         return "".join(self.rng.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
@@ -284,12 +300,9 @@ class GameLayer:
         now = self.clock()
         record = record.replace(status=Status.ACTIVE, opponent=user.id, players=players, state=game.to_dict(),
                                 started=now, updated=now)
-        record = await self._with_deadline(record, now)
-        if await self.store.commit(channel_id, record, stored.version) is None:
+        record, effects = await self._starting(record, game, stored.version + 1, self._deadlines_of(stored))
+        if await self.store.commit(channel_id, record, stored.version, effects) is None:
             raise GameChanged("This challenge changed at the same moment (answered or withdrawn). Look again.")
-        await self.deadlines.cancel(Deadline("expire", channel_id, game_id, 0))
-        await self._arm_turn(record, game)
-        await self.store.mark_active(record.guild_id, channel_id)
         return record, game
 
     async def decline(self, channel_id: int, game_id: str, user_id: int) -> Record:
@@ -304,9 +317,8 @@ class GameLayer:
             if record.opponent is None:
                 raise UserError("This is an open challenge: accept it to play, or let it expire.")
             raise UserError("Only the challenged player can decline this challenge (or the challenger withdraw it).")
-        if await self.store.commit(channel_id, None, stored.version) is None:
+        if await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored))) is None:
             raise GameChanged("This challenge changed at the same moment. Look again.")
-        await self.deadlines.cancel(Deadline("expire", channel_id, game_id, 0))
         return record
 
     async def expire(self, channel_id: int, game_id: str) -> Record | None:
@@ -314,7 +326,7 @@ class GameLayer:
         stored = await self.store.get(channel_id)
         if stored is None or stored.record.id != game_id or not self._expired(stored.record):
             return None
-        if await self.store.commit(channel_id, None, stored.version) is None:
+        if await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored))) is None:
             return None
         return stored.record
 
@@ -325,17 +337,18 @@ class GameLayer:
         in the channel and that record is returned.
         """
         channel_id = record.channel_id
+        game = self.game_of(record)
         moved = record.replace(channel_id=thread_id, parent_id=channel_id)
-        if await self.store.commit(thread_id, moved, 0) is None:
+        moved, effects = await self._starting(moved, game, 1, ())
+        if await self.store.commit(thread_id, moved, 0, effects) is None:
             return record
         stored = await self.store.get(channel_id)
-        if stored is None or stored.record != record or await self.store.commit(channel_id, None, stored.version) is None:
-            await self.store.commit(thread_id, None, 1)
+        left = Effects(cancel=self._deadlines_of(stored), settle=(Announcement.start(record).member,), active=False)
+        if stored is None or stored.record != record or await self.store.commit(channel_id, None, stored.version, left) is None:
+            await self.store.commit(thread_id, None, 1, Effects(cancel=self._deadlines_of(Stored(moved, 1)),
+                                                                settle=(Announcement.start(moved).member,),
+                                                                active=False))
             return record
-        await self.deadlines.cancel_game(channel_id, record.id)
-        await self._arm_turn(moved, self.game_of(record))
-        await self.store.mark_active(record.guild_id, channel_id, False)
-        await self.store.mark_active(record.guild_id, thread_id)
         return moved
 
     # --- moves ------------------------------------------------------------------------------------
@@ -392,9 +405,12 @@ class GameLayer:
             return None
 
     async def reminder_due(self, channel_id: int, game_id: str, marker: int) -> tuple[Record, Game] | None:
-        """The game and engine state to remind about, if the turn that began after ``marker`` moves still runs."""
+        """The game and engine state to remind about, if the turn that began after ``marker`` moves still runs
+        and its time is not up (after downtime longer than the turn, the forfeit comes without a stale reminder)."""
         stored = await self.store.get(channel_id)
         if not self._same_turn(stored, game_id, marker):
+            return None
+        if stored.record.deadline is not None and stored.record.deadline <= self.clock():
             return None
         return stored.record, self.game_of(stored.record)
 
@@ -427,32 +443,67 @@ class GameLayer:
             )
         return seat
 
-    async def _with_deadline(self, record: Record, now: float) -> Record:
+    async def _timed(self, record: Record, game: Game, start: float) -> tuple[Record, tuple[tuple[str, float], ...]]:
+        """The record with its turn starting at ``start`` and its deadline set by the server's turn timer, and that
+        turn's deadlines: the forfeit, and the reminder at half time if reminders are on."""
         settings = await self.settings.get(record.guild_id)
-        return record.replace(turn_started=now, deadline=now + settings.turn_timer)
+        record = record.replace(turn_started=start, deadline=start + settings.turn_timer)
+        marker = len(game.moves)
+        items = [(Deadline("forfeit", record.channel_id, record.id, marker).member, record.deadline)]
+        if settings.reminders:
+            items.append((Deadline("remind", record.channel_id, record.id, marker).member,
+                          start + settings.turn_timer / 2))
+        return record, tuple(items)
+
+    @staticmethod
+    def _deadlines_of(stored: Stored | None) -> tuple[str, ...]:
+        """The deadlines a stored record has set (removed by the commit that replaces it)."""
+        if stored is None:
+            return ()
+        record = stored.record
+        cid, gid = record.channel_id, record.id
+        if record.status is Status.CHALLENGE:
+            return (Deadline("expire", cid, gid, 0).member,)
+        if record.status is Status.ACTIVE:
+            marker = len((record.state or {}).get("moves", ()))
+            return tuple(Deadline(what, cid, gid, marker).member for what in ("forfeit", "remind"))
+        return ()
+
+    def _computer_entry(self, record: Record, game: Game, version: int, now: float) -> list[tuple[str, float]]:
+        """The computer's turn to announce, if the computer is to move in ``game`` (stored at ``version``)."""
+        if game.is_over or not record.player(game.to_move).bot:
+            return []
+        return [self.outbox.entry(Announcement.computer(record, version), now)]
 
     async def _commit(self, stored: Stored, record: Record, kind: GameKind, game: Game, turn: Turn) -> Turn:
-        """Commit ``record`` with ``game``'s state: finished if the game is over or ``turn.event`` ends it."""
+        """Commit ``record`` with ``game``'s state: finished if the game is over or ``turn.event`` ends it.
+
+        In the same atomic step: the old turn's deadlines go and the new turn's are set (or, at the end, the
+        channel leaves the active set), and the board post, the computer's reply and a finished game's rating are
+        added to the outbox (the returned turn's ``announcement`` is the board post).
+        """
         now = self.clock()
         record = record.replace(state=game.to_dict(), updated=now)
         channel_id = stored.record.channel_id
-        ending = turn.event.ends_game or game.is_over
-        if ending:
+        version = stored.version + 1
+        announcement = Announcement("turn", channel_id, record.id, version, len(game.moves), turn.event.value)
+        announce = [self.outbox.entry(announcement, now)]
+        old = dict(cancel=self._deadlines_of(stored), settle=(Announcement.computer(record, stored.version).member,))
+        if turn.event.ends_game or game.is_over:
             record = record.replace(status=Status.FINISHED, ended=now, takeback=None,
                                     result=self._result(kind, game, record, turn))
-            ok = await self.store.finish(channel_id, record, stored.version)
+            announce.append(self.outbox.entry(Announcement.result(record), now))
+            ok = await self.store.finish(channel_id, record, stored.version,
+                                         Effects(**old, announce=tuple(announce), active=False))
         else:
-            record = await self._with_deadline(record, now)
-            ok = await self.store.commit(channel_id, record, stored.version) is not None
+            record, schedule = await self._timed(record, game, now)
+            announce += self._computer_entry(record, game, version, now)
+            ok = await self.store.commit(channel_id, record, stored.version,
+                                         Effects(**old, schedule=schedule, announce=tuple(announce))) is not None
         if not ok:
             raise GameChanged("The game changed at the same moment (another move, takeback or answer landed first). "
                               "Look at the board and try again.")
-        if ending:
-            await self.deadlines.cancel_game(channel_id, record.id)
-            await self.store.mark_active(record.guild_id, channel_id, False)
-        elif turn.event in (Event.MOVE, Event.TAKEBACK):
-            await self._arm_turn(record, game)
-        return Turn(record, game, turn.player, turn.move, turn.event)
+        return Turn(record, game, turn.player, turn.move, turn.event, announcement)
 
     @staticmethod
     def _result(kind: GameKind, game: Game, record: Record, turn: Turn) -> Result:
@@ -466,21 +517,45 @@ class GameLayer:
             return Result(None, EndReason.ABORTED, f"Aborted by {record.aborted_by.shown}: no result, unrated.")
         return Result(game.winner, EndReason.FINISHED, kind.result(game, record.names))
 
-    async def _arm_turn(self, record: Record, game: Game) -> None:
-        """Set the reminder (at half time, if reminders are on) and forfeit deadlines of the turn now running."""
-        settings = await self.settings.get(record.guild_id)
-        channel_id, marker = record.channel_id, len(game.moves)
-        start = record.turn_started or self.clock()
-        await self.deadlines.cancel_game(channel_id, record.id)
-        items = [(Deadline("forfeit", channel_id, record.id, marker), start + settings.turn_timer)]
-        if settings.reminders:
-            items.append((Deadline("remind", channel_id, record.id, marker), start + settings.turn_timer / 2))
-        await self.deadlines.schedule(*items)
+    async def announced(self, announcement: Announcement) -> tuple[Record, Game, Turn | None] | None:
+        """What a ``turn`` announcement of the outbox should post now: ``(record, game, turn)`` — ``turn`` None for a
+        game's first board — or None if it is stale (the game went on or was replaced: a later post shows it).
+
+        A running game's post is current while its move count is the announced one; a finished game's only for
+        the change that ended it.
+        """
+        a = announcement
+        stored = await self.store.get(a.channel_id)
+        if stored is not None and stored.record.id == a.game_id and stored.record.status is Status.ACTIVE:
+            record, game = stored.record, self.game_of(stored.record)
+            if len(game.moves) != a.moves:
+                return None
+            if a.event == START:
+                return record, game, None
+        else:
+            record = await self.store.finished(a.channel_id, a.game_id)
+            if record is None or record.result is None or a.event == START:
+                return None
+            game = self.game_of(record)
+            ending = Event.MOVE.value if record.result.reason is EndReason.FINISHED else record.result.reason.value
+            if len(game.moves) != a.moves or a.event != ending:
+                return None
+        event = Event(a.event)
+        if event in (Event.MOVE, Event.TAKEBACK):
+            last = turn_start(game)
+            player = game.to_move if event is Event.TAKEBACK else (last[1] if last else None)
+            move = game.moves[-1] if event is Event.MOVE and game.moves else None
+        else:
+            player = None if record.result is None or record.result.winner is None else 1 - record.result.winner
+            move = None
+        return record, game, Turn(record, game, player, move, event, a)
 
     async def rearm(self) -> int:
-        """At start-up: make sure every open challenge and running game has its deadlines (``ZADD NX``).
-
-        Covers a crash between a commit and its deadline write. Returns how many records were checked.
+        """Make sure every open challenge and running game has its deadlines (``ZADD NX``: a deadline already set
+        keeps its time) and its place in the server's active set, and that the computer moves where it is to
+        move (its turn made due now). At start-up and, in one process at a time, periodically: it covers records
+        from before deadlines were written with the commit, and anything given up. A SCAN of every record:
+        never on a move's path. Returns how many records were checked.
         """
         count = 0
         for channel_id in await self.store.channels_with_records():
@@ -493,14 +568,18 @@ class GameLayer:
                 await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires), only_new=True)
             elif record.status is Status.ACTIVE:
                 settings = await self.settings.get(record.guild_id)
-                marker = len(self.game_of(record).moves)
+                game = self.game_of(record)
+                marker = len(game.moves)
                 start = record.turn_started or record.updated
-                items = [(Deadline("forfeit", channel_id, record.id, marker), start + settings.turn_timer)]
+                forfeit_at = record.deadline or start + settings.turn_timer
+                items = [(Deadline("forfeit", channel_id, record.id, marker), forfeit_at)]
                 remind_at = start + settings.turn_timer / 2
                 if settings.reminders and remind_at > self.clock():  # a past reminder has been sent: not twice
                     items.append((Deadline("remind", channel_id, record.id, marker), remind_at))
                 await self.deadlines.schedule(*items, only_new=True)
                 await self.store.mark_active(record.guild_id, channel_id)
+                if not game.is_over and record.player(game.to_move).bot:
+                    await self.outbox.resume(Announcement.computer(record, stored.version))
         return count
 
     # --- takebacks --------------------------------------------------------------------------------

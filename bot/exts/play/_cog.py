@@ -16,13 +16,16 @@ from ...buttons import view
 from ...errors import UserError
 from ...kinds import Game, GameKind
 from ...options import person
-from ...posts import board_file, post_turn, send_quietly, status_line
+from ...outbox import Announcement
+from ...posts import board_file, board_name, nonce, post_turn, send_quietly, status_line
+from ...replies import refuse
 from ...record import Record
 from ...session import Person, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
 from ._buttons import BUTTONS, ChallengeButton, TakebackButton
 from ._computer import Computer
 from ._groups import game_group
+from ._reconciler import Reconciler
 from ._timers import Timers
 
 if TYPE_CHECKING:
@@ -45,40 +48,65 @@ class Play(commands.Cog):
         self.layer = bot.layer
         self.computer = Computer(self.layer, self.post_turn)
         self.timers = Timers(bot, self.layer, self.post_turn, bot.poll_interval)
+        self.reconciler = Reconciler(bot, self.layer, self.post_turn, self.post_board, self.computer, bot.poll_interval)
         self.__cog_app_commands__.extend(game_group(kind, self) for kind in bot.kinds.values())
 
     async def cog_load(self) -> None:
-        """Buttons, then every deadline re-armed and polled, then the computer's pending turns resumed."""
+        """Buttons, then every game's deadlines checked (and the computer's turns made due), then the deadlines
+        and the outbox polled (the reconciler makes what an earlier run left unannounced)."""
         self.bot.add_dynamic_items(*BUTTONS)
         log.info("checked the deadlines of %d challenge(s) and game(s)", await self.layer.rearm())
         self.timers.start()
-        log.info("resumed %d computer turn(s)", await self.computer.resume())
+        self.reconciler.start()
 
     async def cog_unload(self) -> None:
         """Stop the timers — a deadline being handled finishes first (a few seconds at most) — and the
         computer's thinking."""
         self.bot.remove_dynamic_items(*BUTTONS)
         await self.timers.stop()
+        await self.reconciler.stop()
         self.computer.close()
 
     # --- posting ----------------------------------------------------------------------------------
 
-    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> None:
-        """Post a committed turn (:func:`bot.posts.post_turn`); then, if the computer is to move, let it."""
+    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> bool:
+        """Post a committed turn (:func:`bot.posts.post_turn`, never raises); then, if the computer is to move, let
+        it. True if the board was posted."""
         try:
-            await post_turn(self.bot, interaction, kind, turn)
+            return await post_turn(self.bot, interaction, kind, turn)
         finally:
             self.computer.to_move(turn.record, turn.game)
+
+    async def post_board(self, kind: GameKind, game: Game, record: Record, announcement: Announcement) -> bool:
+        """Post a game's first board in its channel (the reconciler, when the start's post was not made), and mark
+        it done. True if posted."""
+        text = f"**{kind.title}** — the game begins!\n{status_line(kind, game, record)}"
+        await self.bot.get_partial_messageable(record.channel_id).send(
+            text[:2000], file=await board_file(kind, game, record, board_name(kind, announcement)),
+            allowed_mentions=MENTION_PLAYERS, nonce=nonce(announcement),
+        )
+        await self.layer.outbox.done(announcement)
+        self.computer.to_move(record, game)
+        return True
 
     async def post_start(self, interaction: discord.Interaction, kind: GameKind, game: Game, record: Record,
                          text: str) -> None:
         """Post a new game's first board as the interaction's follow-up (after deferring, if not done yet)."""
-        if not interaction.response.is_done():
-            await interaction.response.defer(thinking=True)
-        text = f"{text}\n{status_line(kind, game, record)}"
-        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record),
-                                        allowed_mentions=MENTION_PLAYERS)
-        self.computer.to_move(record, game)
+        announcement = Announcement.start(record)
+        try:
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
+            text = f"{text}\n{status_line(kind, game, record)}"
+            await interaction.followup.send(text[:2000], file=await board_file(kind, game, record,
+                                                                              board_name(kind, announcement)),
+                                            allowed_mentions=MENTION_PLAYERS)
+        except Exception:  # the game is stored: its first board is posted by the reconciler
+            log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
+            await refuse(interaction, "The game is saved and has started. I couldn't post its board just now; it "
+                                      "will be posted in this channel shortly.")
+        else:
+            await self.layer.outbox.done(announcement)
+            self.computer.to_move(record, game)
 
     @commands.Cog.listener()
     async def on_game_finished(self, record: Record) -> None:
@@ -170,8 +198,11 @@ class Play(commands.Cog):
         if thread is not None:
             record = await self.layer.move_to_thread(record, thread.id)
             if record.channel_id == thread.id:
+                announcement = Announcement.start(record)
                 await thread.send(f"{begins}\n{status_line(kind, game, record)}",
-                                  file=await board_file(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+                                  file=await board_file(kind, game, record, board_name(kind, announcement)),
+                                  allowed_mentions=MENTION_PLAYERS)
+                await self.layer.outbox.done(announcement)
                 await interaction.followup.send(
                     f"**{kind.title}** {a} vs {b} has started in its own thread: {thread.mention}",
                     allowed_mentions=NO_MENTIONS,

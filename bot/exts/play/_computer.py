@@ -75,18 +75,6 @@ class Computer:
         finally:
             self._thinking.pop((channel_id, game_id, state_key), None)
 
-    async def resume(self) -> int:
-        """At start-up: let the computer move in every running game where it is to move. Returns how many."""
-        count = 0
-        for channel_id in await self.layer.store.channels_with_records():
-            stored = await self.layer.store.get(channel_id)
-            if stored and stored.record.status is Status.ACTIVE:
-                game = self.layer.game_of(stored.record)
-                if stored.record.player(game.to_move).bot:
-                    self.to_move(stored.record, game)
-                    count += 1
-        return count
-
     def close(self) -> None:
         """Stop thinking: cancel every pending move and shut the worker pool down."""
         for task in list(self._thinking.values()):

@@ -1,8 +1,9 @@
 """The turn timers on Discord: poll Redis for due deadlines and act on each once.
 
-Deadlines live in Redis (:mod:`bot.deadlines`) and are claimed with ``ZREM``, so each fires exactly once across
-bot processes. What they do here: ``expire`` edits a challenge nobody answered, ``remind`` pings the player to
-move, ``forfeit`` ends the game on time and posts its last board.
+Deadlines live in Redis (:mod:`bot.deadlines`) and are leased to one process at a time and settled once
+handled, so each fires once across bot processes and none is lost to a crash. What they do here: ``expire``
+edits a challenge nobody answered, ``remind`` pings the player to move, ``forfeit`` ends the game on time and
+posts its last board.
 """
 from __future__ import annotations
 
@@ -57,13 +58,15 @@ class Timers:
                 pass
 
     async def fire_due(self) -> int:
-        """Claim and handle every deadline due now (each fires once across all bot processes). Returns how many."""
+        """Claim and handle every deadline due now (each leased to one process; settled once handled, so a crash
+        in between leaves it to fire again when the lease ends). Returns how many were claimed."""
         claimed = await self.layer.deadlines.claim_due()
         for deadline in claimed:
             try:
                 await self._fire(deadline)
+                await self.layer.deadlines.done(deadline)
             except Exception:
-                log.exception("deadline %s failed", deadline.member)
+                log.exception("deadline %s failed; it fires again when its lease ends", deadline.member)
         return len(claimed)
 
     async def _fire(self, deadline: Deadline) -> None:
@@ -99,7 +102,7 @@ class Timers:
             self.bot, deadline.channel_id,
             f"⏰ {record.mention(game.to_move)}, it's your turn in **{kind.title}** ({kind.roles[game.to_move]}). "
             f"You have {left} left before you forfeit.",
-            MENTION_PLAYERS,
+            MENTION_PLAYERS, nonce=f"r{deadline.game_id}-{deadline.marker}",
         )
 
     async def stop(self, grace: float = 5.0) -> None:

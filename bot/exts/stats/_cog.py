@@ -26,7 +26,8 @@ from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, build_gif, posi
 from ...errors import UserError
 from ...games import all_kinds
 from ...kinds import GameKind
-from ...posts import board_file, send_quietly
+from ...outbox import Announcement
+from ...posts import already_posted, board_file, nonce, send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
 from ...records import Records
@@ -90,24 +91,46 @@ class Stats(commands.Cog):
     @commands.Cog.listener()
     async def on_game_finished(self, record: Record) -> None:
         """A game has ended (its final board is posted): record and rate it, then post the rating change in the
-        game's channel.
+        game's channel (:meth:`after_game`)."""
+        await self.after_game(record)
 
-        Never raises: a failure is logged; the game's result is already stored, and the sweep after the next
-        finished game (or at start-up) records and rates it.
+    @commands.Cog.listener()
+    async def on_game_result_due(self, record: Record) -> None:
+        """The play cog's reconciler: a finished game's record, rating or rating line was left undone (a crash or
+        a failure before it was made): finish it (:meth:`after_game`)."""
+        await self.after_game(record)
+
+    async def after_game(self, record: Record) -> None:
+        """Record and rate a finished game (each exactly once), then post its rating change once, and mark the
+        game's ``result`` announcement (:mod:`bot.outbox`) done.
+
+        Never raises: a failure is logged and the announcement stays for the reconciler (the game's result is
+        already stored; the sweep after the next finished game, or at start-up, also records and rates it).
         """
         if not record.finished:
             return
         task = asyncio.current_task()
         self._recording.add(task)
+        outbox = self.bot.layer.outbox
+        announcement = Announcement.result(record)
+        held = False
         try:
-            await self.records.on_finished(record)
+            if not await self.records.on_finished(record):
+                return
+            if not await outbox.is_pending(announcement) or not (held := await outbox.hold(announcement)):
+                return  # made already, or being made by another handler right now
             change = await self.ratings.change(record.kind, guild_scope(record.guild_id), record.id)
             line = rating_change_line(record, change)
-            if line:
-                await send_quietly(self.bot, record.channel_id, f"📈 {self._title(record)} · {line}")
+            text = f"📈 {self._title(record)} · {line}"
+            if line and not await already_posted(self.bot, record.channel_id, text=text):
+                if not await send_quietly(self.bot, record.channel_id, text, nonce=nonce(announcement)):
+                    return
+            await outbox.done(announcement)
         except Exception:
             log.exception("after game %s ended: recording or posting the rating change failed", record.id)
         finally:
+            if held:
+                await outbox.release(announcement)
             self._recording.discard(task)
 
     # --- /leaderboard -----------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""The reconciler: makes every announcement a stored change left undone, and keeps every game's timers armed.
+
+Every commit writes its announcements to the outbox (:mod:`bot.outbox`) in the same atomic step; the bot that made
+the change normally makes them at once. Whatever it could not make — Redis or Discord failed just then, or the
+process was killed — this task makes, in one process at a time (each announcement is leased to one claimer):
+
+- ``turn``: the board post, unless the game went on since (a later post shows it) or it was posted already
+  (the board's file name carries the announcement's tag: the channel's recent messages are checked first);
+- ``computer``: the computer's reply, if it is still to move in that position and not thinking here already;
+- ``result``: a finished game's record, rating and rating line — handed to the stats cog
+  (the ``game_result_due`` event), which marks it done.
+
+Every :data:`REARM_EVERY` seconds one process (a short Redis lock) also runs :meth:`bot.session.GameLayer.rearm`:
+every running game gets any missing deadline back and the computer resumes where it is to move.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Awaitable, Callable
+
+import discord
+
+from ...kinds import GameKind
+from ...outbox import MAX_TRIES, Announcement
+from ...posts import already_posted, board_name
+from ...session import GameLayer, Turn
+from ...store import Keys
+from ._computer import Computer
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two checks of every game's deadlines (one process does it).
+REARM_EVERY = 600.0
+#: The event the stats cog handles for a finished game whose record, rating or rating line is still due.
+RESULT_DUE = "game_result_due"
+
+
+class Reconciler:
+    """Polls the outbox every ``poll_interval`` seconds while started.
+
+    Args:
+        bot: the client (reads channel history, dispatches :data:`RESULT_DUE`).
+        layer: the game layer (outbox, records).
+        post_turn: posts a committed turn in its channel (and marks its announcement done).
+        post_start: posts a game's first board in its channel: ``(kind, game, record, announcement)``.
+        computer: the computer opponent of this process.
+        poll_interval: seconds between polls.
+    """
+
+    def __init__(self, bot: discord.Client, layer: GameLayer, post_turn: Callable[[None, GameKind, Turn], Awaitable],
+                 post_start: Callable[..., Awaitable], computer: Computer, poll_interval: float = 1.0) -> None:
+        self.bot = bot
+        self.layer = layer
+        self.post_turn = post_turn
+        self.post_start = post_start
+        self.computer = computer
+        self.poll_interval = poll_interval
+        self._task: asyncio.Task | None = None
+        self._stopping = asyncio.Event()
+
+    def start(self) -> None:
+        """Start polling (once)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Stop polling, letting an announcement being made finish (up to ``grace`` seconds)."""
+        self._stopping.set()
+        if self._task:
+            try:
+                await asyncio.wait_for(self._task, grace)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+            self._task = None
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.reconcile()
+                await self.rearm_if_due()
+            except Exception:
+                log.exception("reconciling the outbox failed")
+            try:  # sleep, but wake at once when asked to stop
+                await asyncio.wait_for(self._stopping.wait(), self.poll_interval)
+            except asyncio.TimeoutError:
+                pass
+
+    async def rearm_if_due(self) -> bool:
+        """Run the periodic check of every game's deadlines if no process did in the last :data:`REARM_EVERY`
+        seconds. True if this process ran it."""
+        if not await self.layer.store.redis.set(Keys.REARM_LOCK, "1", nx=True, ex=int(REARM_EVERY)):
+            return False
+        log.info("periodic check: %d challenge(s) and game(s) have their deadlines", await self.layer.rearm())
+        return True
+
+    async def reconcile(self) -> int:
+        """Claim every announcement due now and make it. Returns how many were settled."""
+        settled = 0
+        for announcement in await self.layer.outbox.claim():
+            try:
+                finished = await self._make(announcement)
+            except Exception:
+                log.exception("announcement %s failed (claim %d); retried later", announcement.member,
+                              announcement.tries)
+                finished = False
+            if not finished and announcement.tries >= MAX_TRIES:
+                log.error("giving up announcement %s after %d tries", announcement.member, announcement.tries)
+                finished = True
+            if finished:
+                await self.layer.outbox.settle(announcement)
+                settled += 1
+        return settled
+
+    async def _make(self, a: Announcement) -> bool:
+        """Make one announcement; True when it is made or no longer needed (settle it), False to retry later."""
+        if a.what == "turn":
+            return await self._turn(a)
+        if a.what == "computer":
+            return await self._computer(a)
+        if a.what == "result":
+            record = await self.layer.store.finished(a.channel_id, a.game_id)
+            if record is None:
+                return True
+            self.bot.dispatch(RESULT_DUE, record)  # the stats cog marks it done once made
+            return False
+        log.warning("unknown announcement %s dropped", a.member)
+        return True
+
+    async def _turn(self, a: Announcement) -> bool:
+        found = await self.layer.announced(a)
+        if found is None:
+            log.info("announcement %s is stale (the game went on): not posted", a.member)
+            return True
+        record, game, turn = found
+        kind = self.layer.kinds[record.kind]
+        if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a)):
+            await self.layer.outbox.done(a)
+            if turn is None or not turn.finished:
+                self.computer.to_move(record, game)
+            return True
+        log.info("posting announcement %s left undone", a.member)
+        if turn is None:
+            return bool(await self.post_start(kind, game, record, a))
+        return bool(await self.post_turn(None, kind, turn))
+
+    async def _computer(self, a: Announcement) -> bool:
+        stored = await self.layer.store.get(a.channel_id)
+        if stored is None or stored.record.id != a.game_id or stored.version != a.version:
+            return True  # that position is gone; the game's later commit settles its own
+        game = self.layer.game_of(stored.record)
+        if game.is_over or not stored.record.player(game.to_move).bot:
+            return True
+        self.computer.to_move(stored.record, game)  # settled by the commit of its move
+        return False
+
+
+__all__ = ["Reconciler", "REARM_EVERY", "RESULT_DUE"]
