@@ -34,6 +34,9 @@ _MARKS_LIMIT = 4
 _ZWJ = "\u200d"
 #: Format characters a name may keep: joiners (emoji sequences, Persian, Indic) and tag characters (flags).
 _KEEP_FORMAT = {"\u200c", _ZWJ}
+#: Letters that draw as blank space, picked to look nameless: the Hangul fillers, the Braille blank, the combining
+#: grapheme joiner and Khmer's invisible inherent vowels.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5")
 _lock = threading.RLock()
 
 
@@ -94,11 +97,12 @@ def _face(cluster: str) -> Face | None:
 def clean_name(name: object, fallback: str) -> str:
     """A player's display name made fit to draw on one line.
 
-    Letters of every script and emoji are kept (NFC-normalised); control characters, bidirectional overrides and
-    other invisible formatting are dropped (joiners, which emoji and some scripts need, are kept); runs of
-    whitespace become one space; at most 4 combining marks stay on a letter; at most 200 characters are kept; a
-    character no font of the chain has is dropped. Returns ``fallback`` if nothing drawable is left (``""``,
-    ``None``, only controls or private-use characters). Never raises.
+    Letters of every script and emoji are kept (NFC-normalised); control characters, bidirectional overrides,
+    other invisible formatting and letters that draw as blank space (Hangul fillers, the Braille blank) are
+    dropped (joiners, which emoji and some scripts need, are kept); runs of whitespace become one space; at most 4
+    combining marks stay on a letter; at most 200 characters are kept; a character no font of the chain has is
+    dropped. Returns ``fallback`` if nothing drawable is left (``""``, ``None``, only controls, blanks or
+    private-use characters). Never raises.
     """
     text = str(name)[: _NAME_LIMIT * 4] if name is not None else ""
     text = unicodedata.normalize("NFC", text)
@@ -106,7 +110,7 @@ def clean_name(name: object, fallback: str) -> str:
     for ch in text:
         if ch.isspace():
             kept.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or (
+        elif ch in _BLANK or unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or (
                 unicodedata.category(ch) == "Cf" and ch not in _KEEP_FORMAT and not 0xE0020 <= ord(ch) <= 0xE007F):
             continue
         else:

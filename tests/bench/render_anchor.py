@@ -7,6 +7,7 @@ Not a dependency of the project: install ``chess`` and ``cairosvg`` in the virtu
 """
 from __future__ import annotations
 
+import random
 import statistics
 import subprocess
 import sys
@@ -51,6 +52,27 @@ def print_ratio(ours: dict[str, float], before: float | None, after: float | Non
     print(f"anchor: python-chess SVG → cairosvg PNG 640 px, median {anchor:.1f} ms (before {before:.1f}, after "
           f"{after:.1f}); our slowest median {worst:.1f} ms ({label}) = {worst / anchor:.3f}× the anchor "
           f"({verdict} the ≤ {TARGET_RATIO}× target)")
+
+
+def as_played(new_game, render, games: int = 3) -> str:
+    """A line on drawing games as the bot does: every position once (so each new building, tile combination and
+    line of text is drawn for the first time), ``games`` seeded random games with names in several scripts."""
+    pool = ["Ann", "李小龙", "Борис", "محمد علي", "🐉 Drake", "Zoë", "김민준", "Αλέξανδρος"]
+    times = []
+    for seed in range(games):
+        rng = random.Random(seed)
+        names = tuple(rng.sample(pool, 2))
+        game = new_game(seed)
+        while True:
+            start = time.perf_counter()
+            render(game, names)
+            times.append((time.perf_counter() - start) * 1000)
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+    times.sort()
+    return (f"as played (each position drawn once, {games} games, {len(times)} boards): median "
+            f"{statistics.median(times):.1f} ms, p95 {times[int(0.95 * len(times))]:.1f} ms")
 
 
 def first_render(game_module: str, setup: str, names: tuple[str, str]) -> float:

@@ -8,7 +8,8 @@ Run on demand (not part of the tests):
 Positions are reproducible: seed 1, random legal moves from random.Random(board name). Stages: start, mid-game,
 end (board full), and for the base game "decided early" (the dragon master reached the threshold with spaces left;
 a greedy dragon master finds one), for the expansion a pending summon; the castle's mid-game also resigned, timed out
-and aborted. The first render of each position warms the caches and is not counted. CPU time is shown next to wall
+and aborted. The first render of each position warms the caches and is not counted; the last lines draw whole
+castle games position by position as the bot does (caches cold for each new tile and line of text). CPU time is shown next to wall
 time: on a shared machine the wall time can be inflated by other work. With ``chess`` and ``cairosvg`` installed the
 anchor is timed before and after, and the slowest median is printed as a fraction of it (target ≤ 0.1×).
 """
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from PIL import Image  # noqa: E402
-from render_anchor import anchor_ms, first_render, print_ratio  # noqa: E402
+from render_anchor import anchor_ms, as_played, first_render, print_ratio  # noqa: E402
 
 from engine.hong import new_game  # noqa: E402
 from engine.result import Ended  # noqa: E402
@@ -114,6 +115,9 @@ def main() -> None:
                 if args.save:
                     (args.save / f"hong_{board}_{'lair' if expansion else 'base'}_{stage}.png").write_bytes(png)
     print_ratio(medians, before, anchor_ms())
+    for lair in (False, True):
+        print(f"castle, lair {'on' if lair else 'off'}:",
+              as_played(lambda seed: new_game("castle", seed=seed, expansion=lair), render_board))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ Run on demand (not part of the tests)::
 
 Stages: an opening (3 turns), a busy mid-game (roofs, 5-piece buildings, quick blocks; seeded random legal turns
 that favour building up), the finished game, the mid-game resigned, timed out and aborted, and a first render in a
-fresh interpreter (fonts opened) with Latin names and with Chinese, Arabic and emoji names. ``--save DIR`` also
+fresh interpreter (fonts opened) with Latin names and with Chinese, Arabic and emoji names, and whole games drawn
+position by position as the bot draws them (caches cold for each new building and line of text). ``--save DIR`` also
 writes each stage's PNG there, to look at. With ``chess`` and ``cairosvg`` installed the anchor is timed before and
 after, and the slowest median is printed as a fraction of it (target ≤ 0.1×).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from render_anchor import anchor_ms, first_render, print_ratio  # noqa: E402
+from render_anchor import anchor_ms, as_played, first_render, print_ratio  # noqa: E402
 
 from engine.hongkong import HongKongGame, new_game, parse_square  # noqa: E402
 from engine.result import Ended  # noqa: E402
@@ -110,6 +111,7 @@ def main() -> None:
         if args.save:
             (args.save / f"hk_{label}.png").write_bytes(render_board(game, NAMES, ended=ended))
     print_ratio(medians, before, anchor_ms())
+    print(as_played(lambda seed: new_game(first=seed % 2), render_board))
 
 
 if __name__ == "__main__":

@@ -132,6 +132,7 @@ def test_clean_name():
     assert clean_name("", "Player 1") == "Player 1"
     assert clean_name("\u200d\u0301", "Player 2") == "Player 2"
     assert clean_name("\ue000\U0010fffd", "Player 2") == "Player 2"  # private use only: nothing to draw
+    assert clean_name("\u3164\u2800 \u115f", "Player 1") == "Player 1"  # blank letters picked to look nameless
     assert clean_name(None, "Player 1") == "Player 1"
     assert len(clean_name("x" * 10_000, "P")) == 200
     assert clean_name("x" + "\u0301" * 12, "P") == "x" + "\u0301" * 4  # no tower of accents
