@@ -14,9 +14,9 @@ import zlib
 from typing import Iterable, Sequence
 
 try:  # zlib-ng deflates palette images two to three times as fast as zlib, to the same format
-    from zlib_ng.zlib_ng import compress as _deflate
+    from zlib_ng import zlib_ng as _zlib
 except ImportError:  # pragma: no cover - zlib-ng is a dependency; this keeps a broken install drawing
-    from zlib import compress as _deflate
+    _zlib = zlib  # type: ignore[assignment]
 
 from PIL import Image, ImageDraw
 
@@ -182,14 +182,16 @@ def to_png(image: Image.Image, level: int = PNG_LEVEL) -> bytes:
     if image.mode != "P":
         raise ValueError(f"to_png needs a palette image, not {image.mode}")
     width, height = image.size
-    raw = image.tobytes()
-    rows = memoryview(raw)
-    data = b"".join(b"\0" + rows[y * width:(y + 1) * width] for y in range(height))  # filter type 0 per row
+    # Each row of a PNG starts with its filter type (0, none). Pillow's raw encoder pads rows to a stride with
+    # zeros, so rows of width + 1 bytes, shifted by one byte, are exactly that: 0, row 1, 0, row 2, ...
+    rows = memoryview(image.tobytes("raw", "P", width + 1))
+    deflate = _zlib.compressobj(level)
+    idat = deflate.compress(b"\0") + deflate.compress(rows[:-1]) + deflate.flush()
     palette = bytes(image.getpalette() or [])  # type: ignore[arg-type]
     return b"".join((
         b"\x89PNG\r\n\x1a\n",
         _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
         _chunk(b"PLTE", palette),
-        _chunk(b"IDAT", _deflate(data, level)),
+        _chunk(b"IDAT", idat),
         _chunk(b"IEND", b""),
     ))

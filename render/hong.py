@@ -133,23 +133,31 @@ def _head(d: ImageDraw.ImageDraw, s: float, side: str, colour: Colour) -> None:
         d.ellipse((x - r, y - r, x + r, y + r), fill=_TILE)
 
 
-def _sprite(size: int, draw) -> tuple[Image.Image, Image.Image]:
+def _sprite(size: int, draw) -> Image.Image:
     """Run ``draw(ImageDraw, s)`` on a transparent square of ``size * _SS`` pixels; return it scaled down to
-    ``size``, laid on wood and quantised to :data:`PALETTE`, with the mask of the pixels it covers."""
+    ``size`` (RGBA, anti-aliased)."""
     s = size * _SS
     im = Image.new("RGBA", (s, s), (0, 0, 0, 0))
     draw(ImageDraw.Draw(im), s)
-    im = im.resize((size, size), Image.Resampling.BOX)  # area average: anti-aliased, and compresses well
-    ground = Image.new("RGB", (size, size), _WOOD)
-    alpha = im.getchannel("A")
-    ground.paste(im, (0, 0), alpha)
-    return PALETTE.quantize(ground), alpha.point([0] + [255] * 255)
+    return im.resize((size, size), Image.Resampling.BOX)  # area average: anti-aliased, and compresses well
+
+
+def _on(sprite: Image.Image, ground: Image.Image) -> Image.Image:
+    """``sprite`` (RGBA) laid on ``ground`` (any mode) and quantised to :data:`PALETTE`."""
+    out = ground.convert("RGB")
+    out.paste(sprite, (0, 0), sprite)
+    return PALETTE.quantize(out)
+
+
+def _on_wood(sprite: Image.Image) -> tuple[Image.Image, Image.Image]:
+    """``sprite`` laid on wood, with the mask of the pixels it covers (for pasting over grid lines and edges)."""
+    return _on(sprite, Image.new("RGB", sprite.size, _WOOD)), sprite.getchannel("A").point([0] + [255] * 255)
 
 
 @lru_cache(maxsize=256)
-def _tile_sprite(size: int, orient: str, body: Colour, head_a: Colour, head_b: Colour):
-    """A dragon tile: segment along ``orient`` in colour ``body``; heads on the other two edges
-    (N, S for ``H``; W, E for ``V``) in colours ``head_a``, ``head_b``. (image, mask), ``size`` square."""
+def _tile_sprite(size: int, orient: str, body: Colour, head_a: Colour, head_b: Colour) -> Image.Image:
+    """A dragon tile (RGBA, ``size`` square): segment along ``orient`` in colour ``body``; heads on the other two
+    edges (N, S for ``H``; W, E for ``V``) in colours ``head_a``, ``head_b``."""
 
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         inset = s * 0.035
@@ -169,13 +177,43 @@ def _tile_sprite(size: int, orient: str, body: Colour, head_a: Colour, head_b: C
 
 
 @lru_cache(maxsize=16)
+def _grounds(board: Board, expansion: bool) -> tuple[dict[tuple[int, int], int], tuple[Image.Image, ...]]:
+    """What each space of ``board`` shows under a tile (wood, grid lines, the outline on edge spaces): a space
+    ``(col, row)`` → the index of its ground among the distinct ones, and those grounds."""
+    L = _layout(board, expansion)
+    s, background = L["cell"], _background(board, expansion)
+    index: dict[tuple[int, int], int] = {}
+    seen: dict[bytes, int] = {}
+    grounds: list[Image.Image] = []
+    for i, ch in enumerate(board.template):
+        if ch != ".":
+            continue
+        col, row = i % board.width, i // board.width
+        x, y = L["left"] + col * s, L["top"] + row * s
+        ground = background.crop((x, y, x + s, y + s))
+        index[(col, row)] = seen.setdefault(ground.tobytes(), len(grounds))
+        if index[(col, row)] == len(grounds):
+            grounds.append(ground)
+    return index, tuple(grounds)
+
+
+@lru_cache(maxsize=1024)
+def _tile_on_ground(board: Board, expansion: bool, ground: int, orient: str, body: Colour, head_a: Colour,
+                    head_b: Colour) -> Image.Image:
+    """A tile laid on ground number ``ground`` of ``board`` (see :func:`_grounds`): opaque, so it is pasted without
+    a mask (five times as fast as a masked paste; a full board has 60–80 tiles)."""
+    size = _layout(board, expansion)["cell"]
+    return _on(_tile_sprite(size, orient, body, head_a, head_b), _grounds(board, expansion)[1][ground])
+
+
+@lru_cache(maxsize=16)
 def _stone_sprite(size: int):
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         d.ellipse((s * 0.14, s * 0.20, s * 0.88, s * 0.86), fill=_STONE_DARK)
         d.ellipse((s * 0.12, s * 0.15, s * 0.86, s * 0.80), fill=_STONE)
         d.ellipse((s * 0.25, s * 0.24, s * 0.50, s * 0.40), fill=_STONE_LIGHT)
 
-    return _sprite(size, draw)
+    return _on_wood(_sprite(size, draw))
 
 
 @lru_cache(maxsize=16)
@@ -188,7 +226,7 @@ def _pond_sprite(size: int):
                 a = x0 + j * s * w
                 d.arc((a, s * k - s * 0.05, a + s * w, s * k + s * 0.05), 200, 340, fill=WHITE, width=int(s * 0.025))
 
-    return _sprite(size, draw)
+    return _on_wood(_sprite(size, draw))
 
 
 @lru_cache(maxsize=16)
@@ -199,7 +237,7 @@ def _tree_sprite(size: int):
             d.ellipse((s * (cx - r), s * (cy - r), s * (cx + r), s * (cy + r)), fill=_LEAF)
         d.ellipse((s * 0.40, s * 0.16, s * 0.56, s * 0.30), fill=_LEAF_LIGHT)
 
-    return _sprite(size, draw)
+    return _on_wood(_sprite(size, draw))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -502,6 +540,7 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs) -> None:
         heads[(h.heads[1], 0)] = col
 
     stone, stone_mask = _stone_sprite(s)
+    grounds = _grounds(b, game.expansion)[0]
     for r in range(b.height):
         for col in range(b.width):
             ch = rows[r][col]
@@ -511,9 +550,8 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs) -> None:
                 c.paste(stone, xy(col, r), stone_mask)
                 continue
             sq = f"{chr(65 + col)}{r + 1}"
-            sprite, mask = _tile_sprite(s, ch, body.get(sq, _DRAGON), heads.get((sq, 0), _DRAGON),
-                                        heads.get((sq, 1), _DRAGON))
-            c.paste(sprite, xy(col, r), mask)
+            c.paste(_tile_on_ground(b, game.expansion, grounds[(col, r)], ch, body.get(sq, _DRAGON),
+                                    heads.get((sq, 0), _DRAGON), heads.get((sq, 1), _DRAGON)), xy(col, r))
 
     # The squares the last move changed (under the Hongs' outlines and badges, which matter more).
     for sq in game.last_changed:
