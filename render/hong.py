@@ -197,7 +197,7 @@ def _grounds(board: Board, expansion: bool) -> tuple[dict[tuple[int, int], int],
     return index, tuple(grounds)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # about 6 MB at most
 def _tile_on_ground(board: Board, expansion: bool, ground: int, orient: str, body: Colour, head_a: Colour,
                     head_b: Colour) -> Image.Image:
     """A tile laid on ground number ``ground`` of ``board`` (see :func:`_grounds`): opaque, so it is pasted without

@@ -158,7 +158,7 @@ def _draw_centre_flag(c: Canvas, x1: int, y0: int) -> None:
     c.polygon([(x1 - 2 - _CENTRE_FLAG, y0 + 1), (x1 - 2, y0 + 1), (x1 - 2, y0 + 1 + _CENTRE_FLAG)], fill=MUTED)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)  # about 15 MB at most
 def _plot_image(stack: Stack, centre: bool) -> Image.Image:
     """One plot with its building, CELL × CELL: ground, stack view, slabs, face or roof, the number of blocks."""
     image = PALETTE.new((CELL, CELL), GROUND_CENTRE if centre else GROUND)
