@@ -16,7 +16,9 @@ from .words import user_name
 #: The computer's levels, as a slash-command option (Discord shows them as choices).
 LEVEL = Literal["easy", "medium", "hard"]
 #: Help of every challenge command's ``opponent`` option.
-OPPONENT_HELP = "Who you want to play (leave out: anyone may accept; the bot itself: the computer)"
+OPPONENT_HELP = "Who you want to play: the bot itself plays as the computer (default: anyone may accept)"
+#: Help of the ``ephemeral`` option of the commands that show something (boards, stats).
+EPHEMERAL_HELP = "True: show the answer only to you (default False: everyone in the channel sees it)"
 #: Help of every challenge command's ``level`` option.
 LEVEL_HELP = "Against the computer: easy, medium (default) or hard"
 #: Discord's limit on autocomplete choices.
@@ -38,4 +40,4 @@ def person(user: discord.abc.User) -> Person:
     return Person(user.id, user_name(user))
 
 
-__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "MAX_CHOICES", "choices", "person"]
+__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "person"]

@@ -71,6 +71,12 @@ def result_for(record: Record, user_id: int) -> str:
     return ("won" if result.winner == record.seat_of(user_id) else "lost") + how
 
 
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """A count and its noun, agreeing: ``plural(1, "space")`` → ``"1 space"``, ``plural(8, "space")`` →
+    ``"8 spaces"``, ``plural(2, "loss", "losses")`` → ``"2 losses"``. Every count the bot says goes through it."""
+    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+
+
 def describe_duration(seconds: float) -> str:
     """Seconds → ``"2 days 3 hours"``, ``"45 minutes"``, ``"30 seconds"`` (the two largest units)."""
     seconds = max(0, int(round(seconds)))
@@ -78,9 +84,9 @@ def describe_duration(seconds: float) -> str:
     for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
         if seconds >= size:
             n, seconds = divmod(seconds, size)
-            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
+            parts.append(plural(n, name))
     return " ".join(parts[:2]) or "0 seconds"
 
 
 __all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
-           "jump_link", "result_short", "result_for", "describe_duration"]
+           "jump_link", "result_short", "result_for", "plural", "describe_duration"]

@@ -26,12 +26,13 @@ from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, build_gif, posi
 from ...errors import UserError
 from ...games import all_kinds
 from ...kinds import GameKind
+from ...options import EPHEMERAL_HELP
 from ...outbox import Announcement
 from ...posts import already_posted, board_file, nonce, send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
 from ...records import Records
-from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short, shown_user
+from ...words import NO_MENTIONS, plain_names, player_name, plural, result_for, result_short, shown_user
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
 from ._words import game_label, leaderboard_embed, rating_change_line, streak_text, when
 
@@ -136,18 +137,21 @@ class Stats(commands.Cog):
     # --- /leaderboard -----------------------------------------------------------------------------
 
     @app_commands.command(name="leaderboard", description="The ranking of a game in this server or across all servers")
-    @app_commands.describe(game="Which game", scope="server (default) or global")
+    @app_commands.describe(game="Which game", scope="server (default) or global", ephemeral=EPHEMERAL_HELP)
     @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction, game: str, scope: str = "server") -> None:
-        """Page 1 of the server's (``scope`` "server") or the global ranking of ``game``.
+    async def leaderboard(self, interaction: discord.Interaction, game: str, scope: str = "server",
+                          ephemeral: bool = False) -> None:
+        """Page 1 of the server's (``scope`` "server") or the global ranking of ``game`` (``ephemeral``: shown to the
+        caller alone).
 
         Raises:
             UserError: an unknown game, or nobody rated there yet.
         """
         code = "g" if scope == "global" else "s"
         embed, buttons = await self._leaderboard_page(self._kind(game), code, 0, interaction.guild_id, interaction.user.id)
-        await interaction.response.send_message(embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
+        await interaction.response.send_message(embed=embed, view=buttons, ephemeral=ephemeral,
+                                                allowed_mentions=NO_MENTIONS)
 
     async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int, user_id: int):
         scope = GLOBAL if code == "g" else guild_scope(guild_id)
@@ -175,20 +179,24 @@ class Stats(commands.Cog):
     # --- /stats -----------------------------------------------------------------------------------
 
     @app_commands.command(name="stats", description="A player's ratings, ranks, record, streak and last games")
-    @app_commands.describe(user="Whose stats (default: yours)", game="Only this game")
+    @app_commands.describe(user="Whose stats (default: yours)", game="Only this game (default: every game)",
+                           ephemeral=EPHEMERAL_HELP)
     @app_commands.choices(game=GAME_CHOICES)
     @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction, user: Optional[discord.User] = None,
-                    game: Optional[str] = None) -> None:
+                    game: Optional[str] = None, ephemeral: bool = False) -> None:
         """Rating and rank per game (this server and global), record, streak, the record by role where roles
-        differ, and the last five games in this server.
+        differ, and the last five games in this server (``ephemeral``: shown to the caller alone).
 
         Raises:
             UserError: a bot, or no finished game of the user's here.
         """
         user = user or interaction.user
+        if self.bot is not None and self.bot.user is not None and user.id == self.bot.user.id:
+            raise UserError(f"{shown_user(user)} plays as the computer, but games against the computer are unrated, "
+                            "so it has no stats. Try /stats for a person, or /history for the games played here.")
         if user.bot:
-            raise UserError(f"{shown_user(user)} is a bot: bots don't play, so they have no stats.")
+            raise UserError(f"{shown_user(user)} is a bot: only people play here, so it has no stats.")
         guild = interaction.guild_id
         kinds = [self._kind(game)] if game else list(self.kinds.values())
         recent = await self.records.recent(guild, user.id, limit=LAST_GAMES, kind=game)
@@ -205,10 +213,10 @@ class Stats(commands.Cog):
             embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
         lines = [f"`{r.id}` {self._title(r)} vs {player_name(r, 1 - (r.seat_of(user.id) or 0))} — "
                  f"{result_for(r, user.id)} · {when(r.ended)}" for r in recent]
-        embed.add_field(name=f"Last {len(lines)} game{'s' if len(lines) != 1 else ''} in this server",
+        embed.add_field(name=f"Last {plural(len(lines), 'game')} in this server",
                         value=_fit_lines(lines, 1024), inline=False)
         embed.set_footer(text="Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)")
-        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
+        await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def _standing_text(self, kind: GameKind, guild: int, here: Standing) -> str:
         rank = await self.ratings.rank(kind.name, guild_scope(guild), here.user_id)
@@ -218,7 +226,7 @@ class Stats(commands.Cog):
         lines = [f"Rating **{here.rating_text()}**{provisional} · rank #{rank[0]} of {rank[1]} in this server"]
         if world and world_rank:
             lines.append(f"Global **{world.rating_text()}** · rank #{world_rank[0]} of {world_rank[1]}")
-        lines.append(f"Record {here.record_text()} (W–L–D) in {here.games} rated game{'s' if here.games != 1 else ''}"
+        lines.append(f"Record {here.record_text()} (W–L–D) in {plural(here.games, 'rated game')}"
                      f" · streak: {streak_text(here.streak)}")
         if kind.record_by_role:
             (ew, el, _), (dw, dl, _) = here.seats
@@ -228,10 +236,12 @@ class Stats(commands.Cog):
     # --- /history ---------------------------------------------------------------------------------
 
     @app_commands.command(name="history", description="Recent finished games in this server")
-    @app_commands.describe(user="Only this player's games")
+    @app_commands.describe(user="Only this player's games (default: everyone's)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def history(self, interaction: discord.Interaction, user: Optional[discord.User] = None) -> None:
-        """The server's (or the user's) recent finished games: id, game, players, result, date.
+    async def history(self, interaction: discord.Interaction, user: Optional[discord.User] = None,
+                      ephemeral: bool = False) -> None:
+        """The server's (or the user's) recent finished games: id, game, players, result, date (``ephemeral``: shown
+        to the caller alone).
 
         Raises:
             UserError: no finished games yet.
@@ -246,22 +256,25 @@ class Stats(commands.Cog):
         embed = discord.Embed(title=f"{title} in this server", description=_fit_lines(lines, 4000),
                               colour=discord.Colour.blurple())
         embed.set_footer(text="/replay game:<id> for an animated replay · /record game:<id> for the move record")
-        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
+        await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     # --- /replay and /record ----------------------------------------------------------------------
 
     @app_commands.command(name="replay", description="An animated replay (GIF) of a finished game, move by move")
-    @app_commands.describe(game="The game id (see /history)")
+    @app_commands.describe(game="The game id (see /history)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def replay(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100]) -> None:
-        """The game as an animated GIF, posted in the channel (see :meth:`send_replay`)."""
-        await self.send_replay(interaction, game)
+    async def replay(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100],
+                     ephemeral: bool = False) -> None:
+        """The game as an animated GIF, posted in the channel or (``ephemeral``) to the caller (see
+        :meth:`send_replay`)."""
+        await self.send_replay(interaction, game, ephemeral=ephemeral)
 
     @app_commands.command(name="record", description="The move record of a finished game as a text file")
-    @app_commands.describe(game="The game id (see /history)")
+    @app_commands.describe(game="The game id (see /history)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def record(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100]) -> None:
-        """The move record as a text attachment (header lines, then one move a line).
+    async def record(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100],
+                     ephemeral: bool = False) -> None:
+        """The move record as a text attachment (header lines, then one move a line); ``ephemeral``: to the caller.
 
         Raises:
             UserError: as :meth:`finished_here`.
@@ -271,9 +284,9 @@ class Stats(commands.Cog):
         file = discord.File(io.BytesIO(self.record_text(record).encode("utf-8")),
                             filename=f"{record.kind}-{record.id}.txt")
         await interaction.response.send_message(
-            f"Move record of **{self._title(record)}** `{record.id}` ({moves} moves): "
+            f"Move record of **{self._title(record)}** `{record.id}` ({plural(moves, 'move')}): "
             f"{player_name(record, 0)} vs {player_name(record, 1)} — {result_short(record)}.",
-            file=file, allowed_mentions=NO_MENTIONS,
+            file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS,
         )
 
     @replay.autocomplete("game")
@@ -334,7 +347,7 @@ class Stats(commands.Cog):
         replay = await self.replay_for(record, limit)
         a, b = player_name(record, 0), player_name(record, 1)
         text = (f"**{self._title(record)}** `{record.id}`: {a} vs {b} — {result_short(record)}. "
-                f"Replay: {replay.frames - 1} moves, {round(replay.duration_ms / 1000)} s.")
+                f"Replay: {plural(replay.frames - 1, 'move')}, {round(replay.duration_ms / 1000)} s.")
         file = discord.File(io.BytesIO(replay.gif), filename=f"{record.kind}-{record.id}.gif")
         await interaction.followup.send(text[:2000], file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
@@ -391,7 +404,7 @@ class Stats(commands.Cog):
         movers = [mover for _, _, mover in positions(kind.new_game(record.options), moves)][1:]
         first = movers[0] if movers else kind.new_game(record.options).to_move
         return record_text(record.to_dict(), title=kind.title, roles=kind.roles,
-                           options_text=kind.describe_options(record.options), movers=movers, first=first)
+                           options_text=kind.describe_options(record.options) or "none", movers=movers, first=first)
 
     # --- helpers ----------------------------------------------------------------------------------
 

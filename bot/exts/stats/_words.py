@@ -12,7 +12,7 @@ from ...kinds import GameKind
 from ...names import escape
 from ...ratings import Page
 from ...record import Record
-from ...words import player_name
+from ...words import player_name, plural
 
 
 def when(ts: float | None, style: str = "d") -> str:
@@ -23,9 +23,9 @@ def when(ts: float | None, style: str = "d") -> str:
 def streak_text(streak: int) -> str:
     """+3 → "3 wins", −1 → "1 loss", 0 → "none"."""
     if streak > 0:
-        return f"{streak} win{'s' if streak != 1 else ''}"
+        return plural(streak, "win")
     if streak < 0:
-        return f"{-streak} loss{'es' if streak != -1 else ''}"
+        return plural(-streak, "loss", "losses")
     return "none"
 
 
@@ -63,11 +63,11 @@ def leaderboard_embed(kind: GameKind, scope_label: str, page: Page) -> discord.E
     for rank, s in page.entries:
         name = escape(s.name)
         rating = f"**{s.rating}**" + ("?" if s.provisional else "")
-        lines.append(f"`{rank:>3}.` {name} — {rating} ± {s.uncertainty} · {s.games} game{'s' if s.games != 1 else ''}"
+        lines.append(f"`{rank:>3}.` {name} — {rating} ± {s.uncertainty} · {plural(s.games, 'game')}"
                      f" · {s.record_text()}")
     embed = discord.Embed(title=f"{kind.title} — {scope_label} leaderboard", description="\n".join(lines),
                           colour=discord.Colour.blurple())
-    embed.set_footer(text=f"Page {page.page + 1}/{page.pages} · {page.total} player{'s' if page.total != 1 else ''}"
+    embed.set_footer(text=f"Page {page.page + 1}/{page.pages} · {plural(page.total, 'player')}"
                           f" · rating ± uncertainty · W–L–D · ? = provisional (fewer than 5 rated games)")
     return embed
 
