@@ -78,7 +78,11 @@ class GameKind:
             resolves "random" choices when the challenge is made.
         score: ``(game, names) -> str``: one line of the position's score, e.g. "Buildings: Ann 5 – Ben 4".
         result: ``(game, names) -> str``: the final result line of a finished game.
-        describe_options: ``(engine kwargs) -> str``: the options in words for the challenge message.
+        describe_options: ``(engine kwargs) -> str``: the options in words for the challenge message ("" when
+            there is nothing to say beyond the sides, which :func:`bot.posts.sides` words).
+        describe_move: ``(game, names) -> str``: what the last move did, in words, from the engine's events
+            ("captured Ben's building on B2 and sealed it with a roof; Ann takes the lead, 6–5"); "" if nothing
+            happened beyond the move itself.
         rematch: ``(engine kwargs, rng) -> (swap seats?, new engine kwargs)`` for a rematch: who moves first
             (Hong Kong) or the roles (Hong) are swapped.
         challenge: ``(**the game's own challenge options) -> challenge options``: its keyword parameters, annotated
@@ -88,6 +92,8 @@ class GameKind:
         moves: the game's commands that play a move (``place``, ``dragon``).
         record_by_role: ``/stats`` shows a player's record in each role (for games whose roles play differently,
             like Hong's emperor and dragon master; not for colours).
+        role_article: put before a role in a sentence: ``"the "`` for Hong ("Ann plays the emperor"), ``""`` for
+            colours ("Ann plays blue").
     """
 
     name: str
@@ -99,14 +105,16 @@ class GameKind:
     score: Callable[[Any, tuple[str, str]], str]
     result: Callable[[Any, tuple[str, str]], str]
     describe_options: Callable[[dict], str]
+    describe_move: Callable[[Any, tuple[str, str]], str]
     rematch: Callable[[dict, random.Random], tuple[bool, dict]]
     challenge: Callable[..., dict]
     challenge_help: Mapping[str, str]
     moves: tuple["MoveCommand", ...]
     record_by_role: bool = False
+    role_article: str = ""
 
     #: The functions a game's bot module defines under these names (see :meth:`from_module`).
-    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "rematch", "challenge")
+    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "describe_move", "rematch", "challenge")
 
     @classmethod
     def from_module(cls, module_name: str, **fields: Any) -> "GameKind":

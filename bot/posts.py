@@ -118,7 +118,8 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     (None while the game runs)."""
     record, game = turn.record, turn.game
     if turn.event is Event.MOVE:
-        head = f"{record.player(turn.player).shown} played `{turn.move}`."
+        happened = kind.describe_move(game, record.names)
+        head = f"{record.player(turn.player).shown} played `{turn.move}`{': ' + happened if happened else ''}."
     elif turn.event is Event.TAKEBACK:
         head = f"Takeback accepted: {record.player(turn.player).shown}'s last turn is undone."
     else:
@@ -126,7 +127,8 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     if not turn.finished:
         return f"{head}\n{status_line(kind, game, record)}", None
     text = f"{head}\n**Game over.** {record.result.text}".strip()
-    text += f"\n{record.mention(0)} {record.mention(1)} — thanks for playing!"
+    people = [record.mention(seat) for seat in (0, 1) if not record.player(seat).bot]  # never the computer
+    text += f"\n{' '.join(people)} — thanks for playing!"
     return text, final_board_view(record.id)
 
 

@@ -123,10 +123,14 @@ class GameLayer:
             UserError: no game here (or only a challenge), or (with ``kind``) the game here is another kind.
         """
         stored = await self.current(channel_id)
+        if stored is not None and stored.record.status is Status.CHALLENGE:
+            record = stored.record
+            who = record.player(record.seat_of(record.opponent)).shown if record.opponent else "someone"
+            raise UserError(f"The {self.kinds[record.kind].title} challenge here hasn't been accepted yet: the game "
+                            f"starts when {who} accepts it.")
         if stored is None or stored.record.status is not Status.ACTIVE:
-            waiting = " (a challenge is waiting to be accepted)" if stored else ""
             hint = f"/{kind.name} challenge" if kind else " or ".join(f"/{k} challenge" for k in self.kinds)
-            raise UserError(f"There is no game running in this channel{waiting}. Start one with {hint}.")
+            raise UserError(f"There is no game running in this channel. Start one with {hint}.")
         record = stored.record
         if kind is not None and record.kind != kind.name:
             other = self.kinds[record.kind]
@@ -378,13 +382,18 @@ class GameLayer:
         record = record.replace(takeback=None)
         return await self._commit(stored, record, kind, game, Turn(record, game, seat, game.moves[-1]))
 
-    async def resign(self, kind: GameKind, channel_id: int, user_id: int) -> Turn:
+    async def resign(self, kind: GameKind, channel_id: int, user_id: int, game_id: str | None = None) -> Turn:
         """``user_id`` resigns; the opponent wins. Returns the finished :class:`Turn`.
 
+        Args:
+            game_id: resign only this game (a confirmation pressed later must not end a newer game here).
+
         Raises:
-            UserError: no game, another kind, a spectator, or a lost race.
+            UserError: no game, another kind, a spectator, another game than ``game_id``, or a lost race.
         """
         stored, game = await self.running(channel_id, kind)
+        if game_id is not None and stored.record.id != game_id:
+            raise UserError("That game has already ended: there is nothing to resign.")
         seat = self._player_seat(stored.record, user_id, kind)
         return await self._commit(stored, stored.record, kind, game, Turn(stored.record, game, seat, None, Event.RESIGNED))
 

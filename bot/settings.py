@@ -18,6 +18,7 @@ from .words import describe_duration
 MIN_TURN_TIMER = 60  # seconds: 1 minute
 MAX_TURN_TIMER = 7 * 24 * 3600  # 7 days
 DEFAULT_TURN_TIMER = 24 * 3600
+RESIGN_CONFIRMATION = 60  # seconds a "Resign your game?" question can be confirmed
 
 
 @dataclass(frozen=True)

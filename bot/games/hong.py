@@ -14,6 +14,7 @@ from engine import IllegalMove, squares
 from render.hong import render_board
 
 from ..kinds import GameKind, MoveCommand
+from ..words import plural
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]
@@ -38,8 +39,9 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
-    """"Hongs 9 / 15", plus what a pending summon offers."""
-    line = f"Hongs {game.hong_count()} / {game.threshold} ({game.board.name}, {len(game.empty_squares())} spaces left)"
+    """"Hongs 9 / 15 (castle, 40 spaces left)", plus what a pending summon offers."""
+    line = (f"Hongs {game.hong_count()} / {game.threshold} "
+            f"({game.board.name}, {plural(len(game.empty_squares()), 'space')} left)")
     pending = game.pending
     if pending:
         who = names[pending.player]
@@ -58,16 +60,51 @@ def action_help(action: str) -> str:
 
 
 def result(game: hong.HongGame, names: tuple[str, str]) -> str:
-    """The outcome in words and who wins, e.g. "… — Ann wins."."""
-    outcome = game.outcome
-    return f"{outcome.describe()} — {names[outcome.winner]} wins."
+    """Who wins, in which role, and why: "Ben (dragon master) wins: 16 Hongs, 15 needed." — or, for a base game
+    decided early (rules, ruling "Decided early"): "Ben (dragon master) wins. Decided: 15/15 Hongs with 8 spaces
+    left — nothing can undo a Hong without the expansion."."""
+    o = game.outcome
+    who = f"{names[o.winner]} ({hong.ROLE_NAMES[o.winner]}) wins"
+    if o.spaces_left:
+        return (f"{who}. Decided: {o.hongs}/{o.threshold} Hongs with {plural(o.spaces_left, 'space')} left — "
+                "nothing can undo a Hong without the expansion.")
+    return f"{who}: {plural(o.hongs, 'Hong')}, {o.threshold} needed."
 
 
 def describe_options(options: dict) -> str:
     """The engine options in words for the challenge message: the board, and the Lair if played with."""
     board = options["board"]
     lair = ", with the Lair of the Seven Great Dragons" if options.get("expansion") else ""
-    return f"{board} board{lair}; the emperor moves first"
+    return f"{board} board{lair}"
+
+
+def _hongs(events: list[hong.MoveEvent]) -> str:
+    """"Hong of 3 at B4–D4" / "Hongs of 1 at C4 and 3 at B4–D4"."""
+    def where(h: hong.Hong) -> str:
+        return h.cells[0] if h.size == 1 else f"{h.cells[0]}–{h.cells[-1]}"
+    spans = [f"{e.hong.size} at {where(e.hong)}" for e in events]
+    return f"Hong{'s' if len(spans) > 1 else ''} of " + " and ".join(spans)
+
+
+def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
+    """What the last move did (:meth:`engine.hong.HongGame.last_move_events`): "broke the Hong of 1 at B1", "a new
+    Hong of 2 at A2–A3: it summons the Great Dragon D2 (rotate)"; "" when it changed no Hong. The count itself is
+    in the score line, and an early decision in the result."""
+    events = game.last_move_events()
+    broken = [e for e in events if e.kind == "broken"]
+    made = [e for e in events if e.kind == "hong"]
+    parts = []
+    if broken:
+        parts.append(f"broke the {_hongs(broken)}")
+    if made:
+        text = ("a new " if len(made) == 1 else "new ") + _hongs(made)
+        dragons = sorted({(e.hong.size, e.dragon) for e in made if e.dragon})
+        if len(dragons) == 1:
+            text += f": it summons the Great Dragon D{dragons[0][0]} ({dragons[0][1]})"
+        elif dragons:
+            text += ": they summon a Great Dragon, " + " or ".join(f"D{size} ({action})" for size, action in dragons)
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def placement(square: str, rotate: bool = False) -> str:
@@ -121,15 +158,17 @@ KIND = HONG = GameKind.from_module(
     render=render_board,
     roles=hong.ROLE_NAMES,
     record_by_role=True,
+    role_article="the ",
     challenge_help={
         "board": "castle (default, 15 Hongs to win), garden (13) or inner (11)",
-        "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), or random",
-        "expansion": "Play with the Lair of the Seven Great Dragons",
+        "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), random (default)",
+        "expansion": "Play with the Lair of the Seven Great Dragons (default False)",
     },
     moves=(
         MoveCommand(
             "place", "Place a tile on an empty space (H: body across, V: rotated)", place,
-            help={"square": "An empty space, e.g. B3", "rotate": "True: turn the tile to V (body up–down)"},
+            help={"square": "An empty space, e.g. B3",
+                  "rotate": "True: turn the tile to V, body up–down (default False: H, body across)"},
             autocomplete={"square": square_choices},
         ),
         MoveCommand(

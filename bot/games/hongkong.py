@@ -51,8 +51,33 @@ def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
 
 
 def describe_options(options: dict) -> str:
-    """The colours in words for the challenge message."""
-    return f"challenger plays {PLAYER_COLOUR_NAMES[0]}, opponent {PLAYER_COLOUR_NAMES[1]}"
+    """Nothing beyond the sides (colours and who moves first), which the challenge message words itself."""
+    return ""
+
+
+def describe_move(game: hk.HongKongGame, names: tuple[str, str]) -> str:
+    """What the last turn did (:meth:`engine.hongkong.HongKongGame.last_turn_events`): "captured Ben's building on B2
+    and sealed it with a roof; Ann takes the lead, 6–5"; "" when the turn captured, sealed and changed nothing."""
+    events = game.last_turn_events()
+    captured = {e.square for e in events if e.kind == "capture"}
+    sealed = {e.square for e in events if e.kind == "seal"}
+    parts = []
+    for e in events:
+        if e.kind == "capture":
+            roof = " and sealed it with a roof" if e.square in sealed else ""
+            parts.append(f"captured {names[1 - e.player]}'s building on {e.square}{roof}")
+        elif e.kind == "seal" and e.square not in captured:
+            parts.append(f"sealed {e.square} with a roof")
+        elif e.kind == "lead":
+            parts.append(f"{names[e.player]} takes the lead, {e.buildings[e.player]}–{e.buildings[1 - e.player]}")
+        elif e.kind == "level":
+            n = e.buildings[0]
+            tie = (f"{names[e.player]} holds the centre C3, which decides a tie" if e.player is not None
+                   else "the centre C3 is empty: a tie would be a draw")
+            parts.append(f"level at {n}–{n} ({tie})")
+        elif e.kind == "centre":
+            parts.append(f"level at {e.buildings[0]}–{e.buildings[1]}: the centre C3 decides it for {names[e.player]}")
+    return "; ".join(parts)
 
 
 def notation(square: str, piece: str = "block", quick: str | None = None) -> str:
@@ -100,14 +125,14 @@ KIND = HONGKONG = GameKind.from_module(
     engine=hk,
     render=render_board,
     roles=PLAYER_COLOUR_NAMES,
-    challenge_help={"first": "Who moves first (default: you)"},
+    challenge_help={"first": "Who moves first: me, them or random (default: me)"},
     moves=(
         MoveCommand(
             "place", "Place a block or roof (optionally after a quick block)", place,
             help={
                 "square": "Where the block or roof goes, A1–E5 (columns A–E, rows 1–5)",
                 "piece": "block (default) or roof",
-                "quick": "Put a quick block on this square first, then the piece on `square`",
+                "quick": "Put a quick block on this square first, then the piece on `square` (default: none)",
             },
             autocomplete={"square": square_choices, "quick": quick_choices},
         ),

@@ -98,3 +98,14 @@ def place_options(turn: str) -> dict:
     if len(parts) == 2:
         options["quick"] = parts[0].split("@")[1]
     return options
+
+
+async def resign(emu, user, channel: int, game: str = "hongkong"):
+    """``user`` resigns through ``/<game> resign`` and its private Confirm; returns the public final board post."""
+    it = await emu.slash(user, channel, f"{game} resign")
+    question = await it.wait_done()
+    assert it.ephemeral and question.content.startswith("Resign your ") and question.buttons(), question.content
+    click = await emu.click(user, question, question.button("Confirm")["custom_id"])
+    final = (await click.wait_followups(1))[0]
+    assert question.content == "You resigned." and question.buttons() == []
+    return final

@@ -76,9 +76,13 @@ async def test_complete_game_on_every_board(emu, world, running, redis, board, s
     outcome = game.outcome
     assert len(game.moves) == spaces - 3 - outcome.spaces_left  # played to the end: board full, or decided early
     winner = [world.ann, world.ben][outcome.winner]
-    assert "Game over" in posted.content and f"{display(winner)} wins" in posted.content
-    assert f"{outcome.hongs} Hong" in posted.content and f"needs {outcome.threshold}" in posted.content
-    assert (f"decided with {outcome.spaces_left} space" in posted.content) == bool(outcome.spaces_left)
+    role = hong.ROLE_NAMES[outcome.winner]
+    assert f"**Game over.** {display(winner)} ({role}) wins" in posted.content
+    if outcome.spaces_left:
+        assert (f"Decided: {outcome.hongs}/{outcome.threshold} Hongs with {outcome.spaces_left} space"
+                in posted.content)
+    else:
+        assert f"wins: {outcome.hongs} Hong" in posted.content and f", {outcome.threshold} needed." in posted.content
     assert await GameStore(redis).get(world.channel) is None
     assert emu.errors == []
 

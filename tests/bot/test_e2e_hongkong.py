@@ -9,7 +9,7 @@ import engine.hongkong as hk
 from bot.store import GameStore
 from render.common import PLAYER_COLOURS
 
-from .harness import decode_png, display, place_options, refused, start_bot
+from .harness import decode_png, display, place_options, refused, resign, start_bot
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -76,7 +76,8 @@ async def test_spectator_sees_the_board_but_cannot_move(emu, world, running):
     it = await emu.slash(world.cleo, world.channel, "hongkong board")
     shown = await it.wait_done()
     assert not it.ephemeral
-    assert "move 2" in shown.content and f"{display(world.ben)} (orange) to move" in shown.content
+    assert shown.content.startswith(f"**Hong Kong**: {display(world.ann)} vs {display(world.ben)}, turn 2 — "
+                                    f"{display(world.ben)} (orange) to move. Time left: 1 day.\n")
     decode_png(shown.attachments[0].data)
     it = await emu.slash(world.cleo, world.channel, "hongkong place", square="A1")
     assert "not playing in this game" in await refused(it)
@@ -200,8 +201,7 @@ async def test_no_game_here_and_no_quick_blocks_left(emu, world, running, redis)
 async def test_resign_ends_the_game(emu, world, running, redis):
     await challenge_and_accept(emu, world)
     await play_turn(emu, world, world.ann, "S@A1")  # Ben to move: the board's band would be his orange
-    it = await emu.slash(world.ben, world.channel, "hongkong resign")
-    posted = (await it.wait_followups(1))[0]
+    posted = await resign(emu, world.ben, world.channel)
     assert "Game over" in posted.content and f"{display(world.ann)} wins" in posted.content
     assert await GameStore(redis).get(world.channel) is None
     # the final image shows the result ("Ann wins", her blue), not "Ben to move"

@@ -12,7 +12,7 @@ import pytest
 from bot.store import GameStore
 from tests.emulator import PERMISSIONS, EmulatorAssertion
 
-from .harness import decode_png, display, make_world, refused, start_bot
+from .harness import decode_png, display, make_world, refused, resign, start_bot
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -165,8 +165,7 @@ async def test_game_in_a_thread(emu, world, bots, redis):
     assert await store.get(world.channel) is None
     assert (await store.get(thread_id)).record.parent_id == world.channel
     await place(emu, world, world.ann, "A1", channel=thread_id)
-    it = await emu.slash(world.ben, thread_id, "hongkong resign")
-    await it.wait_followups(1)
+    await resign(emu, world.ben, thread_id)
     ended = await emu.wait_for_message(world.channel, lambda m: "has ended" in m.content)
     assert f"{display(world.ben)} resigned" in ended.content and str(thread_id) in ended.content
     # another game can run in the parent channel at the same time as a thread game
@@ -190,8 +189,7 @@ async def test_threads_without_permission_play_in_the_channel(emu, world, bots, 
 async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     await bots()
     await new_game(emu, world)
-    it = await emu.slash(world.ann, world.channel, "hongkong resign")
-    final = (await it.wait_followups(1))[0]
+    final = await resign(emu, world.ann, world.channel)
     rematch_id = final.button("Rematch")["custom_id"]
     click = await emu.click(world.cleo, final, rematch_id)
     assert "Only the two players" in await refused(click)

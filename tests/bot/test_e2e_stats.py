@@ -17,7 +17,7 @@ from bot.record import Player, Record, Result, Status
 from bot.store import GameStore
 from engine.movetext import parse_record
 
-from .harness import display, place_options, refused, start_bot
+from .harness import display, place_options, refused, resign, start_bot
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -51,8 +51,7 @@ async def hong_game_resigned(emu, world, redis):
     for user, square in ((world.ann, game.empty_squares()[0]), (world.ben, game.empty_squares()[5])):
         it = await emu.slash(user, world.channel, "hong place", square=square)
         await it.wait_followups(1)
-    it = await emu.slash(world.ben, world.channel, "hong resign")
-    return stored.record.id, (await it.wait_followups(1))[0]
+    return stored.record.id, await resign(emu, world.ben, world.channel, "hong")
 
 
 async def rating_note(emu, world, n: int):
@@ -256,8 +255,7 @@ async def test_a_finished_game_replays_after_a_restart(emu, world, redis, redis_
         gid = (await GameStore(redis).get(world.channel)).record.id
         it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
         await it.wait_followups(1)
-        it = await emu.slash(world.ben, world.channel, "hongkong resign")
-        final = (await it.wait_followups(1))[0]
+        final = await resign(emu, world.ben, world.channel)
         await rating_note(emu, world, 1)
     finally:
         await first.stop()

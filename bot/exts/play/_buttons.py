@@ -1,5 +1,5 @@
 """The play feature's buttons: Accept/Decline on a challenge, Rematch on a final board, Allow/Refuse on a
-takeback request. Each carries what it acts on in its ``custom_id`` (restart-safe) and hands the press to the
+takeback request, Confirm/Cancel on a resignation. Each carries what it acts on in its ``custom_id`` (restart-safe) and hands the press to the
 :class:`~bot.exts.play._cog.Play` cog; refusals and failures take the one error path (:class:`GameButton`).
 """
 from __future__ import annotations
@@ -60,6 +60,24 @@ class TakebackButton(
         await _play(interaction).answer_takeback(interaction, self)
 
 
-BUTTONS = (ChallengeButton, RematchButton, TakebackButton)
+class ResignButton(
+    GameButton, template=rf"hb:rs:(?P<answer>yes|no):(?P<game_id>{GAME_ID}):(?P<expires>\d{{1,12}})",
+):
+    """Confirm / Cancel under the private "Resign your game?" question: carries the game id and when the question
+    expires (Unix seconds), so a Confirm pressed later — after a restart, or in another game — does nothing but
+    say so."""
 
-__all__ = ["ChallengeButton", "RematchButton", "TakebackButton", "BUTTONS"]
+    numbers = ("expires",)
+
+    def __init__(self, answer: str, game_id: str, expires: int) -> None:
+        label, style = ("Confirm", discord.ButtonStyle.danger) if answer == "yes" else ("Cancel", discord.ButtonStyle.secondary)
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:rs:{answer}:{game_id}:{expires}"))
+        self.answer, self.game_id, self.expires = answer, game_id, expires
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        await _play(interaction).answer_resign(interaction, self)
+
+
+BUTTONS = (ChallengeButton, RematchButton, TakebackButton, ResignButton)
+
+__all__ = ["ChallengeButton", "RematchButton", "TakebackButton", "ResignButton", "BUTTONS"]

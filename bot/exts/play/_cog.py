@@ -17,12 +17,13 @@ from ...errors import UserError
 from ...kinds import Game, GameKind
 from ...options import person
 from ...outbox import Announcement
-from ...posts import board_file, board_name, nonce, post_turn, send_quietly, status_line
+from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line, turn_number
 from ...replies import refuse
 from ...record import Record
 from ...session import Person, Turn
+from ...settings import RESIGN_CONFIRMATION
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
-from ._buttons import BUTTONS, ChallengeButton, TakebackButton
+from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
 from ._groups import game_group
 from ._reconciler import Reconciler
@@ -144,13 +145,14 @@ class Play(commands.Cog):
             kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, challenger=person(interaction.user),
             opponent=person(opponent) if opponent else None, options=options,
         )
-        who = f"<@{record.opponent}>, {interaction.user.mention} challenges you" if opponent else (
-            f"{interaction.user.mention} is looking for an opponent — anyone may accept"
-        )
-        text = (
-            f"{who} to **{kind.title}** ({kind.describe_options(record.options)}). "
-            f"This challenge expires in {describe_duration(self.layer.challenge_timeout)}."
-        )
+        options_text = kind.describe_options(record.options)
+        game_text = f"**{kind.title}**" + (f" ({options_text})" if options_text else "")
+        if opponent:
+            who = f"<@{record.opponent}>, {interaction.user.mention} challenges you to {game_text}"
+        else:
+            who = f"{interaction.user.mention} is looking for an opponent for {game_text}: anyone may accept"
+        text = (f"{who}. {sides(kind, record, you=record.opponent)} "
+                f"This challenge expires in {describe_duration(self.layer.challenge_timeout)}.")
         buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
         await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:
@@ -164,19 +166,17 @@ class Play(commands.Cog):
         me = self.bot.user
         record, game = await self.layer.start_computer_game(
             kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, human=person(interaction.user),
-            computer=Person(me.id, f"Computer ({level})"), level=level, options=options,
+            computer=Person(me.id, "Computer"), level=level, options=options,
         )
-        a, b = record.names
         await self.post_start(interaction, kind, game, record,
-                              f"**{kind.title}** against the computer ({level}, unrated): {a} ({kind.roles[0]}) vs "
-                              f"{b} ({kind.roles[1]}).")
+                              f"**{kind.title}** against the computer ({level}, unrated): {sides(kind, record)}")
 
     async def answer_challenge(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
         """Accept or Decline pressed: start the game and post its first board (in a thread of its own if the
         server wants one), or close the challenge.
 
         Raises:
-            UserError: the challenge is gone, expired or not the presser's to answer.
+            UserError: the challenge is gone, expired or not the presser's to answer, or the bot can't post here.
         """
         if action == "decline":
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
@@ -187,12 +187,13 @@ class Play(commands.Cog):
                 view=None, allowed_mentions=NO_MENTIONS,
             )
             return
+        require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
         record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
         kind = self.layer.kinds[record.kind]
         a, b = record.names
-        header = f"**{kind.title}**: {a} ({kind.roles[0]}) vs {b} ({kind.roles[1]}) — challenge accepted."
+        header = f"**{kind.title}**: challenge accepted. {sides(kind, record)}"
         await interaction.response.edit_message(content=header, view=None, allowed_mentions=NO_MENTIONS)
-        begins = f"**{kind.title}** — the game begins!"
+        begins = f"**{kind.title}** — the game begins! {sides(kind, record)}"
         settings = await self.layer.settings.get(record.guild_id)
         thread = await self._open_thread(interaction, record, kind) if settings.threads else None
         if thread is not None:
@@ -242,8 +243,9 @@ class Play(commands.Cog):
         turn = await self.layer.play(kind, interaction.channel_id, interaction.user.id, move)
         await self.post_turn(interaction, kind, turn)
 
-    async def board(self, interaction: discord.Interaction) -> None:
-        """Anyone: the channel's current board (of whichever game runs here).
+    async def board(self, interaction: discord.Interaction, ephemeral: bool = False) -> None:
+        """Anyone: the channel's current board (of whichever game runs here) — in public (spectating is a feature),
+        or with ``ephemeral`` to the caller alone.
 
         Raises:
             UserError: no game running here.
@@ -251,22 +253,61 @@ class Play(commands.Cog):
         stored, game = await self.layer.running(interaction.channel_id)
         record = stored.record
         kind = self.layer.kinds[record.kind]
-        await interaction.response.defer(thinking=True)
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         a, b = record.names
         seat = game.to_move
-        line = f"{kind.score(game, record.names)} — {record.player(seat).shown} ({kind.roles[seat]}) to move."
+        text = (f"**{kind.title}**: {a} vs {b}, turn {turn_number(game)} — {record.player(seat).shown} "
+                f"({kind.roles[seat]}) to move.")
         if record.deadline:
-            line += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
-        text = f"**{kind.title}**: {a} vs {b}, move {len(game.moves) + 1}.\n{line}"
-        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record), allowed_mentions=NO_MENTIONS)
+            text += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
+        text += f"\n{kind.score(game, record.names)}"
+        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record), ephemeral=ephemeral,
+                                        allowed_mentions=NO_MENTIONS)
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
-        """The caller resigns the channel's game.
+        """The caller asks to resign the channel's game: a private question with Confirm / Cancel, open for
+        :data:`bot.settings.RESIGN_CONFIRMATION` seconds (one mis-tap never ends a game).
 
         Raises:
             UserError: no game of this kind here, or the caller is not playing.
         """
-        turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id)
+        stored, _ = await self.layer.running(interaction.channel_id, kind)
+        record = stored.record
+        seat = record.seat_of(interaction.user.id)
+        if seat is None:
+            a, b = record.names
+            raise UserError(f"You're not playing in this game ({a} vs {b}), so there is nothing for you to resign.")
+        opponent = record.player(1 - seat)
+        rated = "" if opponent.bot else " and counts for the ratings"
+        expires = int(self.layer.clock()) + RESIGN_CONFIRMATION
+        buttons = view(ResignButton("yes", record.id, expires), ResignButton("no", record.id, expires))
+        await interaction.response.send_message(
+            f"Resign your **{kind.title}** game against {opponent.shown}? It ends the game as a loss{rated}. "
+            f"Confirm within {describe_duration(RESIGN_CONFIRMATION)}.",
+            view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def answer_resign(self, interaction: discord.Interaction, button: ResignButton) -> None:
+        """Confirm / Cancel pressed under the resignation question: Cancel (or a Confirm pressed too late) changes
+        nothing and says so; Confirm resigns that game — never a newer one — and posts its last board.
+
+        Raises:
+            UserError: the game has ended, or the presser is not playing it.
+        """
+        stored = await self.layer.store.get(interaction.channel_id)
+        kind = self.layer.kinds[stored.record.kind] if stored else None
+        if button.answer == "no":
+            await interaction.response.edit_message(content="Resignation cancelled: play on.", view=None)
+            return
+        if self.layer.clock() > button.expires:
+            again = f"/{kind.name} resign" if kind else "the resign command"
+            await interaction.response.edit_message(
+                content=f"This confirmation expired after {describe_duration(RESIGN_CONFIRMATION)}: nothing happened. "
+                        f"Use {again} again if you still want to resign.", view=None)
+            return
+        if kind is None or stored.record.id != button.game_id:
+            raise UserError("That game has already ended: there is nothing to resign.")
+        turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id, button.game_id)
+        await interaction.response.edit_message(content="You resigned.", view=None)
         await self.post_turn(interaction, kind, turn)
 
     async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
@@ -285,8 +326,10 @@ class Play(commands.Cog):
         """Rematch pressed: note the vote, or (both players having pressed) start and post the new game.
 
         Raises:
-            UserError: not a player of that game, the game is gone, the channel is busy, or already started.
+            UserError: not a player of that game, the game is gone, the channel is busy, already started, or the
+                bot can't post here.
         """
+        require_postable(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, str):
             await interaction.response.send_message(
@@ -296,9 +339,7 @@ class Play(commands.Cog):
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
-        a, b = record.names
-        await self.post_start(interaction, kind, game, record,
-                              f"**{kind.title}** — rematch! {a} ({kind.roles[0]}) vs {b} ({kind.roles[1]}).")
+        await self.post_start(interaction, kind, game, record, f"**{kind.title}** — rematch! {sides(kind, record)}")
 
     @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
     @app_commands.guild_only()

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 
 from ...kinds import GameKind, MoveCommand
-from ...options import LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ...options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
 
 if TYPE_CHECKING:
     from ._cog import Play
@@ -39,8 +39,9 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
         _add_move(group, kind, move, play)
 
     @group.command(name="board", description="Show the current board of this channel's game (anyone)")
-    async def board(interaction: discord.Interaction) -> None:
-        await play.board(interaction)
+    @app_commands.describe(ephemeral=EPHEMERAL_HELP)
+    async def board(interaction: discord.Interaction, ephemeral: bool = False) -> None:
+        await play.board(interaction, ephemeral)
 
     @group.command(name="resign", description=f"Resign your {kind.title} game in this channel")
     async def resign(interaction: discord.Interaction) -> None:

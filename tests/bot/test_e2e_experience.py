@@ -1,0 +1,231 @@
+"""End to end: what a player reads — issue 13's points, each through the emulator with the exact message.
+
+Sides and who moves first in challenges and start posts, option help that states its default, Confirm/Cancel on
+resign, takeback requests that close themselves, the dragon-action help, rematch pings, a Hong game decided early,
+one square reader, posts that say what a move did, one board per round against the computer, and answers shown
+only to the caller.
+"""
+from __future__ import annotations
+
+import pytest
+
+import engine.hong as hong
+import engine.hongkong as hk
+from bot.store import GameStore
+from bot.words import plural
+
+from .harness import decode_png, display, make_world, place_options, refused, resign, start_bot
+
+pytestmark = pytest.mark.timeout(300)
+
+HOUR = 3600
+
+
+@pytest.fixture
+async def bots(emu, world, redis_server, redis, clock):
+    """Start bots on the test clock on demand; all are stopped at the end."""
+    started = []
+
+    async def start(**kwargs):
+        bot = await start_bot(emu, redis_server, guild=world.guild, clock=clock, poll_interval=0.02, **kwargs)
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        await bot.stop()
+
+
+def mention(user) -> str:
+    return f"<@{user['id']}>"
+
+
+async def challenge(emu, world, command: str, opponent=None, **options):
+    it = await emu.slash(world.ann, world.channel, command, **({"opponent": opponent} if opponent else {}), **options)
+    message = await it.wait_done()
+    assert not it.ephemeral, message.content
+    return message
+
+
+async def accept(emu, world, message, by=None):
+    """``by`` (Ben) presses Accept; returns the first board's post."""
+    click = await emu.click(by or world.ben, message, message.button("Accept")["custom_id"])
+    return (await click.wait_followups(1))[0]
+
+
+async def hongkong_game(emu, world):
+    return await accept(emu, world, await challenge(emu, world, "hongkong challenge", world.ben))
+
+
+async def play(emu, world, user, command: str, **options):
+    it = await emu.slash(user, world.channel, command, **options)
+    posted = (await it.wait_followups(1))[0]
+    assert not it.ephemeral, posted.content
+    return posted
+
+
+# --- 1. who plays which side, and who moves first ----------------------------------------------------------------
+
+
+async def test_challenges_and_start_posts_name_each_side_and_who_moves_first(emu, world, running, redis):
+    ann, ben = display(world.ann), display(world.ben)
+    message = await challenge(emu, world, "hongkong challenge", world.ben, first="them")
+    assert message.content == (f"{mention(world.ben)}, {mention(world.ann)} challenges you to **Hong Kong**. "
+                               f"{ann} plays blue; you play orange and move first. "
+                               "This challenge expires in 10 minutes.")
+    first = await accept(emu, world, message)
+    assert message.content == f"**Hong Kong**: challenge accepted. {ann} plays blue; {ben} plays orange and moves first."
+    assert first.content.startswith(f"**Hong Kong** — the game begins! {ann} plays blue; {ben} plays orange and "
+                                    "moves first.\nBuildings: ")
+    assert first.content.endswith(f"\n{mention(world.ben)}, your turn (orange). You have 1 day.")
+    await resign(emu, world.ann, world.channel)
+    # Hong: the challenged player learns their role before accepting
+    message = await challenge(emu, world, "hong challenge", world.ben, role="dragon_master", board="garden")
+    assert message.content == (f"{mention(world.ben)}, {mention(world.ann)} challenges you to **Hong** (garden board). "
+                               f"You play the emperor and move first; {ann} plays the dragon master. "
+                               "This challenge expires in 10 minutes.")
+    first = await accept(emu, world, message)
+    assert first.content.startswith(f"**Hong** — the game begins! {ben} plays the emperor and moves first; {ann} "
+                                    "plays the dragon master.\nHongs 0 / 13 (garden, 63 spaces left)")
+    await resign(emu, world.ann, world.channel, "hong")
+    # an open challenge with a random role: decided now, and said
+    message = await challenge(emu, world, "hong challenge", expansion=True)
+    record = (await GameStore(redis).get(world.channel)).record
+    sides = (f"{ann} plays the emperor and moves first; whoever accepts plays the dragon master." if record.players[0]
+             else f"Whoever accepts plays the emperor and moves first; {ann} plays the dragon master.")
+    assert message.content == (f"{mention(world.ann)} is looking for an opponent for **Hong** (castle board, with the "
+                               f"Lair of the Seven Great Dragons): anyone may accept. {sides} "
+                               "This challenge expires in 10 minutes.")
+    assert emu.errors == []
+
+
+async def test_every_optional_option_says_its_default(emu, world, running):
+    commands = emu.commands + emu.guild_commands.get(world.guild, [])
+    seen, missing = 0, []
+
+    def walk(options, path):
+        nonlocal seen
+        for option in options or []:
+            if option["type"] in (1, 2):  # a subcommand (group)
+                walk(option.get("options"), f"{path} {option['name']}")
+            elif not option.get("required"):
+                seen += 1
+                if "default" not in option["description"].lower():
+                    missing.append(f"/{path} {option['name']}: {option['description']}")
+
+    for command in commands:
+        walk(command.get("options"), command["name"])
+    assert seen >= 20 and missing == []
+
+
+async def test_the_computer_game_names_its_sides_without_doubled_brackets(emu, world, running):
+    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=emu.bot_user, role="emperor",
+                         board="inner", level="hard")
+    start = (await it.wait_followups(1))[0]
+    assert start.content.startswith(f"**Hong** against the computer (hard, unrated): {display(world.ann)} plays the "
+                                    "emperor and moves first; Computer plays the dragon master.\n")
+    assert ") (" not in start.content
+    assert emu.errors == []
+
+
+# --- 2. resign asks first ------------------------------------------------------------------------------------------
+
+
+async def test_resign_asks_confirm_or_cancel_and_an_old_confirm_expires(emu, world, bots, clock, redis):
+    await bots()
+    await hongkong_game(emu, world)
+    store = GameStore(redis)
+    before = await store.raw(world.channel)
+    it = await emu.slash(world.ben, world.channel, "hongkong resign")
+    question = await it.wait_done()
+    assert it.ephemeral and question.content == (
+        f"Resign your **Hong Kong** game against {display(world.ann)}? It ends the game as a loss and counts for "
+        "the ratings. Confirm within 1 minute.")
+    assert [b["label"] for b in question.buttons()] == ["Confirm", "Cancel"]
+    click = await emu.click(world.ben, question, question.button("Cancel")["custom_id"])
+    await click.wait_done()
+    assert question.content == "Resignation cancelled: play on." and question.buttons() == []
+    assert await store.raw(world.channel) == before
+    # a spectator can't even ask
+    it = await emu.slash(world.cleo, world.channel, "hongkong resign")
+    assert "not playing in this game" in await refused(it)
+    # a Confirm pressed after its minute does nothing but say so
+    it = await emu.slash(world.ben, world.channel, "hongkong resign")
+    old = await it.wait_done()
+    clock.advance(61)
+    click = await emu.click(world.ben, old, old.button("Confirm")["custom_id"])
+    await click.wait_done()
+    assert old.content == ("This confirmation expired after 1 minute: nothing happened. Use /hongkong resign again if "
+                           "you still want to resign.") and old.buttons() == []
+    assert (await store.get(world.channel)).record.status == "active"
+    final = await resign(emu, world.ben, world.channel)
+    assert f"**Game over.** {display(world.ben)} resigned: {display(world.ann)} wins." in final.content
+    assert emu.errors == []
+
+
+async def test_a_confirm_survives_a_restart_but_never_resigns_a_newer_game(emu, world, bots, redis):
+    first = await bots()
+    await hongkong_game(emu, world)
+    it = await emu.slash(world.ann, world.channel, "hongkong resign")
+    kept = await it.wait_done()  # Ann asks, and leaves the question open
+    await first.stop()
+    second = await bots()
+    await resign(emu, world.ben, world.channel)  # the game ends otherwise; a new one starts
+    await hongkong_game(emu, world)
+    click = await emu.click(world.ann, kept, kept.button("Confirm")["custom_id"])
+    assert await refused(click) == "That game has already ended: there is nothing to resign."
+    assert (await GameStore(redis).get(world.channel)).record.status == "active"
+    # a question asked before a restart is answered by the new process
+    it = await emu.slash(world.ann, world.channel, "hongkong resign")
+    asked = await it.wait_done()
+    await second.stop()
+    await bots()
+    click = await emu.click(world.ann, asked, asked.button("Confirm")["custom_id"])
+    final = (await click.wait_followups(1))[0]
+    assert f"{display(world.ann)} resigned: {display(world.ben)} wins." in final.content
+    assert asked.content == "You resigned." and await GameStore(redis).get(world.channel) is None
+
+
+# --- 12. answers only for the caller --------------------------------------------------------------------------------
+
+
+async def test_board_and_stats_can_answer_only_the_caller(emu, world, running, redis):
+    await hongkong_game(emu, world)
+    it = await emu.slash(world.cleo, world.channel, "hongkong board", ephemeral=True)
+    shown = await it.wait_done()
+    assert it.ephemeral and shown.ephemeral and shown.attachments
+    it = await emu.slash(world.cleo, world.channel, "hongkong board")
+    assert not (await it.wait_done()).ephemeral  # public by default: spectating is a feature
+    await resign(emu, world.ben, world.channel)
+    await emu.wait_for_message(world.channel, lambda m: m.content.startswith("📈"))  # recorded and rated
+    for command, options in (("stats", {"user": world.ann}), ("history", {}), ("leaderboard", {"game": "hongkong"})):
+        it = await emu.slash(world.cleo, world.channel, command, ephemeral=True, **options)
+        answer = await it.wait_done()
+        assert it.ephemeral and answer.embeds, command
+        it = await emu.slash(world.cleo, world.channel, command, **options)
+        await it.wait_done()
+        assert not it.ephemeral, command
+    game_id = (await GameStore(redis).redis.zrange("hongbot:finished", 0, -1))[0].split(":")[1]
+    for command in ("record", "replay"):
+        it = await emu.slash(world.cleo, world.channel, command, game=game_id, ephemeral=True)
+        await it.wait_response()
+        assert it.ephemeral, command
+        await it.wait_done()
+    assert emu.errors == []
+
+
+# --- 9. wording ---------------------------------------------------------------------------------------------------
+
+
+async def test_stats_of_the_bot_and_a_waiting_challenge(emu, world, running):
+    it = await emu.slash(world.ann, world.channel, "stats", user=emu.bot_user)
+    assert "plays as the computer, but games against the computer are unrated" in await refused(it)
+    await challenge(emu, world, "hongkong challenge", world.ben)
+    it = await emu.slash(world.ann, world.channel, "hongkong board")
+    assert await refused(it) == ("The Hong Kong challenge here hasn't been accepted yet: the game starts when "
+                                 f"{display(world.ben)} accepts it.")
+
+
+def test_plural():
+    assert [plural(n, "space") for n in (0, 1, 2)] == ["0 spaces", "1 space", "2 spaces"]
+    assert plural(1, "loss", "losses") == "1 loss" and plural(3, "loss", "losses") == "3 losses"
