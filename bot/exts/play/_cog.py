@@ -187,7 +187,6 @@ class Play(commands.Cog):
                 view=None, allowed_mentions=NO_MENTIONS,
             )
             return
-        require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
         record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
         kind = self.layer.kinds[record.kind]
         a, b = record.names
