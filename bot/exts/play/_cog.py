@@ -176,7 +176,7 @@ class Play(commands.Cog):
         server wants one), or close the challenge.
 
         Raises:
-            UserError: the challenge is gone, expired or not the presser's to answer, or the bot can't post here.
+            UserError: the challenge is gone, expired or not the presser's to answer.
         """
         if action == "decline":
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
@@ -325,10 +325,8 @@ class Play(commands.Cog):
         """Rematch pressed: note the vote, or (both players having pressed) start and post the new game.
 
         Raises:
-            UserError: not a player of that game, the game is gone, the channel is busy, already started, or the
-                bot can't post here.
+            UserError: not a player of that game, the game is gone, the channel is busy, or already started.
         """
-        require_postable(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, str):
             await interaction.response.send_message(
