@@ -67,3 +67,82 @@ async def test_the_real_process_plays_survives_a_restart_and_stops_on_sigterm(em
     code, err = await stop_process(proc)
     assert code == 0, err[-3000:]
     assert emu.errors == []
+
+
+# --- kill -9 and a Redis that dies ---------------------------------------------------------------------------
+
+
+async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_on(emu, tmp_path):
+    from bot.store import Keys
+    import redis.asyncio as aioredis
+    from .processes import RedisServer, alive, descendants, kill9, start_bot_process
+
+    world = make_world(emu)
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    client = aioredis.Redis(unix_socket_path=str(server.socket), decode_responses=True)
+    try:
+        proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
+        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
+                             first="them")
+        await it.wait_followups(1)
+        await emu.wait_for_message(world.channel, lambda m: "played `" in m.content)  # the computer moved
+        workers = descendants(proc.pid)
+        assert workers, "the computer's worker processes should be running"
+        await kill9(proc)
+        for _ in range(100):
+            if not alive(workers):
+                break
+            await asyncio.sleep(0.05)
+        assert alive(workers) == [], "worker processes outlived the bot"
+        proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
+        it = await emu.slash(world.ann, world.channel, "hongkong board")
+        await it.wait_followups(1)
+        assert await client.zcard(Keys.DEADLINES) >= 1
+        await kill9(proc)
+    finally:
+        await client.aclose()
+        server.stop()
+
+
+async def test_redis_killed_mid_game_the_bot_carries_on_when_it_returns(emu, tmp_path):
+    from bot.store import Keys
+    import redis.asyncio as aioredis
+    from .processes import RedisServer, kill9, start_bot_process
+
+    world = make_world(emu)
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
+    try:
+        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        challenge = await it.wait_done()
+        click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+        await click.wait_followups(1)
+        it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+        await it.wait_followups(1)
+        server.kill()
+        it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")  # Redis is down
+        reply = await it.wait_done(timeout=30)
+        assert "couldn't reach the game store" in reply.content or "`S@D4`" in reply.content
+        server.start()
+        await asyncio.sleep(1)
+        stored = None
+        client = aioredis.Redis(unix_socket_path=str(server.socket), decode_responses=True)
+        try:
+            if "couldn't reach" in reply.content:  # not stored: play it again now that Redis is back
+                it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")
+                posted = (await it.wait_followups(1, timeout=30))[0]
+                assert "`S@D4`" in posted.content
+            it = await emu.slash(world.ann, world.channel, "hongkong place", square="A1")
+            posted = (await it.wait_followups(1, timeout=30))[0]
+            assert "`S@A1`" in posted.content and f"<@{world.ben['id']}>, your turn" in posted.content
+            stored = await client.hgetall(Keys.game(world.channel))
+            assert '"moves":["S@B2","S@D4","S@A1"]' in stored["doc"]
+            deadlines = await client.zrange(Keys.DEADLINES, 0, -1)
+            assert any(d.startswith("forfeit|") and d.endswith("|3") for d in deadlines)
+        finally:
+            await client.aclose()
+    finally:
+        await kill9(proc)
+        server.stop()
