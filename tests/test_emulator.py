@@ -634,6 +634,18 @@ async def test_archived_and_locked_threads(emu: DiscordEmulator, world: World, b
     assert [e.code for e in emu.errors] == [50083, 160005, 50013]
 
 
+async def test_direct_messages(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
+    ann = await bot.fetch_user(int(world.ann['id']))
+    await ann.send('your game ended')
+    await ann.send('and another thing')
+    assert [m.content for m in emu.dms(world.ann)] == ['your game ended', 'and another thing']
+    assert emu.dms(world.ben) == [] and emu.messages(world.cid) == []
+    stranger = emu.create_user('stranger')  # shares no server with the bot
+    with pytest.raises(discord.Forbidden) as info:
+        await (await bot.fetch_user(int(stranger['id']))).send('hello?')
+    assert info.value.code == 50007
+
+
 async def test_bot_removed_from_the_guild(emu: DiscordEmulator, world: World, bot: EmuBot) -> None:
     removed = asyncio.ensure_future(bot.wait_for('guild_remove', timeout=5))
     await emu.remove_member(world.gid, emu.bot_user)

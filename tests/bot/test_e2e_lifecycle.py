@@ -175,11 +175,19 @@ async def test_game_in_a_thread(emu, world, bots, redis):
 async def test_threads_without_permission_play_in_the_channel(emu, world, bots, redis):
     await bots()
     no_threads = emu.create_channel(world.guild, "no-threads")
-    emu.channel(no_threads).setdefault("permission_overwrites", []).append(
-        {"id": str(emu.bot_user["id"]), "type": 1, "allow": "0", "deny": str(PERMISSIONS["create_public_threads"])}
-    )
     await emu.slash(world.admin, world.channel, "settings", threads=True)
-    await new_game(emu, world, channel=no_threads)
+    # a challenge where the bot can't open the game's thread is refused, naming the permission...
+    await emu.set_permission_overwrite(no_threads, emu.bot_user, deny=PERMISSIONS["create_public_threads"])
+    it = await emu.slash(world.ann, no_threads, "hongkong challenge", opponent=world.ben)
+    text = await refused(it)
+    assert "threads are on for this server" in text and "**Create Public Threads**" in text
+    assert await GameStore(redis).get(no_threads) is None
+    # ...but one that loses it between the challenge and the accept is played in the channel, with a note
+    await emu.set_permission_overwrite(no_threads, emu.bot_user)
+    it = await emu.slash(world.ann, no_threads, "hongkong challenge", opponent=world.ben)
+    challenge = await it.wait_done()
+    await emu.set_permission_overwrite(no_threads, emu.bot_user, deny=PERMISSIONS["create_public_threads"])
+    await (await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])).wait_done()
     note = await emu.wait_for_message(no_threads, lambda m: "Create Public Threads" in m.content)
     assert "played here instead" in note.content
     await emu.wait_for_message(no_threads, lambda m: "the game begins" in m.content)

@@ -76,6 +76,7 @@ class RestAPI:
         add = self._add
         add('GET', r'/users/@me', self.get_me, A)
         add('GET', rf'/users/{S}', self.get_user, A)
+        add('POST', r'/users/@me/channels', self.create_dm, A)
         add('GET', r'/gateway', self.get_gateway, N)
         add('GET', r'/gateway/bot', self.get_gateway_bot, A)
         add('GET', r'/oauth2/applications/@me', self.get_application, A)
@@ -350,9 +351,10 @@ class RestAPI:
         if self._is_empty(content, embeds, components, attachments, body) and not flags & FLAG_LOADING:
             raise APIError(400, 50006, 'Cannot send an empty message', kind='bad_request',
                            interaction_id=interaction.id if interaction else None)
-        channel = emu._channels[channel_id]
+        channel = emu._channels.get(channel_id) or emu._dms[channel_id]
         msg = Message(
-            id=emu._new_id(), channel_id=channel_id, guild_id=int(channel['guild_id']), author=emu.bot_user,
+            id=emu._new_id(), channel_id=channel_id, guild_id=int(channel['guild_id']) if channel.get('guild_id') else None,
+            author=emu.bot_user,
             content=content, embeds=copy.deepcopy(embeds), components=copy.deepcopy(components),
             attachments=attachments, flags=flags, type=mtype,
             interaction_id=interaction.id if interaction else None,
@@ -770,8 +772,42 @@ class RestAPI:
         if meta.get('archived'):
             await self.emu._change_thread(thread, archived=False)
 
+    async def create_dm(self, req: Req) -> Any:
+        """Open (or get) the bot's direct-message channel with a user. Discord lets a bot message a user only if
+        they share a server (and the user allows it): 403 50007 "Cannot send messages to this user" otherwise."""
+        emu = self.emu
+        try:
+            uid = int((req.body or {}).get('recipient_id'))
+        except (TypeError, ValueError):
+            tree = ErrorTree()
+            tree.add(('recipient_id',), 'BASE_TYPE_REQUIRED', 'This field is required')
+            raise APIError.invalid_form(tree)
+        user = emu._users.get(uid)
+        if user is None:
+            raise APIError(404, 10013, 'Unknown User', kind='not_found')
+        shared = any(uid in g['members'] and emu.application_id in g['members'] for g in emu._guilds.values())
+        if not shared:
+            raise APIError(403, 50007, 'Cannot send messages to this user', kind='forbidden',
+                           detail=f'the bot shares no server with user {uid}')
+        cid = emu._dm_ids.get(uid)
+        if cid is None:
+            cid = emu._dm_ids[uid] = emu._new_id()
+            emu._dms[cid] = {'id': str(cid), 'type': 1, 'last_message_id': None, 'flags': 0, 'recipients': [user]}
+            emu._channel_messages[cid] = []
+        return dict(emu._dms[cid])
+
+    async def _post_dm(self, req: Req, cid: int) -> Any:
+        emu = self.emu
+        body = self._validate(req.body, (), n_files=len(req.files))
+        self._check_upload_size(req.files)
+        msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
+        emu._notify()
+        return msg.to_payload()
+
     async def post_channel_message(self, req: Req, channel_id: str) -> Any:
         emu = self.emu
+        if int(channel_id) in emu._dms:
+            return await self._post_dm(req, int(channel_id))
         ch = self._channel(channel_id)
         cid = int(ch['id'])
         in_thread = ch['type'] in THREAD_TYPES

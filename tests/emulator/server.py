@@ -136,6 +136,8 @@ class DiscordEmulator:
         self.owner_user = self.create_user('app-owner')
         self._guilds: Dict[int, Dict[str, Any]] = {}
         self._channels: Dict[int, Dict[str, Any]] = {}
+        self._dms: Dict[int, Dict[str, Any]] = {}  # the bot's direct-message channels, by channel id
+        self._dm_ids: Dict[int, int] = {}  # user id -> DM channel id
         self._messages: Dict[int, Message] = {}
         self._channel_messages: Dict[int, List[Message]] = {}
         self._attachments: Dict[int, Attachment] = {}
@@ -339,6 +341,11 @@ class DiscordEmulator:
         uid = int(self._resolve_user(user)['id']) if user is not None else None
         return [m for m in self._channel_messages.get(int(channel_id), [])
                 if not m.deleted and (not m.ephemeral or (uid is not None and m.visible_to == uid))]
+
+    def dms(self, user: UserLike) -> List[Message]:
+        """The direct messages the bot sent ``user``, oldest first."""
+        cid = self._dm_ids.get(int(self._resolve_user(user)['id']))
+        return self.messages(cid) if cid is not None else []
 
     def message(self, message_id: int) -> Message:
         return self._messages[int(message_id)]

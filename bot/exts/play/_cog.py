@@ -26,6 +26,7 @@ from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link,
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
 from ._groups import game_group
+from ._reach import require_postable, unpostable
 from ._reconciler import Reconciler
 from ._timers import Timers
 
@@ -74,7 +75,10 @@ class Play(commands.Cog):
         """Post a committed turn (:func:`bot.posts.post_turn`, never raises); then, if the computer is to move, let
         it. True if the board was posted."""
         try:
-            return await post_turn(self.bot, interaction, kind, turn)
+            posted = await post_turn(self.bot, interaction, kind, turn)
+            if not posted:  # the bot may have lost the channel: then the game ends without a result (._reach)
+                await unpostable(self.bot, self.layer, turn)
+            return posted
         finally:
             self.computer.to_move(turn.record, turn.game)
 
@@ -126,12 +130,16 @@ class Play(commands.Cog):
         challenging the bot itself starts a game against the computer at once.
 
         Raises:
-            UserError: in a DM, ``level`` without the computer, an opponent who is not a member or is a bot,
-                or the game layer's refusals (busy channel, yourself).
+            UserError: in a DM, the bot lacking a permission it needs in the channel, ``level`` without the
+                computer, an opponent who is not a member or is a bot, or the game layer's refusals (busy channel,
+                yourself).
         """
         if interaction.guild_id is None:
             raise UserError("Games are played in server channels, not in direct messages.")
         me = self.bot.user
+        settings = await self.layer.settings.get(interaction.guild_id)
+        against_computer = opponent is not None and opponent.id == me.id  # played here, never in a thread
+        require_postable(interaction, threads=settings.threads and not against_computer)
         if opponent is not None and opponent.id == me.id:
             await self.computer_game(interaction, kind, options, level or "medium")
             return
@@ -176,7 +184,7 @@ class Play(commands.Cog):
         server wants one), or close the challenge.
 
         Raises:
-            UserError: the challenge is gone, expired or not the presser's to answer.
+            UserError: the challenge is gone, expired or not the presser's to answer, or the bot can't post here.
         """
         if action == "decline":
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
@@ -187,6 +195,7 @@ class Play(commands.Cog):
                 view=None, allowed_mentions=NO_MENTIONS,
             )
             return
+        require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
         record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
         kind = self.layer.kinds[record.kind]
         a, b = record.names
@@ -325,8 +334,10 @@ class Play(commands.Cog):
         """Rematch pressed: note the vote, or (both players having pressed) start and post the new game.
 
         Raises:
-            UserError: not a player of that game, the game is gone, the channel is busy, or already started.
+            UserError: not a player of that game, the game is gone, the channel is busy, already started, or the
+                bot can't post here.
         """
+        require_postable(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, str):
             await interaction.response.send_message(

@@ -3,7 +3,8 @@
 Deadlines live in Redis (:mod:`bot.deadlines`) and are leased to one process at a time and settled once
 handled, so each fires once across bot processes and none is lost to a crash. What they do here: ``expire``
 edits a challenge nobody answered, ``remind`` pings the player to move, ``forfeit`` ends the game on time and
-posts its last board.
+posts its last board. Before a reminder or a forfeit, :func:`._reach.ready` checks that the bot can still post in
+the game's channel (a game it can't post in ends without a result: nobody forfeits).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ...kinds import GameKind
 from ...posts import send_quietly
 from ...session import GameLayer, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
+from ._reach import ready
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,8 @@ class Timers:
         elif deadline.what == "remind":
             await self._remind(deadline)
         elif deadline.what == "forfeit":
+            if not await ready(self.bot, self.layer, deadline.channel_id):
+                return  # the bot can't post there: the game ended without a result, nobody forfeits
             turn = await self.layer.forfeit(deadline.channel_id, deadline.game_id, deadline.marker)
             if turn:
                 await self.post(None, self.layer.kinds[turn.record.kind], turn)
@@ -95,6 +99,8 @@ class Timers:
         due = await self.layer.reminder_due(deadline.channel_id, deadline.game_id, deadline.marker)
         if due is None or due[0].player(due[1].to_move).bot:
             return
+        if not await ready(self.bot, self.layer, deadline.channel_id):
+            return  # the bot can't post there: the game ended without a result (see ._reach)
         record, game = due
         kind = self.layer.kinds[record.kind]
         left = describe_duration(record.deadline - self.layer.clock())

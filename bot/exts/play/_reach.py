@@ -1,0 +1,231 @@
+"""Whether the bot can post a game where it is played: its permissions in the channel, a game thread a moderator
+locked or archived, a channel deleted, the bot removed from the server.
+
+A slash command's answers are interaction responses, which Discord lets through whatever the bot's permissions in
+the channel; but reminders, forfeits, the computer's replies and a thread game's notes are ordinary channel posts.
+So:
+
+- Before a game starts (a challenge — also against the computer —, accepting one, a rematch):
+  :func:`require_postable` refuses with the name of every permission the bot lacks there: View Channel, Send
+  Messages (Send Messages in Threads in a thread), Attach Files, Embed Links; with a thread per game, also Create
+  Public Threads and Send Messages in Threads.
+- Before a post outside an interaction (a reminder, a forfeit) and when such a post failed (the computer's reply,
+  a board): :func:`ready`. A thread a moderator locked is reopened (with Manage Threads; an archived one reopens by
+  itself when posted in). If the bot can't post there — a permission removed, the thread can't be reopened, the
+  channel deleted (10003), the bot removed from the server (50001) — the game there **ends without a result**:
+  unrated, nobody forfeits, its timers cancelled, gone from ``/games``. The players are told in the thread's parent
+  channel, or else by direct message.
+- :class:`Reach` listens for the gateway events — a channel or thread deleted, the bot removed from a server — and
+  ends the games there the same way (an open challenge there is withdrawn).
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from ...errors import UserError
+from ...posts import GAME_FINISHED, send_quietly
+from ...record import Record, Status
+from ...session import GameLayer, Person
+from ...words import NO_MENTIONS
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+
+log = logging.getLogger(__name__)
+
+#: The permissions a game's channel needs, by discord.py's name, with Discord's name for them.
+NAMES = {
+    "view_channel": "View Channel", "send_messages": "Send Messages", "send_messages_in_threads":
+    "Send Messages in Threads", "attach_files": "Attach Files", "embed_links": "Embed Links",
+    "create_public_threads": "Create Public Threads", "manage_threads": "Manage Threads",
+}
+
+
+def needed(*, in_thread: bool, threads: bool = False) -> tuple[str, ...]:
+    """The permissions (discord.py names) a game needs in a channel: to post boards there (``in_thread``: the channel
+    is a thread), and with ``threads`` (a thread per game, from a channel) to open the game's thread and post in it."""
+    post = ("view_channel", "send_messages_in_threads" if in_thread else "send_messages", "attach_files", "embed_links")
+    return post + (("create_public_threads", "send_messages_in_threads") if threads and not in_thread else ())
+
+
+#: Discord denies these implicitly when Send Messages is denied: naming the cause is enough.
+IMPLIED_BY_SEND = ("attach_files", "embed_links")
+
+
+def missing(permissions: discord.Permissions, names: tuple[str, ...]) -> list[str]:
+    """Discord's names of the permissions in ``names`` that ``permissions`` lacks, each once, in order — without
+    Attach Files and Embed Links when Send Messages is lacking (discord.py, as Discord, denies them with it)."""
+    lacking = [n for n in names if not getattr(permissions, n)]
+    if "send_messages" in lacking:
+        lacking = [n for n in lacking if n not in IMPLIED_BY_SEND]
+    return list(dict.fromkeys(NAMES[n] for n in lacking))
+
+
+def listed(names: list[str]) -> str:
+    """``["A", "B", "C"]`` → "**A**, **B** and **C**"."""
+    bold = [f"**{n}**" for n in names]
+    return ", ".join(bold[:-1]) + " and " + bold[-1] if len(bold) > 1 else bold[0]
+
+
+def require_postable(interaction: discord.Interaction, *, threads: bool = False) -> None:
+    """Refuse to start a game in the interaction's channel if the bot could not post it there
+    (``interaction.app_permissions``; ``threads``: the game would get a thread of its own).
+
+    Raises:
+        UserError: naming every permission the bot lacks, and who can fix it.
+    """
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    lacking = missing(interaction.app_permissions, needed(in_thread=in_thread))
+    thread_lacking = [n for n in missing(interaction.app_permissions, needed(in_thread=in_thread, threads=threads))
+                      if n not in lacking]
+    if not lacking and not thread_lacking:
+        return
+    text = "I can't host a game here: "
+    if lacking:
+        text += (f"I don't have the {listed(lacking)} permission{'s' if len(lacking) > 1 else ''} in this channel, "
+                 "and I need them to post the boards, reminders and results.")
+    if thread_lacking:
+        text += (" Also, t" if lacking else "t") + (
+            f"hreads are on for this server (a thread per game), and I don't have {listed(thread_lacking)} here.")
+    text += " A server admin can grant them in the channel's permissions; or start the game in another channel."
+    if thread_lacking:
+        text += " (`/settings threads:False` plays games in their channel instead.)"
+    raise UserError(text)
+
+
+async def obstacle(bot: discord.Client, channel_id: int) -> str | None:
+    """Why the bot can't post in ``channel_id`` now (a sentence fragment), or None if it can — after reopening a
+    game thread a moderator locked, when the bot may (Manage Threads). An error reading the channel that says
+    nothing of access (Discord failing) counts as None: the post itself will tell."""
+    channel = bot.get_channel(channel_id)
+    if channel is None:  # not in the cache: an archived thread, or gone
+        try:
+            channel = await bot.fetch_channel(channel_id)
+        except discord.NotFound:
+            return "its channel was deleted"
+        except discord.Forbidden:
+            return "I can no longer see its channel (I was removed from the server, or lost View Channel)"
+        except discord.HTTPException:
+            return None
+    guild = getattr(channel, "guild", None)
+    if guild is None or guild.me is None:
+        return None
+    permissions = channel.permissions_for(guild.me)
+    if isinstance(channel, discord.Thread) and channel.locked:
+        if not permissions.manage_threads:
+            return "a moderator locked its thread and I can't reopen it (I don't have **Manage Threads**)"
+        try:
+            await channel.edit(archived=False, locked=False)
+            log.info("reopened the locked thread %s of a game", channel_id)
+        except discord.HTTPException as exc:
+            return f"a moderator locked its thread and I couldn't reopen it ({exc.text or exc.status})"
+    lacking = missing(permissions, needed(in_thread=isinstance(channel, discord.Thread)))
+    if lacking:
+        return f"I no longer have {listed(lacking)} in <#{channel_id}>"
+    return None
+
+
+async def ready(bot: discord.Client, layer: GameLayer, channel_id: int) -> bool:
+    """Whether the bot can post the game of ``channel_id`` now (see :func:`obstacle`). If it can't, the game there is
+    ended without a result (:func:`end_unreachable`) and False is returned."""
+    why = await obstacle(bot, channel_id)
+    if why is None:
+        return True
+    await end_unreachable(bot, layer, channel_id, why)
+    return False
+
+
+async def unpostable(bot: discord.Client, layer: GameLayer, turn) -> None:
+    """A committed turn's board could not be posted outside an interaction. If that is because the bot can't post
+    in its channel (:func:`obstacle`), the announcement is dropped (it can never be made) and the game ends without a
+    result if it still runs; a passing failure (Discord erring) is left to the reconciler's retries."""
+    why = await obstacle(bot, turn.record.channel_id)
+    if why is None:
+        return
+    if turn.announcement is not None:
+        await layer.outbox.done(turn.announcement)
+    await end_unreachable(bot, layer, turn.record.channel_id, why)
+
+
+async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: str) -> Record | None:
+    """End the challenge or game of ``channel_id``, which the bot can't post in: an open challenge is withdrawn; a
+    running game ends without a result (unrated, nobody forfeits, its timers cancelled, its final board — which
+    can't be posted there — not announced), and its players are told ``why`` in the thread's parent channel, or else
+    by direct message. Returns the record ended, or None if there was nothing to end."""
+    stored = await layer.store.get(channel_id)
+    if stored is None:
+        return None
+    record = stored.record
+    try:
+        if record.status is Status.CHALLENGE:
+            await layer.decline(channel_id, record.id, record.challenger)
+            log.info("withdrew challenge %s in channel %s: %s", record.id, channel_id, why)
+            return record
+        turn = await layer.abort(channel_id, Person(bot.user.id, bot.user.display_name))
+    except UserError:  # it ended or changed meanwhile: whoever changed it posts it
+        return None
+    await layer.outbox.done(turn.announcement)
+    log.warning("ended game %s in channel %s without a result: %s", record.id, channel_id, why)
+    bot.dispatch(GAME_FINISHED, turn.record)  # recorded in the history (unrated); a thread game's parent is told
+    await _tell(bot, turn.record, why)
+    return turn.record
+
+
+async def _tell(bot: discord.Client, record: Record, why: str) -> None:
+    """The players learn why their game ended: in the thread's parent channel, or else each person by DM."""
+    kind = bot.layer.kinds[record.kind]  # type: ignore[attr-defined]
+    a, b = record.names
+    text = f"**{kind.title}** {a} vs {b} ended without a result (unrated, nobody forfeits): {why}."
+    if record.parent_id and await send_quietly(bot, record.parent_id, f"⚠️ {text}"):
+        return
+    for player in record.players:
+        if player is None or player.bot:
+            continue
+        with contextlib.suppress(discord.HTTPException):
+            user = bot.get_user(player.id) or await bot.fetch_user(player.id)
+            await user.send(f"⚠️ Your game in <#{record.channel_id}>: {text}", allowed_mentions=NO_MENTIONS)
+
+
+class Reach(commands.Cog):
+    """Ends the games the bot can no longer reach, as Discord reports it (see the module docstring)."""
+
+    def __init__(self, bot: "HongBot") -> None:
+        self.bot = bot
+        self.layer = bot.layer
+
+    async def _end_where(self, guild_id: int, why: str, match) -> int:
+        """End every running game of the server (and open challenge, scanning every record) whose record
+        ``match``\\ es. Returns how many were ended."""
+        ended = 0
+        for channel_id in await self.layer.store.channels_with_records():
+            stored = await self.layer.store.get(channel_id)
+            if stored is not None and stored.record.guild_id == guild_id and match(stored.record):
+                ended += await end_unreachable(self.bot, self.layer, channel_id, why) is not None
+        return ended
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: its game, and the games in its threads, end without a result."""
+        n = await self._end_where(channel.guild.id, "its channel was deleted",
+                                  lambda r: channel.id in (r.channel_id, r.parent_id))
+        log.info("channel %s deleted: %d game(s) and challenge(s) ended", channel.id, n)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted (on its own, or with its channel): its game ends without a result."""
+        await end_unreachable(self.bot, self.layer, payload.thread_id, "its thread was deleted")
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (or the server deleted): every game there ends without a result."""
+        n = await self._end_where(guild.id, "I was removed from the server", lambda r: True)
+        log.info("removed from guild %s: %d game(s) and challenge(s) ended", guild.id, n)
+
+
+__all__ = ["NAMES", "IMPLIED_BY_SEND", "needed", "missing", "listed", "require_postable", "obstacle", "ready", "unpostable",
+           "end_unreachable", "Reach"]
