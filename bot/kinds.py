@@ -83,6 +83,9 @@ class GameKind:
         describe_move: ``(game, names) -> str``: what the last move did, in words, from the engine's events
             ("captured Ben's building on B2 and sealed it with a roof; Ann takes the lead, 6–5"); "" if nothing
             happened beyond the move itself.
+        turn_number: ``(game) -> int``: the number of the turn being played, 1 for the first (turns, as the board
+            images count them, not moves: a Hong turn may hold a placement and dragon actions); from the move list
+            alone, so a game loaded without its undo history counts too.
         rematch: ``(engine kwargs, rng) -> (swap seats?, new engine kwargs)`` for a rematch: who moves first
             (Hong Kong) or the roles (Hong) are swapped.
         challenge: ``(**the game's own challenge options) -> challenge options``: its keyword parameters, annotated
@@ -106,6 +109,7 @@ class GameKind:
     result: Callable[[Any, tuple[str, str]], str]
     describe_options: Callable[[dict], str]
     describe_move: Callable[[Any, tuple[str, str]], str]
+    turn_number: Callable[[Any], int]
     rematch: Callable[[dict, random.Random], tuple[bool, dict]]
     challenge: Callable[..., dict]
     challenge_help: Mapping[str, str]
@@ -114,7 +118,8 @@ class GameKind:
     role_article: str = ""
 
     #: The functions a game's bot module defines under these names (see :meth:`from_module`).
-    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "describe_move", "rematch", "challenge")
+    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "describe_move", "turn_number", "rematch",
+                 "challenge")
 
     @classmethod
     def from_module(cls, module_name: str, **fields: Any) -> "GameKind":

@@ -91,14 +91,18 @@ def sides(kind: GameKind, record: Record, *, you: int | None = None, open_seat: 
     return f"{parts[0]}; {parts[1]}."
 
 
-def turn_number(game: Game) -> int:
-    """The number of the turn being played (1 for the first): turns, not moves — a Hong turn may hold a placement
-    and dragon actions. Counted by undoing moves on a copy (microseconds)."""
-    g, done = game.copy(), 0
-    while g.moves:
-        done += g.pending is None  # a turn ended after this move
-        g.pop()
-    return done + 1
+def computer_replied(turn: Turn) -> bool:
+    """Whether a takeback undid a move of the computer's too (its reply to the turn taken back): the undone moves
+    replayed on a copy of the position they were undone to."""
+    opponent = 1 - turn.player
+    if not turn.undone or not turn.record.player(opponent).bot:
+        return False
+    game = turn.game.copy()
+    for move in turn.undone:
+        if game.to_move == opponent:
+            return True
+        game.play(move)
+    return False
 
 
 def status_line(kind: GameKind, game: Game, record: Record) -> str:
@@ -122,6 +126,8 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
         head = f"{record.player(turn.player).shown} played `{turn.move}`{': ' + happened if happened else ''}."
     elif turn.event is Event.TAKEBACK:
         head = f"Takeback accepted: {record.player(turn.player).shown}'s last turn is undone."
+        if computer_replied(turn):
+            head = f"Takeback: {record.player(turn.player).shown}'s last turn and the computer's reply are undone."
     else:
         head = ""
     if not turn.finished:

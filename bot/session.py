@@ -46,6 +46,8 @@ class Turn:
         move: the move in canonical notation, or None when no move was played.
         event: what the change was (:class:`bot.record.Event`).
         announcement: its board post, still to make (:mod:`bot.outbox`); None for a turn not from a commit.
+        undone: for a takeback, the moves it undid, oldest first (against the computer: the caller's turn and the
+            computer's reply, if it had replied).
     """
 
     record: Record
@@ -54,6 +56,7 @@ class Turn:
     move: str | None
     event: Event = Event.MOVE
     announcement: Announcement | None = None
+    undone: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -512,7 +515,7 @@ class GameLayer:
         if not ok:
             raise GameChanged("The game changed at the same moment (another move, takeback or answer landed first). "
                               "Look at the board and try again.")
-        return Turn(record, game, turn.player, turn.move, turn.event, announcement)
+        return Turn(record, game, turn.player, turn.move, turn.event, announcement, turn.undone)
 
     @staticmethod
     def _result(kind: GameKind, game: Game, record: Record, turn: Turn) -> Result:
@@ -612,9 +615,10 @@ class GameLayer:
             raise UserError("You haven't played a turn yet: there is nothing to take back.")
         if record.player(1 - seat).bot:
             # against the computer: back to the start of the caller's last turn (undoing the computer's reply too)
-            game.truncate(mine[0])
+            undone = tuple(game.truncate(mine[0]))
             record = record.replace(takeback=None)
-            return await self._commit(stored, record, kind, game, Turn(record, game, seat, None, Event.TAKEBACK))
+            return await self._commit(stored, record, kind, game,
+                                      Turn(record, game, seat, None, Event.TAKEBACK, undone=undone))
         if turn_start(game)[1] != seat:
             raise UserError("You can only take back your own last turn, before your opponent has moved.")
         if record.takeback and record.takeback.expires > self.clock():

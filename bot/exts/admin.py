@@ -103,7 +103,7 @@ class Admin(commands.Cog):
             left = describe_duration(record.deadline - self.layer.clock()) if record.deadline else "—"
             embed.add_field(
                 name=f"{kind.title}: {a} vs {b}"[:256],
-                value=(f"{record.player(seat).shown} ({kind.roles[seat]}) to move · move {len(game.moves) + 1} · "
+                value=(f"{record.player(seat).shown} ({kind.roles[seat]}) to move · turn {kind.turn_number(game)} · "
                        f"{left} left · [watch]({jump_link(record.guild_id, record.channel_id)})")[:1024],
                 inline=False,
             )

@@ -78,6 +78,13 @@ def describe_options(options: dict) -> str:
     return f"{board} board{lair}"
 
 
+def turn_number(game: hong.HongGame) -> int:
+    """Each turn holds exactly one placement (then any dragon actions, which hold a space: ``D2 rotate C4``), so the
+    turn being played is the placements so far, plus one unless a summon is finishing the current turn."""
+    placements = sum(" " not in move for move in game.moves)
+    return placements + (0 if game.pending else 1)
+
+
 def _hongs(events: list[hong.MoveEvent]) -> str:
     """"Hong of 3 at B4–D4" / "Hongs of 1 at C4 and 3 at B4–D4"."""
     def where(h: hong.Hong) -> str:

@@ -55,6 +55,11 @@ def describe_options(options: dict) -> str:
     return ""
 
 
+def turn_number(game: hk.HongKongGame) -> int:
+    """One move a turn: the moves so far plus one."""
+    return len(game.moves) + 1
+
+
 def describe_move(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     """What the last turn did (:meth:`engine.hongkong.HongKongGame.last_turn_events`): "captured Ben's building on B2
     and sealed it with a roof; Ann takes the lead, 6–5"; "" when the turn captured, sealed and changed nothing."""

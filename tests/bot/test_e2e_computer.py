@@ -76,7 +76,8 @@ async def test_takeback_against_the_computer_undoes_its_reply_too(emu, world, ru
     assert len((await store.get(world.channel)).record.state["moves"]) == 2
     it = await emu.slash(world.ann, world.channel, "takeback")
     posted = (await it.wait_followups(1))[0]
-    assert "Takeback accepted" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
+    assert posted.content.startswith("Takeback: ann's last turn and the computer's reply are undone.\n")
+    assert f"<@{world.ann['id']}>, your turn" in posted.content
     assert (await store.get(world.channel)).record.state["moves"] == []
     it = await emu.slash(world.ann, world.channel, "takeback")
     await it.wait_response()

@@ -258,7 +258,7 @@ async def test_games_lists_running_games(emu, world, bots, clock):
     fields = reply.embeds[0]["fields"]
     assert len(fields) == 2
     assert fields[0]["name"] == f"Hong Kong: {display(world.ann)} vs {display(world.ben)}"
-    assert f"{display(world.ben)} (orange) to move · move 2" in fields[0]["value"]
+    assert f"{display(world.ben)} (orange) to move · turn 2" in fields[0]["value"]
     assert f"/channels/{world.guild}/{world.other_channel}" in fields[1]["value"]
 
 

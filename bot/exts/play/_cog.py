@@ -17,7 +17,7 @@ from ...errors import UserError
 from ...kinds import Game, GameKind
 from ...options import person
 from ...outbox import Announcement
-from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line, turn_number
+from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
 from ...replies import refuse
 from ...record import Record
 from ...session import Person, Turn
@@ -264,7 +264,7 @@ class Play(commands.Cog):
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         a, b = record.names
         seat = game.to_move
-        text = (f"**{kind.title}**: {a} vs {b}, turn {turn_number(game)} — {record.player(seat).shown} "
+        text = (f"**{kind.title}**: {a} vs {b}, turn {kind.turn_number(game)} — {record.player(seat).shown} "
                 f"({kind.roles[seat]}) to move.")
         if record.deadline:
             text += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
