@@ -16,35 +16,13 @@ from bot.outbox import Announcement
 from bot.record import Player, Record, Status
 from bot.session import Person
 from bot.store import Effects, GameStore, Keys, check_server
-from tests.emulator import PERMISSIONS
 
-from .harness import display, make_world, refused, start_bot
+from .harness import display, refused
+from .test_e2e_lifecycle import bots, world  # noqa: F401  (the same world with an admin, and bots on the test clock)
 
 pytestmark = pytest.mark.timeout(180)
 
 HOUR = 3600
-
-
-@pytest.fixture
-async def world(emu):
-    world = make_world(emu)
-    world.admin = emu.create_user("ada")
-    emu.add_member(world.guild, world.admin, permissions=PERMISSIONS["manage_guild"] | PERMISSIONS["manage_messages"])
-    return world
-
-
-@pytest.fixture
-async def bots(emu, world, redis_server, redis, clock):
-    started = []
-
-    async def start(**kwargs):
-        bot = await start_bot(emu, redis_server, guild=world.guild, clock=clock, poll_interval=0.02, **kwargs)
-        started.append(bot)
-        return bot
-
-    yield start
-    for bot in started:
-        await bot.stop()
 
 
 async def new_game(emu, world, channel=None):
