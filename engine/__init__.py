@@ -17,8 +17,11 @@ The contract (every game module follows it; python-chess's ``Board`` is the mode
     (always None in Hong Kong).
   - ``moves``: the moves played, canonical notation, in order; the source of truth for the state.
   - ``copy()``: an independent copy (undo history included).
-  - ``to_dict()``: JSON-serialisable state ``{"game": NAME, ..., "moves": [...]}``; ``from_dict`` restores it
-    exactly by replaying the moves, or raises :class:`InvalidState`.
+  - ``to_dict()``: JSON-serialisable state ``{"game": NAME, ..., "moves": [...]}``; ``from_dict(state)`` restores
+    it exactly by replaying the moves, or raises :class:`InvalidState`. ``from_dict(state, replay=False)`` loads the
+    position the state records without replaying (many times faster; for a state already checked by a replay): its
+    shape is still checked (:class:`InvalidState`), not the rules, and its undo history may be missing (Hong's
+    ``pop()`` then raises ``IndexError``; load with the replay to undo).
 
 * :mod:`engine.result` says how a game ended off the board (resigned, timed out, aborted);
   :mod:`engine.movetext` writes and reads a finished game's text record; :mod:`engine.ai` chooses moves.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, Iterator, Mapping
 
 from engine import IllegalMove, InvalidState, squares
@@ -90,6 +91,99 @@ def describe_height(value: int) -> str:
     return text + (" + roof" if roof else "")
 
 
+# --- move generation: plot sets as bits ---------------------------------------------------------------
+#
+# A set of plots is an int with plot x at bit 24 - x, so ``bin()`` lists the plots in board order A1…E5. The single
+# turns are a pair of such sets, 50 bits: standard blocks on the high 25, roofs on the low 25 (``legal_moves()``
+# lists them in that order). The double turns are 1,250 bits: one block of 50 per quick-block plot, A1's highest,
+# each laid out like the single turns. :func:`_single_texts` and :func:`_double_texts` turn a set of turns into their
+# texts, in order, without a Python loop over the turns.
+
+_BIT = tuple(1 << (PLOTS - 1 - x) for x in range(PLOTS))
+_ALL = (1 << PLOTS) - 1
+_PAIR = (1 << PLOTS) | 1  # plots × _PAIR: the same plots in both halves of a pair
+_BOTH = _ALL * _PAIR
+_CENTRE_BIT = _BIT[CENTRE]
+_ROW_1, _ROW_5 = _ALL & ~(_ALL >> SIZE), _ALL >> (PLOTS - SIZE)
+_COLUMN_A = sum(_BIT[x] for x in range(0, PLOTS, SIZE))
+_COLUMN_E = sum(_BIT[x] for x in range(SIZE - 1, PLOTS, SIZE))
+#: The plots that have a neighbour above, below, to the left and to the right (in both halves of a pair).
+_HAS_ABOVE, _HAS_BELOW = (_ALL & ~_ROW_1) * _PAIR, (_ALL & ~_ROW_5) * _PAIR
+_HAS_LEFT, _HAS_RIGHT = (_ALL & ~_COLUMN_A) * _PAIR, (_ALL & ~_COLUMN_E) * _PAIR
+_SINGLES = tuple(f"{kind}@{square_name(x)}" for kind in (STANDARD, ROOF) for x in range(PLOTS))
+_DOUBLES = tuple(f"Q@{square_name(q)} {single}" for q in range(PLOTS) for single in _SINGLES)
+#: Canonical turn text → (0 for a single turn, 1 for a double one; its bit among them; its placements).
+_TURNS: dict[str, tuple[int, int, tuple[tuple[str, int], ...]]] = {
+    **{text: (0, 49 - i, ((text[0], i % PLOTS),)) for i, text in enumerate(_SINGLES)},
+    **{text: (1, 1249 - i, ((QUICK, i // 50), (text[5], i % PLOTS))) for i, text in enumerate(_DOUBLES)},
+}
+#: The single turns in six runs of 9, 8 and 8 bits (standard blocks, then roofs): per run, its bits → their texts.
+_RUN_TEXT = tuple(tuple(tuple(_SINGLES[first + i] for i in range(width) if v >> (width - 1 - i) & 1)
+                        for v in range(1 << width))
+                  for first, width in ((0, 9), (9, 8), (17, 8), (25, 9), (34, 8), (42, 8)))
+#: Single turns (50 bits) × _EVERY_BLOCK: the same turns after a quick block on any plot (1,250 bits).
+_EVERY_BLOCK = sum(1 << (50 * j) for j in range(PLOTS))
+#: In each quick-block plot's block: the single turns on that same plot (standard block and roof), and the others.
+_SAME_PLOT = sum((_BIT[q] * _PAIR) << (50 * (PLOTS - 1 - q)) for q in range(PLOTS))
+_OTHER_PLOTS = ~_SAME_PLOT & ((1 << (50 * PLOTS)) - 1)
+#: (row, its 5 bits) → the blocks of the plots set in that row: a set of quick-block plots → its double turns.
+_ROW_BLOCKS = tuple(
+    tuple(sum(((1 << 50) - 1) << (50 * (PLOTS - 1 - (row * SIZE + c))) for c in range(SIZE) if v >> (SIZE - 1 - c) & 1)
+          for v in range(1 << SIZE))
+    for row in range(SIZE)
+)
+#: Per plot n: ``(q, turns)`` for each neighbour q: the double turns "quick block on q, then S or R on n".
+_NEIGHBOUR_TURNS = tuple(
+    tuple((q, (_BIT[n] * _PAIR) << (50 * (PLOTS - 1 - q))) for q in NEIGHBOURS[n]) for n in range(PLOTS)
+)
+#: Per number of blocks b of an open building (4 down to 1): the height value a block on it needs (2b + 2), a
+#: roof (2b + 1), and its own (2b).
+_CAPTURE_LEVELS = tuple((2 * b + 2, 2 * b + 1, 2 * b) for b in range(MAX_PIECES - 1, 0, -1))
+_DOUBLES_TOP = 1 << len(_DOUBLES)
+_TO_SELECTORS = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _single_texts(turns: int) -> list[str]:
+    """The texts of a set of single turns (50 bits), in order: six table look-ups."""
+    r = _RUN_TEXT
+    return [*r[0][turns >> 41], *r[1][turns >> 33 & 255], *r[2][turns >> 25 & 255],
+            *r[3][turns >> 16 & 511], *r[4][turns >> 8 & 255], *r[5][turns & 255]]
+
+
+def _double_texts(turns: int) -> Iterator[str]:
+    """The texts of a set of double turns (1,250 bits, not empty), in order.
+
+    ``bin()`` writes the bits one character each, highest first (a bit above them all keeps the leading zeros);
+    made into 0/1 bytes after the trailing zeros are cut, they select from the texts up to the last turn's."""
+    lowest = (turns & -turns).bit_length() - 1
+    return compress(_DOUBLES, bin((turns | _DOUBLES_TOP) >> lowest)[3:].encode().translate(_TO_SELECTORS))
+
+
+def _blocks_of(plots: int) -> int:
+    """A set of quick-block plots (25 bits) → every double turn of those quick blocks (1,250 bits)."""
+    r = _ROW_BLOCKS
+    return r[0][plots >> 20] | r[1][plots >> 15 & 31] | r[2][plots >> 10 & 31] | r[3][plots >> 5 & 31] | r[4][plots & 31]
+
+
+def _notation(placements) -> str:
+    """``[(kind, plot), ...]`` → the turn in canonical notation (``"Q@B2 S@C3"``)."""
+    return " ".join(f"{kind}@{square_name(plot)}" for kind, plot in placements)
+
+
+def _next_to(plots: int) -> int:
+    """The plots edge-adjacent to at least one plot of ``plots`` (a set of plots, or a pair of sets)."""
+    return ((plots << SIZE) & _HAS_BELOW) | ((plots >> SIZE) & _HAS_ABOVE) | ((plots >> 1) & _HAS_LEFT) \
+        | ((plots << 1) & _HAS_RIGHT)
+
+
+def _plots_in(plots: int) -> Iterator[int]:
+    """The plot indices of a set, from its lowest bit (the highest plot) up."""
+    while plots:
+        low = plots & -plots
+        yield PLOTS - low.bit_length()
+        plots ^= low
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended.
@@ -147,9 +241,15 @@ class HongKongGame:
         pending: always None: a Hong Kong turn is one move (the engine contract's field for an unfinished turn).
 
     Use :func:`new_game` or :func:`from_dict` to make one.
+
+    Beside ``stacks`` the game keeps each plot's controller and height value, and sets of plots as bits (plot x
+    is bit 24 - x): each player's buildings, by height value too, and the closed ones (roofed or five pieces).
+    They change with each placement, so :meth:`legal_moves` finds the plots a piece may go on with a few
+    operations on whole sets.
     """
 
-    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move")
+    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move", "_owner", "_height", "_own", "_level",
+                 "_closed", "_filled", "_left", "_legal")
 
     kind = NAME
     pending = None
@@ -162,6 +262,14 @@ class HongKongGame:
         self.remaining: list[dict[str, int]] = [dict(START_PIECES), dict(START_PIECES)]
         self.moves: list[str] = []
         self._to_move = first
+        self._owner = [-1] * PLOTS  # controller of each plot, -1 for an empty one
+        self._height = [0] * PLOTS  # height value of each plot: 2 × blocks + 1 if roofed (an open one: 2 × pieces)
+        self._own = [0, 0]  # each player's buildings (bits)
+        self._level = [[0] * 11, [0] * 11]  # each player's buildings by height value 0–10
+        self._closed = 0  # roofed, or five pieces: nothing more goes there
+        self._filled = 0  # plots occupied
+        self._left = 2 * (START_PIECES[STANDARD] + START_PIECES[ROOF])  # standard blocks and roofs not placed
+        self._legal: tuple[int, int] | None = None  # legal_moves()'s single and double turns, until a change
 
     # --- state ------------------------------------------------------------------------------------
 
@@ -172,36 +280,29 @@ class HongKongGame:
 
     def controller(self, plot: int) -> int | None:
         """The player controlling the building on ``plot`` (owner of its top piece), or None if empty."""
-        stack = self.stacks[plot]
-        return stack[-1][0] if stack else None
+        owner = self._owner[plot]
+        return None if owner < 0 else owner
 
     def blocks(self, plot: int) -> int:
         """Number of blocks (standard and quick) in the building on ``plot``."""
-        return sum(1 for _, kind in self.stacks[plot] if kind != ROOF)
+        return self._height[plot] >> 1
 
     def roofed(self, plot: int) -> bool:
         """Whether the building on ``plot`` has a roof (always its top piece)."""
-        stack = self.stacks[plot]
-        return bool(stack) and stack[-1][1] == ROOF
+        return bool(self._height[plot] & 1)
 
     def height(self, plot: int) -> int:
         """The building's height value ``2 × blocks + (1 if roofed)`` (see :func:`height_value`)."""
-        return height_value(self.blocks(plot), self.roofed(plot))
+        return self._height[plot]
 
     def buildings(self) -> tuple[int, int]:
         """Controlled buildings: ``(player 0's count, player 1's count)``."""
-        counts = [0, 0]
-        for stack in self.stacks:
-            if stack:
-                counts[stack[-1][0]] += 1
-        return counts[0], counts[1]
+        return self._own[0].bit_count(), self._own[1].bit_count()
 
     @property
     def is_over(self) -> bool:
         """True once all 25 plots are occupied or both players have used every standard block and roof."""
-        if all(self.stacks):
-            return True
-        return all(r[STANDARD] == 0 and r[ROOF] == 0 for r in self.remaining)
+        return self._filled == PLOTS or self._left == 0
 
     @property
     def outcome(self) -> Outcome | None:
@@ -209,7 +310,7 @@ class HongKongGame:
         if not self.is_over:
             return None
         counts = self.buildings()
-        termination = "board full" if all(self.stacks) else "pieces used"
+        termination = "board full" if self._filled == PLOTS else "pieces used"
         if counts[0] != counts[1]:
             return Outcome(0 if counts[0] > counts[1] else 1, counts, termination, False)
         return Outcome(self.controller(CENTRE), counts, termination, self.controller(CENTRE) is not None)
@@ -264,6 +365,10 @@ class HongKongGame:
         other.remaining = [dict(r) for r in self.remaining]
         other.moves = list(self.moves)
         other._to_move = self._to_move
+        other._owner, other._height = list(self._owner), list(self._height)
+        other._own, other._level = list(self._own), [list(levels) for levels in self._level]
+        other._closed, other._filled, other._left = self._closed, self._filled, self._left
+        other._legal = None  # found again on demand: a copy's play() checks every turn by the rules
         return other
 
     # --- rules ------------------------------------------------------------------------------------
@@ -296,20 +401,74 @@ class HongKongGame:
             f"yours next to it (edge-adjacent) at least {describe_height(after)} high."
         )
 
+    def _may(self, player: int, kind: str, plot: int, first_turn: bool) -> bool:
+        """Whether :meth:`_refusal` would let ``player`` put a ``kind`` piece on ``plot`` (the same rules 1–6,
+        read from the kept plot state instead of the stacks: the fast check of ``play``)."""
+        if first_turn and plot == CENTRE:
+            return False
+        owner = self._owner[plot]
+        if owner < 0:
+            return True
+        if self._closed & _BIT[plot]:
+            return False
+        if owner == player:
+            return True
+        height, owners = self._height, self._owner
+        after = height[plot] + (1 if kind == ROOF else 2)  # an open building's height value is 2 × blocks
+        return any(owners[n] == player and height[n] >= after for n in NEIGHBOURS[plot])
+
     def _check_piece(self, player: int, kind: str, plot: int, first_turn: bool) -> None:
         if self.remaining[player][kind] == 0:
             raise IllegalMove(f"You have no {PIECE_NAMES[kind]}s left.")
-        reason = self._refusal(player, kind, plot, first_turn)
-        if reason:
-            raise IllegalMove(reason)
+        if not self._may(player, kind, plot, first_turn):
+            raise IllegalMove(self._refusal(player, kind, plot, first_turn))
 
     def _put(self, player: int, kind: str, plot: int) -> None:
+        """Place a piece (legality checked by the caller): on top of the stack, out of the player's hand; the
+        plot's controller, height value and sets follow."""
         self.stacks[plot].append((player, kind))
         self.remaining[player][kind] -= 1
+        bit, old, height = _BIT[plot], self._owner[plot], self._height[plot]
+        if old < 0:
+            self._filled += 1
+        else:
+            self._level[old][height] ^= bit
+            self._own[old] ^= bit
+        self._own[player] |= bit
+        if kind == ROOF:
+            height += 1
+            self._left -= 1
+            self._closed |= bit
+        else:
+            height += 2
+            if kind == STANDARD:
+                self._left -= 1
+            if height == 2 * MAX_PIECES:
+                self._closed |= bit
+        self._level[player][height] |= bit
+        self._owner[plot], self._height[plot] = player, height
+        self._legal = None
 
     def _take(self, player: int, kind: str, plot: int) -> None:
-        self.stacks[plot].pop()
+        """Take the top piece of ``plot`` back into ``player``'s hand (undoing :meth:`_put`)."""
+        stack = self.stacks[plot]
+        stack.pop()
         self.remaining[player][kind] += 1
+        bit, height = _BIT[plot], self._height[plot]
+        self._level[player][height] ^= bit
+        self._own[player] ^= bit
+        if kind != QUICK:
+            self._left += 1
+        height -= 1 if kind == ROOF else 2
+        self._closed &= ~bit  # what was under the top piece had no roof and at most four pieces
+        owner = stack[-1][0] if stack else -1
+        if owner < 0:
+            self._filled -= 1
+        else:
+            self._own[owner] |= bit
+            self._level[owner][height] |= bit
+        self._owner[plot], self._height[plot] = owner, height
+        self._legal = None
 
     def _first_turn(self) -> bool:
         return not self.moves
@@ -355,21 +514,48 @@ class HongKongGame:
             IllegalMove: if the game is over, the text is malformed, a piece is not available, or a
                 placement breaks a rule. The message says why; the game is left exactly as it was.
         """
-        if self.is_over:
+        if self._filled == PLOTS or self._left == 0:
             raise IllegalMove("The game is over: no more turns can be played.")
-        placements = self.parse(move)
-        player, first_turn = self._to_move, self._first_turn()
-        done: list[tuple[str, int]] = []
-        try:
-            for kind, plot in placements:
-                self._check_piece(player, kind, plot, first_turn)
+        player = self._to_move
+        known = _TURNS.get(move) if type(move) is str else None
+        if known is not None and self._legal is not None and self._legal[known[0]] >> known[1] & 1:
+            for kind, plot in known[2]:  # one of the turns legal_moves() found for this position
                 self._put(player, kind, plot)
-                done.append((kind, plot))
-        except IllegalMove:
-            for kind, plot in reversed(done):
-                self._take(player, kind, plot)
-            raise
-        self.moves.append(" ".join(f"{k}@{square_name(p)}" for k, p in placements))
+        else:
+            placements = known[2] if known is not None else self.parse(move)
+            move = _notation(placements)
+            first_turn = not self.moves
+            done: list[tuple[str, int]] = []
+            try:
+                for kind, plot in placements:
+                    self._check_piece(player, kind, plot, first_turn)
+                    self._put(player, kind, plot)
+                    done.append((kind, plot))
+            except IllegalMove:
+                for kind, plot in reversed(done):
+                    self._take(player, kind, plot)
+                raise
+        self.moves.append(move)
+        self._to_move = 1 - player
+
+    def _stack(self, move: str) -> None:
+        """Put a recorded turn's pieces on their plots without the placement rules (``from_dict(replay=False)``);
+        only what keeps the position whole is checked: the notation, the pieces in hand, no piece on a roof or on
+        five pieces, no turn after the end.
+
+        Raises:
+            IllegalMove: one of those checks failed (the game is then half-loaded: the caller drops it).
+        """
+        if self._filled == PLOTS or self._left == 0:
+            raise IllegalMove("The game is over: no more turns can be played.")
+        known = _TURNS.get(move)
+        placements = known[2] if known is not None else self.parse(move)
+        player = self._to_move
+        for kind, plot in placements:
+            if self.remaining[player][kind] == 0 or self._closed & _BIT[plot]:
+                self._check_piece(player, kind, plot, False)  # raises: no such piece left, a roof, five pieces
+            self._put(player, kind, plot)
+        self.moves.append(move if known is not None else _notation(placements))
         self._to_move = 1 - player
 
     def pop(self) -> str:
@@ -385,7 +571,7 @@ class HongKongGame:
             raise IndexError("No turn to undo: no turn has been played.")
         move = self.moves.pop()
         player = 1 - self._to_move
-        for kind, plot in reversed(self.parse(move)):
+        for kind, plot in reversed(_TURNS[move][2]):
             self._take(player, kind, plot)
         self._to_move = player
         return move
@@ -402,25 +588,69 @@ class HongKongGame:
         if self.remaining[player][kind] == 0:
             return
         for plot in range(PLOTS):
-            if self._refusal(player, kind, plot, first_turn) is None:
+            if self._may(player, kind, plot, first_turn):
                 yield plot
+
+    def _placeable(self, player: int) -> int:
+        """The single turns ``player`` could play by placement rules 2–6 (a pair of plot sets: blocks, roofs; rule 1
+        and the pieces in hand are the caller's).
+
+        Empty plots and the player's own open buildings, plus the opponent's open buildings next to one of the
+        player's at least as high as the result (rule 6): on ``b`` blocks (height value ``2b``) a block needs
+        ``2b + 2``, a roof ``2b + 1`` — for each ``b``, the opponent's buildings of height value ``2b`` next to the
+        player's buildings of that height value or more.
+        """
+        own = self._own[player]
+        turns = ((_ALL ^ (own | self._own[1 - player])) | (own & ~self._closed)) * _PAIR
+        mine, theirs = self._level[player], self._level[1 - player]
+        at_least = 0  # the player's buildings at least as high as needed, as b goes down from 4
+        for block_needs, roof_needs, open_height in _CAPTURE_LEVELS:
+            at_least |= mine[block_needs]
+            high_for_block = at_least
+            at_least |= mine[roof_needs]
+            target = theirs[open_height]
+            if target:
+                turns |= target * _PAIR & _next_to((high_for_block << PLOTS) | at_least)
+        return turns
 
     def legal_moves(self) -> list[str]:
         """Every legal turn for the player to move, canonical notation, no duplicates.
 
         Order: single placements (``S`` then ``R``, plots A1…E5), then double moves by quick-block plot.
         Empty once the game is over. At the start of a game there are exactly 1,200.
+
+        Generated on sets of turns (bits): the single turns from :meth:`_placeable`. A quick block on a plot q
+        changes only q (now the player's, one block higher: a second piece still fits unless it had four blocks)
+        and q's neighbours of the opponent (one with at most as many blocks as q had comes in reach), so the double
+        turns are the single turns copied to every quick-block plot (one multiplication) and corrected there. The
+        sets are kept until the position changes: :meth:`play` of a turn in them needs no further check.
         """
-        if self.is_over:
+        if self._filled == PLOTS or self._left == 0:
             return []
-        player, first_turn = self._to_move, self._first_turn()
-        moves = [f"{kind}@{square_name(p)}" for kind in (STANDARD, ROOF) for p in self._legal_plots(player, kind, first_turn)]
-        for q in list(self._legal_plots(player, QUICK, first_turn)):
-            self._put(player, QUICK, q)
-            prefix = f"Q@{square_name(q)} "
-            for kind in (STANDARD, ROOF):
-                moves.extend(prefix + f"{kind}@{square_name(p)}" for p in self._legal_plots(player, kind, first_turn))
-            self._take(player, QUICK, q)
+        player = self._to_move
+        hand = self.remaining[player]
+        singles = self._placeable(player)
+        if not self.moves:  # rule 1: the first turn keeps off the centre
+            singles &= ~(_CENTRE_BIT * _PAIR)
+        quick = singles >> PLOTS if hand[QUICK] else 0  # a quick block goes where a block may go
+        in_hand = (_ALL << PLOTS if hand[STANDARD] else 0) | (_ALL if hand[ROOF] else 0)
+        singles &= in_hand
+        moves = _single_texts(singles)
+        doubles = 0
+        if quick and in_hand:
+            mine, theirs = self._level[player], self._level[1 - player]
+            four = mine[8] | theirs[8]  # open buildings of four blocks: a quick block leaves no room there
+            doubles = singles * _EVERY_BLOCK & _blocks_of(quick) & _OTHER_PLOTS | _SAME_PLOT & _blocks_of(quick & ~four)
+            height = self._height
+            for n in _plots_in((theirs[2] | theirs[4] | theirs[6] | theirs[8]) & _next_to(quick)):
+                for q, reach in _NEIGHBOUR_TURNS[n]:
+                    if height[q] >= height[n] and quick & _BIT[q]:
+                        doubles |= reach
+            if in_hand != _BOTH:
+                doubles &= in_hand * _EVERY_BLOCK
+            if doubles:
+                moves += _double_texts(doubles)
+        self._legal = (singles, doubles)
         return moves
 
     def legal_squares(self, kind: str = STANDARD, quick: str | None = None) -> list[str]:
@@ -470,11 +700,19 @@ def new_game(first: int = 0) -> HongKongGame:
     return HongKongGame(first)
 
 
-def from_dict(d: Mapping[str, Any]) -> HongKongGame:
-    """Restore a game saved by :meth:`HongKongGame.to_dict` by replaying its moves (one entry a turn).
+def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongKongGame:
+    """Restore a game saved by :meth:`HongKongGame.to_dict`.
 
     ``d`` is ``{"game": "hongkong", "first": 0|1, "moves": [str, ...]}``; nothing else is read (an older record
     that names its list ``"turns"`` is refused: the bot's record migration renames it).
+
+    Args:
+        replay: True (the default): every turn is played again and checked against the rules. False: the position
+            the turns describe is loaded — each turn's pieces stacked on their plots in order, without the
+            placement rules — for a record already known to be sound (the bot replays a game the first time it
+            loads it, then loads it so); a few times faster. Its shape is still checked, so it never builds a broken
+            position: every turn in notation, no piece on a roof or on five pieces, none a player does not have,
+            no turn after the end.
 
     Raises:
         InvalidState: ``d`` is not a Hong Kong record, ``first`` or ``moves`` is missing or malformed, or a
@@ -488,9 +726,10 @@ def from_dict(d: Mapping[str, Any]) -> HongKongGame:
     if not isinstance(moves, list) or not all(isinstance(t, str) for t in moves):
         raise InvalidState("This saved Hong Kong game is damaged: 'moves' must be a list of turns in notation.")
     game = HongKongGame(first)
+    load = game.play if replay else game._stack
     for number, move in enumerate(moves, 1):
         try:
-            game.play(move)
+            load(move)
         except IllegalMove as e:
             raise InvalidState(f"This saved Hong Kong game is damaged: turn {number} ({move}) is illegal: {e}") from e
     return game

@@ -728,3 +728,69 @@ def test_pop_of_a_copy_leaves_the_original():
 def test_pending_and_kind_are_the_contract_fields():
     game = new_game()
     assert game.pending is None and game.kind == "hongkong"
+
+
+# --- generation order, the kept legal turns, and loading without the replay ------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_legal_moves_keep_their_documented_order(seed):
+    # singles S then R by plot A1…E5, then doubles by quick-block plot, each like the singles: CANDIDATES' order
+    game = random_game(2000 + seed, turns=random.Random(seed).randrange(0, 50))
+    legal = brute_force_moves(from_dict(game.to_dict()))
+    assert game.legal_moves() == [turn for turn in CANDIDATES if turn in legal]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_play_after_legal_moves_accepts_and_refuses_as_the_rules_do(seed):
+    # play() of a turn legal_moves() found is not checked again: it must agree with a game that checks every turn
+    game = random_game(3000 + seed, turns=random.Random(seed).randrange(0, 45))
+    found = game.legal_moves()
+    checked = from_dict(game.to_dict())
+    for turn in random.Random(seed).sample(CANDIDATES, 120) + found[:5] + found[-5:]:
+        fast, slow = from_dict(game.to_dict()), from_dict(game.to_dict())
+        fast.legal_moves()
+        outcomes = []
+        for trial in (fast, slow):
+            try:
+                trial.play(turn)
+                outcomes.append(snapshot(trial))
+            except IllegalMove as refusal:
+                assert str(refusal) and str(refusal) != "None"  # a reason a player can read
+                outcomes.append(None)
+        assert outcomes[0] == outcomes[1], turn
+        assert (outcomes[0] is not None) == (turn in found)
+    assert snapshot(checked) == snapshot(game)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_from_dict_without_replay_is_the_same_game(seed):
+    game = random_game(4000 + seed)
+    for n in sorted({0, len(game.moves), *random.Random(seed).sample(range(len(game.moves) + 1), 4)}):
+        record = {"game": "hongkong", "first": game.first, "moves": game.moves[:n]}
+        loaded, replayed = from_dict(record, replay=False), from_dict(record)
+        assert_same_game(loaded, replayed)
+        if n:
+            assert loaded.pop() == replayed.pop() and snapshot(loaded) == snapshot(replayed)  # undo works too
+
+
+def test_from_dict_without_replay_trusts_the_rules_but_not_the_shape():
+    # a capture without a high enough neighbour breaks rule 6: only the replay sees it
+    unchecked = {"game": "hongkong", "first": 0, "moves": ["S@A1", "S@A1"]}
+    assert from_dict(unchecked, replay=False).stacks[0] == [(0, "S"), (1, "S")]
+    with pytest.raises(InvalidState, match=r"turn 2 \(S@A1\) is illegal"):
+        from_dict(unchecked)
+    # what would make a broken position is refused either way
+    for moves, reason in [
+        (["R@A1", "S@A1"], r"turn 2 \(S@A1\) is illegal: The building on A1 has a roof"),
+        (["S@A1", "S@E5", "S@A1", "S@E5", "S@A1", "S@E4", "S@A1", "S@E4", "S@A1", "S@E3", "R@A1"],
+         r"turn 11 \(R@A1\) is illegal: The building on A1 already has 5 pieces"),
+        ([turn for sq in SQUARES[:6] for turn in (f"R@{sq}", "S@E5")][:11],
+         r"turn 11 \(R@A2\) is illegal: You have no roofs left"),
+        ([f"S@{sq}" for sq in SQUARES] + ["S@A1"], r"turn 26 \(S@A1\) is illegal: The game is over"),
+        (["S@A1", "hello"], r"turn 2 \(hello\) is illegal: Can't read"),
+        (["S@A1", "Q@B1"], r"turn 2 \(Q@B1\) is illegal: A quick block is never a turn on its own"),
+    ]:
+        for replay in (False, True):
+            with pytest.raises(InvalidState, match=reason):
+                from_dict({"game": "hongkong", "first": 0, "moves": moves}, replay=replay)
