@@ -136,6 +136,11 @@ class GameKind:
         """A fresh engine game from the stored engine kwargs."""
         return self.engine.new_game(**options)
 
-    def load(self, state: dict) -> Game:
-        """Restore an engine game from its ``to_dict()``."""
-        return self.engine.from_dict(state)
+    def load(self, state: dict, *, replay: bool = True) -> Game:
+        """Restore an engine game from its ``to_dict()``: every move replayed and checked (``replay``), or the stored
+        position loaded as it is (see the engine contract in :mod:`engine`).
+
+        Raises:
+            engine.InvalidState: the state is damaged (``replay`` also refuses one whose moves break the rules).
+        """
+        return self.engine.from_dict(state, replay=replay)

@@ -25,6 +25,8 @@ from .settings import SettingsStore
 from .store import Effects, GameStore, Stored
 
 TAKEBACK_TIMEOUT = 300.0  # seconds an unanswered takeback request stays open
+#: How many games a process remembers having checked by a full replay (the oldest are forgotten first).
+CHECKED_GAMES = 100_000
 
 
 @dataclass(frozen=True)
@@ -105,12 +107,33 @@ class GameLayer:
         self.challenge_timeout = challenge_timeout
         self.clock = clock
         self.rng = rng or random.Random()
+        self._checked: dict[str, None] = {}  # ids of the games this process has checked (insertion order: age)
 
     # --- reading ----------------------------------------------------------------------------------
 
-    def game_of(self, record: Record) -> Game:
-        """The engine game of a running or finished record."""
-        return self.kinds[record.kind].load(record.state)
+    def game_of(self, record: Record, *, history: bool = False) -> Game:
+        """The engine game of a running or finished record.
+
+        Loaded from the stored position (the engine's ``from_dict(state, replay=False)``: no replay of the moves),
+        except that every move is replayed and checked by the rules the first time this process meets the game (a
+        game it started itself is known sound), so a record damaged at rest — by hand, or by another version — is
+        refused before anything is built on it; and with ``history``, for undoing moves (a takeback, finding where
+        a turn began): only the replay gives a Hong game its undo history.
+
+        Raises:
+            engine.InvalidState: the stored state is damaged (the message says how).
+        """
+        kind = self.kinds[record.kind]
+        if history or record.id not in self._checked:
+            game = kind.load(record.state)
+            self._remember_checked(record.id)
+            return game
+        return kind.load(record.state, replay=False)
+
+    def _remember_checked(self, game_id: str) -> None:
+        self._checked[game_id] = None
+        if len(self._checked) > CHECKED_GAMES:
+            del self._checked[next(iter(self._checked))]
 
     async def current(self, channel_id: int) -> Stored | None:
         """The channel's live record: an open (unexpired) challenge or a running game, else None."""
@@ -119,8 +142,8 @@ class GameLayer:
             return None
         return stored
 
-    async def running(self, channel_id: int, kind: GameKind | None = None) -> tuple[Stored, Game]:
-        """The channel's running game and its engine state.
+    async def running(self, channel_id: int, kind: GameKind | None = None, *, history: bool = False) -> tuple[Stored, Game]:
+        """The channel's running game and its engine state (with its undo ``history``: see :meth:`game_of`).
 
         Raises:
             UserError: no game here (or only a challenge), or (with ``kind``) the game here is another kind.
@@ -138,7 +161,7 @@ class GameLayer:
         if kind is not None and record.kind != kind.name:
             other = self.kinds[record.kind]
             raise UserError(f"The game in this channel is {other.title}: use /{other.name} commands here.")
-        return stored, self.game_of(record)
+        return stored, self.game_of(record, history=history)
 
     def _expired(self, record: Record) -> bool:
         return record.status is Status.CHALLENGE and (record.expires or 0) <= self.clock()
@@ -247,6 +270,7 @@ class GameLayer:
         storing it: ``cancel`` removed, the turn's deadlines set, the first board (and the computer's turn) to
         announce, the channel marked active."""
         now = self.clock()
+        self._remember_checked(record.id)  # made here from new_game(): nothing to check
         record, schedule = await self._timed(record, game, record.started or now)
         announce = [self.outbox.entry(Announcement.start(record), now), *self._computer_entry(record, game, version, now)]
         return record, Effects(cancel=cancel, schedule=schedule, announce=tuple(announce), active=True)
@@ -431,7 +455,7 @@ class GameLayer:
             stored is not None
             and stored.record.id == game_id
             and stored.record.status is Status.ACTIVE
-            and len(self.game_of(stored.record).moves) == marker
+            and len((stored.record.state or {}).get("moves", ())) == marker
         )
 
     async def abort(self, channel_id: int, by: Person) -> Turn:
@@ -539,7 +563,7 @@ class GameLayer:
         a = announcement
         stored = await self.store.get(a.channel_id)
         if stored is not None and stored.record.id == a.game_id and stored.record.status is Status.ACTIVE:
-            record, game = stored.record, self.game_of(stored.record)
+            record, game = stored.record, self.game_of(stored.record, history=True)  # turn_start() undoes moves
             if len(game.moves) != a.moves:
                 return None
             if a.event == START:
@@ -548,7 +572,7 @@ class GameLayer:
             record = await self.store.finished(a.channel_id, a.game_id)
             if record is None or record.result is None or a.event == START:
                 return None
-            game = self.game_of(record)
+            game = self.game_of(record, history=True)
             ending = Event.MOVE.value if record.result.reason is EndReason.FINISHED else record.result.reason.value
             if len(game.moves) != a.moves or a.event != ending:
                 return None
@@ -580,7 +604,7 @@ class GameLayer:
                 await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires), only_new=True)
             elif record.status is Status.ACTIVE:
                 settings = await self.settings.get(record.guild_id)
-                game = self.game_of(record)
+                game = self.kinds[record.kind].load(record.state, replay=False)  # checked when first played
                 marker = len(game.moves)
                 start = record.turn_started or record.updated
                 forfeit_at = record.deadline or start + settings.turn_timer
@@ -604,7 +628,7 @@ class GameLayer:
             UserError: no game, a spectator, nothing of theirs to take back (the opponent has moved since, or no
                 turn yet), a dragon summon in the middle of the turn, or a request already open.
         """
-        stored, game = await self.running(channel_id)
+        stored, game = await self.running(channel_id, history=True)  # turn_start() undoes moves
         record = stored.record
         kind = self.kinds[record.kind]
         seat = self._player_seat(record, user_id, kind)
@@ -654,7 +678,7 @@ class GameLayer:
                 raise GameChanged("The game changed at the same moment. Look again.")
             return record
         kind = self.kinds[record.kind]
-        game = self.game_of(record)
+        game = self.game_of(record, history=True)
         game.truncate(turn_start(game)[0])
         return await self._commit(stored, record, kind, game, Turn(record, game, request.by, None, Event.TAKEBACK))
 

@@ -258,7 +258,7 @@ class Play(commands.Cog):
         Raises:
             UserError: no game running here.
         """
-        stored, game = await self.layer.running(interaction.channel_id)
+        stored, game = await self.layer.running(interaction.channel_id, history=True)  # turn_number() undoes moves
         record = stored.record
         kind = self.layer.kinds[record.kind]
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)

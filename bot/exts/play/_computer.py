@@ -54,7 +54,7 @@ class Computer:
                     or json.dumps(record.state, sort_keys=True) != state_key:
                 return  # that position is gone (a move, takeback, resignation or abort came first)
             kind = self.layer.kinds[record.kind]
-            game = kind.load(record.state)
+            game = self.layer.game_of(record)
             player = record.player(game.to_move)
             seed = int.from_bytes(f"{game_id}:{len(game.moves)}".encode(), "big") % (2**31)
             try:
