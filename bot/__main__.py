@@ -53,7 +53,8 @@ async def serve(config: Config) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    redis = await connect(config.redis_url, config.data_dir, allow_unsafe=config.allow_unsafe_redis)  # fail fast
+    redis = await connect(config.redis_url, config.data_dir, allow_unsafe=config.allow_unsafe_redis,  # fail fast
+                          pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout)
     try:
         await run_bot(HongBot(config, redis=redis), config.token, stop)
     finally:

@@ -68,7 +68,8 @@ class HongBot(commands.Bot):
         once, after logging in and before connecting to the gateway)."""
         if self._redis is None:
             self._redis = await connect(self.config.redis_url, self.config.data_dir,
-                                        allow_unsafe=self.config.allow_unsafe_redis)
+                                        allow_unsafe=self.config.allow_unsafe_redis,
+                                        pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout)
         self.layer = GameLayer(
             GameStore(self._redis.client), self.kinds, challenge_timeout=self.config.challenge_timeout,
             clock=self.clock, rng=self.rng,

@@ -35,6 +35,9 @@ class Config:
         gateway_url: Discord gateway websocket URL (likewise).
         allow_unsafe_redis: start even on a Redis that may lose games (an evicting ``maxmemory-policy``, or an
             external server with no persistence): only logged instead of refusing to start.
+        redis_pool_size: the most connections to Redis at once (1–10,000); a command that finds them all busy waits
+            for one to be free.
+        redis_pool_timeout: seconds such a command waits at most before failing (0.1–600).
     """
 
     token: str | None = field(default=None, repr=False)
@@ -46,6 +49,8 @@ class Config:
     api_base: str = DEFAULT_API_BASE
     gateway_url: str = DEFAULT_GATEWAY
     allow_unsafe_redis: bool = False
+    redis_pool_size: int = 50
+    redis_pool_timeout: float = 5.0
 
 
 #: config key -> environment variable that overrides it
@@ -59,6 +64,8 @@ ENV_VARS = {
     "api_base": "HONGBOT_API_BASE",
     "gateway_url": "HONGBOT_GATEWAY_URL",
     "allow_unsafe_redis": "HONGBOT_ALLOW_UNSAFE_REDIS",
+    "redis_pool_size": "HONGBOT_REDIS_POOL_SIZE",
+    "redis_pool_timeout": "HONGBOT_REDIS_POOL_TIMEOUT",
 }
 
 
@@ -106,6 +113,19 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
             raise ConfigError(f"{key} must be a string (in {path} or ${ENV_VARS[key]})")
         return value.strip()
 
+    def number(key: str, default: float, low: float, high: float, unit: str, whole: bool = False) -> float:
+        """A number between ``low`` and ``high`` (a whole one with ``whole``); ``unit`` names it in errors."""
+        value = raw.get(key, default)
+        try:
+            if isinstance(value, bool) or (whole and not str(value).strip().isdigit()):
+                raise ValueError(value)
+            value = int(value) if whole else float(value)
+        except (TypeError, ValueError):
+            raise bad(key, f"must be a {'whole ' if whole else ''}number of {unit}, not {value!r}") from None
+        if not low <= value <= high:  # also refuses inf and nan
+            raise bad(key, f"must be between {low:g} and {high:g} {unit}")
+        return value
+
     guild = raw.get("dev_guild_id")
     if guild in (None, "", 0, "0"):
         guild = None
@@ -141,4 +161,6 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         api_base=(text("api_base") or DEFAULT_API_BASE).rstrip("/"),
         gateway_url=text("gateway_url") or DEFAULT_GATEWAY,
         allow_unsafe_redis=unsafe,
+        redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
+        redis_pool_timeout=number("redis_pool_timeout", 5.0, 0.1, 600, "seconds"),
     )

@@ -519,9 +519,14 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool) ->
         )
 
 
-async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False) -> RedisHandle:
+async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
+                  pool_timeout: float = 5.0) -> RedisHandle:
     """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
     the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
+
+    The client draws on a ``redis.asyncio.BlockingConnectionPool`` of at most ``pool_size`` connections: under
+    load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
+    instead of failing at once as the default pool does when it is full.
 
     Raises:
         RuntimeError: when the server cannot be reached or started, or fails the check; the message says which
@@ -529,12 +534,14 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
     """
     embedded = None
     if redis_url:
-        client = aioredis.from_url(redis_url, decode_responses=True)
         where = redis_url.split("@")[-1]
     else:
         embedded = await asyncio.to_thread(start_embedded, data_dir)
-        client = aioredis.Redis(unix_socket_path=embedded.socket_file, decode_responses=True)
+        redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
+    pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
+                                                    decode_responses=True)
+    client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
     try:
         await client.ping()
     except Exception as exc:

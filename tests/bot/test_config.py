@@ -117,3 +117,29 @@ def test_start_up_failures_are_one_clear_line(tmp_path, env, words):
     lines = [line for line in proc.stderr.strip().splitlines() if line.startswith("hongbot:")]
     assert len(lines) == 1 and words in lines[0], proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
+
+
+def test_the_redis_connection_pool_settings(tmp_path):
+    path = tmp_path / "config.toml"
+    assert (load_config(path, env={}).redis_pool_size, load_config(path, env={}).redis_pool_timeout) == (50, 5.0)
+    path.write_text("redis_pool_size = 200\nredis_pool_timeout = 0.5\n")
+    config = load_config(path, env={})
+    assert (config.redis_pool_size, config.redis_pool_timeout) == (200, 0.5)
+    config = load_config(path, env={"HONGBOT_REDIS_POOL_SIZE": "8", "HONGBOT_REDIS_POOL_TIMEOUT": "30"})
+    assert (config.redis_pool_size, config.redis_pool_timeout) == (8, 30.0)
+
+
+@pytest.mark.parametrize("text, env, match", [
+    ("redis_pool_size = 0", {}, "redis_pool_size must be between 1 and 10000 connections"),
+    ("redis_pool_size = 2.5", {}, "redis_pool_size must be a whole number of connections, not 2.5"),
+    ("redis_pool_size = true", {}, "redis_pool_size must be a whole number of connections"),
+    ("", {"HONGBOT_REDIS_POOL_SIZE": "lots"}, r"not 'lots' \(set by \$HONGBOT_REDIS_POOL_SIZE\)"),
+    ("redis_pool_timeout = 0", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
+    ("redis_pool_timeout = nan", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
+    ("redis_pool_timeout = 'soon'", {}, "redis_pool_timeout must be a number of seconds, not 'soon'"),
+])
+def test_bad_redis_pool_settings_are_a_clear_error(tmp_path, text, env, match):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_config(path, env=env)

@@ -2,10 +2,13 @@
 its stored position once this process has checked it by a replay — against a real Redis."""
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 
 import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError, MaxConnectionsError
 
 import engine.hong
 import engine.hongkong
@@ -13,7 +16,7 @@ from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
 from bot.record import Status
 from bot.session import GameLayer, Person
-from bot.store import GameStore
+from bot.store import GameStore, connect
 from engine import IllegalMove, InvalidState
 
 ANN, BEN = Person(1, "Ann"), Person(2, "Ben")
@@ -146,3 +149,24 @@ async def test_a_takeback_of_a_game_loaded_from_its_position_undoes_the_turn(lay
     with pytest.raises(IllegalMove):  # and the game goes on from there, checked by the rules as ever
         await layer.play(HONG, CH, mover.id, "Z99H")
 
+
+async def test_a_full_connection_pool_waits_for_a_free_connection(redis_server, tmp_path):
+    url = redis_server.get("url") or f"unix://{redis_server['unix_socket_path']}"
+    hold = [f"hongbot:test:nothing:{i}" for i in range(12)]  # BLPOP on an empty list holds its connection 0.2 s
+    default = aioredis.Redis(connection_pool=aioredis.ConnectionPool.from_url(url, max_connections=3))
+    try:
+        with pytest.raises(MaxConnectionsError):  # what redis-py's default pool does when it is full
+            await asyncio.gather(*(default.blpop(key, timeout=0.2) for key in hold))
+    finally:
+        await default.aclose()
+    handle = await connect(url, tmp_path, allow_unsafe=True, pool_size=3, pool_timeout=5)
+    try:
+        assert await asyncio.gather(*(handle.client.blpop(key, timeout=0.2) for key in hold)) == [None] * 12
+    finally:
+        await handle.close()
+    handle = await connect(url, tmp_path, allow_unsafe=True, pool_size=1, pool_timeout=0.1)
+    try:  # past its timeout a waiting command fails, with redis-py's connection error
+        with pytest.raises(ConnectionError, match="No connection available"):
+            await asyncio.gather(*(handle.client.blpop(key, timeout=0.5) for key in hold[:2]))
+    finally:
+        await handle.close()
