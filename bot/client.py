@@ -2,14 +2,19 @@
 
 ``setup_hook`` connects to Redis, builds the services every feature uses (``bot.kinds``: the hosted games;
 ``bot.layer``: the :class:`~bot.session.GameLayer`), loads :data:`EXTENSIONS` (each adds one cog: its commands,
-buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands.
+buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands — only
+when their definitions changed since the last sync (:func:`sync_commands`).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 import time
 from typing import Callable
+
+import redis.asyncio as aioredis
 
 import discord
 from discord.ext import commands
@@ -18,7 +23,7 @@ from .config import Config
 from .games import all_kinds
 from .replies import on_error
 from .session import GameLayer
-from .store import GameStore, RedisHandle, connect
+from .store import GameStore, Keys, RedisHandle, connect
 from .tree import Tree
 
 log = logging.getLogger(__name__)
@@ -77,13 +82,10 @@ class HongBot(commands.Bot):
         self.tree.error(on_error)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        if self.config.dev_guild_id:
-            guild = discord.Object(self.config.dev_guild_id)
+        guild = discord.Object(self.config.dev_guild_id) if self.config.dev_guild_id else None
+        if guild is not None:
             self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        else:
-            synced = await self.tree.sync()
-        log.info("synced %d command groups: %s", len(synced), ", ".join(c.name for c in synced))
+        await sync_commands(self.tree, self._redis.client, guild)
 
     async def on_ready(self) -> None:
         """Log who we are and in how many servers."""
@@ -96,3 +98,32 @@ class HongBot(commands.Bot):
         if self._owns_redis and self._redis is not None:
             await self._redis.close()
             self._redis = None
+
+
+async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+                        guild: discord.abc.Snowflake | None) -> bool:
+    """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
+    sync would send — changed since the last sync for this application and scope, whose hash is kept in Redis
+    (:meth:`bot.store.Keys.commands`). Returns whether it synced.
+
+    A restart with unchanged commands makes no request (a sync is a bulk overwrite Discord rate-limits, and slow
+    with many commands); deleting the key forces the next start to sync.
+
+    Raises:
+        discord.HTTPException: the sync failed (the hash is then not stored: the next start tries again).
+    """
+    commands = tree.get_commands(guild=guild)
+    if tree.translator:
+        payload = [await command.get_translated_payload(tree, tree.translator) for command in commands]
+    else:
+        payload = [command.to_dict(tree) for command in commands]
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    key = Keys.commands(tree.client.application_id, guild.id if guild is not None else None)
+    scope = f"server {guild.id}" if guild is not None else "global"
+    if await redis.get(key) == digest:
+        log.info("%s commands unchanged since the last sync: not synced", scope)
+        return False
+    synced = await tree.sync(guild=guild)
+    await redis.set(key, digest)
+    log.info("synced %d %s command groups: %s", len(synced), scope, ", ".join(c.name for c in synced))
+    return True

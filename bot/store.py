@@ -93,6 +93,12 @@ class Keys:
         return f"{key}:tries"
 
     @staticmethod
+    def commands(application_id: int, guild_id: int | None) -> str:
+        """A hash of the command definitions last synced to Discord for the application (in one server, or
+        ``global``): commands are synced again only when theirs changes (see :mod:`bot.client`)."""
+        return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}"
+
+    @staticmethod
     def active(guild_id: int) -> str:
         """Set of the server's channel ids with a running game."""
         return f"{PREFIX}:{{g:{guild_id}}}:active"
