@@ -146,9 +146,9 @@ def timed(playouts: int, seed: int) -> tuple[float, float, list, list]:
 
 
 def per_call(fn, seconds: float = 0.5) -> float:
-    """CPU seconds per call of ``fn``, over about ``seconds`` of calls."""
+    """CPU seconds per call of ``fn``, over about ``seconds`` of calls (three at least)."""
     n, start = 0, time.process_time()
-    while time.process_time() - start < seconds:
+    while time.process_time() - start < seconds or n < 3:
         fn()
         n += 1
     return (time.process_time() - start) / n

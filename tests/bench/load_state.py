@@ -5,7 +5,7 @@ Run on demand (not part of the tests)::
     python tests/bench/load_state.py [--games 20] [--seconds 0.5]
 
 For full-length games (random legal turns, seeded) of Hong Kong and of Hong (castle, with and without the
-expansion) it prints the median time of ``from_dict(state)`` (every move replayed and checked) and of
+expansion) it prints the median CPU time of ``from_dict(state)`` (every move replayed and checked) and of
 ``from_dict(state, replay=False)`` (the stored position loaded as it is: what the bot does on every interaction
 once a game has been checked), and the ratio.
 """
@@ -15,12 +15,12 @@ import argparse
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine import hong, hongkong  # noqa: E402
+from tests.bench.hongkong_movegen import per_call  # noqa: E402
 
 
 def full_game(module, play_seed: int, **options) -> dict:
@@ -29,14 +29,6 @@ def full_game(module, play_seed: int, **options) -> dict:
     while not game.is_over:
         game.play(rng.choice(game.legal_moves()))
     return game.to_dict()
-
-
-def per_call(fn, seconds: float) -> float:
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds or n < 3:
-        fn()
-        n += 1
-    return (time.perf_counter() - start) / n
 
 
 def main() -> None:
