@@ -67,7 +67,8 @@ async def test_no_game_and_double_challenge(layer, store):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
     with pytest.raises(UserError, match="already an open Hong Kong challenge"):
         await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
-    with pytest.raises(UserError, match="a challenge is waiting"):
+    with pytest.raises(UserError, match="The Hong Kong challenge here hasn't been accepted yet: the game starts when "
+                                        "Ben accepts it."):
         await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     with pytest.raises(UserError, match="Only Ben can accept"):
         await layer.accept(CH, doc.id, CLEO)
