@@ -382,6 +382,34 @@ class GameLayer:
             return record
         return moved
 
+    async def move_to_parent(self, thread_id: int) -> Record | None:
+        """Move the running game of the thread ``thread_id`` back into the channel it came from (the bot can't post in
+        the thread any more). The game keeps its turn, and the turn its deadlines (at the same times).
+
+        Returns the record as stored in the parent channel, or None if it can't move: no game runs in the thread, it
+        didn't come from a channel, the parent has a challenge or game of its own, or the game changed meanwhile.
+        """
+        stored = await self.store.get(thread_id)
+        if stored is None or stored.record.status is not Status.ACTIVE or not stored.record.parent_id:
+            return None
+        record = stored.record
+        parent = record.parent_id
+        marker = len(self.game_of(record).moves)
+        start, end = record.turn_started or record.updated, record.deadline or record.updated
+        schedule = []  # the turn's deadlines still pending (one being handled now included), at the turn's times
+        for what, at in (("forfeit", end), ("remind", (start + end) / 2)):
+            if await self.deadlines.due(Deadline(what, thread_id, record.id, marker)) is not None:
+                schedule.append((Deadline(what, parent, record.id, marker).member, at))
+        moved = record.replace(channel_id=parent, parent_id=None)
+        if await self.store.commit(parent, moved, 0, Effects(schedule=tuple(schedule), active=True)) is None:
+            return None
+        left = Effects(cancel=self._deadlines_of(stored), active=False)
+        if await self.store.commit(thread_id, None, stored.version, left, guild_id=record.guild_id) is None:
+            await self.store.commit(parent, None, 1, Effects(cancel=tuple(m for m, _ in schedule), active=False),
+                                    guild_id=record.guild_id)
+            return None
+        return moved
+
     # --- moves ------------------------------------------------------------------------------------
 
     async def play(self, kind: GameKind, channel_id: int, user_id: int, move: str, *, expected_state: dict | None = None) -> Turn:

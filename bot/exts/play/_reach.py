@@ -11,8 +11,9 @@ So:
   Public Threads and Send Messages in Threads.
 - Before a post outside an interaction (a reminder, a forfeit) and when such a post failed (the computer's reply,
   a board): :func:`ready`. A thread a moderator locked is reopened (with Manage Threads; an archived one reopens by
-  itself when posted in). If the bot can't post there — a permission removed, the thread can't be reopened, the
-  channel deleted (10003), the bot removed from the server (50001) — the game there **ends without a result**:
+  itself when posted in). A thread game the bot still can't post in goes on in the thread's parent channel, with a
+  notice and its board (same turn, same deadlines). Otherwise — a permission removed, the channel deleted (10003),
+  the bot removed from the server (50001), or the parent busy or closed too — the game **ends without a result**:
   unrated, nobody forfeits, its timers cancelled, gone from ``/games``. The players are told in the thread's parent
   channel, or else by direct message.
 - :class:`Reach` listens for the gateway events — a channel or thread deleted, the bot removed from a server — and
@@ -22,16 +23,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
 from ...errors import UserError
-from ...posts import GAME_FINISHED, send_quietly
+from ...posts import GAME_FINISHED, board_file, send_quietly, status_line
 from ...record import Record, Status
 from ...session import GameLayer, Person
-from ...words import NO_MENTIONS
+from ...words import MENTION_PLAYERS, NO_MENTIONS
 
 if TYPE_CHECKING:
     from ...client import HongBot
@@ -98,58 +100,102 @@ def require_postable(interaction: discord.Interaction, *, threads: bool = False)
     raise UserError(text)
 
 
-async def obstacle(bot: discord.Client, channel_id: int) -> str | None:
-    """Why the bot can't post in ``channel_id`` now (a sentence fragment), or None if it can — after reopening a
-    game thread a moderator locked, when the bot may (Manage Threads). An error reading the channel that says
-    nothing of access (Discord failing) counts as None: the post itself will tell."""
+@dataclass(frozen=True)
+class Obstacle:
+    """Why the bot can't post in a game's channel: ``why`` (a sentence fragment), and whether the channel is a
+    ``thread`` that still exists (the game can go on in the thread's parent channel)."""
+
+    why: str
+    thread: bool = False
+
+
+async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
+    """Why the bot can't post in ``channel_id`` now, or None if it can — after reopening a game thread a moderator
+    locked, when the bot may (Manage Threads). An error reading the channel that says nothing of access (Discord
+    failing) counts as None: the post itself will tell."""
     channel = bot.get_channel(channel_id)
     if channel is None:  # not in the cache: an archived thread, or gone
         try:
             channel = await bot.fetch_channel(channel_id)
         except discord.NotFound:
-            return "its channel was deleted"
+            return Obstacle("its channel was deleted")
         except discord.Forbidden:
-            return "I can no longer see its channel (I was removed from the server, or lost View Channel)"
+            return Obstacle("I can no longer see its channel (I was removed from the server, or lost View Channel)")
         except discord.HTTPException:
             return None
     guild = getattr(channel, "guild", None)
     if guild is None or guild.me is None:
         return None
+    thread = isinstance(channel, discord.Thread)
     permissions = channel.permissions_for(guild.me)
-    if isinstance(channel, discord.Thread) and channel.locked:
+    if thread and channel.locked:
         if not permissions.manage_threads:
-            return "a moderator locked its thread and I can't reopen it (I don't have **Manage Threads**)"
+            return Obstacle("a moderator locked its thread and I can't reopen it (I don't have **Manage Threads**)",
+                            thread=True)
         try:
             await channel.edit(archived=False, locked=False)
             log.info("reopened the locked thread %s of a game", channel_id)
         except discord.HTTPException as exc:
-            return f"a moderator locked its thread and I couldn't reopen it ({exc.text or exc.status})"
-    lacking = missing(permissions, needed(in_thread=isinstance(channel, discord.Thread)))
+            return Obstacle(f"a moderator locked its thread and I couldn't reopen it ({exc.text or exc.status})",
+                            thread=True)
+    lacking = missing(permissions, needed(in_thread=thread))
     if lacking:
-        return f"I no longer have {listed(lacking)} in <#{channel_id}>"
+        return Obstacle(f"I no longer have {listed(lacking)} in <#{channel_id}>", thread=thread)
     return None
 
 
 async def ready(bot: discord.Client, layer: GameLayer, channel_id: int) -> bool:
-    """Whether the bot can post the game of ``channel_id`` now (see :func:`obstacle`). If it can't, the game there is
-    ended without a result (:func:`end_unreachable`) and False is returned."""
-    why = await obstacle(bot, channel_id)
-    if why is None:
+    """Whether the bot can post the game of ``channel_id`` now (see :func:`obstacle`). If it can't, the game goes on in
+    its thread's parent channel or ends without a result (:func:`give_up`), and False is returned."""
+    found = await obstacle(bot, channel_id)
+    if found is None:
         return True
-    await end_unreachable(bot, layer, channel_id, why)
+    await give_up(bot, layer, channel_id, found)
     return False
 
 
 async def unpostable(bot: discord.Client, layer: GameLayer, turn) -> None:
     """A committed turn's board could not be posted outside an interaction. If that is because the bot can't post
-    in its channel (:func:`obstacle`), the announcement is dropped (it can never be made) and the game ends without a
-    result if it still runs; a passing failure (Discord erring) is left to the reconciler's retries."""
-    why = await obstacle(bot, turn.record.channel_id)
-    if why is None:
+    in its channel (:func:`obstacle`), the announcement is dropped (it can never be made there) and :func:`give_up`
+    follows; a passing failure (Discord erring) is left to the reconciler's retries."""
+    found = await obstacle(bot, turn.record.channel_id)
+    if found is None:
         return
     if turn.announcement is not None:
         await layer.outbox.done(turn.announcement)
-    await end_unreachable(bot, layer, turn.record.channel_id, why)
+    await give_up(bot, layer, turn.record.channel_id, found)
+
+
+async def give_up(bot: discord.Client, layer: GameLayer, channel_id: int, found: Obstacle) -> None:
+    """The bot can't post in ``channel_id``: a game in a thread goes on in the thread's parent channel if the bot can
+    post there and it is free (:func:`fall_back`); otherwise the game ends without a result (:func:`end_unreachable`)."""
+    if not (found.thread and await fall_back(bot, layer, channel_id, found.why)):
+        await end_unreachable(bot, layer, channel_id, found.why)
+
+
+async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: str) -> bool:
+    """Move the game of the thread ``thread_id`` into its parent channel (:meth:`GameLayer.move_to_parent`: same turn,
+    same deadlines) and post its board there with a notice saying ``why``. False — nothing moved — if the game didn't
+    come from a channel, the parent has a game of its own, or the bot can't post there either."""
+    stored = await layer.store.get(thread_id)
+    if stored is None or stored.record.status is not Status.ACTIVE or not stored.record.parent_id:
+        return False
+    if await obstacle(bot, stored.record.parent_id) is not None:
+        return False
+    record = await layer.move_to_parent(thread_id)
+    if record is None:
+        return False
+    kind = layer.kinds[record.kind]
+    game = layer.game_of(record)
+    a, b = record.names
+    text = f"⚠️ **{kind.title}** {a} vs {b} goes on here, in this channel: {why}.\n{status_line(kind, game, record)}"
+    log.warning("game %s moved from its thread %s to channel %s: %s", record.id, thread_id, record.channel_id, why)
+    try:
+        await bot.get_partial_messageable(record.channel_id).send(
+            text[:2000], file=await board_file(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+    except discord.HTTPException:  # the game is there now: its next reminder checks the channel again
+        log.warning("could not post the moved game %s in channel %s", record.id, record.channel_id)
+    return True
 
 
 async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: str) -> Record | None:
@@ -227,5 +273,5 @@ class Reach(commands.Cog):
         log.info("removed from guild %s: %d game(s) and challenge(s) ended", guild.id, n)
 
 
-__all__ = ["NAMES", "IMPLIED_BY_SEND", "needed", "missing", "listed", "require_postable", "obstacle", "ready", "unpostable",
-           "end_unreachable", "Reach"]
+__all__ = ["NAMES", "IMPLIED_BY_SEND", "Obstacle", "needed", "missing", "listed", "require_postable", "obstacle",
+           "ready", "unpostable", "give_up", "fall_back", "end_unreachable", "Reach"]
