@@ -11,19 +11,10 @@ from bot.record import Player, Record, Result, Status
 from bot.store import GameStore
 from engine.result import EndReason
 
-from .harness import decode_png, refused
+from .harness import decode_png, refused, resign
 from .test_e2e_stats import hongkong_game_to_the_end, rating_note
 
 pytestmark = pytest.mark.timeout(300)
-
-
-async def resign(emu, user, channel, game: str = "hongkong"):
-    """``user`` resigns (confirming, if the bot asks) and the final board post is returned."""
-    it = await emu.slash(user, channel, f"{game} resign")
-    await it.wait_response()
-    if it.response_type == 4 and it.ephemeral:  # "Resign …? Confirm / Cancel"
-        it = await emu.click(user, await it.wait_done(), "Confirm")
-    return await emu.wait_for_message(channel, lambda m: "resigned" in m.content and m.attachments)
 
 
 def texts(message) -> list[str]:
