@@ -17,35 +17,13 @@ from bot.ratings import GLOBAL, Ratings
 from bot.store import GameStore
 from tests.emulator import PERMISSIONS
 
-from .harness import make_world, refused, start_bot
+from .harness import refused
+from .test_e2e_lifecycle import bots, world  # noqa: F401  (the same world with an admin, and bots on the test clock)
 
 pytestmark = pytest.mark.timeout(240)
 
 HOUR = 3600
 SEND, ATTACH, EMBED = PERMISSIONS["send_messages"], PERMISSIONS["attach_files"], PERMISSIONS["embed_links"]
-
-
-@pytest.fixture
-async def world(emu):
-    world = make_world(emu)
-    world.admin = emu.create_user("ada")
-    emu.add_member(world.guild, world.admin, permissions=PERMISSIONS["manage_guild"] | PERMISSIONS["manage_messages"])
-    return world
-
-
-@pytest.fixture
-async def bots(emu, world, redis_server, redis, clock):
-    started = []
-
-    async def start(**kwargs):
-        bot = await start_bot(emu, redis_server, guild=world.guild, clock=clock, poll_interval=0.02, **kwargs)
-        started.append(bot)
-        return bot
-
-    yield start
-    for bot in started:
-        if bot.bot.is_ready() or not bot.bot.is_closed():
-            await bot.stop()
 
 
 async def new_game(emu, world, channel):
