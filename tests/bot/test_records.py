@@ -170,7 +170,7 @@ async def test_text_record_replays_through_the_engine_to_the_final_position(laye
     parsed = parse_record(text)
     assert parsed.tags["Game"] == kind.title and parsed.tags["Id"] == doc.id
     assert parsed.tags["Result"] == doc.result.text
-    assert parsed.tags["Options"] == kind.describe_options(doc.options)
+    assert parsed.tags["Options"] == (kind.describe_options(doc.options) or "none")
     first = kind.new_game(doc.options).to_move
     assert parsed.tags["First"] == f"{doc.player(first).name} ({kind.roles[first]})"
     game = kind.engine.new_game(**parsed.setup)
