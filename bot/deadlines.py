@@ -3,7 +3,8 @@
 One sorted set (:attr:`bot.store.Keys.DEADLINES`), scores = due time (Unix seconds). A member names what is due:
 ``<what>|<channel id>|<game id>|<marker>`` with ``what`` one of ``expire`` (a challenge), ``remind`` and
 ``forfeit`` (a turn; ``marker`` = the number of moves played when the turn began, so a deadline of a turn that
-is already over is recognised as stale and ignored).
+is already over is recognised as stale and ignored), and ``takeback`` (a takeback request running out; ``marker``
+= the move count it applies to).
 
 A turn's deadlines are written by the commit that starts the turn, in the same atomic step (see
 :class:`bot.store.Effects`), and the commit that ends it removes them: a stored turn always has its timers.
@@ -24,14 +25,15 @@ import redis.asyncio as aioredis
 from .store import DueSet, Keys
 
 KEY = Keys.DEADLINES
-KINDS = ("expire", "remind", "forfeit")
+KINDS = ("expire", "remind", "forfeit", "takeback")
 #: Seconds a claimed deadline stays with its claimer before another process may take it (doubling each time).
 LEASE = 60.0
 
 
 @dataclass(frozen=True)
 class Deadline:
-    """A due deadline: ``what`` (expire|remind|forfeit), ``channel_id``, ``game_id``, ``marker`` (moves played)."""
+    """A due deadline: ``what`` (expire|remind|forfeit|takeback), ``channel_id``, ``game_id``, ``marker`` (moves
+    played)."""
 
     what: str
     channel_id: int

@@ -13,7 +13,7 @@ Layout (schema 3)::
      "options": {...},                                               # engine new_game kwargs
      "state": {...} | null,                                          # engine to_dict() once accepted
      "created", "updated": float, "expires", "started", "turn_started", "deadline", "ended": float | null,
-     "takeback": {"by": seat, "moves": int, "expires": float, "nonce": str} | null,
+     "takeback": {"by": seat, "moves": int, "expires": float, "nonce": str, "refused": bool} | null,
      "rematch_of": str | null, "aborted_by": player | null,
      "result": {"winner": 0 | 1 | null, "reason": "finished" | "resigned" | "timeout" | "aborted", "text": str} | null}
 
@@ -100,13 +100,15 @@ class Result:
 
 @dataclass(frozen=True)
 class Takeback:
-    """An open takeback request: the seat that asked, the move count it applies to, its expiry (Unix seconds)
-    and a nonce carried by its buttons (so an old request's button never answers a newer one)."""
+    """This turn's takeback request: the seat that asked, the move count it applies to, its expiry (Unix seconds),
+    a nonce carried by its buttons (so an old request's button never answers a newer one), and whether the opponent
+    refused it. It stays in the record, answered or not, until the turn ends: one request a turn."""
 
     by: int
     moves: int
     expires: float
     nonce: str = ""
+    refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -370,7 +372,7 @@ def _takeback(value: Any, name: str) -> Takeback:
     if by not in (0, 1):
         raise ValueError("takeback's seat must be 0 or 1")
     return Takeback(by, _int(value["moves"], "takeback's moves"), _num(value["expires"], "takeback's expiry"),
-                    str(value.get("nonce", "")))
+                    str(value.get("nonce", "")), bool(value.get("refused", False)))
 
 
 def _result(value: Any, name: str) -> Result:

@@ -8,6 +8,7 @@ set, and the announcements still to make (:mod:`bot.outbox`) — so none of it c
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass
@@ -652,9 +653,12 @@ class GameLayer:
         """The caller asks to undo their last turn. Returns the record and the opponent's seat (who answers) —
         or, against the computer (which always agrees), the :class:`Turn` of the undone position at once.
 
+        One request a turn: a request refused, waiting or run out is this turn's (the record keeps it until the
+        turn ends); its expiry is a deadline (``takeback``), so its message can say when it ran out.
+
         Raises:
             UserError: no game, a spectator, nothing of theirs to take back (the opponent has moved since, or no
-                turn yet), a dragon summon in the middle of the turn, or a request already open.
+                turn yet), a dragon summon in the middle of the turn, or already asked this turn.
         """
         stored, game = await self.running(channel_id, history=True)  # turn_start() undoes moves
         record = stored.record
@@ -673,19 +677,31 @@ class GameLayer:
                                       Turn(record, game, seat, None, Event.TAKEBACK, undone=undone))
         if turn_start(game)[1] != seat:
             raise UserError("You can only take back your own last turn, before your opponent has moved.")
-        if record.takeback and record.takeback.expires > self.clock():
-            raise UserError("A takeback request is already waiting for an answer.")
+        asked = record.takeback
+        if asked and asked.by == seat and asked.moves == len(game.moves):
+            opponent = record.player(1 - seat).shown
+            if asked.refused:
+                why = f"{opponent} refused it"
+            elif asked.expires > self.clock():
+                raise UserError(f"Your takeback request is waiting for {opponent} to answer.")
+            else:
+                why = f"{opponent} didn't answer in time"
+            raise UserError(f"You have already asked for a takeback this turn, and {why}. Play on: you can ask "
+                            "again after your next turn.")
         request = Takeback(by=seat, moves=len(game.moves), expires=self.clock() + TAKEBACK_TIMEOUT,
                            nonce=self._new_id()[:4])
         record = record.replace(takeback=request)
-        if await self.store.commit(channel_id, record, stored.version) is None:
+        runs_out = Effects(schedule=((Deadline("takeback", channel_id, record.id, request.moves).member,
+                                      request.expires),))
+        if await self.store.commit(channel_id, record, stored.version, runs_out) is None:
             raise GameChanged("The game changed at the same moment. Look at the board and try again.")
         return record, 1 - seat
 
     async def answer_takeback(self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool,
                               nonce: str | None = None) -> Turn | Record:
         """The opponent answers a takeback request. Accepted → the last turn is undone (a :class:`Turn` with
-        event takeback); declined → the request is dropped (the record is returned).
+        event takeback); refused → the request stays in the record, marked refused (the record is returned): the
+        same player can't ask again this turn.
 
         Raises:
             UserError: not the opponent, the request is gone or expired, or the game moved on.
@@ -694,17 +710,18 @@ class GameLayer:
         record = stored.record if stored else None
         live = record is not None and record.id == game_id and record.status is Status.ACTIVE
         request = record.takeback if live else None
-        if request is None or request.moves != moves or (nonce is not None and request.nonce != nonce):
+        if request is None or request.refused or request.moves != moves or (nonce is not None and request.nonce != nonce):
             raise UserError("This takeback request is no longer open.")
         if request.expires <= self.clock():
             raise UserError("This takeback request has expired.")
         if record.seat_of(user_id) != 1 - request.by:
             raise UserError(f"Only {record.player(1 - request.by).shown} can answer this takeback request.")
-        record = record.replace(takeback=None)
         if not accept:
+            record = record.replace(takeback=dataclasses.replace(request, refused=True))
             if await self.store.commit(channel_id, record, stored.version) is None:
                 raise GameChanged("The game changed at the same moment. Look again.")
             return record
+        record = record.replace(takeback=None)
         kind = self.kinds[record.kind]
         game = self.game_of(record, history=True)
         game.truncate(turn_start(game)[0])

@@ -79,6 +79,11 @@ class Keys:
         return f"{PREFIX}:{{ch:{channel_id}}}:msg:{game_id}"
 
     @staticmethod
+    def takeback_message(channel_id: int, game_id: str) -> str:
+        """The message of a game's takeback request: ``<nonce>:<message id>`` (one request at a time)."""
+        return f"{PREFIX}:{{ch:{channel_id}}}:tbmsg:{game_id}"
+
+    @staticmethod
     def rematch_votes(channel_id: int, game_id: str) -> str:
         return f"{PREFIX}:{{ch:{channel_id}}}:rematch:{game_id}"
 
@@ -429,6 +434,29 @@ class GameStore:
     async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
         value = await self.redis.get(Keys.challenge_message(channel_id, game_id))
         return int(value) if value else None
+
+    async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
+        """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
+        await self.redis.set(Keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", ex=ttl)
+
+    async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
+        """The noted takeback request's ``(nonce, message id)``, or None."""
+        value = await self.redis.get(Keys.takeback_message(channel_id, game_id))
+        nonce, _, message = (value or "").partition(":")
+        return (nonce, int(message)) if message.isdigit() else None
+
+    async def forget_takeback(self, channel_id: int, game_id: str, nonce: str) -> int | None:
+        """Claim the message of request ``nonce`` to close it: its id for exactly one caller, None for every other
+        (or when another request's message is noted now, which stays)."""
+        key = Keys.takeback_message(channel_id, game_id)
+        value = await self.redis.getdel(key)
+        if value is None:
+            return None
+        found, _, message = value.partition(":")
+        if found != nonce:
+            await self.redis.set(key, value, nx=True, keepttl=True)  # another request's: put it back
+            return None
+        return int(message)
 
     async def vote_rematch(self, channel_id: int, game_id: str, *user_ids: int, ttl: int = 7 * 24 * 3600) -> int:
         """Add rematch votes for a finished game; returns how many players have voted."""

@@ -229,3 +229,44 @@ async def test_stats_of_the_bot_and_a_waiting_challenge(emu, world, running):
 def test_plural():
     assert [plural(n, "space") for n in (0, 1, 2)] == ["0 spaces", "1 space", "2 spaces"]
     assert plural(1, "loss", "losses") == "1 loss" and plural(3, "loss", "losses") == "3 losses"
+
+
+# --- 3. takeback requests close themselves; one a turn ------------------------------------------------------------
+
+
+async def ask_takeback(emu, world, user):
+    it = await emu.slash(user, world.channel, "takeback")
+    request = await it.wait_done()
+    assert not it.ephemeral and request.buttons(), request.content
+    return request
+
+
+async def test_a_takeback_request_closes_when_the_opponent_moves_the_game_ends_or_time_runs_out(emu, world, bots,
+                                                                                               clock, redis):
+    await bots()
+    await hongkong_game(emu, world)
+    ann, ben = display(world.ann), display(world.ben)
+    await play(emu, world, world.ann, "hongkong place", square="A1")
+    request = await ask_takeback(emu, world, world.ann)
+    assert request.content == (f"{mention(world.ben)}, {ann} asks to take back their last turn. "
+                               "Allow it? (open for 5 minutes)")
+    await play(emu, world, world.ben, "hongkong place", square="E5")  # Ben moves instead of answering
+    await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
+    assert request.content == f"~~Takeback request~~ — closed: {ben} moved instead."
+    # nobody answers: closed when its time runs out
+    await play(emu, world, world.ann, "hongkong place", square="A2")
+    request = await ask_takeback(emu, world, world.ann)
+    clock.advance(5 * 60 + 1)
+    await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
+    assert request.content == f"~~Takeback request~~ — expired: {ben} didn't answer within 5 minutes."
+    it = await emu.slash(world.ann, world.channel, "takeback")
+    assert await refused(it) == (f"You have already asked for a takeback this turn, and {ben} didn't answer in time. "
+                                 "Play on: you can ask again after your next turn.")
+    # the game ends while a request is open
+    await play(emu, world, world.ben, "hongkong place", square="E4")
+    await play(emu, world, world.ann, "hongkong place", square="A3")
+    request = await ask_takeback(emu, world, world.ann)
+    await resign(emu, world.ben, world.channel)
+    await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
+    assert request.content == "~~Takeback request~~ — closed: the game has ended."
+    assert emu.errors == []

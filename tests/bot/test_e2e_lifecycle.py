@@ -230,17 +230,24 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     assert f"Only {display(world.ben)} can answer" in await refused(click)
     click = await emu.click(world.ben, request, request.button("Refuse")["custom_id"])
     await click.wait_done()
-    assert "refused" in request.content and request.buttons() == []
+    assert request.content == (f"Takeback refused by {display(world.ben)}: {display(world.ann)} can ask again after "
+                               "their next turn.") and request.buttons() == []
     store = GameStore(redis)
     assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5", "S@A2"]
-    # asked again and allowed: the board goes back one turn and is reposted
+    # one request a turn: not again until Ann's next turn (and Ben isn't pinged again)
+    it = await emu.slash(world.ann, world.channel, "takeback")
+    assert await refused(it) == (f"You have already asked for a takeback this turn, and {display(world.ben)} refused "
+                                 "it. Play on: you can ask again after your next turn.")
+    await place(emu, world, world.ben, "E4")
+    await place(emu, world, world.ann, "A3")
+    # asked on her next turn and allowed: the board goes back one turn and is reposted
     it = await emu.slash(world.ann, world.channel, "takeback")
     request = await it.wait_done()
     click = await emu.click(world.ben, request, request.button("Allow takeback")["custom_id"])
     board = (await click.wait_followups(1))[0]
     assert "Takeback accepted" in board.content and f"<@{world.ann['id']}>, your turn" in board.content
     decode_png(board.attachments[0].data)
-    assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5"]
+    assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5", "S@A2", "S@E4"]
     assert "allowed" in request.content and request.buttons() == []
     assert emu.errors == []
 

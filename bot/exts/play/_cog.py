@@ -19,12 +19,13 @@ from ...options import person
 from ...outbox import Announcement
 from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
 from ...replies import refuse
-from ...record import Record
-from ...session import Person, Turn
+from ...record import Event, Record
+from ...session import TAKEBACK_TIMEOUT, Person, Turn
 from ...settings import RESIGN_CONFIRMATION
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
+from . import _takebacks as takebacks
 from ._groups import game_group
 from ._reach import require_postable, unpostable
 from ._reconciler import Reconciler
@@ -81,6 +82,8 @@ class Play(commands.Cog):
             return posted
         finally:
             self.computer.to_move(turn.record, turn.game)
+            if turn.event is Event.MOVE and not turn.finished:  # (a finished game: on_game_finished)
+                await takebacks.close_stale(self.bot, self.layer, turn.record, turn.player)
 
     async def post_board(self, kind: GameKind, game: Game, record: Record, announcement: Announcement) -> bool:
         """Post a game's first board in its channel (the reconciler, when the start's post was not made), and mark
@@ -115,7 +118,9 @@ class Play(commands.Cog):
 
     @commands.Cog.listener()
     async def on_game_finished(self, record: Record) -> None:
-        """A game played in a thread has ended: say so in the channel the thread came from."""
+        """A game has ended: close its open takeback request; if it was played in a thread, say so in the channel
+        the thread came from."""
+        await takebacks.close_stale(self.bot, self.layer, record)
         if record.parent_id:
             kind = self.layer.kinds[record.kind]
             a, b = record.names
@@ -361,13 +366,18 @@ class Play(commands.Cog):
         record, answerer = result
         request = record.takeback
         buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
-        minutes = round((request.expires - self.layer.clock()) / 60)
         await interaction.response.send_message(
             f"{record.mention(answerer)}, {shown_user(interaction.user)} asks to take back their last turn. "
-            f"Allow it? (open for {minutes} minutes)",
+            f"Allow it? (open for {describe_duration(request.expires - self.layer.clock())})",
             view=buttons,
             allowed_mentions=MENTION_PLAYERS,
         )
+        try:  # noted so the request can be closed when it stops being answerable (._takebacks)
+            message = await interaction.original_response()
+            await self.layer.store.remember_takeback(interaction.channel_id, record.id, request.nonce, message.id,
+                                                     int(TAKEBACK_TIMEOUT) + 86400)
+        except discord.HTTPException:
+            log.warning("could not read back the takeback request of %s", record.id)
 
     async def answer_takeback(self, interaction: discord.Interaction, button: TakebackButton) -> None:
         """Allow / Refuse pressed on a takeback request.
@@ -378,8 +388,12 @@ class Play(commands.Cog):
         result = await self.layer.answer_takeback(
             interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
         )
+        await self.layer.store.forget_takeback(interaction.channel_id, button.game_id, button.nonce)  # answered here
         if not isinstance(result, Turn):
-            await interaction.response.edit_message(content=f"Takeback refused by {shown_user(interaction.user)}.", view=None)
+            asker = result.player(result.takeback.by).shown
+            await interaction.response.edit_message(
+                content=f"Takeback refused by {shown_user(interaction.user)}: {asker} can ask again after their next "
+                        "turn.", view=None)
             return
         await interaction.response.edit_message(content=f"Takeback allowed by {shown_user(interaction.user)}.", view=None)
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)

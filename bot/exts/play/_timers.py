@@ -3,7 +3,7 @@
 Deadlines live in Redis (:mod:`bot.deadlines`) and are leased to one process at a time and settled once
 handled, so each fires once across bot processes and none is lost to a crash. What they do here: ``expire``
 edits a challenge nobody answered, ``remind`` pings the player to move, ``forfeit`` ends the game on time and
-posts its last board. Before a reminder or a forfeit, :func:`._reach.ready` checks that the bot can still post in
+posts its last board, ``takeback`` closes a takeback request nobody answered (:mod:`._takebacks`). Before a reminder or a forfeit, :func:`._reach.ready` checks that the bot can still post in
 the game's channel (a game it can't post in ends without a result: nobody forfeits).
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ...kinds import GameKind
 from ...posts import send_quietly
 from ...session import GameLayer, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
+from . import _takebacks as takebacks
 from ._reach import ready
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ class Timers:
             await self._expire(deadline)
         elif deadline.what == "remind":
             await self._remind(deadline)
+        elif deadline.what == "takeback":
+            await takebacks.expired(self.bot, self.layer, deadline.channel_id, deadline.game_id)
         elif deadline.what == "forfeit":
             if not await ready(self.bot, self.layer, deadline.channel_id):
                 return  # the bot can't post there: the game ended without a result, nobody forfeits
