@@ -729,14 +729,14 @@ class GameLayer:
 
     # --- rematch ----------------------------------------------------------------------------------
 
-    async def rematch(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game] | str:
+    async def rematch(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game] | Player:
         """A player of the finished game ``game_id`` asks for a rematch. When both have asked, a new game starts in
         the same channel with the first player (or the roles) swapped: returns ``(record, game)``. Otherwise returns
-        the name of the player still to click (escaped for a message).
+        the player still to click (to be asked once).
 
         Raises:
-            UserError: not one of the players, the game is unknown, the channel is busy, or the rematch already
-                started.
+            UserError: not one of the players, the game is unknown, this player has asked already (and the other
+                not yet), the channel is busy, or the rematch already started.
         """
         old = await self.store.finished(channel_id, game_id)
         if old is None:
@@ -745,9 +745,12 @@ class GameLayer:
         if seat is None:
             raise UserError("Only the two players of that game can ask for a rematch.")
         other = old.player(1 - seat)
-        votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
+        new, votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
         if votes < 2:  # the computer always agrees
-            return other.shown
+            if not new:
+                raise UserError(f"You have already asked for a rematch: waiting for {other.shown} to press Rematch "
+                                "too.")
+            return other
         if not await self.store.claim_rematch(channel_id, game_id):
             raise UserError("The rematch has already started.")
         kind = self.kinds[old.kind]

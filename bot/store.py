@@ -458,15 +458,18 @@ class GameStore:
             return None
         return int(message)
 
-    async def vote_rematch(self, channel_id: int, game_id: str, *user_ids: int, ttl: int = 7 * 24 * 3600) -> int:
-        """Add rematch votes for a finished game; returns how many players have voted."""
+    async def vote_rematch(self, channel_id: int, game_id: str, *user_ids: int,
+                           ttl: int = 7 * 24 * 3600) -> tuple[bool, int]:
+        """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
+        voted before, and how many players have voted now."""
         key = Keys.rematch_votes(channel_id, game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.sismember(key, user_ids[0])
             pipe.sadd(key, *user_ids)
             pipe.expire(key, ttl)
             pipe.scard(key)
-            *_, count = await pipe.execute()
-        return int(count)
+            had, *_, count = await pipe.execute()
+        return not had, int(count)
 
     async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
         """Claim the right to start the rematch of ``game_id`` (exactly one caller gets True)."""

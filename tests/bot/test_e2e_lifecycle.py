@@ -202,8 +202,14 @@ async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     click = await emu.click(world.cleo, final, rematch_id)
     assert "Only the two players" in await refused(click)
     click = await emu.click(world.ann, final, rematch_id)
-    waiting = await click.wait_done()
-    assert f"waiting for {display(world.ben)}" in waiting.content
+    asked = await click.wait_done()
+    assert not click.ephemeral and asked.content == (f"<@{world.ben['id']}>, {display(world.ann)} wants a rematch: "
+                                                     "press **Rematch** to play again.")
+    posts = len(emu.messages(world.channel))
+    click = await emu.click(world.ann, final, rematch_id)  # again: a private note, no second ping
+    assert await refused(click) == (f"You have already asked for a rematch: waiting for {display(world.ben)} to "
+                                    "press Rematch too.")
+    assert len(emu.messages(world.channel)) == posts
     click = await emu.click(world.ben, final, rematch_id)
     board = (await click.wait_followups(1))[0]
     assert "rematch" in board.content and f"<@{world.ben['id']}>, your turn" in board.content

@@ -19,7 +19,7 @@ from ...options import person
 from ...outbox import Announcement
 from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
 from ...replies import refuse
-from ...record import Event, Record
+from ...record import Event, Player, Record
 from ...session import TAKEBACK_TIMEOUT, Person, Turn
 from ...settings import RESIGN_CONFIRMATION
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
@@ -344,10 +344,10 @@ class Play(commands.Cog):
         """
         require_postable(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
-        if isinstance(result, str):
+        if isinstance(result, Player):  # asked once, with a ping; a second press is refused privately
             await interaction.response.send_message(
-                f"{shown_user(interaction.user)} wants a rematch — waiting for {result} to press Rematch too.",
-                allowed_mentions=NO_MENTIONS,
+                f"<@{result.id}>, {shown_user(interaction.user)} wants a rematch: press **Rematch** to play again.",
+                allowed_mentions=MENTION_PLAYERS,
             )
             return
         record, game = result
