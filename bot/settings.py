@@ -50,8 +50,8 @@ def parse_duration(text: str) -> int:
     t = re.sub(r"^an? ", "1 ", re.sub(r"\band\b", " ", t))  # "a day", "1 hour and 30 minutes"
     bounds = f"{describe_duration(MIN_TURN_TIMER)} and {describe_duration(MAX_TURN_TIMER)}"
     if re.fullmatch(r"[0-9.]+", t):
-        raise UserError(f"'{shown}' has no unit: write e.g. {shown} minutes or {shown}m (the turn timer is between "
-                        f"{bounds}).")
+        raise UserError(f"'{shown}' has no unit: write e.g. {shown}m for minutes or {shown}h for hours (the turn "
+                        f"timer is between {bounds}).")
     if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
         total: float | None = MAX_TURN_TIMER + 1
     else:

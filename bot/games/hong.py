@@ -66,8 +66,8 @@ def result(game: hong.HongGame, names: tuple[str, str]) -> str:
     o = game.outcome
     who = f"{names[o.winner]} ({hong.ROLE_NAMES[o.winner]}) wins"
     if o.spaces_left:
-        return (f"{who}. Decided: {o.hongs}/{o.threshold} Hongs with {plural(o.spaces_left, 'space')} left — "
-                "nothing can undo a Hong without the expansion.")
+        return (f"{who}. Decided: {o.hongs}/{plural(o.threshold, 'Hong')} with {plural(o.spaces_left, 'space')} "
+                "left — nothing can undo a Hong without the expansion.")
     return f"{who}: {plural(o.hongs, 'Hong')}, {o.threshold} needed."
 
 
@@ -90,7 +90,7 @@ def _hongs(events: list[hong.MoveEvent]) -> str:
     def where(h: hong.Hong) -> str:
         return h.cells[0] if h.size == 1 else f"{h.cells[0]}–{h.cells[-1]}"
     spans = [f"{e.hong.size} at {where(e.hong)}" for e in events]
-    return f"Hong{'s' if len(spans) > 1 else ''} of " + " and ".join(spans)
+    return ("Hongs of " if len(spans) > 1 else "Hong of ") + " and ".join(spans)
 
 
 def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:

@@ -14,6 +14,7 @@ from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import render_board
 
 from ..kinds import GameKind, MoveCommand
+from ..words import plural
 
 FIRST = Literal["me", "them", "random"]
 
@@ -43,7 +44,7 @@ def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     b0, b1 = outcome.buildings
     how = outcome.termination
     if outcome.winner is None:
-        return f"Draw: {names[0]} {b0} – {names[1]} {b1} buildings, centre C3 empty ({how})."
+        return f"Draw: {names[0]} and {names[1]} have {plural(b0, 'building')} each, and the centre C3 is empty ({how})."
     w = outcome.winner
     if outcome.centre_decided:
         return f"{names[w]} wins on the centre C3: {b0}–{b1} buildings ({how})."

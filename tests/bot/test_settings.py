@@ -18,7 +18,8 @@ def test_durations(text, seconds):
 
 
 @pytest.mark.parametrize("text, words", [
-    ("90", "'90' has no unit: write e.g. 90 minutes or 90m (the turn timer is between 1 minute and 7 days)."),
+    ("90", "'90' has no unit: write e.g. 90m for minutes or 90h for hours (the turn timer is between 1 minute and "
+           "7 days)."),
     ("0", "'0' has no unit"),
     ("1h30", "Can't read '1h30' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, 12 hours or 2 days."),
     ("⏰", "Can't read"), ("", "Can't read"), ("1 fortnight", "Can't read"),
