@@ -138,9 +138,17 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     return text, final_board_view(record.id)
 
 
+def shows_board(turn: Turn) -> bool:
+    """One board a round against the computer: a move after which the computer is to move is posted as text alone
+    (every move stays in the channel's history), and the computer's reply is posted with the board; every other
+    post shows the board."""
+    return turn.finished or not turn.record.player(turn.game.to_move).bot
+
+
 async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> bool:
-    """Post board + notation + next player: as the interaction's follow-up (after deferring), or in the
-    game's channel when there is no interaction (a timeout, the computer's move) or the interaction has expired.
+    """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
+    follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
+    move) or the interaction has expired.
     Rendering runs off the event loop. Then the turn's announcement is marked done. If the turn ended the game,
     ``game_finished`` is dispatched even when the post failed (the game's state is committed: what follows from
     it happens anyway).
@@ -158,16 +166,20 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
         text, view = turn_message(kind, turn)
         extra = {"view": view} if view else {}
         name = board_name(kind, turn.announcement)
+
+        async def board() -> dict:
+            return {"file": await board_file(kind, turn.game, turn.record, name)} if shows_board(turn) else {}
+
         if interaction is not None:
             try:
-                await interaction.followup.send(text[:MESSAGE_LIMIT], file=await board_file(kind, turn.game, turn.record, name),
+                await interaction.followup.send(text[:MESSAGE_LIMIT], **await board(),
                                                 allowed_mentions=MENTION_PLAYERS, **extra)
                 posted = True
             except discord.NotFound:  # the interaction expired: post in the channel instead
                 log.warning("interaction %s expired; posting game %s in its channel", interaction.id, turn.record.id)
         if not posted:
             channel = bot.get_partial_messageable(turn.record.channel_id)
-            await channel.send(text[:MESSAGE_LIMIT], file=await board_file(kind, turn.game, turn.record, name),
+            await channel.send(text[:MESSAGE_LIMIT], **await board(),
                                allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
             posted = True
     except Exception:
@@ -198,5 +210,5 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
         return False
 
 
-__all__ = ["GAME_FINISHED", "board_file", "board_name", "nonce", "already_posted", "saved_note", "status_line",
-           "turn_message", "post_turn", "send_quietly"]
+__all__ = ["GAME_FINISHED", "board_file", "board_name", "nonce", "already_posted", "saved_note", "sides",
+           "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]

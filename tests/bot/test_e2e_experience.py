@@ -270,3 +270,137 @@ async def test_a_takeback_request_closes_when_the_opponent_moves_the_game_ends_o
     await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
     assert request.content == "~~Takeback request~~ — closed: the game has ended."
     assert emu.errors == []
+
+
+# --- 4. the dragon action's help; 8. one square reader ------------------------------------------------------------
+
+
+async def hong_game(emu, world, **options):
+    """Ann (emperor, first) vs Ben on the inner board. The running bot's rng is seeded: the setup seed is that of
+    test_e2e_hong.EXPANSION_SEED."""
+    await accept(emu, world, await challenge(emu, world, "hong challenge", world.ben, role="emperor", board="inner",
+                                             **options))
+    return world.ann, world.ben
+
+
+async def hong_move(emu, world, user, move: str):
+    if " " in move:
+        return await play(emu, world, user, "hong dragon", action=move)
+    return await play(emu, world, user, "hong place", square=move[:-1], rotate=move[-1] == "V")
+
+
+async def test_dragon_actions_get_their_syntax_and_a_legal_example(emu, world, running, redis):
+    from .test_e2e_hong import EXPANSION_SCRIPT
+    users = await hong_game(emu, world, expansion=True)
+    game = hong.from_dict((await GameStore(redis).get(world.channel)).record.state)
+    summon = EXPANSION_SCRIPT.index("C3H")  # makes a Hong of 1, which summons the swap dragon (D1)
+    for move in EXPANSION_SCRIPT[:summon + 1]:
+        posted = await hong_move(emu, world, users[game.to_move], move)
+        game.play(move)
+    summoner = users[game.to_move]
+    assert posted.content.startswith(f"{display(summoner)} played `C3H`: a new Hong of 1 at C3: it summons the Great "
+                                     "Dragon D1 (swap).\n")
+    example = game.legal_moves()[0]
+    usage = f"D1 swap <tile> <stone> <H|V>, e.g. {example}."
+    before = await GameStore(redis).raw(world.channel)
+    for action, answer in (("swap C3 C6 V", f"Say which dragon first: {usage}"),
+                           ("D1 swap C3", f"swap takes <tile> <stone> <H|V>: {usage}"),
+                           ("D2 rotate C3", f"The dragon of size 2 is not being summoned now — you can summon {usage}"),
+                           ("D1 swap 3C C6 V", f"'3C' is not a square — {usage} Did you mean C3?")):
+        it = await emu.slash(summoner, world.channel, "hong dragon", action=action)
+        assert await refused(it) == answer, action
+    it = await emu.slash(summoner, world.channel, "hong place", square=game.empty_squares()[0])
+    assert await refused(it) == (f"You are summoning a Great Dragon: carry out its action before placing a tile — "
+                                 f"{usage}")
+    assert await GameStore(redis).raw(world.channel) == before
+    posted = await hong_move(emu, world, summoner, "ｄ１ ｓｗａｐ ｃ３ ｃ６ ｖ")  # full-width, as a phone may type it
+    assert posted.content.startswith(f"{display(summoner)} played `D1 swap C3 C6 V`: broke the Hong of 1 at C3.\n")
+    assert emu.errors == []
+
+
+async def test_both_place_commands_read_squares_alike(emu, world, running, redis):
+    await hongkong_game(emu, world)
+    posted = await play(emu, world, world.ann, "hongkong place", square="B 3")
+    assert posted.content.startswith(f"{display(world.ann)} played `S@B3`")
+    posted = await play(emu, world, world.ben, "hongkong place", square="ｄ４", quick="d 4")
+    assert posted.content.startswith(f"{display(world.ben)} played `Q@D4 S@D4`")
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="3b")
+    assert await refused(it) == ("'3b' is not a square on the board: use a column A–E and a row 1–5, like C3. "
+                                 "Did you mean B3?")
+    await resign(emu, world.ann, world.channel)
+    await hong_game(emu, world)
+    free = hong.from_dict((await GameStore(redis).get(world.channel)).record.state).empty_squares()[3]
+    wide = "".join(chr(ord(ch) + 0xFEE0) for ch in free.lower())
+    posted = await play(emu, world, world.ann, "hong place", square=wide)
+    assert posted.content.startswith(f"{display(world.ann)} played `{free}H`")
+    it = await emu.slash(world.ben, world.channel, "hong place", square=free[1] + free[0])
+    assert await refused(it) == (f"'{free[1] + free[0]}' is not a square: give a column letter and a row number, "
+                                 f"like C4. Did you mean {free}?")
+    assert emu.errors == []
+
+
+# --- 6. a Hong base game decided early ----------------------------------------------------------------------------
+
+#: On the inner board with the seed the running bot draws first (577090037), the dragon master reaches the 11 Hongs
+#: with 22 spaces left (found by a search of playouts; without the expansion nothing can undo a Hong after that).
+DECIDED = ["G3V", "C3H", "D4V", "C1H", "E3V", "F3H", "C2V", "E2V", "D7H", "D2H", "B3V", "D3V", "A2H", "D5H", "B7V",
+           "D6V", "F5H", "F4V", "C5H", "C4V", "B5V", "E5V", "E4H", "E6H"]
+
+
+async def test_a_decided_hong_game_ends_and_says_why(emu, world, running, redis):
+    users = await hong_game(emu, world)
+    for n, move in enumerate(DECIDED):
+        posted = await hong_move(emu, world, users[n % 2], move)
+    assert posted.content.split("\n")[1:] == [
+        f"**Game over.** {display(world.ben)} (dragon master) wins. Decided: 11/11 Hongs with 22 spaces left — "
+        "nothing can undo a Hong without the expansion.",
+        f"{mention(world.ann)} {mention(world.ben)} — thanks for playing!"]
+    assert await GameStore(redis).get(world.channel) is None
+    assert emu.errors == []
+
+
+# --- 10. posts say what happened --------------------------------------------------------------------------------
+
+
+async def test_a_post_names_the_capture_the_seal_and_the_lead(emu, world, running):
+    await hongkong_game(emu, world)
+    ann, ben = display(world.ann), display(world.ben)
+    posted = await play(emu, world, world.ann, "hongkong place", square="B2")
+    assert posted.content.startswith(f"{ann} played `S@B2`: {ann} takes the lead, 1–0.\nBuildings: {ann} 1 – {ben} 0\n")
+    posted = await play(emu, world, world.ben, "hongkong place", square="C2", quick="C2")
+    assert posted.content.startswith(f"{ben} played `Q@C2 S@C2`: level at 1–1 (the centre C3 is empty: a tie would "
+                                     "be a draw).\n")
+    posted = await play(emu, world, world.ann, "hongkong place", square="E5")
+    posted = await play(emu, world, world.ben, "hongkong place", square="B2", piece="roof", quick="B2")
+    assert posted.content.startswith(f"{ben} played `Q@B2 R@B2`: captured {ann}'s building on B2 and sealed it with a "
+                                     f"roof; {ben} takes the lead, 2–1.\n")
+    posted = await play(emu, world, world.ann, "hongkong place", square="A5")
+    assert posted.content.startswith(f"{ann} played `S@A5`: level at 2–2 (the centre C3 is empty: a tie would be a "
+                                     "draw).\n")
+    assert emu.errors == []
+
+
+# --- 11. against the computer, one board a round ----------------------------------------------------------------
+
+
+async def test_one_board_a_round_against_the_computer(emu, world, running, redis):
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy")
+    start = (await it.wait_followups(1))[0]
+    assert start.attachments  # the empty board, Ann to move
+    store = GameStore(redis)
+    for square in ("A1", "A2", "A3"):
+        replies = len([m for m in emu.messages(world.channel) if m.interaction_id is None])
+        posted = await play(emu, world, world.ann, "hongkong place", square=square)
+        assert posted.attachments == []  # the move as text: its board comes with the computer's reply
+        assert posted.content.startswith(f"{display(world.ann)} played `S@{square}`")
+        assert posted.content.endswith("\nComputer (orange) is thinking…")
+        reply = await emu.wait_for_message(
+            world.channel, lambda m: m.interaction_id is None and len(
+                [x for x in emu.messages(world.channel) if x.interaction_id is None]) > replies)
+        assert reply.content.startswith("Computer played `") and reply.attachments
+        assert reply.content.endswith(f"\n{mention(world.ann)}, your turn (blue). You have 1 day.")
+        decode_png(reply.attachments[0].data)
+    boards = [m for m in emu.messages(world.channel) if m.attachments]
+    assert len(boards) == 1 + 3  # the start, then one a round
+    assert len(hk.from_dict((await store.get(world.channel)).record.state).moves) == 6
+    assert emu.errors == []

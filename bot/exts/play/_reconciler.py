@@ -23,7 +23,7 @@ import discord
 
 from ...kinds import GameKind
 from ...outbox import MAX_TRIES, Announcement
-from ...posts import already_posted, board_name
+from ...posts import already_posted, board_name, shows_board, turn_message
 from ...session import GameLayer, Turn
 from ...store import Keys
 from ._computer import Computer
@@ -134,7 +134,9 @@ class Reconciler:
             return True
         record, game, turn = found
         kind = self.layer.kinds[record.kind]
-        if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a)):
+        text_only = turn is not None and not shows_board(turn)  # a move the computer answers: posted as text
+        text = turn_message(kind, turn)[0] if text_only else None
+        if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a), text=text):
             await self.layer.outbox.done(a)
             if turn is None or not turn.finished:
                 self.computer.to_move(record, game)
