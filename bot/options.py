@@ -10,6 +10,8 @@ from typing import Literal
 import discord
 from discord import app_commands
 
+from engine import squares
+
 from .session import Person
 from .words import user_name
 
@@ -26,11 +28,13 @@ MAX_CHOICES = 25
 
 
 def choices(values: list[str], typed: str) -> list[app_commands.Choice[str]]:
-    """Autocomplete choices: ``values`` starting with (then containing) what was typed, case and runs of white
-    space ignored, at most :data:`MAX_CHOICES`."""
-    typed = " ".join((typed or "").split()).upper()
-    first = [v for v in values if v.upper().startswith(typed)]
-    rest = [v for v in values if typed in v.upper() and v not in first]
+    """Autocomplete choices: ``values`` starting with (then containing) what was typed, read as the games read
+    squares (:func:`engine.squares.fold`: case, white space and full-width forms ignored — "b 3" and "ｂ３" find
+    B3), at most :data:`MAX_CHOICES`."""
+    typed = squares.fold(typed or "")
+    folded = {v: squares.fold(v) for v in values}
+    first = [v for v in values if folded[v].startswith(typed)]
+    rest = [v for v in values if typed in folded[v] and v not in first]
     return [app_commands.Choice(name=v, value=v) for v in (first + rest)[:MAX_CHOICES]]
 
 

@@ -322,6 +322,8 @@ async def test_both_place_commands_read_squares_alike(emu, world, running, redis
     await hongkong_game(emu, world)
     posted = await play(emu, world, world.ann, "hongkong place", square="B 3")
     assert posted.content.startswith(f"{display(world.ann)} played `S@B3`")
+    offered = await emu.autocomplete(world.ben, world.channel, "hongkong place", focused="square", square="ｃ ２")
+    assert [c["value"] for c in offered] == ["C2"]  # autocomplete reads what is typed as the commands do
     posted = await play(emu, world, world.ben, "hongkong place", square="ｄ４", quick="d 4")
     assert posted.content.startswith(f"{display(world.ben)} played `Q@D4 S@D4`")
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="3b")

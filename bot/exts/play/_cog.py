@@ -88,7 +88,7 @@ class Play(commands.Cog):
     async def post_board(self, kind: GameKind, game: Game, record: Record, announcement: Announcement) -> bool:
         """Post a game's first board in its channel (the reconciler, when the start's post was not made), and mark
         it done. True if posted."""
-        text = f"**{kind.title}** — the game begins!\n{status_line(kind, game, record)}"
+        text = f"**{kind.title}** — the game begins! {sides(kind, record)}\n{status_line(kind, game, record)}"
         await self.bot.get_partial_messageable(record.channel_id).send(
             text[:2000], file=await board_file(kind, game, record, board_name(kind, announcement)),
             allowed_mentions=MENTION_PLAYERS, nonce=nonce(announcement),
