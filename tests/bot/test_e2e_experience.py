@@ -1,9 +1,9 @@
 """End to end: what a player reads — issue 13's points, each through the emulator with the exact message.
 
 Sides and who moves first in challenges and start posts, option help that states its default, Confirm/Cancel on
-resign, takeback requests that close themselves, the dragon-action help, rematch pings, a Hong game decided early,
-one square reader, posts that say what a move did, one board per round against the computer, and answers shown
-only to the caller.
+resign, takeback requests that close themselves, the dragon-action help, a Hong game decided early, one square
+reader, posts that say what a move did, one board per round against the computer, and answers shown only to the
+caller. (Rematch asking once, and one takeback a turn: test_e2e_lifecycle; every string's wording: test_wording.)
 """
 from __future__ import annotations
 
@@ -14,26 +14,10 @@ import engine.hongkong as hk
 from bot.store import GameStore
 from bot.words import plural
 
-from .harness import decode_png, display, make_world, place_options, refused, resign, start_bot
+from .harness import decode_png, display, refused, resign
+from .test_e2e_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
 
 pytestmark = pytest.mark.timeout(300)
-
-HOUR = 3600
-
-
-@pytest.fixture
-async def bots(emu, world, redis_server, redis, clock):
-    """Start bots on the test clock on demand; all are stopped at the end."""
-    started = []
-
-    async def start(**kwargs):
-        bot = await start_bot(emu, redis_server, guild=world.guild, clock=clock, poll_interval=0.02, **kwargs)
-        started.append(bot)
-        return bot
-
-    yield start
-    for bot in started:
-        await bot.stop()
 
 
 def mention(user) -> str:
