@@ -3,10 +3,13 @@
 ``setup_hook`` connects to Redis, builds the services every feature uses (``bot.kinds``: the hosted games;
 ``bot.layer``: the :class:`~bot.session.GameLayer`), loads :data:`EXTENSIONS` (each adds one cog: its commands,
 buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands — only
-when their definitions changed since the last sync (:func:`sync_commands`).
+when their definitions changed since the last sync (:func:`sync_commands`). It also sizes the board renderer's worker
+processes (:mod:`bot.rendering`) and, with ``metrics_port`` set, serves the metrics and the health check
+(:mod:`bot.metrics`).
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -21,6 +24,8 @@ from discord.ext import commands
 
 from .config import Config
 from .games import all_kinds
+from .metrics import MetricsServer
+from .rendering import default_workers, renderer
 from .replies import on_error
 from .session import GameLayer
 from .store import GameStore, Keys, RedisHandle, connect
@@ -30,6 +35,15 @@ log = logging.getLogger(__name__)
 
 #: The features, loaded in this order (see :mod:`bot.exts`).
 EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin")
+
+
+def intents() -> discord.Intents:
+    """The gateway events the bot needs: servers, channels, threads, members — not messages (it answers
+    interactions only, and reads a channel's history over REST), so people's chat never costs it a thing."""
+    wanted = discord.Intents.default()
+    wanted.messages = False
+    wanted.typing = False
+    return wanted
 
 
 class HongBot(commands.Bot):
@@ -57,7 +71,7 @@ class HongBot(commands.Bot):
         clock: Callable[[], float] = time.time,
         poll_interval: float = 1.0,
     ) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
                          tree_cls=Tree)
         self.config = config
         self._redis = redis
@@ -67,6 +81,7 @@ class HongBot(commands.Bot):
         self.poll_interval = poll_interval
         self.kinds = all_kinds()
         self.layer: GameLayer | None = None
+        self.metrics_server: MetricsServer | None = None
 
     async def setup_hook(self) -> None:
         """Connect to Redis, build the game layer, load the features, sync the commands (discord.py calls this
@@ -80,6 +95,12 @@ class HongBot(commands.Bot):
             clock=self.clock, rng=self.rng,
         )
         self.tree.error(on_error)
+        workers = self.config.render_workers
+        renderer.configure(default_workers() if workers is None else workers)
+        self._warm_up = asyncio.create_task(renderer.warm_up(self.kinds.values()))  # workers ready for the first move
+        if self.config.metrics_port:
+            self.metrics_server = MetricsServer(self, self.config.metrics_port)
+            await self.metrics_server.start()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         guild = discord.Object(self.config.dev_guild_id) if self.config.dev_guild_id else None
@@ -94,6 +115,9 @@ class HongBot(commands.Bot):
     async def close(self) -> None:
         """Unload the features (each finishes what it is handling: see their ``cog_unload``), disconnect, and
         close Redis if this bot opened it."""
+        if self.metrics_server is not None:
+            await self.metrics_server.stop()
+            self.metrics_server = None
         await super().close()
         if self._owns_redis and self._redis is not None:
             await self._redis.close()

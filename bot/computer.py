@@ -2,7 +2,8 @@
 
 :class:`Thinker` owns a process pool (spawned lazily, ``spawn`` start method so no state of the running bot is
 inherited) and asks :func:`engine.ai.choose_move_from_dict` for a move. The event loop only awaits the
-future, so other games stay responsive while the computer thinks.
+future, so other games stay responsive while the computer thinks; the workers run at a lower OS priority
+(:data:`NICE`), so on a busy host people's moves get the CPU first and the computer thinks with what is left.
 
 The workers die with the bot, however it ends (even ``kill -9``, which runs no clean-up): each asks Linux to kill
 it when its parent dies (``prctl(PR_SET_PDEATHSIG)``) and, everywhere, watches its parent's pid. With the workers
@@ -22,6 +23,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from .metrics import COMPUTER_THINK
+
 log = logging.getLogger(__name__)
 
 LEVELS = ("easy", "medium", "hard")
@@ -33,6 +36,8 @@ def _choose(kind: str, state: dict, level: str, seed: int) -> str:
     return choose_move_from_dict(kind, state, level=level, seed=seed)
 
 
+#: How much lower the computer's workers run than the bot (``os.nice``: 0 same, 19 lowest).
+NICE = 10
 #: Seconds between a worker's checks that the bot is still its parent.
 WATCH_INTERVAL = 1.0
 _PR_SET_PDEATHSIG = 1
@@ -56,6 +61,15 @@ def die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def _start_worker(parent_pid: int, nice: int) -> None:
+    """A computer worker's start: die with the bot (:func:`die_with_parent`), run ``nice`` steps lower."""
+    die_with_parent(parent_pid)
+    try:
+        os.nice(nice)
+    except OSError:  # not allowed here: think at the bot's priority
+        log.warning("could not lower the computer worker's priority")
+
+
 def _warm_up() -> bool:
     import engine.ai  # noqa: F401  (import the engines once per worker)
 
@@ -67,16 +81,18 @@ class Thinker:
 
     Args:
         workers: processes in the pool (default 1: thinking never takes both cores of a small host).
+        nice: how much lower than the bot the workers run (``os.nice`` steps).
     """
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, nice: int = NICE) -> None:
         self.workers = workers
+        self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=die_with_parent, initargs=(os.getpid(),))
+                                             initializer=_start_worker, initargs=(os.getpid(), self.nice))
         return self._pool
 
     async def warm_up(self) -> None:
@@ -95,12 +111,15 @@ class Thinker:
             BrokenProcessPool: the fresh pool broke too.
         """
         loop = asyncio.get_running_loop()
+        started = time.monotonic()
         try:
-            return await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
+            move = await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
         except BrokenProcessPool:
             log.warning("a computer-opponent worker died; starting a new pool")
             self.close()
-            return await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
+            move = await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
+        COMPUTER_THINK.labels(level).observe(time.monotonic() - started)  # (waiting for a free worker included)
+        return move
 
     def close(self) -> None:
         if self._pool is not None:

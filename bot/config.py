@@ -38,6 +38,12 @@ class Config:
         redis_pool_size: the most connections to Redis at once (1–10,000); a command that finds them all busy waits
             for one to be free.
         redis_pool_timeout: seconds such a command waits at most before failing (0.1–600).
+        render_workers: processes drawing board images (0–64; 0: a thread of the bot's process), or None: half the
+            CPUs, at least one (:func:`bot.rendering.default_workers`).
+        computer_workers: processes searching the computer's moves, at a lower OS priority (1–64), or None: half
+            the CPUs, at least one.
+        metrics_port: the TCP port serving Prometheus metrics (``/metrics``) and the health check (``/healthz``) on
+            every interface, or 0 (off).
     """
 
     token: str | None = field(default=None, repr=False)
@@ -51,6 +57,9 @@ class Config:
     allow_unsafe_redis: bool = False
     redis_pool_size: int = 50
     redis_pool_timeout: float = 5.0
+    render_workers: int | None = None
+    computer_workers: int | None = None
+    metrics_port: int = 0
 
 
 #: config key -> environment variable that overrides it
@@ -66,6 +75,9 @@ ENV_VARS = {
     "allow_unsafe_redis": "HONGBOT_ALLOW_UNSAFE_REDIS",
     "redis_pool_size": "HONGBOT_REDIS_POOL_SIZE",
     "redis_pool_timeout": "HONGBOT_REDIS_POOL_TIMEOUT",
+    "render_workers": "HONGBOT_RENDER_WORKERS",
+    "computer_workers": "HONGBOT_COMPUTER_WORKERS",
+    "metrics_port": "HONGBOT_METRICS_PORT",
 }
 
 
@@ -126,6 +138,13 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
             raise bad(key, f"must be between {low:g} and {high:g} {unit}")
         return value
 
+    def workers(key: str, low: int) -> int | None:
+        """A number of worker processes (``low``–64), or None for ``auto`` or unset (sized from the CPUs)."""
+        value = raw.get(key)
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+            return None
+        return int(number(key, 0, low, 64, 'processes (or "auto")', whole=True))
+
     guild = raw.get("dev_guild_id")
     if guild in (None, "", 0, "0"):
         guild = None
@@ -163,4 +182,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         allow_unsafe_redis=unsafe,
         redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
         redis_pool_timeout=number("redis_pool_timeout", 5.0, 0.1, 600, "seconds"),
+        render_workers=workers("render_workers", 0),
+        computer_workers=workers("computer_workers", 1),
+        metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
     )

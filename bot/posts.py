@@ -6,11 +6,15 @@ ended the game, :func:`post_turn` dispatches the ``game_finished`` event with th
 
 A committed turn's board post is an announcement of :mod:`bot.outbox`: once posted it is marked done; if the post
 fails it stays for the play cog's reconciler, which posts it later — so the board's file name carries the
-announcement's tag, and :func:`already_posted` finds a post made before a crash.
+announcement's tag, and :func:`already_posted` finds a post made before a crash. While this process posts one, its
+member is in :data:`POSTING` (the reconciler leaves it alone).
+
+Boards are drawn by :data:`bot.rendering.renderer` (worker processes, people's boards first); a move is answered at once
+— Discord's "thinking…", or "busy: your move is saved, the board follows" when the drawings queue is long
+(:func:`answer_first`) — and the numbers of :mod:`bot.metrics` are counted here.
 """
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 
@@ -18,8 +22,10 @@ import discord
 
 from .buttons import final_board_view
 from .kinds import Game, GameKind
+from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
 from .outbox import Announcement
 from .record import Event, Record
+from .rendering import CHANNEL, PLAYER, renderer
 from .replies import MESSAGE_LIMIT, refuse
 from .session import Turn
 from .words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, plain_names
@@ -28,12 +34,16 @@ log = logging.getLogger(__name__)
 
 #: The event dispatched (``bot.dispatch``) with the finished record when a game has ended.
 GAME_FINISHED = "game_finished"
+#: Announcements (:attr:`Announcement.member`) this process is posting right now.
+POSTING: set[str] = set()
 
 
-async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png") -> discord.File:
-    """The rendered board as a PNG attachment called ``name`` (rendered in a worker thread); a game that was
-    resigned, lost on time or aborted shows that result instead of whose turn it was."""
-    png = await asyncio.to_thread(kind.render, game, plain_names(record), ended=record.ended_off_board)
+async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
+                     priority: int = PLAYER) -> discord.File:
+    """The rendered board as a PNG attachment called ``name`` (drawn by a render worker, in ``priority``'s turn:
+    :mod:`bot.rendering`); a game that was resigned, lost on time or aborted shows that result instead of whose turn
+    it was."""
+    png = await renderer.png(kind, game, plain_names(record), ended=record.ended_off_board, priority=priority)
     return discord.File(io.BytesIO(png), filename=name)
 
 
@@ -64,6 +74,31 @@ async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str
     except discord.HTTPException as exc:
         log.warning("could not read the history of channel %s (%s)", channel_id, exc.status)
     return False
+
+
+def busy_note(turn: Turn) -> str:
+    """What a player is told at once when the boards queue is long: their change is stored, its board follows."""
+    what = f"your move `{turn.move}` is saved" if turn.move else "the change is saved"
+    return f"I'm busy right now: {what}, and its board will be posted here in a moment."
+
+
+async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.Interaction | None:
+    """Answer a committed change's interaction at once: Discord's "thinking…" while its board is drawn, or — when a
+    person's board would wait long (:meth:`bot.rendering.Renderer.busy`) — :func:`busy_note`, to the player alone.
+    Returns the interaction, or None if it had expired (past Discord's 3 s: the board then goes to the channel)."""
+    try:
+        if renderer.busy():
+            await interaction.response.send_message(busy_note(turn), ephemeral=True)
+            BUSY.inc()
+        else:
+            await interaction.response.defer(thinking=True)
+    except discord.NotFound:
+        FAILURES.labels("expired").inc()
+        log.warning("interaction %s expired before its first answer; posting game %s in its channel",
+                    interaction.id, turn.record.id)
+        return None
+    FIRST_RESPONSE.observe(since(interaction))
+    return interaction
 
 
 def saved_note(turn: Turn) -> str:
@@ -160,21 +195,28 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
         True if the board was posted.
     """
     posted = False
+    if turn.event is Event.MOVE:
+        MOVES.labels(kind.name, "computer" if turn.record.player(turn.player).bot else "person").inc()
+    member = turn.announcement.member if turn.announcement is not None else ""
+    POSTING.add(member)
     try:
         if interaction is not None and not interaction.response.is_done():
-            await interaction.response.defer(thinking=True)
+            interaction = await answer_first(interaction, turn)
+        priority = PLAYER if interaction is not None else CHANNEL
         text, view = turn_message(kind, turn)
         extra = {"view": view} if view else {}
         name = board_name(kind, turn.announcement)
 
         async def board() -> dict:
-            return {"file": await board_file(kind, turn.game, turn.record, name)} if shows_board(turn) else {}
+            return {"file": await board_file(kind, turn.game, turn.record, name, priority=priority)} \
+                if shows_board(turn) else {}
 
         if interaction is not None:
             try:
                 await interaction.followup.send(text[:MESSAGE_LIMIT], **await board(),
                                                 allowed_mentions=MENTION_PLAYERS, **extra)
                 posted = True
+                BOARD_POSTED.observe(since(interaction))
             except discord.NotFound:  # the interaction expired: post in the channel instead
                 log.warning("interaction %s expired; posting game %s in its channel", interaction.id, turn.record.id)
         if not posted:
@@ -183,10 +225,13 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
                                allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
             posted = True
     except Exception:
+        FAILURES.labels("board").inc()
         log.exception("posting game %s in channel %s failed; the reconciler posts it later",
                       turn.record.id, turn.record.channel_id)
         if interaction is not None:
             await refuse(interaction, saved_note(turn))
+    finally:
+        POSTING.discard(member)
     if posted and turn.announcement is not None:
         try:
             await bot.layer.outbox.done(turn.announcement)
@@ -210,5 +255,6 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
         return False
 
 
-__all__ = ["GAME_FINISHED", "board_file", "board_name", "nonce", "already_posted", "saved_note", "sides",
+__all__ = ["GAME_FINISHED", "POSTING", "board_file", "busy_note", "answer_first", "board_name", "nonce",
+           "already_posted", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]

@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from engine import IllegalMove
 
 from .errors import UserError
+from .metrics import FAILURES
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     if text is None:
         what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
         log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
+        FAILURES.labels("error").inc()
         text = apology(getattr(interaction.client, "kinds", ()), error)
     await refuse(interaction, text)
 

@@ -18,6 +18,7 @@ from ...kinds import Game, GameKind
 from ...options import person
 from ...outbox import Announcement
 from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
+from ...rendering import default_workers
 from ...replies import refuse
 from ...record import Event, Player, Record
 from ...session import TAKEBACK_TIMEOUT, Person, Turn
@@ -49,7 +50,8 @@ class Play(commands.Cog):
     def __init__(self, bot: "HongBot") -> None:
         self.bot = bot
         self.layer = bot.layer
-        self.computer = Computer(self.layer, self.post_turn)
+        workers = bot.config.computer_workers
+        self.computer = Computer(self.layer, self.post_turn, default_workers() if workers is None else workers)
         self.timers = Timers(bot, self.layer, self.post_turn, bot.poll_interval)
         self.reconciler = Reconciler(bot, self.layer, self.post_turn, self.post_board, self.computer, bot.poll_interval)
         self.__cog_app_commands__.extend(game_group(kind, self) for kind in bot.kinds.values())

@@ -30,13 +30,19 @@ class Computer:
     Args:
         layer: the game layer (reads the position, commits the move).
         post: posts the computer's committed turn (and so lets the game go on).
+        workers: the processes thinking (each one move at a time, at a lower OS priority than the bot).
     """
 
-    def __init__(self, layer: GameLayer, post: PostTurn) -> None:
+    def __init__(self, layer: GameLayer, post: PostTurn, workers: int = 1) -> None:
         self.layer = layer
         self.post = post
-        self.thinker = Thinker()
+        self.thinker = Thinker(workers)
         self._thinking: dict[tuple[int, str, str], asyncio.Task] = {}
+
+    @property
+    def pending(self) -> int:
+        """The computer's moves waiting for a worker or being thought."""
+        return len(self._thinking)
 
     def to_move(self, record: Record, game: Game) -> None:
         """If the computer is to move in this running game, let it think (in a worker process) and move."""

@@ -23,6 +23,7 @@ import discord
 
 from ...kinds import GameKind
 from ...outbox import MAX_TRIES, Announcement
+from ...posts import POSTING
 from ...posts import already_posted, board_name, shows_board, turn_message
 from ...session import GameLayer, Turn
 from ...store import Keys
@@ -128,6 +129,8 @@ class Reconciler:
         return True
 
     async def _turn(self, a: Announcement) -> bool:
+        if a.member in POSTING:  # this process is posting it now (its board waits its turn to be drawn): later
+            return False
         found = await self.layer.announced(a)
         if found is None:
             log.info("announcement %s is stale (the game went on): not posted", a.member)

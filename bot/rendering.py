@@ -1,0 +1,189 @@
+"""Board images drawn outside the event loop — in worker processes, so drawing never holds the event loop's GIL —
+with bounded concurrency and people first.
+
+:data:`renderer` is this process's one :class:`Renderer`, shared by every bot in it; the client sizes it from the
+``render_workers`` setting (:func:`default_workers`: half the CPUs, at least one) at start-up. The workers are spawned
+on the first board (or by :meth:`Renderer.warm_up`), die with the bot however it ends (as the computer's:
+:func:`bot.computer.die_with_parent`), and get only what a drawing needs — the engine's state, the names, how the game
+ended — so they import the engines and the renderers, never the bot. With 0 workers boards are drawn in a thread of
+the bot's process instead.
+
+At most :attr:`Renderer.slots` drawings are handed to the workers at once; the others wait by priority —
+:data:`PLAYER` (a board a person is waiting for: their move, a new game, ``/board``) before :data:`CHANNEL` (the
+computer's reply, a timeout, a post the reconciler makes late) — and in arrival order within one. So a burst never
+piles a hundred drawings on the workers, and the computer's boards never hold up a person's. :meth:`Renderer.busy`
+says when a person's board would wait longer than :data:`BUSY_WAIT`: the move is then answered at once with "busy:
+your move is saved, the board follows" instead of Discord's "thinking…" (see :func:`bot.posts.post_turn`).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import importlib
+import itertools
+import logging
+import multiprocessing
+import os
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import AsyncIterator, Callable
+
+from .computer import die_with_parent
+from .kinds import Game, GameKind
+from .metrics import QUEUE_LENGTH
+
+log = logging.getLogger(__name__)
+
+#: Priorities, most urgent first.
+PLAYER, CHANNEL = 0, 1
+#: Seconds a person's board may be expected to wait before the move is answered "busy" instead.
+BUSY_WAIT = 2.0
+
+
+def default_workers() -> int:
+    """Render workers when the setting is left unset: half the CPUs (the other half for the event loop, Redis and
+    the computer), at least one."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[str, str], ended) -> bytes:
+    """In a worker: the engine game restored from its position (no replay: the bot checked it), drawn."""
+    game = importlib.import_module(engine).from_dict(state, replay=False)
+    return render(game, names, ended=ended)
+
+
+class Renderer:
+    """Draws boards in a pool of ``workers`` processes (0: in a thread), :attr:`slots` at a time.
+
+    Args:
+        workers: worker processes (≥ 0).
+        busy_wait: seconds of expected wait past which :meth:`busy` is true.
+    """
+
+    def __init__(self, workers: int = 0, busy_wait: float = BUSY_WAIT) -> None:
+        self.workers = workers
+        self.busy_wait = busy_wait
+        self._pool: ProcessPoolExecutor | None = None
+        self.active = 0
+        self._waiting: list[tuple[int, int, asyncio.Future]] = []
+        self._order = itertools.count()
+        self._took = 0.01  # seconds a drawing holds its slot: a moving average
+        self._loop: asyncio.AbstractEventLoop | None = None  # the queue's (a new loop starts a new queue: tests)
+
+    @property
+    def slots(self) -> int:
+        """Drawings handed out at once: two per worker (one drawn, one on its way), two for the thread."""
+        return 2 * max(1, self.workers)
+
+    def configure(self, workers: int) -> None:
+        """Use ``workers`` processes from now on (the pool is replaced when the number changes)."""
+        if workers != self.workers:
+            self.close()
+            self.workers = workers
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=die_with_parent, initargs=(os.getpid(),))
+        return self._pool
+
+    # --- the queue ------------------------------------------------------------------------------------------------
+
+    @property
+    def waiting(self) -> int:
+        """Drawings waiting for a slot."""
+        return sum(not fut.done() for _, _, fut in self._waiting)
+
+    def expected_wait(self, priority: int = PLAYER) -> float:
+        """Seconds a drawing of ``priority`` asked for now would wait for a slot: the drawings ahead of it × the
+        time one holds a slot ÷ the slots."""
+        ahead = sum(p <= priority and not fut.done() for p, _, fut in self._waiting)
+        if self.active < self.slots and ahead == 0:
+            return 0.0
+        return (ahead + 1) * self._took / self.slots
+
+    def busy(self) -> bool:
+        """Whether a person's board asked for now would wait more than ``busy_wait`` seconds."""
+        return self.expected_wait(PLAYER) > self.busy_wait
+
+    @contextlib.asynccontextmanager
+    async def slot(self, priority: int) -> AsyncIterator[None]:
+        """Wait for a slot (by ``priority``, then arrival), hold it for the body, then hand it to the next."""
+        if self._loop is not asyncio.get_running_loop():
+            self._loop, self.active, self._waiting = asyncio.get_running_loop(), 0, []
+        if self.active < self.slots and not self.waiting:
+            self.active += 1
+        else:
+            fut = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._waiting, (priority, next(self._order), fut))
+            try:
+                await fut  # the slot is handed over with the result
+            except asyncio.CancelledError:
+                if fut.done() and not fut.cancelled():
+                    self._release()  # handed over just as we were cancelled: pass it on
+                raise
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self._took = 0.9 * self._took + 0.1 * (time.monotonic() - started)
+            self._release()
+
+    def _release(self) -> None:
+        while self._waiting:
+            _, _, fut = heapq.heappop(self._waiting)
+            if not fut.done():
+                fut.set_result(None)  # the slot goes to it: active stays the same
+                return
+        self.active -= 1
+
+    # --- drawing ----------------------------------------------------------------------------------------------------
+
+    async def png(self, kind: GameKind, game: Game, names: tuple[str, str], *, ended=None,
+                  priority: int = PLAYER) -> bytes:
+        """The board of ``game`` as PNG bytes (``kind.render``'s image: the same bytes in a worker or here), drawn
+        when a slot is free for ``priority``.
+
+        A worker that died breaks the pool: it is replaced and the board drawn once more.
+
+        Raises:
+            BrokenProcessPool: the fresh pool broke too.
+        """
+        async with self.slot(priority):
+            if self.workers <= 0:
+                return await asyncio.to_thread(kind.render, game, names, ended=ended)
+            loop = asyncio.get_running_loop()
+            args = (kind.render, kind.engine.__name__, game.to_dict(), names, ended)
+            try:
+                return await loop.run_in_executor(self._executor(), _draw, *args)
+            except BrokenProcessPool:
+                log.warning("a render worker died; starting a new pool")
+                self.close()
+                return await loop.run_in_executor(self._executor(), _draw, *args)
+
+    async def warm_up(self, kinds) -> None:
+        """Start the workers and draw a first board of every game in each (imports and fonts take ~0.5 s), so the
+        first players' boards are not slower. Never raises (the first board tries again)."""
+        if self.workers <= 0:
+            return
+        boards = [self.png(kind, kind.new_game(kind.seat_options({}, random.Random(0))[1]), ("", ""), priority=CHANNEL)
+                  for kind in kinds for _ in range(self.workers)]
+        try:
+            await asyncio.gather(*boards)
+        except Exception:
+            log.warning("warming up the render workers failed", exc_info=True)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+#: This process's renderer (see the module docstring).
+renderer = Renderer()
+QUEUE_LENGTH.labels("boards").set_function(lambda: renderer.waiting)
+
+__all__ = ["Renderer", "renderer", "default_workers", "PLAYER", "CHANNEL", "BUSY_WAIT"]

