@@ -31,11 +31,25 @@ def main() -> int:
         asyncio.run(serve(config))
     except discord.LoginFailure:
         return fail("Discord refused the token (401 Unauthorized). Check DISCORD_TOKEN / config.toml.", 1)
+    except discord.ConnectionClosed as exc:
+        return fail(closed(exc.code, exc.reason), 1)
     except (aiohttp.ClientError, OSError, discord.GatewayNotFound) as exc:
         return fail(f"cannot reach Discord at {config.api_base}: {exc}", 1)
     except RuntimeError as exc:  # Redis could not be reached or started (the message says which)
         return fail(str(exc), 1)
     return 0
+
+
+def closed(code: int, reason: str) -> str:
+    """What to tell the operator when Discord closed the gateway for good (``code``: the close code)."""
+    if code == 4011:
+        return ("Discord requires sharding: the bot is in too many servers for one gateway shard (close code 4011). "
+                "Set shard_count (\"auto\" runs Discord's recommended number here; or a number, with shard_ids for "
+                "each process) — see README.md, 'Several processes'.")
+    if code == 4010:
+        return ("Discord refused the shard (close code 4010, invalid shard): every process must use the same "
+                "shard_count, and shard_ids only numbers below it.")
+    return f"Discord closed the gateway connection (close code {code}{': ' + reason if reason else ''})."
 
 
 def fail(message: str, code: int) -> int:
@@ -54,7 +68,8 @@ async def serve(config: Config) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     redis = await connect(config.redis_url, config.data_dir, allow_unsafe=config.allow_unsafe_redis,  # fail fast
-                          pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout)
+                          pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout,
+                          cluster=config.redis_cluster)
     try:
         await run_bot(HongBot(config, redis=redis), config.token, stop)
     finally:

@@ -28,7 +28,7 @@ from .metrics import MetricsServer
 from .rendering import default_workers, renderer
 from .replies import on_error
 from .session import GameLayer
-from .store import GameStore, Keys, RedisHandle, connect
+from .store import GameStore, Keys, RedisHandle, Shards, connect
 from .tree import Tree
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,13 @@ def intents() -> discord.Intents:
     return wanted
 
 
-class HongBot(commands.Bot):
+class HongBot(commands.AutoShardedBot):
     """The bot: connects to Redis in ``setup_hook``, loads the features, syncs commands.
+
+    It runs the gateway shards ``config.shard_ids`` of ``config.shard_count`` (discord.py's ``AutoShardedBot``;
+    by default the one shard of a bot that needs no sharding). Several processes, each with its own shards, share one
+    Redis: each gets its shards' servers' events and interactions, and claims their deadlines and announcements
+    (:attr:`served_shards`).
 
     Args:
         config: the loaded :class:`Config`.
@@ -72,7 +77,8 @@ class HongBot(commands.Bot):
         poll_interval: float = 1.0,
     ) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
-                         tree_cls=Tree)
+                         tree_cls=Tree, shard_count=config.shard_count,
+                         shard_ids=list(config.shard_ids) if config.shard_ids is not None else None)
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None
@@ -89,7 +95,8 @@ class HongBot(commands.Bot):
         if self._redis is None:
             self._redis = await connect(self.config.redis_url, self.config.data_dir,
                                         allow_unsafe=self.config.allow_unsafe_redis,
-                                        pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout)
+                                        pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout,
+                                        cluster=self.config.redis_cluster)
         self.layer = GameLayer(
             GameStore(self._redis.client), self.kinds, challenge_timeout=self.config.challenge_timeout,
             clock=self.clock, rng=self.rng,
@@ -108,9 +115,18 @@ class HongBot(commands.Bot):
             self.tree.copy_global_to(guild=guild)
         await sync_commands(self.tree, self._redis.client, guild)
 
+    @property
+    def served_shards(self) -> Shards:
+        """The gateway shards this process runs (all of them until a count asked of Discord is known: then this
+        process runs every shard)."""
+        count = self.shard_count or 1
+        return Shards(count, tuple(self.shard_ids) if self.shard_ids is not None else tuple(range(count)))
+
     async def on_ready(self) -> None:
-        """Log who we are and in how many servers."""
-        log.info("logged in as %s (%s) in %d guild(s)", self.user, self.user.id if self.user else "?", len(self.guilds))
+        """Log who we are, on which shards, in how many servers."""
+        log.info("logged in as %s (%s) on shard(s) %s of %s in %d guild(s)", self.user,
+                 self.user.id if self.user else "?", ",".join(map(str, self.served_shards.ids)), self.shard_count,
+                 len(self.guilds))
 
     async def close(self) -> None:
         """Unload the features (each finishes what it is handling: see their ``cog_unload``), disconnect, and

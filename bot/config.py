@@ -44,6 +44,11 @@ class Config:
             the CPUs, at least one.
         metrics_port: the TCP port serving Prometheus metrics (``/metrics``) and the health check (``/healthz``) on
             every interface, or 0 (off).
+        redis_cluster: ``redis_url`` names one node of a Redis Cluster (redis-py's cluster client, keys laid out
+            for it: :class:`bot.store.ClusterKeys`).
+        shard_count: the bot's total number of gateway shards (every process of one bot says the same), or None:
+            ask Discord for its recommended count (``auto``) and run every shard here.
+        shard_ids: the shards this process runs (each < ``shard_count``), or None for all of them.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -60,6 +65,9 @@ class Config:
     render_workers: int | None = None
     computer_workers: int | None = None
     metrics_port: int = 0
+    redis_cluster: bool = False
+    shard_count: int | None = 1
+    shard_ids: tuple[int, ...] | None = None
 
 
 #: config key -> environment variable that overrides it
@@ -78,7 +86,12 @@ ENV_VARS = {
     "render_workers": "HONGBOT_RENDER_WORKERS",
     "computer_workers": "HONGBOT_COMPUTER_WORKERS",
     "metrics_port": "HONGBOT_METRICS_PORT",
+    "redis_cluster": "HONGBOT_REDIS_CLUSTER",
+    "shard_count": "HONGBOT_SHARD_COUNT",
+    "shard_ids": "HONGBOT_SHARD_IDS",
 }
+#: The most shards a bot may say it has.
+MAX_SHARDS = 100_000
 
 
 def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
@@ -162,14 +175,29 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
     level = (text("log_level") or "INFO").upper()
     if level not in LOG_LEVELS:
         raise bad("log_level", f"must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
-    unsafe = raw.get("allow_unsafe_redis", False)
-    if isinstance(unsafe, str) and unsafe.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-        unsafe = unsafe.strip().lower() in ("1", "true", "yes", "on")
-    if not isinstance(unsafe, bool):
-        raise bad("allow_unsafe_redis", f"must be true or false (or 1/0), not {unsafe!r}")
+    def flag(key: str) -> bool:
+        value = raw.get(key, False)
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            value = value.strip().lower() in ("1", "true", "yes", "on")
+        if not isinstance(value, bool):
+            raise bad(key, f"must be true or false (or 1/0), not {value!r}")
+        return value
+
     redis_url = text("redis_url")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise bad("redis_url", "must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
+    cluster = flag("redis_cluster")
+    if cluster and not (redis_url or "").startswith(("redis://", "rediss://")):
+        raise bad("redis_cluster", "needs redis_url (or $REDIS_URL) naming one node of the cluster, e.g. "
+                                   "redis://10.0.0.5:7000 (the embedded Redis and unix sockets are single servers)")
+    shard_count = raw.get("shard_count", 1)
+    if isinstance(shard_count, str) and shard_count.strip().lower() == "auto":
+        shard_count = None
+    elif isinstance(shard_count, bool) or not str(shard_count).strip().isdigit():
+        raise bad("shard_count", f'must be a whole number of shards or "auto", not {shard_count!r}')
+    else:
+        shard_count = int(number("shard_count", 1, 1, MAX_SHARDS, "shards", whole=True))
+    shard_ids = shards(raw.get("shard_ids"), shard_count if "shard_count" in raw else None, bad)
     return Config(
         token=text("token"),
         redis_url=redis_url,
@@ -179,10 +207,45 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         challenge_timeout=timeout,
         api_base=(text("api_base") or DEFAULT_API_BASE).rstrip("/"),
         gateway_url=text("gateway_url") or DEFAULT_GATEWAY,
-        allow_unsafe_redis=unsafe,
+        allow_unsafe_redis=flag("allow_unsafe_redis"),
+        redis_cluster=cluster,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
         redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
         redis_pool_timeout=number("redis_pool_timeout", 5.0, 0.1, 600, "seconds"),
         render_workers=workers("render_workers", 0),
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
     )
+
+
+def shards(value, count: int | None, bad) -> tuple[int, ...] | None:
+    """``shard_ids`` as given — ``"0,1"``, ``"0-3"``, ``"0-3,8"`` or a TOML list ``[0, 1]`` — as sorted shard ids, or
+    None (unset: every shard). ``count``: the shard count set (None: unset or ``auto``); ``bad(key, why)`` makes the
+    error.
+
+    Raises:
+        ConfigError: not such a list, a shard twice, a shard ≥ ``count``, or ids without a shard count.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    example = 'e.g. "0,1" or "0-3" (or a list [0, 1] in config.toml)'
+    parts = value if isinstance(value, list) else str(value).split(",")
+    ids: list[int] = []
+    for part in parts:
+        text = str(part).strip()
+        low, dash, high = text.partition("-")
+        if isinstance(part, bool) or not low.strip().isdigit() or (dash and not high.strip().isdigit()):
+            raise bad("shard_ids", f"must list shard numbers and ranges, {example}, not {value!r}")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first:
+            raise bad("shard_ids", f"has the range {text!r} running backwards: write it low-high, e.g. \"0-3\"")
+        ids += range(first, last + 1)
+    if count is None:
+        raise bad("shard_ids", "needs shard_count set to the bot's total number of shards (the same number in every "
+                               "process; not auto)")
+    if len(set(ids)) < len(ids):
+        raise bad("shard_ids", f"names a shard twice ({value!r}): each process runs each of its shards once")
+    if max(ids) >= count:
+        raise bad("shard_ids", f"names shard {max(ids)}, but with shard_count {count} the shards are 0 to {count - 1}")
+    return tuple(sorted(ids))

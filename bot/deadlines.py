@@ -1,6 +1,7 @@
 """Deadlines kept in Redis, so timers survive restarts and fire exactly once across bot processes.
 
-One sorted set (:attr:`bot.store.Keys.DEADLINES`), scores = due time (Unix seconds). A member names what is due:
+One sorted set (:meth:`bot.store.Keys.deadlines`; one per bucket of channels on a Redis Cluster), scores = due
+time (Unix seconds). A member names what is due:
 ``<what>|<channel id>|<game id>|<marker>`` with ``what`` one of ``expire`` (a challenge), ``remind`` and
 ``forfeit`` (a turn; ``marker`` = the number of moves played when the turn began, so a deadline of a turn that
 is already over is recognised as stale and ignored), and ``takeback`` (a takeback request running out; ``marker``
@@ -22,9 +23,8 @@ from typing import Callable
 
 import redis.asyncio as aioredis
 
-from .store import DueSet, Keys
+from .store import DueSet, Shards, keys_for
 
-KEY = Keys.DEADLINES
 KINDS = ("expire", "remind", "forfeit", "takeback")
 #: Seconds a claimed deadline stays with its claimer before another process may take it (doubling each time).
 LEASE = 60.0
@@ -63,25 +63,40 @@ class Deadlines:
     def __init__(self, redis: aioredis.Redis, clock: Callable[[], float]) -> None:
         self.redis = redis
         self.clock = clock
-        self._due = DueSet(redis, KEY, lease=LEASE)
+        self._due = DueSet(redis, keys_for(redis).deadlines, lease=LEASE)
 
-    async def schedule(self, *items: tuple[Deadline, float], only_new: bool = False) -> None:
-        """Set each ``(deadline, due)``; with ``only_new`` keep an existing member's time (``ZADD NX``)."""
-        if items:
-            await self.redis.zadd(KEY, {d.member: due for d, due in items}, nx=only_new)
+    async def schedule(self, *items: tuple[Deadline, float], only_new: bool = False,
+                       guild_id: int | None = None) -> None:
+        """Set each ``(deadline, due)``; with ``only_new`` keep an existing member's time (``ZADD NX``). With
+        ``guild_id`` (the games' server) only a process running that server's shard claims them."""
+        for channel_id, mine in _by_channel(items, lambda item: item[0].channel_id).items():
+            await self._due.add(channel_id, {d.member: due for d, due in mine}, guild_id=guild_id, nx=only_new)
 
     async def cancel(self, *deadlines: Deadline) -> None:
-        if deadlines:
-            await self.redis.zrem(KEY, *(d.member for d in deadlines))
+        for channel_id, mine in _by_channel(deadlines, lambda d: d.channel_id).items():
+            await self._due.remove(channel_id, *(d.member for d in mine))
 
     async def due(self, deadline: Deadline) -> float | None:
         """When ``deadline`` is due (or its lease ends, once claimed), or None if it is not scheduled."""
-        return await self.redis.zscore(KEY, deadline.member)
+        return await self._due.score(deadline.channel_id, deadline.member)
 
-    async def claim_due(self, limit: int = 100) -> list[Deadline]:
-        """Lease every deadline due now (up to ``limit``) to this caller; settle each with :meth:`done`."""
-        return [Deadline.parse(m, until) for m, until, _ in await self._due.claim(self.clock(), limit)]
+    async def claim_due(self, limit: int = 100, shards: Shards = Shards()) -> list[Deadline]:
+        """Lease every deadline due now (up to ``limit``; of ``shards``' servers) to this caller; settle each with
+        :meth:`done`."""
+        return [Deadline.parse(m, until) for m, until, _ in await self._due.claim(self.clock(), limit, shards)]
 
     async def done(self, deadline: Deadline) -> None:
         """A claimed deadline was handled: remove it (unless its turn scheduled it anew since)."""
-        await self._due.settle(deadline.member, deadline.leased_until)
+        await self._due.settle(deadline.channel_id, deadline.member, deadline.leased_until)
+
+    async def members(self) -> list[str]:
+        """Every deadline scheduled (for tests and the chaos benchmark)."""
+        return await self._due.members()
+
+
+def _by_channel(items, channel_of) -> dict[int, list]:
+    """``items`` grouped by their channel (each channel's deadlines are in its bucket's set)."""
+    groups: dict[int, list] = {}
+    for item in items:
+        groups.setdefault(channel_of(item), []).append(item)
+    return groups

@@ -2,7 +2,7 @@
 
 A commit (:meth:`bot.store.GameStore.commit`) adds an :class:`Announcement` for each thing that must follow from
 it — the board post of the turn, a finished game's record, rating and rating line, the computer's reply — to the
-sorted set :attr:`bot.store.Keys.OUTBOX`, scored with the time after which a reconciler may make it
+sorted set :meth:`bot.store.Keys.outbox` (one per bucket of channels on a Redis Cluster), scored with the time after which a reconciler may make it
 (now + :data:`GRACE`). The bot that made the change announces it at once and then removes the entry
 (:meth:`Outbox.done`); if it can't (Redis or Discord failed, the process was killed), the entry stays, and the
 play cog's reconciler claims it (:meth:`Outbox.claim`, a lease: one process at a time, retried with a doubling
@@ -25,7 +25,7 @@ from typing import Callable
 import redis.asyncio as aioredis
 
 from .record import Record
-from .store import DueSet, Keys
+from .store import DueSet, Shards, keys_for
 
 #: Seconds the bot that made a change has to announce it before a reconciler may (by ``what``).
 GRACE = {"turn": 15.0, "result": 15.0, "computer": 30.0}
@@ -90,7 +90,7 @@ class Outbox:
     def __init__(self, redis: aioredis.Redis, clock: Callable[[], float]) -> None:
         self.redis = redis
         self.clock = clock
-        self._due = DueSet(redis, Keys.OUTBOX, lease=GRACE["turn"], longest=3600.0)
+        self._due = DueSet(redis, keys_for(redis).outbox, lease=GRACE["turn"], longest=3600.0)
 
     def entry(self, announcement: Announcement, now: float) -> tuple[str, float]:
         """``(member, score)`` to add in a commit's :class:`bot.store.Effects`."""
@@ -98,41 +98,42 @@ class Outbox:
 
     async def done(self, *announcements: Announcement) -> None:
         """Made: remove them (whoever holds a lease)."""
-        if announcements:
-            members = [a.member for a in announcements]
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zrem(Keys.OUTBOX, *members)
-                pipe.hdel(Keys.tries(Keys.OUTBOX), *members)
-                await pipe.execute()
+        for channel_id in {a.channel_id for a in announcements}:
+            await self._due.remove(channel_id, *(a.member for a in announcements if a.channel_id == channel_id))
 
-    async def claim(self, limit: int = 50) -> list[Announcement]:
-        """Lease every announcement due now (each to one caller; see :class:`bot.store.DueSet`)."""
-        return [Announcement.parse(m, until, tries) for m, until, tries in await self._due.claim(self.clock(), limit)]
+    async def claim(self, limit: int = 50, shards: Shards = Shards()) -> list[Announcement]:
+        """Lease every announcement due now (of ``shards``' servers; each to one caller; see
+        :class:`bot.store.DueSet`)."""
+        return [Announcement.parse(m, until, tries)
+                for m, until, tries in await self._due.claim(self.clock(), limit, shards)]
 
     async def settle(self, announcement: Announcement) -> None:
         """A claimed announcement was made (or is no longer needed): remove it unless it was re-added since."""
-        await self._due.settle(announcement.member, announcement.leased_until)
+        await self._due.settle(announcement.channel_id, announcement.member, announcement.leased_until)
 
-    async def resume(self, announcement: Announcement) -> None:
+    async def resume(self, announcement: Announcement, guild_id: int | None = None) -> None:
         """Make ``announcement`` due now unless it is due sooner (``ZADD LT``): at start-up, for the computer's
-        turns, which must not wait for a lease taken by a process that is gone."""
-        await self.redis.zadd(Keys.OUTBOX, {announcement.member: self.clock()}, lt=True)
+        turns, which must not wait for a lease taken by a process that is gone. ``guild_id``: the game's server."""
+        await self._due.add(announcement.channel_id, {announcement.member: self.clock()}, guild_id=guild_id, lt=True)
 
     async def is_pending(self, announcement: Announcement) -> bool:
         """Whether ``announcement`` is still to make."""
-        return await self.redis.zscore(Keys.OUTBOX, announcement.member) is not None
+        return await self._due.score(announcement.channel_id, announcement.member) is not None
+
+    def _hold_key(self, announcement: Announcement) -> str:
+        return f"{self._due.key(announcement.channel_id)}:hold:{announcement.member}"
 
     async def hold(self, announcement: Announcement, seconds: int = 120) -> bool:
         """Reserve making ``announcement`` for ``seconds`` (one holder at a time: two handlers of the same finished
         game never both post its rating line). True if this caller holds it; :meth:`release` gives it back."""
-        return bool(await self.redis.set(f"{Keys.OUTBOX}:hold:{announcement.member}", "1", nx=True, ex=seconds))
+        return bool(await self.redis.set(self._hold_key(announcement), "1", nx=True, ex=seconds))
 
     async def release(self, announcement: Announcement) -> None:
-        await self.redis.delete(f"{Keys.OUTBOX}:hold:{announcement.member}")
+        await self.redis.delete(self._hold_key(announcement))
 
     async def pending(self) -> list[Announcement]:
         """Every announcement not yet made (for tests and the chaos benchmark)."""
-        return [Announcement.parse(m) for m in await self.redis.zrange(Keys.OUTBOX, 0, -1)]
+        return [Announcement.parse(m) for m in await self._due.members()]
 
 
 __all__ = ["Announcement", "Outbox", "GRACE", "MAX_TRIES", "START"]

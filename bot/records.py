@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 
 GAME_INDEX = Keys.GAME_INDEX
 DONE = Keys.RECORDS_DONE
-FINISHED = Keys.FINISHED
 #: How far back the sweep after each finished game looks (seconds).
 CATCH_UP_WINDOW = 24 * 3600
 guild_games_key = Keys.guild_games
@@ -50,6 +49,7 @@ class Records:
     def __init__(self, store: GameStore, ratings: Ratings, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.redis = store.redis
+        self.keys = store.keys
         self.ratings = ratings
         self.clock = clock
 
@@ -93,7 +93,7 @@ class Records:
         gid, ended = record.id, float(record.ended or 0)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(GAME_INDEX, gid, str(record.channel_id))
-            pipe.zadd(FINISHED, {f"{record.channel_id}:{gid}": ended})
+            pipe.zadd(self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended})
             pipe.zadd(guild_games_key(record.guild_id), {gid: ended})
             for player in record.players:
                 pipe.zadd(user_games_key(record.guild_id, player.id), {gid: ended})
@@ -110,9 +110,12 @@ class Records:
         Returns:
             How many games this call completed.
         """
-        members = await self.redis.zrangebyscore(FINISHED, "-inf" if since is None else since, "+inf")
+        members = []
+        for bucket in range(self.keys.BUCKETS):
+            members += await self.redis.zrangebyscore(self.keys.finished_index(bucket),
+                                                      "-inf" if since is None else since, "+inf")
         if scan:
-            async for key in self.redis.scan_iter(match=Keys.FINISHED_PATTERN, count=1000):
+            async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000):
                 members.append(f"{Keys.channel_of(key)}:{key.rsplit(':', 1)[1]}")
         members = list(dict.fromkeys(members))
         pending = []

@@ -630,7 +630,8 @@ class GameLayer:
             record = stored.record
             count += 1
             if record.status is Status.CHALLENGE:
-                await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires), only_new=True)
+                await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires), only_new=True,
+                                              guild_id=record.guild_id)
             elif record.status is Status.ACTIVE:
                 settings = await self.settings.get(record.guild_id)
                 game = self.kinds[record.kind].load(record.state, replay=False)  # checked when first played
@@ -641,10 +642,10 @@ class GameLayer:
                 remind_at = start + settings.turn_timer / 2
                 if settings.reminders and remind_at > self.clock():  # a past reminder has been sent: not twice
                     items.append((Deadline("remind", channel_id, record.id, marker), remind_at))
-                await self.deadlines.schedule(*items, only_new=True)
+                await self.deadlines.schedule(*items, only_new=True, guild_id=record.guild_id)
                 await self.store.mark_active(record.guild_id, channel_id)
                 if not game.is_over and record.player(game.to_move).bot:
-                    await self.outbox.resume(Announcement.computer(record, stored.version))
+                    await self.outbox.resume(Announcement.computer(record, stored.version), record.guild_id)
         return count
 
     # --- takebacks --------------------------------------------------------------------------------

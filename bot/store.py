@@ -26,13 +26,19 @@ and logged, so the channel is free and nothing else is blocked.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
+import re
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import PipelineCommand, RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import RedisError, ResponseError
 
 from .record import Record, RecordError
@@ -40,11 +46,22 @@ from .record import Record, RecordError
 log = logging.getLogger(__name__)
 
 PREFIX = "hongbot"
+#: On a Redis Cluster, how long a commit waits at most for a replica to acknowledge it (milliseconds).
+REPLICA_WAIT_MS = 100
 
 
 class Keys:
-    """Every Redis key name of the bot. Keys of one channel share the hash tag ``{ch:<id>}``, of one server
-    ``{g:<id>}``, of one leaderboard ``{rt:<kind>:<scope>}``, so each multi-key step stays in one Cluster slot."""
+    """Every Redis key name of the bot, as laid out on one Redis server (:class:`ClusterKeys`: on a Redis Cluster).
+
+    Keys of one channel share the hash tag ``{ch:<id>}``, of one server ``{g:<id>}``, of one leaderboard
+    ``{rt:<kind>:<scope>}``. The sets a commit writes beside a channel's record (deadlines, outbox, finished index,
+    a server's active channels) are per *bucket* of channels (:meth:`bucket`): here there is one bucket, and each
+    is one key; on a Cluster there are :attr:`BUCKETS`, each in the slot of its channels' records, so that every
+    multi-key step stays in one hash slot.
+    """
+
+    #: How many buckets the channels are spread over (see :meth:`bucket`).
+    BUCKETS = 1
 
     #: Sorted set ``<channel id>:<game id>`` → end time: every finished game.
     FINISHED = f"{PREFIX}:finished"
@@ -64,33 +81,63 @@ class Keys:
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
 
-    @staticmethod
-    def game(channel_id: int) -> str:
+    @classmethod
+    def channel(cls, channel_id: int) -> str:
+        """The prefix of every key of a channel (its hash tag included)."""
+        return f"{PREFIX}:{{ch:{channel_id}}}"
+
+    @classmethod
+    def bucket(cls, channel_id: int) -> int:
+        """The bucket of a channel's keys (0 ≤ bucket < :attr:`BUCKETS`)."""
+        return 0
+
+    @classmethod
+    def deadlines(cls, bucket: int) -> str:
+        """A bucket's deadlines (:mod:`bot.deadlines`)."""
+        return cls.DEADLINES
+
+    @classmethod
+    def outbox(cls, bucket: int) -> str:
+        """A bucket's announcements still to make (:mod:`bot.outbox`)."""
+        return cls.OUTBOX
+
+    @classmethod
+    def finished_index(cls, bucket: int) -> str:
+        """A bucket's finished games: sorted set ``<channel id>:<game id>`` → end time."""
+        return cls.FINISHED
+
+    @classmethod
+    def quarantine_index(cls, bucket: int) -> str:
+        """A bucket's damaged records set aside: sorted set quarantine key → when."""
+        return cls.QUARANTINE
+
+    @classmethod
+    def game(cls, channel_id: int) -> str:
         """The channel's open challenge or running game (hash ``v``, ``doc``)."""
-        return f"{PREFIX}:{{ch:{channel_id}}}:game"
+        return f"{cls.channel(channel_id)}:game"
 
-    @staticmethod
-    def finished(channel_id: int, game_id: str) -> str:
+    @classmethod
+    def finished(cls, channel_id: int, game_id: str) -> str:
         """A finished game's record (JSON string)."""
-        return f"{PREFIX}:{{ch:{channel_id}}}:done:{game_id}"
+        return f"{cls.channel(channel_id)}:done:{game_id}"
 
-    @staticmethod
-    def challenge_message(channel_id: int, game_id: str) -> str:
-        return f"{PREFIX}:{{ch:{channel_id}}}:msg:{game_id}"
+    @classmethod
+    def challenge_message(cls, channel_id: int, game_id: str) -> str:
+        return f"{cls.channel(channel_id)}:msg:{game_id}"
 
-    @staticmethod
-    def takeback_message(channel_id: int, game_id: str) -> str:
+    @classmethod
+    def takeback_message(cls, channel_id: int, game_id: str) -> str:
         """The message of a game's takeback request: ``<nonce>:<message id>`` (one request at a time)."""
-        return f"{PREFIX}:{{ch:{channel_id}}}:tbmsg:{game_id}"
+        return f"{cls.channel(channel_id)}:tbmsg:{game_id}"
 
-    @staticmethod
-    def rematch_votes(channel_id: int, game_id: str) -> str:
-        return f"{PREFIX}:{{ch:{channel_id}}}:rematch:{game_id}"
+    @classmethod
+    def rematch_votes(cls, channel_id: int, game_id: str) -> str:
+        return f"{cls.channel(channel_id)}:rematch:{game_id}"
 
-    @staticmethod
-    def quarantine(channel_id: int, when: float) -> str:
+    @classmethod
+    def quarantine(cls, channel_id: int, when: float) -> str:
         """Where a damaged record of the channel is kept for inspection."""
-        return f"{PREFIX}:{{ch:{channel_id}}}:quarantine:{when:.6f}"
+        return f"{cls.channel(channel_id)}:quarantine:{when:.6f}"
 
     @staticmethod
     def tries(key: str) -> str:
@@ -98,14 +145,20 @@ class Keys:
         return f"{key}:tries"
 
     @staticmethod
+    def shards(key: str) -> str:
+        """Hash member → ``guild id >> 22`` (what a guild's gateway shard is computed from), beside a sorted set of
+        leased members: a process claims only the members of its shards' guilds (:class:`DueSet`)."""
+        return f"{key}:shard"
+
+    @staticmethod
     def commands(application_id: int, guild_id: int | None) -> str:
         """A hash of the command definitions last synced to Discord for the application (in one server, or
         ``global``): commands are synced again only when theirs changes (see :mod:`bot.client`)."""
         return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}"
 
-    @staticmethod
-    def active(guild_id: int) -> str:
-        """Set of the server's channel ids with a running game."""
+    @classmethod
+    def active(cls, guild_id: int, bucket: int = 0) -> str:
+        """Set of the server's channel ids (of one bucket) with a running game."""
         return f"{PREFIX}:{{g:{guild_id}}}:active"
 
     @staticmethod
@@ -130,13 +183,76 @@ class Keys:
 
     @staticmethod
     def channel_of(key: str) -> int:
-        """The channel id in a key built by :meth:`game` or :meth:`finished`."""
-        return int(key.split("{ch:")[1].split("}")[0])
+        """The channel id in a key built by :meth:`game` or :meth:`finished` (of either layout)."""
+        return int(re.search(r"ch:(\d+)", key).group(1))
+
+
+def _bucket_tags(count: int) -> tuple[str, ...]:
+    """Hash tags for ``count`` buckets: bucket k's is the first ``b<k>.<i>`` whose Cluster hash slot lies in the k-th
+    ``count``-th of the 16,384 slots, so that any even split of the slots among primaries spreads the buckets evenly."""
+    width = 16384 / count
+    return tuple(next(tag for i in itertools.count() if int(key_slot((tag := f"b{k}.{i}").encode()) // width) == k)
+                 for k in range(count))
+
+
+class ClusterKeys(Keys):
+    """The key layout on a Redis Cluster: the channels are spread over :attr:`BUCKETS` buckets (by a CRC-32 of the
+    channel id); every key of a channel, and its bucket's deadlines, outbox, finished index, quarantine index and
+    each server's active set, carry the bucket's hash tag (:data:`BUCKET_TAGS`), so a commit — the record and all
+    it changes besides — touches one hash slot. The other keys are as on one server."""
+
+    BUCKETS = 16
+    GAME_PATTERN = f"{PREFIX}:{{*}}:ch:*:game"
+    FINISHED_PATTERN = f"{PREFIX}:{{*}}:ch:*:done:*"
+
+    @classmethod
+    def bucket(cls, channel_id: int) -> int:
+        return zlib.crc32(str(channel_id).encode()) % cls.BUCKETS
+
+    @classmethod
+    def _tag(cls, bucket: int) -> str:
+        return f"{PREFIX}:{{{BUCKET_TAGS[bucket]}}}"
+
+    @classmethod
+    def channel(cls, channel_id: int) -> str:
+        return f"{cls._tag(cls.bucket(channel_id))}:ch:{channel_id}"
+
+    @classmethod
+    def deadlines(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:deadlines"
+
+    @classmethod
+    def outbox(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:outbox"
+
+    @classmethod
+    def finished_index(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:finished"
+
+    @classmethod
+    def quarantine_index(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:quarantine"
+
+    @classmethod
+    def active(cls, guild_id: int, bucket: int = 0) -> str:
+        return f"{cls._tag(bucket)}:g:{guild_id}:active"
+
+
+#: The hash tags of :class:`ClusterKeys`' buckets (a test pins them: changing one would orphan stored keys).
+BUCKET_TAGS = _bucket_tags(ClusterKeys.BUCKETS)
+
+
+def keys_for(redis) -> type[Keys]:
+    """The key layout for a client: :class:`ClusterKeys` for a ``redis.asyncio.cluster.RedisCluster``, else
+    :class:`Keys`."""
+    return ClusterKeys if isinstance(redis, RedisCluster) else Keys
 
 # KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
-#       6 the finished index, 7 and 8 the claim counts of deadlines and outbox (:class:`DueSet`)
+#       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
+#       (:class:`DueSet`) — all in one hash slot on a Cluster (:class:`ClusterKeys`)
 # ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
 #       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
+#       8 the shard key of the added members ("" if the guild is unknown),
 #       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add.
 # Returns the new version (0 after a delete or finish), or -1 if the stored version is another.
 _COMMIT = """
@@ -164,18 +280,22 @@ if ARGV[7] == '1' then
 elseif ARGV[7] == '0' then
   redis.call('SREM', KEYS[5], ARGV[4])
 end
-local i = 8
+local i = 9
 for k, key in ipairs({KEYS[3], KEYS[4]}) do
   local n = tonumber(ARGV[i])
   i = i + 1
   for j = 0, n - 1 do
     redis.call('ZREM', key, ARGV[i + j])
     redis.call('HDEL', KEYS[6 + k], ARGV[i + j])
+    redis.call('HDEL', KEYS[8 + k], ARGV[i + j])
   end
   i = i + n
   n = tonumber(ARGV[i])
   i = i + 1
-  for j = 0, n - 1 do redis.call('ZADD', key, ARGV[i + 2 * j + 1], ARGV[i + 2 * j]) end
+  for j = 0, n - 1 do
+    redis.call('ZADD', key, ARGV[i + 2 * j + 1], ARGV[i + 2 * j])
+    if ARGV[8] ~= '' then redis.call('HSET', KEYS[8 + k], ARGV[i + 2 * j], ARGV[8]) end
+  end
   i = i + 2 * n
 end
 return nv
@@ -196,35 +316,74 @@ redis.call('ZADD', KEYS[3], ARGV[2], KEYS[2])
 return 1
 """
 
-# KEYS: 1 a sorted set of members by due time, 2 its tries hash
-# ARGV: 1 now, 2 base lease (seconds), 3 longest lease, 4 how many at most
+# KEYS: 1 a sorted set of members by due time, 2 its tries hash, 3 its members' shard keys
+# ARGV: 1 now, 2 base lease (seconds), 3 longest lease, 4 how many at most,
+#       5 the shard count (0: claim every member), 6... the shards of the claiming process
 # Each due member is leased (its score moved to now + lease, the lease doubling with every claim) and
 # returned with that score and how many times it has been claimed: a claimer that dies before settling it
-# leaves it to be claimed again when the lease ends.
+# leaves it to be claimed again when the lease ends. A member whose guild is on a shard of another process
+# (shard = shard key mod shard count) is skipped: that process claims it.
 _CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
-local out = {}
-for _, member in ipairs(due) do
-  local tries = redis.call('HINCRBY', KEYS[2], member, 1)
-  local lease = math.min(tonumber(ARGV[2]) * 2 ^ (tries - 1), tonumber(ARGV[3]))
-  local until_ = tonumber(ARGV[1]) + lease
-  redis.call('ZADD', KEYS[1], 'XX', until_, member)
-  out[#out + 1] = member
-  out[#out + 1] = redis.call('ZSCORE', KEYS[1], member)
-  out[#out + 1] = tries
+local limit, count, mine = tonumber(ARGV[4]), tonumber(ARGV[5]), {}
+for i = 6, #ARGV do mine[tonumber(ARGV[i])] = true end
+local out, skipped = {}, 0
+while #out < 3 * limit do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, limit)
+  if #due == 0 then break end
+  for _, member in ipairs(due) do
+    local key = count > 0 and redis.call('HGET', KEYS[3], member)
+    if key and not mine[math.fmod(tonumber(key), count)] then
+      skipped = skipped + 1
+    elseif #out < 3 * limit then
+      local tries = redis.call('HINCRBY', KEYS[2], member, 1)
+      local lease = math.min(tonumber(ARGV[2]) * 2 ^ (tries - 1), tonumber(ARGV[3]))
+      redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[1]) + lease, member)
+      out[#out + 1] = member
+      out[#out + 1] = redis.call('ZSCORE', KEYS[1], member)
+      out[#out + 1] = tries
+    end
+  end
 end
 return out
 """
 
-# KEYS: 1 the sorted set, 2 its tries hash; ARGV: member, the score it was leased with
+# KEYS: 1 the sorted set, 2 its tries hash, 3 its shard keys; ARGV: member, the score it was leased with
 # Remove a member only if nobody re-scheduled it since it was claimed.
 _SETTLE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The gateway shards one bot process runs: ``ids`` out of ``count`` (Discord sends a guild's events to shard
+    ``(guild id >> 22) % count``). The default is the whole of one shard: every guild.
+
+    Deadlines and announcements are claimed only by a process whose shards hold their guild (:class:`DueSet`), so
+    that what follows from them (checking the bot's permissions in the channel, posting) is done where the guild's
+    state is known.
+    """
+
+    count: int = 1
+    ids: tuple[int, ...] = (0,)
+
+    @staticmethod
+    def key(guild_id: int) -> int:
+        """What the shard of ``guild_id`` is computed from, whatever the shard count: ``guild id >> 22``."""
+        return guild_id >> 22
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether a guild's events come to these shards (direct messages come to shard 0)."""
+        return (self.key(guild_id) % self.count if guild_id else 0) in self.ids
+
+    def args(self) -> list[int]:
+        """:data:`_CLAIM`'s ARGV from 5 on: 0 when these shards are all of them (claim everything)."""
+        return [0] if set(range(self.count)) <= set(self.ids) else [self.count, *self.ids]
 
 
 @dataclass(frozen=True)
@@ -246,8 +405,13 @@ class Effects:
     announce: tuple[tuple[str, float], ...] = ()
     active: bool | None = None
 
+    def channels(self) -> set[int]:
+        """The channels of the members changed (each member names its channel second: ``<what>|<channel id>|…``)."""
+        return {int(member.split("|")[1]) for member in (*self.cancel, *self.settle)} | {
+            int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)}
+
     def args(self) -> list:
-        """The script's arguments from ARGV[8] on."""
+        """The script's arguments from ARGV[9] on."""
         out: list = []
         for remove, add in ((self.cancel, self.schedule), (self.settle, self.announce)):
             out += [len(remove), *remove, len(add)]
@@ -257,35 +421,87 @@ class Effects:
 
 
 class DueSet:
-    """A sorted set of members by due time whose due members are *leased* to one claimer at a time.
+    """A sorted set of members by due time whose due members are *leased* to one claimer at a time — one set per
+    bucket of channels (:meth:`Keys.bucket`; one bucket on a single server).
 
     :meth:`claim` hands each due member to exactly one caller for a lease (doubling with every claim, up to
     ``longest``); the caller settles it (:meth:`settle`) when done. A claimer that dies leaves the member to be claimed
-    again when its lease ends, so nothing due is ever dropped by a crash (at least once, never lost).
+    again when its lease ends, so nothing due is ever dropped by a crash (at least once, never lost). A member added
+    with its guild's shard key (:meth:`Shards.key`) is claimed only by a process running that guild's shard.
 
     Args:
         redis: a ``decode_responses=True`` client.
-        key: the sorted set's key.
+        key: a bucket's sorted set key, from the bucket number (e.g. :meth:`Keys.deadlines` of the layout).
         lease: seconds a first claim lasts.
         longest: the longest lease (seconds).
     """
 
-    def __init__(self, redis: aioredis.Redis, key: str, lease: float, longest: float = 3600.0) -> None:
+    def __init__(self, redis: aioredis.Redis, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
         self.redis = redis
-        self.key = key
+        self.keys = keys_for(redis)
+        self.key_of = key
         self.lease = lease
         self.longest = longest
+        self._next = 0  # the bucket the next claim starts with (in turn, so that no bucket waits behind the others)
         self._claim = redis.register_script(_CLAIM)
         self._settle = redis.register_script(_SETTLE)
 
-    async def claim(self, now: float, limit: int = 100) -> list[tuple[str, float, int]]:
-        """Lease every member due at ``now`` (at most ``limit``): ``[(member, leased until, claims so far)]``."""
-        raw = await self._claim(keys=[self.key, Keys.tries(self.key)], args=[now, self.lease, self.longest, limit])
-        return [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
+    def key(self, channel_id: int) -> str:
+        """The sorted set holding the members of ``channel_id``."""
+        return self.key_of(self.keys.bucket(channel_id))
 
-    async def settle(self, member: str, leased_until: float) -> bool:
-        """Remove a claimed member (unless it was scheduled anew since the claim). True if removed."""
-        return bool(await self._settle(keys=[self.key, Keys.tries(self.key)], args=[member, leased_until]))
+    def all_keys(self) -> list[str]:
+        """Every bucket's sorted set."""
+        return [self.key_of(bucket) for bucket in range(self.keys.BUCKETS)]
+
+    async def claim(self, now: float, limit: int = 100, shards: Shards = Shards()) -> list[tuple[str, float, int]]:
+        """Lease every member due at ``now`` (at most ``limit``) of ``shards``' guilds (and of unknown guilds):
+        ``[(member, leased until, claims so far)]``. One round trip a bucket."""
+        out: list[tuple[str, float, int]] = []
+        count = self.keys.BUCKETS
+        start, self._next = self._next, (self._next + 1) % count
+        for bucket in range(start, start + count):
+            if len(out) >= limit:
+                break
+            key = self.key_of(bucket % count)
+            raw = await self._claim(keys=[key, Keys.tries(key), Keys.shards(key)],
+                                    args=[now, self.lease, self.longest, limit - len(out), *shards.args()])
+            out += [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
+        return out
+
+    async def settle(self, channel_id: int, member: str, leased_until: float) -> bool:
+        """Remove a claimed member of ``channel_id`` (unless it was scheduled anew since the claim). True if removed."""
+        key = self.key(channel_id)
+        return bool(await self._settle(keys=[key, Keys.tries(key), Keys.shards(key)], args=[member, leased_until]))
+
+    async def add(self, channel_id: int, items: dict[str, float], *, guild_id: int | None = None, **options) -> None:
+        """Add ``{member: due}`` of ``channel_id`` (``options``: ``ZADD``'s, e.g. ``nx=True``), with the guild's shard
+        key when ``guild_id`` is known."""
+        key = self.key(channel_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, items, **options)
+            if guild_id:
+                pipe.hset(Keys.shards(key), mapping={member: Shards.key(guild_id) for member in items})
+            await pipe.execute()
+
+    async def remove(self, channel_id: int, *members: str) -> None:
+        """Remove members of ``channel_id`` (whoever holds a lease)."""
+        if not members:
+            return
+        key = self.key(channel_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(key, *members)
+            pipe.hdel(Keys.tries(key), *members)
+            pipe.hdel(Keys.shards(key), *members)
+            await pipe.execute()
+
+    async def score(self, channel_id: int, member: str) -> float | None:
+        """When a member of ``channel_id`` is due (or its lease ends), or None if it is not in the set."""
+        return await self.redis.zscore(self.key(channel_id), member)
+
+    async def members(self) -> list[str]:
+        """Every member of every bucket (for tests, start-up checks and the chaos benchmark)."""
+        return [member for key in self.all_keys() for member in await self.redis.zrange(key, 0, -1)]
 
 
 @dataclass(frozen=True)
@@ -305,6 +521,7 @@ class GameStore:
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
+        self.keys = keys_for(redis)
         self._commit = redis.register_script(_COMMIT)
         self._set_aside = redis.register_script(_SET_ASIDE)
 
@@ -314,7 +531,7 @@ class GameStore:
         A record that cannot be read (damaged, of an unknown schema, or a key of the wrong type) is set aside
         (:meth:`set_aside`) and None is returned: one bad record never blocks its channel or anything else.
         """
-        key = Keys.game(channel_id)
+        key = self.keys.game(channel_id)
         try:
             data = await self.redis.hgetall(key)
         except ResponseError as exc:
@@ -334,8 +551,9 @@ class GameStore:
         """Move the channel's record (if still at ``version``; ``"wrongtype"`` for a key that is not a hash) to a
         quarantine key kept for inspection, and log why; the channel is free afterwards. True if moved."""
         now = time.time()
-        target = Keys.quarantine(channel_id, now)
-        moved = await self._set_aside(keys=[Keys.game(channel_id), target, Keys.QUARANTINE], args=[str(version), now])
+        target = self.keys.quarantine(channel_id, now)
+        index = self.keys.quarantine_index(self.keys.bucket(channel_id))
+        moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index], args=[str(version), now])
         if moved:
             log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
                       channel_id, target, why)
@@ -343,7 +561,7 @@ class GameStore:
 
     async def raw(self, channel_id: int) -> dict[str, str]:
         """The channel's record exactly as stored (for tests that check nothing changed)."""
-        return await self.redis.hgetall(Keys.game(channel_id))
+        return await self.redis.hgetall(self.keys.game(channel_id))
 
     async def commit(self, channel_id: int, record: Record | None, expected_version: int,
                      effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
@@ -358,7 +576,7 @@ class GameStore:
         """
         text = "" if record is None else record.to_json()
         guild = record.guild_id if record is not None else guild_id
-        result = await self._run(channel_id, guild, Keys.game(channel_id), expected_version, text, "put", "", 0,
+        result = await self._run(channel_id, guild, self.keys.game(channel_id), expected_version, text, "put", "", 0,
                                  effects)
         return None if result == -1 else int(result)
 
@@ -370,18 +588,52 @@ class GameStore:
         Returns:
             True if this call finished the game; False if someone else committed first.
         """
-        result = await self._run(channel_id, record.guild_id, Keys.finished(channel_id, record.id), expected_version,
+        result = await self._run(channel_id, record.guild_id, self.keys.finished(channel_id, record.id), expected_version,
                                  record.to_json(), "finish", f"{channel_id}:{record.id}", record.ended or 0, effects)
         return result != -1
 
     async def _run(self, channel_id: int, guild_id: int | None, second: str, expected: int, text: str, mode: str,
                    member: str, ended: float, effects: Effects) -> int:
-        game = Keys.game(channel_id)
+        strays = effects.channels() - {channel_id}
+        if strays:
+            raise ValueError(f"a commit of channel {channel_id} can't change the deadlines or announcements of "
+                             f"channel(s) {sorted(strays)}: commit each channel's own")
+        game, bucket = self.keys.game(channel_id), self.keys.bucket(channel_id)
         active = "" if effects.active is None or guild_id is None else ("1" if effects.active else "0")
-        keys = [game, second, Keys.DEADLINES, Keys.OUTBOX, Keys.active(guild_id) if guild_id is not None else game,
-                Keys.FINISHED, Keys.tries(Keys.DEADLINES), Keys.tries(Keys.OUTBOX)]
-        args = [expected, text, mode, channel_id, member, ended, active, *effects.args()]
+        deadlines, outbox = self.keys.deadlines(bucket), self.keys.outbox(bucket)
+        keys = [game, second, deadlines, outbox, self.keys.active(guild_id, bucket) if guild_id is not None else game,
+                self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
+                Keys.shards(outbox)]
+        args = [expected, text, mode, channel_id, member, ended, active,
+                Shards.key(guild_id) if guild_id else "", *effects.args()]
+        if isinstance(self.redis, RedisCluster):
+            return await self._commit_replicated(keys, args)
         return int(await self._commit(keys=keys, args=args))
+
+    async def _commit_replicated(self, keys: list[str], args: list) -> int:
+        """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
+        for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
+        unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
+        back to the client's own path, which finds the cluster's new shape and retries: the script recognises a
+        change it already made (see :data:`_COMMIT`)."""
+        slot = key_slot(keys[0].encode())
+        nodes = self.redis.nodes_manager.slots_cache.get(slot) or []
+        if len(nodes) < 2:
+            return int(await self._commit(keys=keys, args=args))
+        commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(keys), *keys, *args),
+                    PipelineCommand(1, "WAIT", 1, REPLICA_WAIT_MS)]
+        try:
+            await nodes[0].execute_pipeline(commands)
+        except (RedisError, OSError) as exc:
+            log.info("commit through %s failed (%s): retried by the cluster client", nodes[0].name, exc)
+            return int(await self._commit(keys=keys, args=args))
+        result, acknowledged = commands[0].result, commands[1].result
+        if isinstance(result, Exception):
+            return int(await self._commit(keys=keys, args=args))
+        if isinstance(acknowledged, Exception) or int(acknowledged) < 1:
+            log.warning("a commit in slot %s was not acknowledged by a replica within %d ms (%s): a failover of %s "
+                        "now could lose it", slot, REPLICA_WAIT_MS, acknowledged, nodes[0].name)
+        return int(result)
 
     async def finished(self, channel_id: int, game_id: str) -> Record | None:
         """A finished game's record, or None.
@@ -389,7 +641,7 @@ class GameStore:
         Raises:
             bot.record.RecordError: the stored record is damaged or of an unknown schema.
         """
-        data = await self.redis.get(Keys.finished(channel_id, game_id))
+        data = await self.redis.get(self.keys.finished(channel_id, game_id))
         return Record.from_json(data) if data else None
 
     async def finished_many(self, members: list[tuple[int, str]]) -> list[Record]:
@@ -397,7 +649,7 @@ class GameStore:
         or damaged ones are left out (a damaged one is logged)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for channel_id, game_id in members:
-                pipe.get(Keys.finished(channel_id, game_id))
+                pipe.get(self.keys.finished(channel_id, game_id))
             raw = await pipe.execute()
         records = []
         for (channel_id, game_id), text in zip(members, raw):
@@ -412,43 +664,48 @@ class GameStore:
     async def channels_with_records(self) -> list[int]:
         """Channel ids that hold a challenge or game now (a SCAN; for re-arming timers at start-up and the
         periodic check, never on a move's path)."""
-        return [Keys.channel_of(key) async for key in self.redis.scan_iter(match=Keys.GAME_PATTERN, count=500)]
+        return [self.keys.channel_of(key) async for key in self.redis.scan_iter(match=self.keys.GAME_PATTERN, count=500)]
 
     # --- small per-channel and per-server facts -------------------------------------------------------
 
     async def mark_active(self, guild_id: int, channel_id: int, active: bool = True) -> None:
         """Add ``channel_id`` to (or remove it from) the server's set of channels with a running game."""
+        key = self.keys.active(guild_id, self.keys.bucket(channel_id))
         if active:
-            await self.redis.sadd(Keys.active(guild_id), channel_id)
+            await self.redis.sadd(key, channel_id)
         else:
-            await self.redis.srem(Keys.active(guild_id), channel_id)
+            await self.redis.srem(key, channel_id)
 
     async def active_channels(self, guild_id: int) -> list[int]:
         """The server's channels marked active (a record may have ended since: callers check)."""
-        return [int(c) for c in await self.redis.smembers(Keys.active(guild_id))]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bucket in range(self.keys.BUCKETS):
+                pipe.smembers(self.keys.active(guild_id, bucket))
+            found = await pipe.execute()
+        return [int(c) for members in found for c in members]
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int, ttl: int) -> None:
         """Note a challenge message's id for ``ttl`` seconds (kept beside the record, so it never races a click)."""
-        await self.redis.set(Keys.challenge_message(channel_id, game_id), message_id, ex=ttl)
+        await self.redis.set(self.keys.challenge_message(channel_id, game_id), message_id, ex=ttl)
 
     async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
-        value = await self.redis.get(Keys.challenge_message(channel_id, game_id))
+        value = await self.redis.get(self.keys.challenge_message(channel_id, game_id))
         return int(value) if value else None
 
     async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
         """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
-        await self.redis.set(Keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", ex=ttl)
+        await self.redis.set(self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", ex=ttl)
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
         """The noted takeback request's ``(nonce, message id)``, or None."""
-        value = await self.redis.get(Keys.takeback_message(channel_id, game_id))
+        value = await self.redis.get(self.keys.takeback_message(channel_id, game_id))
         nonce, _, message = (value or "").partition(":")
         return (nonce, int(message)) if message.isdigit() else None
 
     async def forget_takeback(self, channel_id: int, game_id: str, nonce: str) -> int | None:
         """Claim the message of request ``nonce`` to close it: its id for exactly one caller, None for every other
         (or when another request's message is noted now, which stays)."""
-        key = Keys.takeback_message(channel_id, game_id)
+        key = self.keys.takeback_message(channel_id, game_id)
         value = await self.redis.getdel(key)
         if value is None:
             return None
@@ -462,7 +719,7 @@ class GameStore:
                            ttl: int = 7 * 24 * 3600) -> tuple[bool, int]:
         """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
         voted before, and how many players have voted now."""
-        key = Keys.rematch_votes(channel_id, game_id)
+        key = self.keys.rematch_votes(channel_id, game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.sismember(key, user_ids[0])
             pipe.sadd(key, *user_ids)
@@ -473,12 +730,12 @@ class GameStore:
 
     async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
         """Claim the right to start the rematch of ``game_id`` (exactly one caller gets True)."""
-        key = Keys.rematch_votes(channel_id, game_id) + ":started"
+        key = self.keys.rematch_votes(channel_id, game_id) + ":started"
         return bool(await self.redis.set(key, "1", nx=True, ex=ttl))
 
     async def release_rematch(self, channel_id: int, game_id: str) -> None:
         """Undo :meth:`claim_rematch` (the rematch could not start)."""
-        await self.redis.delete(Keys.rematch_votes(channel_id, game_id) + ":started")
+        await self.redis.delete(self.keys.rematch_votes(channel_id, game_id) + ":started")
 
 
 class RedisHandle:
@@ -527,16 +784,20 @@ SAFE_POLICIES = ("noeviction", "volatile-lru", "volatile-lfu", "volatile-random"
 OVERRIDE = "set allow_unsafe_redis = true in config.toml (or HONGBOT_ALLOW_UNSAFE_REDIS=1) to start anyway"
 
 
-async def check_server(client: aioredis.Redis, where: str, *, external: bool) -> None:
+async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
     """Refuse a Redis that can silently lose games: one that evicts keys under memory pressure (any
     ``maxmemory-policy`` but those in :data:`SAFE_POLICIES`) or, for an external server, one that keeps nothing
     on disk (no append-only file and no RDB ``save`` points). A server that hides ``CONFIG`` (some hosted ones)
-    is only checked for its policy.
+    is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
 
     Raises:
-        RuntimeError: one line naming the problem, the fix, and the override (:data:`OVERRIDE`).
+        RuntimeError: one line naming the problem (and the node), the fix, and the override (:data:`OVERRIDE`).
     """
-    policy = (await client.info("memory")).get("maxmemory_policy", "noeviction")
+    if isinstance(client, RedisCluster) and not target:
+        for node in client.get_nodes():
+            await check_server(client, f"{where} (node {node.name})", external=external, target_nodes=node)
+        return
+    policy = (await client.info("memory", **target)).get("maxmemory_policy", "noeviction")
     if policy not in SAFE_POLICIES:
         raise RuntimeError(
             f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
@@ -544,9 +805,9 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool) ->
         )
     if not external:
         return
-    aof = str((await client.info("persistence")).get("aof_enabled", 0)) == "1"
+    aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
     try:
-        save = str((await client.config_get("save")).get("save", ""))
+        save = str((await client.config_get("save", **target)).get("save", ""))
     except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
         return
     if not aof and not save.strip():
@@ -557,13 +818,18 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool) ->
 
 
 async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
-                  pool_timeout: float = 5.0) -> RedisHandle:
+                  pool_timeout: float = 5.0, cluster: bool = False) -> RedisHandle:
     """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
     the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
 
     The client draws on a ``redis.asyncio.BlockingConnectionPool`` of at most ``pool_size`` connections: under
     load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
     instead of failing at once as the default pool does when it is full.
+
+    With ``cluster``, ``redis_url`` names one node of a Redis Cluster: the client is redis-py's
+    ``redis.asyncio.cluster.RedisCluster`` (it finds the other nodes, follows the slots as they move and fails
+    over to a promoted replica), with at most ``pool_size`` connections *per node* — its pools don't wait: a full
+    one fails the command at once — and the keys are laid out for a Cluster (:class:`ClusterKeys`).
 
     Raises:
         RuntimeError: when the server cannot be reached or started, or fails the check; the message says which
@@ -576,9 +842,15 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         embedded = await asyncio.to_thread(start_embedded, data_dir)
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
-    pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
-                                                    decode_responses=True)
-    client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
+    if cluster:
+        if embedded is not None:
+            raise RuntimeError("a Redis Cluster needs redis_url naming one of its nodes (the embedded Redis is one "
+                               "server)")
+        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size)
+    else:
+        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
+                                                        decode_responses=True)
+        client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
     try:
         await client.ping()
     except Exception as exc:

@@ -59,9 +59,9 @@ class FeedbackModal(discord.ui.Modal, title='Feedback'):
 
 
 class EmuBot(commands.Bot):
-    def __init__(self, label: str, guild_id: Optional[int] = None) -> None:
+    def __init__(self, label: str, guild_id: Optional[int] = None, **options: Any) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
-                         guild_ready_timeout=0.1)
+                         guild_ready_timeout=0.1, **options)
         self.label = label
         self.guild_id = guild_id
         self.seen: List[Any] = []
@@ -173,11 +173,14 @@ class EmuBot(commands.Bot):
 
 
 @contextlib.asynccontextmanager
-async def running_bot(emu: DiscordEmulator, label: str = 'bot-1', guild_id: Optional[int] = None) -> AsyncIterator[EmuBot]:
-    bot = EmuBot(label, guild_id)
+async def running_bot(emu: DiscordEmulator, label: str = 'bot-1', guild_id: Optional[int] = None,
+                      **options: Any) -> AsyncIterator[EmuBot]:
+    """``options``: discord.py's, e.g. ``shard_id=0, shard_count=2`` for one shard of two."""
+    bot = EmuBot(label, guild_id, **options)
     task = asyncio.create_task(bot.start(emu.token), name=f'bot {label}')
     try:
-        await emu.wait_for_ready(timeout=10)
+        shard = (options['shard_id'], options['shard_count']) if 'shard_count' in options else None
+        await emu.wait_for_ready(timeout=10, shard=shard)
         yield bot
     finally:
         await bot.close()
@@ -704,6 +707,73 @@ async def test_invalid_session_makes_the_bot_identify_again(emu: DiscordEmulator
     assert first.invalidated
     it = await emu.slash(world.ann, world.cid, 'whoami')
     assert (await it.wait_done()).content == 'I am bot-1'
+
+
+# ============================================================================================
+# sharding
+# ============================================================================================
+
+
+async def identify(emu: DiscordEmulator, **fields: Any) -> tuple[int | None, List[Dict[str, Any]]]:
+    """IDENTIFY on a raw gateway connection: ``(close code or None, the dispatches received until READY's
+    GUILD_CREATEs are in or the connection closed)``."""
+    events: List[Dict[str, Any]] = []
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(f'{emu.gateway_url}?v=10&encoding=json') as ws:
+            assert (await ws.receive_json(timeout=5))['op'] == 10  # HELLO
+            await ws.send_json({'op': 2, 'd': {'token': emu.token, 'intents': 1, 'properties': {}, **fields}})
+            while True:
+                msg = await ws.receive(timeout=5)
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return ws.close_code, events
+                events.append(msg.json())
+                ready = [e for e in events if e['t'] == 'READY']
+                if ready and sum(e['t'] == 'GUILD_CREATE' for e in events) == len(ready[0]['d']['guilds']):
+                    return None, events
+
+
+async def test_a_bad_shard_is_closed_with_4010(emu: DiscordEmulator, world: World) -> None:
+    for shard in ([2, 2], [0, 0], [-1, 2], 'zero', [0]):
+        code, _ = await identify(emu, shard=shard)
+        assert code == 4010, shard
+    assert len(emu.errors) == 5 and all('invalid shard' in str(e) for e in emu.errors)
+
+
+async def test_a_shard_with_too_many_guilds_is_closed_with_4011_and_gateway_bot_recommends_enough() -> None:
+    async with DiscordEmulator(max_guilds_per_shard=2) as emu:
+        guilds = [emu.create_guild(f'g{n}', shard=shard) for n, shard in enumerate([(0, 2), (1, 2), (0, 2)])]
+        assert [(g >> 22) % 2 for g in guilds] == [0, 1, 0] and guilds == sorted(guilds)
+        code, _ = await identify(emu)
+        assert code == 4011 and 'would hold 3 guilds' in str(emu.errors[-1])
+        async with aiohttp.ClientSession(headers={'Authorization': f'Bot {emu.token}'}) as http:
+            async with http.get(f'{emu.api_base}/gateway/bot') as reply:
+                assert (await reply.json())['shards'] == 2
+        code, events = await identify(emu, shard=[0, 2])
+        ready = next(e['d'] for e in events if e['t'] == 'READY')
+        assert code is None and ready['shard'] == [0, 2]
+        assert [g['id'] for g in ready['guilds']] == [str(guilds[0]), str(guilds[2])]
+        assert [e['d']['id'] for e in events if e['t'] == 'GUILD_CREATE'] == [str(guilds[0]), str(guilds[2])]
+
+
+async def test_each_shard_gets_only_its_guilds_events_and_interactions(emu: DiscordEmulator) -> None:
+    first, second = (emu.create_guild(f'shard {k}', shard=(k, 2)) for k in (0, 1))
+    ann = emu.create_user('ann')
+    channels = []
+    for gid in (first, second):
+        emu.add_member(gid, ann)
+        channels.append(emu.create_channel(gid, 'general'))
+    async with running_bot(emu, 's0', shard_id=0, shard_count=2) as zero, \
+            running_bot(emu, 's1', shard_id=1, shard_count=2) as one:
+        await emu.wait_for_commands(timeout=10)
+        await asyncio.wait_for(asyncio.gather(zero.wait_until_ready(), one.wait_until_ready()), 10)
+        assert [g.id for g in zero.guilds] == [first] and [g.id for g in one.guilds] == [second]
+        for cid, label in zip(channels, ('s0', 's1')):
+            it = await emu.slash(ann, cid, 'whoami')
+            assert (await it.wait_done()).content == f'I am {label}'
+        late = emu.create_channel(second, 'late')  # CHANNEL_CREATE goes to shard 1 only
+        await emu._wait_until(lambda: one.get_channel(late) is not None, 5, lambda: 'CHANNEL_CREATE on shard 1')
+        assert zero.get_channel(late) is None
+    assert emu.errors == []
 
 
 # ============================================================================================

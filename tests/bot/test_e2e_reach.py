@@ -12,9 +12,8 @@ import asyncio
 
 import pytest
 
-from bot.deadlines import KEY as DEADLINES
 from bot.ratings import GLOBAL, Ratings
-from bot.store import GameStore
+from bot.store import GameStore, Keys
 from tests.emulator import PERMISSIONS
 
 from .harness import refused
@@ -40,7 +39,7 @@ async def ended_unrated(redis, channel, game_id=None):
     [member] = [m for m in await redis.zrange("hongbot:finished", 0, -1) if m.startswith(f"{channel}:")]
     record = await store.finished(channel, member.split(":")[1])
     assert record.result.reason.value == "aborted" and record.result.winner is None
-    assert [m for m in await redis.zrange(DEADLINES, 0, -1) if f"|{channel}|" in m] == []
+    assert [m for m in await redis.zrange(Keys.DEADLINES, 0, -1) if f"|{channel}|" in m] == []
     assert (await Ratings(redis).page("hongkong", GLOBAL, 0)).total == 0
     return record
 

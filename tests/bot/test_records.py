@@ -11,11 +11,11 @@ import pytest
 from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
 from bot.ratings import GLOBAL, Ratings, guild_scope
-from bot.records import DONE, FINISHED, GAME_INDEX, Records
+from bot.records import DONE, GAME_INDEX, Records
 from bot.record import Record, Status
 from bot.session import GameLayer, Person
 from bot.exts.stats import Stats, game_label, rating_change_line
-from bot.store import GameStore
+from bot.store import GameStore, Keys
 from bot.words import result_for, result_short
 from engine.result import EndReason
 from engine.movetext import parse_record
@@ -144,7 +144,7 @@ async def test_start_up_sweep_finds_games_ended_just_before_a_crash(layer, clock
     """The finished record is written atomically, but the process died before any index: SCAN finds it."""
     older = await play_out(layer, clock, HONGKONG, 500, ANN, BEN, {"first": "me"}, resign_after=1)
     newer = await play_out(layer, clock, HONGKONG, 501, ANN, BEN, {"first": "me"}, resign_after=2)
-    await store.redis.delete(FINISHED)  # as if the zadd after the Lua script never ran
+    await store.redis.delete(Keys.FINISHED)  # as if the zadd after the Lua script never ran
     assert await records.sweep() == 0  # nothing listed …
     assert await records.sweep(scan=True) == 2  # … but the records are there
     assert [d.id for d in await records.recent(GUILD)] == [newer.id, older.id]

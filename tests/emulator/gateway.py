@@ -9,6 +9,11 @@ discord.py 2.7 connects to ``<gateway>?v=10&encoding=json&compress=zlib-stream``
   ``guild_ready_timeout`` = 2 s after the last one);
 * every server frame compressed with one shared zlib stream, each frame ending in a
   ``Z_SYNC_FLUSH`` marker (``00 00 ff ff``) -- discord.py buffers until it sees the marker.
+
+Sharding as Discord does it: IDENTIFY may carry ``shard: [shard_id, num_shards]``; a session then gets only the
+guilds, guild events and interactions of its shard, ``(guild_id >> 22) % num_shards`` (direct messages: shard 0).
+A malformed shard closes the connection with 4010 (Invalid shard); a session whose shard would hold more than the
+emulator's ``max_guilds_per_shard`` guilds, with 4011 (Sharding required).
 """
 
 from __future__ import annotations
@@ -75,6 +80,11 @@ def _zstd_compressor() -> Optional[Any]:
         return None
 
 
+def shard_of(guild_id: Optional[int], num_shards: int) -> int:
+    """The shard that gets a guild's events: ``(guild_id >> 22) % num_shards`` (direct messages: shard 0)."""
+    return (int(guild_id) >> 22) % num_shards if guild_id else 0
+
+
 class GatewaySession:
     """A Discord gateway session (what RESUME resumes). Outlives individual websocket connections."""
 
@@ -97,6 +107,13 @@ class GatewaySession:
 
     def has_intent(self, bit: int) -> bool:
         return bool(self.intents & bit)
+
+    def serves(self, guild_id: Optional[int]) -> bool:
+        """Whether this session's shard gets the guild's events (a session without a shard gets every guild's)."""
+        if self.shard is None:
+            return True
+        shard_id, num_shards = self.shard
+        return shard_of(guild_id, num_shards) == shard_id
 
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
@@ -180,12 +197,19 @@ class GatewayServer:
         candidates = [s for s in self.sessions.values() if not s.invalidated]
         return max(candidates, key=lambda s: s.order) if candidates else None
 
-    def live_sessions(self) -> List[GatewaySession]:
-        return sorted((s for s in self.sessions.values() if s.live), key=lambda s: s.order)
+    def session_for(self, guild_id: Optional[int]) -> Optional[GatewaySession]:
+        """The most recently identified session, not invalidated, whose shard gets the guild's events."""
+        candidates = [s for s in self.sessions.values() if not s.invalidated and s.serves(guild_id)]
+        return max(candidates, key=lambda s: s.order) if candidates else None
 
-    async def broadcast(self, event: str, data: Any, *, intent: int = 0) -> None:
-        """Dispatch to every live session that has the given intent (0: no intent needed)."""
-        for s in self.live_sessions():
+    def live_sessions(self, guild_id: Optional[int] = None, *, every: bool = False) -> List[GatewaySession]:
+        """Live sessions, oldest first: those whose shard gets ``guild_id``'s events (``every``: all of them)."""
+        return sorted((s for s in self.sessions.values() if s.live and (every or s.serves(guild_id))),
+                      key=lambda s: s.order)
+
+    async def broadcast(self, event: str, data: Any, guild_id: Optional[int], *, intent: int = 0) -> None:
+        """Dispatch to every live session of the guild's shard that has the given intent (0: no intent needed)."""
+        for s in self.live_sessions(guild_id):
             if intent == 0 or s.has_intent(intent):
                 await s.dispatch(event, data)
 
@@ -287,8 +311,23 @@ class GatewayServer:
                                         f'{intents & PRIVILEGED_INTENTS:#x} that are not enabled')
             await conn.close(4014, 'Disallowed intent(s)')
             return
+        shard = d.get('shard')
+        if shard is not None and not (isinstance(shard, list) and len(shard) == 2
+                                      and all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+                                      and shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY with an invalid shard {shard!r} '
+                                        '(must be [shard_id, num_shards] with 0 <= shard_id < num_shards)')
+            await conn.close(4010, 'Invalid shard')
+            return
+        held = [g for g in self.emu._guilds if self.emu.in_guild(g)
+                and (shard is None or shard_of(g, shard[1]) == shard[0])]
+        if len(held) > self.emu.max_guilds_per_shard:
+            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY {"without a shard" if shard is None else f"as shard {shard}"} '
+                                        f'would hold {len(held)} guilds (at most {self.emu.max_guilds_per_shard} a shard)')
+            await conn.close(4011, 'Sharding required')
+            return
         self._order += 1
-        session = GatewaySession(self.emu, intents, d.get('shard'), self._order)
+        session = GatewaySession(self.emu, intents, shard, self._order)
         self.sessions[session.id] = session
         conn.session = session
         session.conn = conn
@@ -296,7 +335,7 @@ class GatewayServer:
         ready: Dict[str, Any] = {
             'v': 10,
             'user': emu.bot_user,
-            'guilds': [{'id': str(gid), 'unavailable': True} for gid in emu._guilds if emu.in_guild(gid)],
+            'guilds': [{'id': str(gid), 'unavailable': True} for gid in held],
             'session_id': session.id,
             'session_type': 'normal',
             'resume_gateway_url': emu.gateway_url,
@@ -313,11 +352,12 @@ class GatewayServer:
         if session.shard is not None:
             ready['shard'] = session.shard
         await session.dispatch('READY', ready)
-        for gid in [g for g in emu._guilds if emu.in_guild(g)]:
+        for gid in held:
             await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
         session.ready = True
         emu.ready_count += 1
-        log.info('bot identified: session %s (intents %#x), %d guild(s) sent', session.id, intents, len(emu._guilds))
+        log.info('bot identified: session %s (intents %#x, shard %s), %d guild(s) sent', session.id, intents, shard,
+                 len(held))
         emu._notify()
 
     async def _resume(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
@@ -352,6 +392,10 @@ class GatewayServer:
             return
         guild = self.emu._guilds.get(gid)
         if guild is None:
+            return
+        if not session.serves(gid):
+            self.emu._record('gateway', f'REQUEST_GUILD_MEMBERS for guild {gid}, which is on another shard than '
+                                        f'{session.shard}')
             return
         query = d.get('query')
         user_ids = d.get('user_ids')

@@ -423,7 +423,7 @@ class RestAPI:
         return {'url': self.emu.gateway_url}
 
     async def get_gateway_bot(self, req: Req) -> Any:
-        return {'url': self.emu.gateway_url, 'shards': 1,
+        return {'url': self.emu.gateway_url, 'shards': self.emu.recommended_shards,
                 'session_start_limit': {'total': 1000, 'remaining': 999, 'reset_after': 14400000, 'max_concurrency': 1}}
 
     async def get_application(self, req: Req) -> Any:
@@ -892,7 +892,7 @@ class RestAPI:
         return {k: v for k, v in thread.items() if not k.startswith('_')}
 
     async def _announce_thread(self, thread: Dict[str, Any]) -> None:
-        for s in self.emu.gateway.live_sessions():
+        for s in self.emu.gateway.live_sessions(int(thread['guild_id'])):
             if s.ready:
                 await s.dispatch('THREAD_CREATE', dict(self._thread_payload(thread), newly_created=True))
 

@@ -97,7 +97,8 @@ class DiscordEmulator:
                  token_lifetime: float = 15 * 60, heartbeat_interval_ms: int = 41250,
                  attachment_size_limit: int = limits.ATTACHMENT_SIZE_LIMIT,
                  privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True,
-                 clock: Optional[Callable[[], float]] = None) -> None:
+                 clock: Optional[Callable[[], float]] = None, max_guilds_per_shard: int = 2500,
+                 guilds_per_recommended_shard: int = 1000) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
@@ -117,6 +118,10 @@ class DiscordEmulator:
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.attachment_size_limit = attachment_size_limit
         self.privileged_intents = privileged_intents
+        # Discord closes a session whose shard would hold more guilds than this with 4011 (Sharding required), and
+        # GET /gateway/bot recommends a shard per ``guilds_per_recommended_shard`` guilds (see recommended_shards)
+        self.max_guilds_per_shard = max_guilds_per_shard
+        self.guilds_per_recommended_shard = guilds_per_recommended_shard
         self.locale = 'en-US'
         self.presence: Any = None
         self.connect_grace = 5.0  # how long interaction helpers wait for a (re)connecting bot
@@ -245,8 +250,10 @@ class DiscordEmulator:
 
     def create_guild(self, name: str, *, everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
                      bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
-                     owner: Optional[Dict[str, Any]] = None) -> int:
-        gid = self._ids()
+                     owner: Optional[Dict[str, Any]] = None, shard: Optional[Tuple[int, int]] = None) -> int:
+        """A guild the bot is in. ``shard=(shard_id, num_shards)`` picks its id so that Discord would send its
+        events to that shard (``(guild_id >> 22) % num_shards == shard_id``)."""
+        gid = self._ids() if shard is None else self._ids.on_shard(*shard)
         if owner is None:
             owner = self.create_user(f'{name} owner'.lower().replace(' ', '-'))
         bot_role_id = self._ids()
@@ -264,7 +271,7 @@ class DiscordEmulator:
         self._guilds[gid] = guild
         guild['members'][self.application_id] = {'roles': [bot_role_id], 'joined_at': time.time(), 'nick': None}
         guild['members'][int(owner['id'])] = {'roles': [], 'joined_at': time.time(), 'nick': None}
-        self._schedule_broadcast('GUILD_CREATE', lambda s: self._guild_create_payload(gid, s), INTENT_GUILDS)
+        self._schedule_broadcast('GUILD_CREATE', lambda s: self._guild_create_payload(gid, s), INTENT_GUILDS, gid)
         return gid
 
     def _role(self, rid: int, name: str, permissions: int, *, position: int, managed: bool = False,
@@ -304,7 +311,7 @@ class DiscordEmulator:
         self._channels[cid] = channel
         self._channel_messages[cid] = []
         guild['channels'].append(cid)
-        self._schedule_broadcast('CHANNEL_CREATE', lambda s: dict(channel), INTENT_GUILDS)
+        self._schedule_broadcast('CHANNEL_CREATE', lambda s: dict(channel), INTENT_GUILDS, guild_id)
         return cid
 
     def add_member(self, guild_id: int, user: UserLike, permissions: int = 0, *,
@@ -320,12 +327,14 @@ class DiscordEmulator:
         guild['members'][uid] = {'roles': role_ids, 'joined_at': time.time(), 'nick': nick}
         self._schedule_broadcast('GUILD_MEMBER_ADD',
                                  lambda s: dict(self._member_payload(guild_id, uid), guild_id=str(guild_id)),
-                                 INTENT_GUILD_MEMBERS)
+                                 INTENT_GUILD_MEMBERS, guild_id)
         return self._member_payload(guild_id, uid)
 
-    def _schedule_broadcast(self, event: str, make: Callable[[GatewaySession], Any], intent: int) -> None:
-        """World changes after a bot connected are announced like Discord does (needs a running loop)."""
-        sessions = [s for s in self.gateway.live_sessions() if s.ready and s.has_intent(intent)]
+    def _schedule_broadcast(self, event: str, make: Callable[[GatewaySession], Any], intent: int,
+                            guild_id: int) -> None:
+        """World changes after a bot connected are announced like Discord does, to the guild's shard (needs a
+        running loop)."""
+        sessions = [s for s in self.gateway.live_sessions(guild_id) if s.ready and s.has_intent(intent)]
         if not sessions:
             return
         loop = asyncio.get_running_loop()
@@ -360,6 +369,21 @@ class DiscordEmulator:
     def connected(self) -> bool:
         s = self.gateway.current_session()
         return s is not None and s.live and s.ready
+
+    def connected_for(self, guild_id: Optional[int]) -> bool:
+        """Whether a bot session of the guild's shard is live and has its READY and GUILD_CREATEs."""
+        s = self.gateway.session_for(guild_id)
+        return s is not None and s.live and s.ready
+
+    @property
+    def recommended_shards(self) -> int:
+        """The shard count GET /gateway/bot recommends: one per ``guilds_per_recommended_shard`` guilds the bot is in,
+        and enough that no shard holds more than ``max_guilds_per_shard`` of them."""
+        count = max(1, -(-sum(1 for g in self._guilds if self.in_guild(g)) // self.guilds_per_recommended_shard))
+        while any(sum(1 for g in self._guilds if self.in_guild(g) and (g >> 22) % count == shard)
+                  > self.max_guilds_per_shard for shard in range(count)):
+            count += 1
+        return count
 
     @property
     def sessions(self) -> List[GatewaySession]:
@@ -411,11 +435,22 @@ class DiscordEmulator:
             return '\nno REST requests received'
         return '\nlast REST requests:\n' + '\n'.join(f'  {m} {p} -> {s}' for m, p, s in recent)
 
-    async def wait_for_ready(self, timeout: float = 10) -> GatewaySession:
-        """Until the most recently identified bot connection is live and got READY + GUILD_CREATEs."""
-        await self._wait_until(lambda: self.connected, timeout,
-                               lambda: f'a bot to connect and identify; sessions: {self.sessions}')
-        session = self.gateway.current_session()
+    async def wait_for_ready(self, timeout: float = 10, *, shard: Optional[Tuple[int, int]] = None) -> GatewaySession:
+        """Until the most recently identified bot connection (with ``shard``: the most recent one identified as that
+        ``(shard_id, num_shards)``) is live and got READY + GUILD_CREATEs."""
+        def found() -> Optional[GatewaySession]:
+            if shard is None:
+                return self.gateway.current_session()
+            mine = [s for s in self.gateway.sessions.values() if s.shard == list(shard) and not s.invalidated]
+            return max(mine, key=lambda s: s.order) if mine else None
+
+        def check() -> bool:
+            session = found()
+            return session is not None and session.live and session.ready
+
+        await self._wait_until(check, timeout,
+                               lambda: f'a bot to connect and identify (shard {shard}); sessions: {self.sessions}')
+        session = found()
         assert session is not None
         return session
 
@@ -617,7 +652,7 @@ class DiscordEmulator:
         """MESSAGE_CREATE / MESSAGE_UPDATE / MESSAGE_DELETE to connected bots (never for ephemeral)."""
         if msg.ephemeral:
             return
-        for s in self.gateway.live_sessions():
+        for s in self.gateway.live_sessions(msg.guild_id):
             if not s.ready or not s.has_intent(INTENT_GUILD_MESSAGES):
                 continue
             if event == 'MESSAGE_DELETE':
@@ -672,8 +707,9 @@ class DiscordEmulator:
         await session.conn.send({'op': 9, 'd': False, 's': None, 't': None})  # type: ignore[union-attr]
 
     # -- the world changing under a connected bot (each change announced as Discord does) ----
-    async def _broadcast(self, event: str, payload: Any, intent: int = INTENT_GUILDS) -> None:
-        for s in self.gateway.live_sessions():
+    async def _broadcast(self, event: str, payload: Any, guild_id: int, intent: int = INTENT_GUILDS) -> None:
+        """Dispatch a guild's event to the ready sessions of its shard."""
+        for s in self.gateway.live_sessions(guild_id):
             if s.ready and s.has_intent(intent):
                 await s.dispatch(event, payload)
         self._notify()
@@ -700,9 +736,9 @@ class DiscordEmulator:
         payload = {k: v for k, v in channel.items() if not k.startswith('_')}
         if channel['type'] in THREAD_TYPES:
             await self._broadcast('THREAD_DELETE', {'id': channel['id'], 'guild_id': channel['guild_id'],
-                                                    'parent_id': channel['parent_id'], 'type': channel['type']})
+                                                    'parent_id': channel['parent_id'], 'type': channel['type']}, gid)
         else:
-            await self._broadcast('CHANNEL_DELETE', payload)
+            await self._broadcast('CHANNEL_DELETE', payload, gid)
 
     async def set_permission_overwrite(self, channel_id: int, target: Union[UserLike, int], *, allow: int = 0,
                                        deny: int = 0, role: bool = False) -> None:
@@ -717,7 +753,7 @@ class DiscordEmulator:
         if allow or deny:
             overwrites.append({'id': str(target_id), 'type': 0 if role else 1, 'allow': str(allow), 'deny': str(deny)})
         channel['permission_overwrites'] = overwrites
-        await self._broadcast('CHANNEL_UPDATE', self._channel_payload(int(channel_id)))
+        await self._broadcast('CHANNEL_UPDATE', self._channel_payload(int(channel_id)), int(channel['guild_id']))
 
     async def update_thread(self, thread_id: int, *, archived: Optional[bool] = None,
                             locked: Optional[bool] = None) -> None:
@@ -737,7 +773,7 @@ class DiscordEmulator:
             meta['archive_timestamp'] = iso(time.time())
         if locked is not None:
             meta['locked'] = locked
-        await self._broadcast('THREAD_UPDATE', self._channel_payload(int(thread['id'])))
+        await self._broadcast('THREAD_UPDATE', self._channel_payload(int(thread['id'])), int(thread['guild_id']))
 
     async def remove_member(self, guild_id: int, user: UserLike) -> None:
         """A member leaves or is kicked. For the bot itself Discord sends GUILD_DELETE (no ``unavailable``): it
@@ -749,10 +785,10 @@ class DiscordEmulator:
             raise EmulatorAssertion(f'user {uid} is not a member of guild {guild_id}')
         del guild['members'][uid]
         if uid == self.application_id:
-            await self._broadcast('GUILD_DELETE', {'id': str(guild_id)})
+            await self._broadcast('GUILD_DELETE', {'id': str(guild_id)}, guild_id)
         else:
             await self._broadcast('GUILD_MEMBER_REMOVE', {'guild_id': str(guild_id), 'user': self._users[uid]},
-                                  INTENT_GUILD_MEMBERS)
+                                  guild_id, INTENT_GUILD_MEMBERS)
 
     # -- slash commands ----------------------------------------------------------------------
     def _find_command(self, guild_id: Optional[int], name: str, ctype: int = 1) -> Tuple[Dict[str, Any], bool]:
@@ -1101,17 +1137,17 @@ class DiscordEmulator:
                                     focused_option: Optional[Dict[str, Any]] = None,
                                     source_message: Optional[Message] = None,
                                     description: str = '') -> Interaction:
-        if not self.connected:
+        channel = self._channels[channel_id]
+        gid = int(channel['guild_id'])
+        if not self.connected_for(gid):
             # e.g. the bot is in the middle of a RESUME: give it a moment rather than buffering blindly
-            await self._wait_until(lambda: self.connected, self.connect_grace,
-                                   lambda: f'a connected bot to send {description} to (start one and await '
-                                           f'emu.wait_for_ready()); sessions: {self.sessions}')
-        session = self.gateway.current_session()
+            await self._wait_until(lambda: self.connected_for(gid), self.connect_grace,
+                                   lambda: f'a connected bot (on the shard of guild {gid}) to send {description} to '
+                                           f'(start one and await emu.wait_for_ready()); sessions: {self.sessions}')
+        session = self.gateway.session_for(gid)  # Discord sends a guild's interactions to its shard
         assert session is not None
         u = self._resolve_user(user)
         uid = int(u['id'])
-        channel = self._channels[channel_id]
-        gid = int(channel['guild_id'])
         iid = self._ids()
         token = 'aW50ZXJhY3Rpb246' + secrets.token_urlsafe(48)
         channel_payload = self._channel_payload(channel_id)

@@ -23,6 +23,15 @@ class SnowflakeGenerator:
             self._last = value
             return value
 
+    def on_shard(self, shard_id: int, num_shards: int) -> int:
+        """The next id whose shard is ``shard_id`` of ``num_shards`` (``(id >> 22) % num_shards``): its time is
+        moved up by at most ``num_shards - 1`` milliseconds (later ids stay larger)."""
+        with self._lock:
+            ms = max(int(time.time() * 1000) - DISCORD_EPOCH_MS, (self._last >> 22) + 1)
+            ms += (shard_id - ms) % num_shards
+            self._last = value = (ms << 22) | (self._worker << 17)
+            return value
+
 
 def snowflake_time(snowflake: int) -> float:
     return ((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000

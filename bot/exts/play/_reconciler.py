@@ -96,9 +96,10 @@ class Reconciler:
         return True
 
     async def reconcile(self) -> int:
-        """Claim every announcement due now and make it. Returns how many were settled."""
+        """Claim every announcement due now in the servers of this process's shards and make it. Returns how many were
+        settled."""
         settled = 0
-        for announcement in await self.layer.outbox.claim():
+        for announcement in await self.layer.outbox.claim(shards=self.bot.served_shards):
             try:
                 finished = await self._make(announcement)
             except Exception:

@@ -61,9 +61,10 @@ class Timers:
                 pass
 
     async def fire_due(self) -> int:
-        """Claim and handle every deadline due now (each leased to one process; settled once handled, so a crash
-        in between leaves it to fire again when the lease ends). Returns how many were claimed."""
-        claimed = await self.layer.deadlines.claim_due()
+        """Claim and handle every deadline due now in the servers of this process's shards (each leased to one
+        process; settled once handled, so a crash in between leaves it to fire again when the lease ends). Returns how
+        many were claimed."""
+        claimed = await self.layer.deadlines.claim_due(shards=self.bot.served_shards)
         for deadline in claimed:
             try:
                 await self._fire(deadline)
