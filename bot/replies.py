@@ -17,6 +17,7 @@ import logging
 
 import discord
 from discord import app_commands
+from redis.exceptions import ClusterDownError, ClusterError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -43,12 +44,18 @@ async def refuse(interaction: discord.Interaction, text: str) -> None:
         log.warning("could not send a refusal for interaction %s", interaction.id)
 
 
+#: Errors that mean the game store could not be reached just now (a Redis Cluster: down, failing over, a slot moving).
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, ClusterDownError, ClusterError, SlotNotCoveredError,
+               TryAgainError)
+
+
 def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
-    connection error), the change may or may not have been stored: say that a stored one's board follows."""
+    connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
+    a stored one's board follows."""
     boards = " or ".join(f"`/{name} board`" for name in game_names)
-    if isinstance(getattr(error, "original", error), (RedisConnectionError, RedisTimeoutError)):
+    if isinstance(getattr(error, "original", error), UNREACHABLE):
         return ("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
                 f"shortly; if not, please try again in a moment ({boards} shows the game as it is stored).")
     return f"Something went wrong on our side. Please try again; {boards} shows the game as it is stored."

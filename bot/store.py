@@ -1,7 +1,7 @@
 """Redis persistence: one record per channel's game, committed atomically against its version.
 
-Every key name the bot uses is built by :class:`Keys`, here and nowhere else. The game records
-(every key of one channel shares the ``{ch:<channel id>}`` hash tag, so Redis Cluster works):
+Every key name the bot uses is built by :class:`Keys`, here and nowhere else. The game records on one Redis
+server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :class:`ClusterKeys` for a Cluster):
 
 - ``hongbot:{ch:<cid>}:game`` — a hash ``{"v": <version>, "doc": <JSON>}``: the channel's open challenge
   or running game (a :class:`bot.record.Record`). Version 0 means "no record".
@@ -15,9 +15,14 @@ Every change goes through :meth:`GameStore.commit`, a Lua script that applies it
 is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
 what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the announcements
 still to make (``hongbot:outbox``, see :mod:`bot.outbox`), the server's active set and the finished index — so a
-stored change always carries its consequences, even if Redis or the bot dies the moment after. The script
-touches these global keys beside the channel's, so the bot needs one Redis server (not Redis Cluster; its
-client, ``redis.asyncio.Redis``, speaks to one server anyway).
+stored change always carries its consequences, even if Redis or the bot dies the moment after.
+
+On a Redis Cluster (``redis_cluster``: redis-py's ``RedisCluster`` client) a script, a MULTI or a WATCH may only
+touch keys of one hash slot. So there the keys are laid out by :class:`ClusterKeys`: the sets a commit writes beside
+a record are kept per bucket of channels, each bucket under a hash tag of its own that the bucket's channels' keys
+carry too — every commit stays in one slot. The other multi-key steps already are: a leaderboard's rating update
+(``{rt:…}``), a due set and its hashes (its bucket's tag), rematch votes (one key). A commit there also waits for a
+replica to have it (:data:`REPLICA_WAIT_MS`), and SCANs go over every primary (redis-py's ``scan_iter`` does).
 
 A record that cannot be read (:class:`bot.record.RecordError`, or a key of the wrong type) is *set aside* on
 read: renamed to ``hongbot:{ch:<cid>}:quarantine:<time>`` (kept for inspection, listed in ``hongbot:quarantine``)

@@ -51,10 +51,12 @@ class RunningBot:
         await asyncio.wait_for(self.handle.close(), 10)
 
 
-async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock=None, poll_interval: float = 1.0, **config) -> RunningBot:
-    """Start a bot process-equivalent: its own Redis connection, commands synced to ``guild`` (or globally)."""
+async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock=None, poll_interval: float = 1.0,
+                    redis: RedisHandle | None = None, **config) -> RunningBot:
+    """Start a bot process-equivalent: its own Redis connection (``redis``, or a new one to ``redis_server``),
+    commands synced to ``guild`` (or globally)."""
     point_at(emu.api_base, emu.gateway_url)
-    handle = RedisHandle(make_client(redis_server))
+    handle = redis or RedisHandle(make_client(redis_server))
     bot = HongBot(Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config), redis=handle, rng=rng,
                  poll_interval=poll_interval, **({'clock': clock} if clock else {}))
     task = asyncio.create_task(bot.start(emu.token))

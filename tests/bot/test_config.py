@@ -49,6 +49,19 @@ def test_token_is_not_in_repr(tmp_path):
         ("dev_guild_id = -5", "positive whole number"),
         ("log_level = 'LOUD'", "log_level must be one of"),
         ("token = [", "not valid TOML"),
+        ("redis_cluster = true", "redis_cluster needs redis_url .* naming one node of the cluster"),
+        ("redis_cluster = true\nredis_url = 'unix:///tmp/r.sock'", "redis_cluster needs redis_url"),
+        ("redis_cluster = 'sometimes'", "redis_cluster must be true or false"),
+        ("shard_count = 0", "shard_count must be between 1 and 100000 shards"),
+        ("shard_count = 'many'", 'shard_count must be a whole number of shards or "auto"'),
+        ("shard_count = 2.5", 'shard_count must be a whole number of shards or "auto"'),
+        ("shard_ids = [0, 1]", "shard_ids needs shard_count set to the bot's total number of shards"),
+        ("shard_count = 'auto'\nshard_ids = '0'", "shard_ids needs shard_count .*not auto"),
+        ("shard_count = 2\nshard_ids = '0,2'", "shard_ids names shard 2, but with shard_count 2 the shards are 0 to 1"),
+        ("shard_count = 4\nshard_ids = '1,0-2'", "shard_ids names a shard twice"),
+        ("shard_count = 4\nshard_ids = '3-1'", "shard_ids has the range '3-1' running backwards"),
+        ("shard_count = 4\nshard_ids = 'one'", "shard_ids must list shard numbers and ranges"),
+        ("shard_count = 4\nshard_ids = [0, true]", "shard_ids must list shard numbers and ranges"),
     ],
 )
 def test_bad_config_is_a_clear_error(tmp_path, text, match):
@@ -72,6 +85,20 @@ def test_a_bad_environment_variable_is_named(tmp_path, var, value, match):
         load_config(tmp_path / "none.toml", env={var: value})
 
 
+def test_shards_and_cluster_from_the_file_and_the_environment(tmp_path):
+    config = load_config(tmp_path / "none.toml", env={})
+    assert (config.shard_count, config.shard_ids, config.redis_cluster) == (1, None, False)  # one shard, as always
+    path = tmp_path / "config.toml"
+    path.write_text("shard_count = 8\nshard_ids = [5, 4]\nredis_cluster = true\nredis_url = 'redis://10.0.0.5:7000'\n")
+    config = load_config(path, env={})
+    assert (config.shard_count, config.shard_ids, config.redis_cluster) == (8, (4, 5), True)
+    config = load_config(path, env={"HONGBOT_SHARD_IDS": "0-2,7", "HONGBOT_REDIS_CLUSTER": "0"})
+    assert (config.shard_count, config.shard_ids, config.redis_cluster) == (8, (0, 1, 2, 7), False)
+    assert load_config(tmp_path / "none.toml", env={"HONGBOT_SHARD_COUNT": "Auto"}).shard_count is None
+    with pytest.raises(ConfigError, match=r"shard_ids names shard 9, .* \(set by \$HONGBOT_SHARD_IDS\)"):
+        load_config(path, env={"HONGBOT_SHARD_IDS": "9"})
+
+
 def test_a_bad_file_value_does_not_blame_the_environment(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text("log_level = 'LOUD'")
@@ -83,7 +110,8 @@ def test_a_bad_file_value_does_not_blame_the_environment(tmp_path):
 def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
-    for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url"):
+    for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url",
+                "redis_cluster", "shard_count", "shard_ids"):
         assert f"# {key} = " in example
 
 

@@ -9,7 +9,9 @@ rating line are each posted once, by the process that holds the server. A bot Di
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import sys
 from dataclasses import dataclass
 
 import discord
@@ -25,6 +27,7 @@ from tests.emulator import PERMISSIONS, DiscordEmulator
 
 from ..conftest import make_client
 from .harness import display, start_bot
+from .processes import ROOT
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -226,3 +229,18 @@ async def test_a_bot_that_needs_sharding_stops_with_one_line_and_auto_runs_the_r
             await auto.close()
             await asyncio.wait_for(task, 10)
             await auto._redis.close()
+
+
+async def test_python_m_bot_told_to_shard_exits_with_one_line(tmp_path):
+    async with DiscordEmulator(max_guilds_per_shard=1, patch_discord=False) as emu:
+        for n in range(2):
+            emu.create_guild(f"g{n}")
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HONGBOT_CONFIG")}
+        env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=emu.token, HONGBOT_API_BASE=emu.api_base,
+                   HONGBOT_GATEWAY_URL=emu.gateway_url, HONGBOT_DATA_DIR=str(tmp_path / "data"))
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=str(tmp_path), env=env,
+                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    lines = [line for line in err.decode().splitlines() if line.startswith("hongbot:")]
+    assert proc.returncode == 1 and lines == [f"hongbot: {closed(4011, 'Sharding required')}"], err.decode()[-2000:]
+    assert "Traceback" not in err.decode()

@@ -3,6 +3,8 @@ ours (an apology, and a log line)."""
 from __future__ import annotations
 
 import discord
+import pytest
+import redis.exceptions
 from discord import app_commands
 
 from bot.errors import GameChanged, UserError
@@ -35,3 +37,14 @@ def test_the_apology_names_every_game_board_command():
         "Something went wrong on our side. Please try again; `/hongkong board` or `/hong board` shows the game "
         "as it is stored."
     )
+
+
+@pytest.mark.parametrize("error", [
+    redis.exceptions.ConnectionError("refused"), redis.exceptions.TimeoutError("slow"),
+    redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"), redis.exceptions.TryAgainError("TRYAGAIN"),
+    redis.exceptions.ClusterError("TTL exhausted."), redis.exceptions.SlotNotCoveredError("slot 5 not covered"),
+])
+def test_an_unreachable_store_or_a_cluster_failing_over_says_the_move_may_be_saved(error):
+    wrapped = app_commands.CommandInvokeError(_command(), error)
+    assert apology(["hongkong"], wrapped).startswith("I couldn't reach the game store just now. If your move was saved")
+    assert apology(["hongkong"], redis.exceptions.ResponseError("WRONGTYPE")).startswith("Something went wrong")
