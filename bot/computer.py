@@ -22,6 +22,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Callable
 
 from .metrics import COMPUTER_THINK
 
@@ -76,8 +77,47 @@ def _warm_up() -> bool:
     return True
 
 
-class Thinker:
-    """Runs computer moves in a pool of worker processes.
+class WorkerPool:
+    """A pool of ``workers`` processes, spawned on first use (``spawn``: nothing of the running bot is inherited), each
+    started with ``initializer(the bot's pid, *initargs)`` — :func:`die_with_parent` at least.
+
+    A worker that died (killed by the host for memory, say) breaks the whole pool; the pool is then replaced and the
+    call made once more (:meth:`run`), so one lost worker does not break every later call.
+    """
+
+    def __init__(self, workers: int, initializer: Callable[..., None] = die_with_parent, initargs: tuple = ()) -> None:
+        self.workers = workers
+        self._initializer, self._initargs = initializer, initargs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=self._initializer, initargs=(os.getpid(), *self._initargs))
+        return self._pool
+
+    async def run(self, fn: Callable, *args):
+        """``fn(*args)`` in a worker (``fn`` and its arguments picklable).
+
+        Raises:
+            BrokenProcessPool: the fresh pool broke too.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), fn, *args)
+        except BrokenProcessPool:
+            log.warning("a worker process of %s died; starting a new pool", type(self).__name__)
+            self.close()
+            return await loop.run_in_executor(self._executor(), fn, *args)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class Thinker(WorkerPool):
+    """Runs computer moves in a pool of worker processes, ``nice`` steps below the bot's priority.
 
     Args:
         workers: processes in the pool (default 1: thinking never takes both cores of a small host).
@@ -85,43 +125,24 @@ class Thinker:
     """
 
     def __init__(self, workers: int = 1, nice: int = NICE) -> None:
-        self.workers = workers
+        super().__init__(workers, _start_worker, (nice,))
         self.nice = nice
-        self._pool: ProcessPoolExecutor | None = None
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_worker, initargs=(os.getpid(), self.nice))
-        return self._pool
 
     async def warm_up(self) -> None:
         """Start the workers now (imports take a moment), so the first computer move is not slower."""
-        await asyncio.get_running_loop().run_in_executor(self._executor(), _warm_up)
+        await self.run(_warm_up)
 
     async def choose(self, kind: str, state: dict, level: str, seed: int) -> str:
         """A legal move for the player to move in ``state`` (an engine ``to_dict()``) at ``level``.
 
-        A worker that died (killed by the host for memory, say) breaks the whole pool; the pool is then
-        replaced and the move asked for once more, so one lost worker does not leave every later computer
-        game playing fallback moves.
+        A worker that died is replaced and the move asked for once more (:meth:`WorkerPool.run`), so one lost worker
+        does not leave every later computer game playing fallback moves.
 
         Raises:
             ValueError: an unknown level or game (from the engine's AI).
             BrokenProcessPool: the fresh pool broke too.
         """
-        loop = asyncio.get_running_loop()
         started = time.monotonic()
-        try:
-            move = await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
-        except BrokenProcessPool:
-            log.warning("a computer-opponent worker died; starting a new pool")
-            self.close()
-            move = await loop.run_in_executor(self._executor(), _choose, kind, state, level, seed)
+        move = await self.run(_choose, kind, state, level, seed)
         COMPUTER_THINK.labels(level).observe(time.monotonic() - started)  # (waiting for a free worker included)
         return move
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None

@@ -3,8 +3,8 @@ with bounded concurrency and people first.
 
 :data:`renderer` is this process's one :class:`Renderer`, shared by every bot in it; the client sizes it from the
 ``render_workers`` setting (:func:`default_workers`: half the CPUs, at least one) at start-up. The workers are spawned
-on the first board (or by :meth:`Renderer.warm_up`), die with the bot however it ends (as the computer's:
-:func:`bot.computer.die_with_parent`), and get only what a drawing needs — the engine's state, the names, how the game
+on the first board (or by :meth:`Renderer.warm_up`), die with the bot however it ends (a
+:class:`bot.computer.WorkerPool`, as the computer's), and get only what a drawing needs — the engine's state, the names, how the game
 ended — so they import the engines and the renderers, never the bot. With 0 workers boards are drawn in a thread of
 the bot's process instead.
 
@@ -23,15 +23,12 @@ import heapq
 import importlib
 import itertools
 import logging
-import multiprocessing
 import os
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import AsyncIterator, Callable
 
-from .computer import die_with_parent
+from .computer import WorkerPool
 from .kinds import Game, GameKind
 from .metrics import QUEUE_LENGTH
 
@@ -55,7 +52,7 @@ def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[s
     return render(game, names, ended=ended)
 
 
-class Renderer:
+class Renderer(WorkerPool):
     """Draws boards in a pool of ``workers`` processes (0: in a thread), :attr:`slots` at a time.
 
     Args:
@@ -64,11 +61,11 @@ class Renderer:
     """
 
     def __init__(self, workers: int = 0, busy_wait: float = BUSY_WAIT) -> None:
-        self.workers = workers
+        super().__init__(workers)
         self.busy_wait = busy_wait
-        self._pool: ProcessPoolExecutor | None = None
         self.active = 0
-        self._waiting: list[tuple[int, int, asyncio.Future]] = []
+        self._waiting: list[tuple[int, int, asyncio.Future]] = []  # a heap: (priority, arrival, future)
+        self._queued = [0, 0]  # drawings waiting, by priority
         self._order = itertools.count()
         self._took = 0.01  # seconds a drawing holds its slot: a moving average
         self._loop: asyncio.AbstractEventLoop | None = None  # the queue's (a new loop starts a new queue: tests)
@@ -84,23 +81,17 @@ class Renderer:
             self.close()
             self.workers = workers
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=die_with_parent, initargs=(os.getpid(),))
-        return self._pool
-
     # --- the queue ------------------------------------------------------------------------------------------------
 
     @property
     def waiting(self) -> int:
         """Drawings waiting for a slot."""
-        return sum(not fut.done() for _, _, fut in self._waiting)
+        return sum(self._queued)
 
     def expected_wait(self, priority: int = PLAYER) -> float:
         """Seconds a drawing of ``priority`` asked for now would wait for a slot: the drawings ahead of it × the
         time one holds a slot ÷ the slots."""
-        ahead = sum(p <= priority and not fut.done() for p, _, fut in self._waiting)
+        ahead = sum(self._queued[:priority + 1])
         if self.active < self.slots and ahead == 0:
             return 0.0
         return (ahead + 1) * self._took / self.slots
@@ -113,17 +104,20 @@ class Renderer:
     async def slot(self, priority: int) -> AsyncIterator[None]:
         """Wait for a slot (by ``priority``, then arrival), hold it for the body, then hand it to the next."""
         if self._loop is not asyncio.get_running_loop():
-            self._loop, self.active, self._waiting = asyncio.get_running_loop(), 0, []
+            self._loop, self.active, self._waiting, self._queued = asyncio.get_running_loop(), 0, [], [0, 0]
         if self.active < self.slots and not self.waiting:
             self.active += 1
         else:
             fut = asyncio.get_running_loop().create_future()
             heapq.heappush(self._waiting, (priority, next(self._order), fut))
+            self._queued[priority] += 1
             try:
                 await fut  # the slot is handed over with the result
             except asyncio.CancelledError:
                 if fut.done() and not fut.cancelled():
                     self._release()  # handed over just as we were cancelled: pass it on
+                else:
+                    self._queued[priority] -= 1  # (its entry is skipped when it comes up)
                 raise
         started = time.monotonic()
         try:
@@ -134,8 +128,9 @@ class Renderer:
 
     def _release(self) -> None:
         while self._waiting:
-            _, _, fut = heapq.heappop(self._waiting)
+            priority, _, fut = heapq.heappop(self._waiting)
             if not fut.done():
+                self._queued[priority] -= 1
                 fut.set_result(None)  # the slot goes to it: active stays the same
                 return
         self.active -= 1
@@ -147,7 +142,7 @@ class Renderer:
         """The board of ``game`` as PNG bytes (``kind.render``'s image: the same bytes in a worker or here), drawn
         when a slot is free for ``priority``.
 
-        A worker that died breaks the pool: it is replaced and the board drawn once more.
+        A worker that died is replaced and the board drawn once more (:meth:`bot.computer.WorkerPool.run`).
 
         Raises:
             BrokenProcessPool: the fresh pool broke too.
@@ -155,14 +150,7 @@ class Renderer:
         async with self.slot(priority):
             if self.workers <= 0:
                 return await asyncio.to_thread(kind.render, game, names, ended=ended)
-            loop = asyncio.get_running_loop()
-            args = (kind.render, kind.engine.__name__, game.to_dict(), names, ended)
-            try:
-                return await loop.run_in_executor(self._executor(), _draw, *args)
-            except BrokenProcessPool:
-                log.warning("a render worker died; starting a new pool")
-                self.close()
-                return await loop.run_in_executor(self._executor(), _draw, *args)
+            return await self.run(_draw, kind.render, kind.engine.__name__, game.to_dict(), names, ended)
 
     async def warm_up(self, kinds) -> None:
         """Start the workers and draw a first board of every game in each (imports and fonts take ~0.5 s), so the
@@ -175,11 +163,6 @@ class Renderer:
             await asyncio.gather(*boards)
         except Exception:
             log.warning("warming up the render workers failed", exc_info=True)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
 
 
 #: This process's renderer (see the module docstring).

