@@ -331,11 +331,14 @@ return 1
 _CLAIM = """
 local limit, count, mine = tonumber(ARGV[4]), tonumber(ARGV[5]), {}
 for i = 6, #ARGV do mine[tonumber(ARGV[i])] = true end
-local out, skipped = {}, 0
+-- read on from the last score seen, past the members skipped at that score (a leased one leaves the range)
+local out, from, skipped = {}, '-inf', 0
 while #out < 3 * limit do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, limit)
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], from, ARGV[1], 'WITHSCORES', 'LIMIT', skipped, math.max(limit, 100))
   if #due == 0 then break end
-  for _, member in ipairs(due) do
+  for i = 1, #due, 2 do
+    local member = due[i]
+    if due[i + 1] ~= from then from, skipped = due[i + 1], 0 end
     local key = count > 0 and redis.call('HGET', KEYS[3], member)
     if key and not mine[math.fmod(tonumber(key), count)] then
       skipped = skipped + 1
