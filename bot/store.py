@@ -844,6 +844,8 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
             and where.
     """
     embedded = None
+    if cluster and not redis_url:
+        raise RuntimeError("a Redis Cluster needs redis_url naming one of its nodes (the embedded Redis is one server)")
     if redis_url:
         where = redis_url.split("@")[-1]
     else:
@@ -851,9 +853,6 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
     if cluster:
-        if embedded is not None:
-            raise RuntimeError("a Redis Cluster needs redis_url naming one of its nodes (the embedded Redis is one "
-                               "server)")
         client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size)
     else:
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,

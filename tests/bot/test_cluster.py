@@ -168,7 +168,10 @@ async def test_the_bot_plays_on_a_cluster(cluster, cluster_redis, emu, world, cl
         await running.stop()
 
 
-async def test_every_node_must_keep_its_data(cluster, cluster_redis):
+async def test_every_node_must_keep_its_data(cluster, cluster_redis, tmp_path):
+    with pytest.raises(RuntimeError, match="needs redis_url naming one of its nodes"):
+        await connect(None, tmp_path / "data", cluster=True)
+    assert not (tmp_path / "data").exists()  # no embedded server was started for it
     replica = cluster.nodes[-1].client()
     replica.config_set("appendonly", "no")
     try:
