@@ -168,9 +168,8 @@ async def test_two_shards_post_a_forfeit_a_computer_move_and_a_rating_line_once(
     for server in servers:
         finished = [m for m in await redis.zrange(Keys.FINISHED, 0, -1) if m.startswith(f"{server.channel}:")]
         (game_id,) = [m.split(":")[1] for m in finished]
-        await layer.outbox.resume(Announcement.result(layer_record := await layer.store.finished(server.channel,
-                                                                                                 game_id)),
-                                  layer_record.guild_id)
+        ended = await layer.store.finished(server.channel, game_id)
+        await layer.outbox.resume(Announcement.result(ended), ended.guild_id)
     clock.advance(MINUTE)
     for _ in range(100):
         if not await layer.outbox.pending():
