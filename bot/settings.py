@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import pytimeparse2
 import redis.asyncio as aioredis
 
+from . import i18n
 from .errors import UserError
 from .store import Keys
 from .words import describe_duration
@@ -29,11 +30,14 @@ class GuildSettings:
         turn_timer: seconds a player has for a turn before forfeiting (60 … 604,800; default 86,400).
         reminders: remind the player to move, once, at about half the time.
         threads: open a public thread for each game (the game lives there).
+        language: the language of the server's public posts, a code of :func:`bot.i18n.languages` (``"de"``);
+            None (default): the server's preferred locale as Discord reports it, else English.
     """
 
     turn_timer: int = DEFAULT_TURN_TIMER
     reminders: bool = True
     threads: bool = False
+    language: str | None = None
 
 
 def parse_duration(text: str) -> int:
@@ -86,13 +90,30 @@ class SettingsStore:
             settings = replace(settings, reminders=raw["reminders"] == "1")
         if "threads" in raw:
             settings = replace(settings, threads=raw["threads"] == "1")
+        if raw.get("language") in i18n.languages():  # a language whose catalog was removed: the default again
+            settings = replace(settings, language=raw["language"])
         return settings
 
+    async def language_of(self, guild) -> str:
+        """The language of public posts in ``guild`` (a ``discord.Guild``, or None for a DM): the one set with
+        ``/settings language``, else the server's preferred locale (see :func:`bot.i18n.server_language`)."""
+        if guild is None:
+            return i18n.SOURCE
+        chosen = (await self.get(guild.id)).language
+        return i18n.server_language(chosen, getattr(guild, "preferred_locale", None))
+
     async def update(self, guild_id: int, **changes) -> GuildSettings:
-        """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``); returns the result."""
+        """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``, ``language``: a code of
+        :func:`bot.i18n.languages`, or ``"auto"`` for the server's preferred locale); returns the result."""
         fields = {}
         for name, value in changes.items():
             if value is None:
+                continue
+            if name == "language":
+                if value == "auto":
+                    await self.redis.hdel(Keys.settings(guild_id), "language")
+                else:
+                    fields[name] = str(value)
                 continue
             fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
         if fields:
