@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import discord
 
+from . import i18n
 from .replies import on_error
 
 
@@ -37,7 +38,9 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
         return cls(**{k: int(v) if k in cls.numbers else v for k, v in match.groupdict().items()})
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        """Run :meth:`press`; any failure goes to the one error path (refusal or apology)."""
+        """Run :meth:`press` in the presser's language (``interaction.locale``: its replies and refusals; public
+        posts switch to the server's); any failure goes to the one error path (refusal or apology)."""
+        i18n.use(interaction.locale)
         try:
             await self.press(interaction)
         except Exception as exc:

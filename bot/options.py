@@ -12,6 +12,7 @@ from discord import app_commands
 
 from engine import squares
 
+from .i18n import p_
 from .session import Person
 from .words import user_name
 
@@ -38,10 +39,17 @@ def choices(values: list[str], typed: str) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=v, value=v) for v in (first + rest)[:MAX_CHOICES]]
 
 
+def level_name(level: str) -> str:
+    """A computer level (``"easy"``, ``"medium"``, ``"hard"``: :data:`LEVEL`) as a word in the current language, as
+    the ``level`` option's choices are shown."""
+    names = {"easy": p_("choice", "easy"), "medium": p_("choice", "medium"), "hard": p_("choice", "hard")}
+    return names.get(level, level)
+
+
 def person(user: discord.abc.User) -> Person:
     """A Discord user or member as the game layer's :class:`Person`, with its plain, visible name
     (:func:`bot.words.user_name`)."""
     return Person(user.id, user_name(user))
 
 
-__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "person"]
+__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person"]

@@ -1,6 +1,9 @@
 """The play feature's buttons: Accept/Decline on a challenge, Rematch on a final board, Allow/Refuse on a
 takeback request, Confirm/Cancel on a resignation. Each carries what it acts on in its ``custom_id`` (restart-safe) and hands the press to the
 :class:`~bot.exts.play._cog.Play` cog; refusals and failures take the one error path (:class:`GameButton`).
+
+Labels are in the current language when the button is made: the server's for a public post, the caller's for a
+private question. The ``custom_id`` never changes with the language (a button posted earlier keeps working).
 """
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from ...buttons import GameButton
+from ...i18n import p_
 from ...words import GAME_ID
 
 if TYPE_CHECKING:
@@ -23,8 +27,9 @@ class ChallengeButton(GameButton, template=rf"hb:ch:(?P<action>accept|decline):(
     """Accept / Decline on a challenge (``action`` "accept" or "decline")."""
 
     def __init__(self, action: str, game_id: str) -> None:
-        style = discord.ButtonStyle.success if action == "accept" else discord.ButtonStyle.secondary
-        super().__init__(discord.ui.Button(label=action.capitalize(), style=style, custom_id=f"hb:ch:{action}:{game_id}"))
+        label, style = ((p_("button", "Accept"), discord.ButtonStyle.success) if action == "accept"
+                        else (p_("button", "Decline"), discord.ButtonStyle.secondary))
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:ch:{action}:{game_id}"))
         self.action, self.game_id = action, game_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -35,7 +40,7 @@ class RematchButton(GameButton, template=rf"hb:rm:(?P<game_id>{GAME_ID})", final
     """Rematch on a finished game's last board: when both players have pressed it, a new game starts."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(discord.ui.Button(label="Rematch", style=discord.ButtonStyle.primary, custom_id=f"hb:rm:{game_id}"))
+        super().__init__(discord.ui.Button(label=p_("button", "Rematch"), style=discord.ButtonStyle.primary, custom_id=f"hb:rm:{game_id}"))
         self.game_id = game_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -52,7 +57,8 @@ class TakebackButton(
     numbers = ("moves",)
 
     def __init__(self, answer: str, game_id: str, moves: int, nonce: str) -> None:
-        label, style = ("Allow takeback", discord.ButtonStyle.success) if answer == "yes" else ("Refuse", discord.ButtonStyle.secondary)
+        label, style = ((p_("button", "Allow takeback"), discord.ButtonStyle.success) if answer == "yes"
+                        else (p_("button", "Refuse"), discord.ButtonStyle.secondary))
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}:{nonce}"))
         self.answer, self.game_id, self.moves, self.nonce = answer, game_id, moves, nonce
 
@@ -70,7 +76,8 @@ class ResignButton(
     numbers = ("expires",)
 
     def __init__(self, answer: str, game_id: str, expires: int) -> None:
-        label, style = ("Confirm", discord.ButtonStyle.danger) if answer == "yes" else ("Cancel", discord.ButtonStyle.secondary)
+        label, style = ((p_("button", "Confirm"), discord.ButtonStyle.danger) if answer == "yes"
+                        else (p_("button", "Cancel"), discord.ButtonStyle.secondary))
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:rs:{answer}:{game_id}:{expires}"))
         self.answer, self.game_id, self.expires = answer, game_id, expires
 

@@ -4,6 +4,9 @@ The one place the shape of a game's commands is written: ``challenge`` (the shar
 game's own options, the shared ``level`` last), each of the game's move commands (its options → the game's
 notation → a move, with autocomplete from the position), and the shared ``board`` and ``resign``. A game module
 gives only its options (as the keyword parameters of plain functions), their help and its notation.
+
+Descriptions and help are plain English here: the command tree's translator gives Discord each language's (a
+per-game description, e.g. "Play Hong Kong", is one message for each game).
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping, Optional
 import discord
 from discord import app_commands
 
+from ... import i18n
 from ...kinds import GameKind, MoveCommand
 from ...options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
 
@@ -79,9 +83,10 @@ def _add(group: app_commands.Group, name: str, description: str, run: Callable[.
 
 def _completer(kind: GameKind, candidates: Callable, play: "Play"):
     """Autocomplete from the position: ``candidates(game, options so far)`` for the player to move (nothing for
-    anyone else), filtered by what was typed."""
+    anyone else), filtered by what was typed; in the caller's language (``interaction.locale``)."""
 
     async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        i18n.use(interaction.locale)
         game = await play.legal_for_caller(interaction, kind)
         return [] if game is None else choices(candidates(game, interaction.namespace), current)
 

@@ -1,0 +1,34 @@
+"""The language of the play feature's public posts: a server's (:meth:`bot.settings.SettingsStore.language_of`).
+
+Replies to the person who acted are in their own language (the command tree and :class:`bot.buttons.GameButton`
+set it from ``interaction.locale``); everything posted for the channel to read — challenges, their Accept/Decline
+buttons, reminders, forfeits, thread names, takeback and rematch requests — is built ``with`` :func:`public`.
+"""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+import discord
+
+from ... import i18n
+from ...session import GameLayer
+
+
+async def server_language(bot: discord.Client, layer: GameLayer, guild_id: int | None) -> str:
+    """The language of public posts in the server ``guild_id`` (None: a DM, English). A server not in the bot's
+    cache (removed, not loaded yet) still gets its ``/settings language``; only its preferred locale is unknown."""
+    if guild_id is None:
+        return i18n.SOURCE
+    return await layer.settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
+
+
+@asynccontextmanager
+async def public(bot: discord.Client, layer: GameLayer, guild_id: int | None) -> AsyncIterator[str]:
+    """``async with public(bot, layer, guild_id):`` builds the text of a post in the server's language (see
+    :func:`server_language`); the language before it after. Yields the language's code."""
+    with i18n.language(await server_language(bot, layer, guild_id)) as code:
+        yield code
+
+
+__all__ = ["server_language", "public"]
