@@ -57,7 +57,7 @@ MESSAGES = messages()
 def test_the_scan_sees_the_bots_messages():
     texts = [text_of(node) for _, _, node in MESSAGES]
     assert len(texts) > 300
-    for known in ("\n{} — thanks for playing!", "Takeback refused by {}: {} can ask again after their next turn.",
+    for known in ("\n{} — thanks for playing!", "Takeback refused by {user}: {asker} can ask again after their next turn.",
                   "Resignation cancelled: play on."):
         assert known in texts
 

@@ -6,7 +6,8 @@ Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Callable
 
 import discord
 from discord import app_commands
@@ -14,8 +15,9 @@ from discord.ext import commands
 
 from ...buttons import view
 from ...errors import UserError
+from ...i18n import _, p_
 from ...kinds import Game, GameKind
-from ...options import person
+from ...options import level_name, person
 from ...outbox import Announcement
 from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
 from ...rendering import default_workers
@@ -28,7 +30,8 @@ from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
 from . import _takebacks as takebacks
 from ._groups import game_group
-from ._reach import require_postable, unpostable
+from ._language import public
+from ._reach import listed, require_postable, unpostable
 from ._reconciler import Reconciler
 from ._timers import Timers
 
@@ -90,30 +93,39 @@ class Play(commands.Cog):
     async def post_board(self, kind: GameKind, game: Game, record: Record, announcement: Announcement) -> bool:
         """Post a game's first board in its channel (the reconciler, when the start's post was not made), and mark
         it done. True if posted."""
-        text = f"**{kind.title}** — the game begins! {sides(kind, record)}\n{status_line(kind, game, record)}"
-        await self.bot.get_partial_messageable(record.channel_id).send(
-            text[:2000], file=await board_file(kind, game, record, board_name(kind, announcement)),
-            allowed_mentions=MENTION_PLAYERS, nonce=nonce(announcement),
-        )
+        async with public(self.bot, self.layer, record.guild_id):
+            text = f"{self._begins(kind, record)}\n{status_line(kind, game, record)}"
+            await self.bot.get_partial_messageable(record.channel_id).send(
+                text[:2000], file=await board_file(kind, game, record, board_name(kind, announcement)),
+                allowed_mentions=MENTION_PLAYERS, nonce=nonce(announcement),
+            )
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
         return True
 
+    @staticmethod
+    def _begins(kind: GameKind, record: Record) -> str:
+        """The first line of a game's first board."""
+        # TRANSLATORS: {game} is the game's name ("Hong Kong", "Hong"); {sides} a sentence saying who plays what.
+        return _("**{game}** — the game begins! {sides}", game=kind.title, sides=sides(kind, record))
+
     async def post_start(self, interaction: discord.Interaction, kind: GameKind, game: Game, record: Record,
-                         text: str) -> None:
-        """Post a new game's first board as the interaction's follow-up (after deferring, if not done yet)."""
+                         heading: Callable[[], str]) -> None:
+        """Post a new game's first board as the interaction's follow-up (after deferring, if not done yet), in the
+        server's language (``heading()`` is its first line, made in that language)."""
         announcement = Announcement.start(record)
         try:
-            if not interaction.response.is_done():
-                await interaction.response.defer(thinking=True)
-            text = f"{text}\n{status_line(kind, game, record)}"
-            await interaction.followup.send(text[:2000], file=await board_file(kind, game, record,
-                                                                              board_name(kind, announcement)),
-                                            allowed_mentions=MENTION_PLAYERS)
+            async with public(self.bot, self.layer, record.guild_id):
+                if not interaction.response.is_done():
+                    await interaction.response.defer(thinking=True)
+                text = f"{heading()}\n{status_line(kind, game, record)}"
+                await interaction.followup.send(text[:2000], file=await board_file(kind, game, record,
+                                                                                  board_name(kind, announcement)),
+                                                allowed_mentions=MENTION_PLAYERS)
         except Exception:  # the game is stored: its first board is posted by the reconciler
             log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
-            await refuse(interaction, "The game is saved and has started. I couldn't post its board just now; it "
-                                      "will be posted in this channel shortly.")
+            await refuse(interaction, _("The game is saved and has started. I couldn't post its board just now; it "
+                                        "will be posted in this channel shortly."))
         else:
             await self.layer.outbox.done(announcement)
             self.computer.to_move(record, game)
@@ -126,8 +138,12 @@ class Play(commands.Cog):
         if record.parent_id:
             kind = self.layer.kinds[record.kind]
             a, b = record.names
-            await send_quietly(self.bot, record.parent_id, f"**{kind.title}** {a} vs {b} has ended: {record.result.text} "
-                                                           f"{jump_link(record.guild_id, record.channel_id)}")
+            async with public(self.bot, self.layer, record.guild_id):
+                # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {result}
+                # a sentence saying who won; {link} a link to the game's thread.
+                text = _("**{game}** {first} vs {second} has ended: {result} {link}", game=kind.title, first=a,
+                         second=b, result=record.result.text, link=jump_link(record.guild_id, record.channel_id))
+            await send_quietly(self.bot, record.parent_id, text)
 
     # --- challenges -------------------------------------------------------------------------------
 
@@ -142,7 +158,7 @@ class Play(commands.Cog):
                 yourself).
         """
         if interaction.guild_id is None:
-            raise UserError("Games are played in server channels, not in direct messages.")
+            raise UserError(_("Games are played in server channels, not in direct messages."))
         me = self.bot.user
         settings = await self.layer.settings.get(interaction.guild_id)
         against_computer = opponent is not None and opponent.id == me.id  # played here, never in a thread
@@ -151,24 +167,36 @@ class Play(commands.Cog):
             await self.computer_game(interaction, kind, options, level or "medium")
             return
         if level is not None:
-            raise UserError(f"`level` is for games against the computer: challenge {me.mention} to play it.")
+            # TRANSLATORS: `level` is the option's name (keep it); {bot} is the bot's mention.
+            raise UserError(_("`level` is for games against the computer: challenge {bot} to play it.", bot=me.mention))
         if opponent is not None and not isinstance(opponent, discord.Member):
-            raise UserError(f"{shown_user(opponent)} is not a member of this server, so they can't play here.")
+            raise UserError(_("{user} is not a member of this server, so they can't play here.",
+                              user=shown_user(opponent)))
         if opponent is not None and opponent.bot:
-            raise UserError(f"{shown_user(opponent)} is a bot and can't play. Challenge a person instead.")
+            raise UserError(_("{user} is a bot and can't play. Challenge a person instead.", user=shown_user(opponent)))
         record = await self.layer.challenge(
             kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, challenger=person(interaction.user),
             opponent=person(opponent) if opponent else None, options=options,
         )
-        options_text = kind.describe_options(record.options)
-        game_text = f"**{kind.title}**" + (f" ({options_text})" if options_text else "")
-        if opponent:
-            who = f"<@{record.opponent}>, {interaction.user.mention} challenges you to {game_text}"
-        else:
-            who = f"{interaction.user.mention} is looking for an opponent for {game_text}: anyone may accept"
-        text = (f"{who}. {sides(kind, record, you=record.opponent)} "
-                f"This challenge expires in {describe_duration(self.layer.challenge_timeout)}.")
-        buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
+        async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
+            options_text = kind.describe_options(record.options)
+            game_text = f"**{kind.title}**" + (f" ({options_text})" if options_text else "")
+            fields = dict(challenger=interaction.user.mention, game=game_text,
+                          sides=sides(kind, record, you=record.opponent),
+                          duration=describe_duration(self.layer.challenge_timeout))
+            if opponent:
+                opponent_mention = f"<@{record.opponent}>"
+                # TRANSLATORS: {opponent} and {challenger} are mentions; {game} the game's name in bold with its
+                # options, e.g. "**Hong** (role: random)"; {sides} a sentence saying who plays what; {duration}
+                # e.g. "10 minutes".
+                text = _("{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires in "
+                         "{duration}.", opponent=opponent_mention, **fields)
+            else:
+                # TRANSLATORS: {challenger} is a mention; {game} the game's name in bold with its options, e.g.
+                # "**Hong** (role: random)"; {sides} a sentence saying who plays what; {duration} e.g. "10 minutes".
+                text = _("{challenger} is looking for an opponent for {game}: anyone may accept. {sides} This "
+                         "challenge expires in {duration}.", **fields)
+            buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
         await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:
             message = await interaction.original_response()
@@ -183,8 +211,11 @@ class Play(commands.Cog):
             kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, human=person(interaction.user),
             computer=Person(me.id, "Computer"), level=level, options=options,
         )
-        await self.post_start(interaction, kind, game, record,
-                              f"**{kind.title}** against the computer ({level}, unrated): {sides(kind, record)}")
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {level} the computer's level (easy, medium, hard); {sides}
+        # a sentence saying who plays what.
+        await self.post_start(interaction, kind, game, record, lambda: _(
+            "**{game}** against the computer ({level}, unrated): {sides}", game=kind.title, level=level_name(level),
+            sides=sides(kind, record)))
 
     async def answer_challenge(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
         """Accept or Decline pressed: start the game and post its first board (in a thread of its own if the
@@ -195,36 +226,43 @@ class Play(commands.Cog):
         """
         if action == "decline":
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
-            verb = "withdrew" if interaction.user.id == record.challenger else "declined"
-            await interaction.response.edit_message(
-                content=f"~~{self.layer.kinds[record.kind].title} challenge~~ — {shown_user(interaction.user)} "
-                        f"{verb} it.",
-                view=None, allowed_mentions=NO_MENTIONS,
-            )
+            async with public(self.bot, self.layer, record.guild_id):
+                fields = dict(game=self.layer.kinds[record.kind].title, user=shown_user(interaction.user))
+                if interaction.user.id == record.challenger:
+                    # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {user} the challenger's name.
+                    content = _("~~{game} challenge~~ — {user} withdrew it.", **fields)
+                else:
+                    # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {user} the name of who declined.
+                    content = _("~~{game} challenge~~ — {user} declined it.", **fields)
+            await interaction.response.edit_message(content=content, view=None, allowed_mentions=NO_MENTIONS)
             return
         require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
         record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
         kind = self.layer.kinds[record.kind]
         a, b = record.names
-        header = f"**{kind.title}**: challenge accepted. {sides(kind, record)}"
-        await interaction.response.edit_message(content=header, view=None, allowed_mentions=NO_MENTIONS)
-        begins = f"**{kind.title}** — the game begins! {sides(kind, record)}"
-        settings = await self.layer.settings.get(record.guild_id)
-        thread = await self._open_thread(interaction, record, kind) if settings.threads else None
-        if thread is not None:
-            record = await self.layer.move_to_thread(record, thread.id)
-            if record.channel_id == thread.id:
-                announcement = Announcement.start(record)
-                await thread.send(f"{begins}\n{status_line(kind, game, record)}",
-                                  file=await board_file(kind, game, record, board_name(kind, announcement)),
-                                  allowed_mentions=MENTION_PLAYERS)
-                await self.layer.outbox.done(announcement)
-                await interaction.followup.send(
-                    f"**{kind.title}** {a} vs {b} has started in its own thread: {thread.mention}",
-                    allowed_mentions=NO_MENTIONS,
-                )
-                return
-        await self.post_start(interaction, kind, game, record, begins)
+        async with public(self.bot, self.layer, record.guild_id):  # the challenge's message: the server's language
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
+            header = _("**{game}**: challenge accepted. {sides}", game=kind.title, sides=sides(kind, record))
+            await interaction.response.edit_message(content=header, view=None, allowed_mentions=NO_MENTIONS)
+            settings = await self.layer.settings.get(record.guild_id)
+            thread = await self._open_thread(interaction, record, kind) if settings.threads else None
+            if thread is not None:
+                record = await self.layer.move_to_thread(record, thread.id)
+                if record.channel_id == thread.id:
+                    announcement = Announcement.start(record)
+                    await thread.send(f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
+                                      file=await board_file(kind, game, record, board_name(kind, announcement)),
+                                      allowed_mentions=MENTION_PLAYERS)
+                    await self.layer.outbox.done(announcement)
+                    await interaction.followup.send(
+                        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players' names;
+                        # {thread} a link to the game's thread.
+                        _("**{game}** {first} vs {second} has started in its own thread: {thread}", game=kind.title,
+                          first=a, second=b, thread=thread.mention),
+                        allowed_mentions=NO_MENTIONS,
+                    )
+                    return
+        await self.post_start(interaction, kind, game, record, lambda: self._begins(kind, record))
 
     async def _open_thread(self, interaction: discord.Interaction, record: Record, kind: GameKind) -> discord.Thread | None:
         """A public thread for the game from the challenge message, or None (after saying why) if not possible."""
@@ -232,17 +270,22 @@ class Play(commands.Cog):
             return None  # already in a thread: play here
         if not interaction.app_permissions.create_public_threads:
             await interaction.followup.send(
-                "Threads are on for this server, but I don't have the **Create Public Threads** permission in this "
-                "channel, so the game is played here instead.",
+                # TRANSLATORS: {permission} is Discord's name of the permission, in bold.
+                _("Threads are on for this server, but I don't have the {permission} permission in this channel, so "
+                  "the game is played here instead.", permission=listed(["Create Public Threads"])),
                 allowed_mentions=NO_MENTIONS,
             )
             return None
         a, b = record.plain_names  # a thread's name shows no markdown
+        # TRANSLATORS: a game thread's name; {game} is "Hong Kong" or "Hong", {first} and {second} the players.
+        name = _("{game}: {first} vs {second}", game=kind.title, first=a, second=b)
         try:
-            return await interaction.message.create_thread(name=f"{kind.title}: {a} vs {b}"[:100], auto_archive_duration=1440)
+            return await interaction.message.create_thread(name=name[:100], auto_archive_duration=1440)
         except discord.HTTPException as exc:
             await interaction.followup.send(
-                f"I couldn't open a thread for this game ({exc.text or exc.status}), so it is played here instead.",
+                # TRANSLATORS: {error} is Discord's error message (English) or its HTTP status.
+                _("I couldn't open a thread for this game ({error}), so it is played here instead.",
+                  error=exc.text or exc.status),
                 allowed_mentions=NO_MENTIONS,
             )
             return None
@@ -271,13 +314,20 @@ class Play(commands.Cog):
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         a, b = record.names
         seat = game.to_move
-        text = (f"**{kind.title}**: {a} vs {b}, turn {kind.turn_number(game)} — {record.player(seat).shown} "
-                f"({kind.roles[seat]}) to move.")
-        if record.deadline:
-            text += f" Time left: {describe_duration(record.deadline - self.layer.clock())}."
-        text += f"\n{kind.score(game, record.names)}"
-        await interaction.followup.send(text[:2000], file=await board_file(kind, game, record), ephemeral=ephemeral,
-                                        allowed_mentions=NO_MENTIONS)
+        # shown to the caller alone: the caller's language; to the channel: the server's
+        async with nullcontext() if ephemeral else public(self.bot, self.layer, record.guild_id):
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {turn} a number;
+            # {player} the name of the player to move and {role} their side (e.g. "blue", "emperor").
+            text = _("**{game}**: {first} vs {second}, turn {turn} — {player} ({role}) to move.", game=kind.title,
+                     first=a, second=b, turn=kind.turn_number(game), player=record.player(seat).shown,
+                     role=kind.roles[seat])
+            if record.deadline:
+                # TRANSLATORS: {duration} is e.g. "3 hours".
+                text += " " + _("Time left: {duration}.",
+                                duration=describe_duration(record.deadline - self.layer.clock()))
+            text += f"\n{kind.score(game, record.names)}"
+            await interaction.followup.send(text[:2000], file=await board_file(kind, game, record),
+                                            ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
         """The caller asks to resign the channel's game: a private question with Confirm / Cancel, open for
@@ -286,20 +336,27 @@ class Play(commands.Cog):
         Raises:
             UserError: no game of this kind here, or the caller is not playing.
         """
-        stored, _ = await self.layer.running(interaction.channel_id, kind)
+        stored, _game = await self.layer.running(interaction.channel_id, kind)
         record = stored.record
         seat = record.seat_of(interaction.user.id)
         if seat is None:
             a, b = record.names
-            raise UserError(f"You're not playing in this game ({a} vs {b}), so there is nothing for you to resign.")
+            # TRANSLATORS: {first} and {second} are the players' names.
+            raise UserError(_("You're not playing in this game ({first} vs {second}), so there is nothing for you to "
+                              "resign.", first=a, second=b))
         opponent = record.player(1 - seat)
-        rated = "" if opponent.bot else " and counts for the ratings"
         expires = int(self.layer.clock()) + RESIGN_CONFIRMATION
         buttons = view(ResignButton("yes", record.id, expires), ResignButton("no", record.id, expires))
-        await interaction.response.send_message(
-            f"Resign your **{kind.title}** game against {opponent.shown}? It ends the game as a loss{rated}. "
-            f"Confirm within {describe_duration(RESIGN_CONFIRMATION)}.",
-            view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        fields = dict(game=kind.title, opponent=opponent.shown, duration=describe_duration(RESIGN_CONFIRMATION))
+        if opponent.bot:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {duration} e.g. "1 minute".
+            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss. Confirm within "
+                         "{duration}.", **fields)
+        else:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {duration} e.g. "1 minute".
+            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss and counts for "
+                         "the ratings. Confirm within {duration}.", **fields)
+        await interaction.response.send_message(question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def answer_resign(self, interaction: discord.Interaction, button: ResignButton) -> None:
         """Confirm / Cancel pressed under the resignation question: Cancel (or a Confirm pressed too late) changes
@@ -311,18 +368,25 @@ class Play(commands.Cog):
         stored = await self.layer.store.get(interaction.channel_id)
         kind = self.layer.kinds[stored.record.kind] if stored else None
         if button.answer == "no":
-            await interaction.response.edit_message(content="Resignation cancelled: play on.", view=None)
+            await interaction.response.edit_message(content=_("Resignation cancelled: play on."), view=None)
             return
         if self.layer.clock() > button.expires:
-            again = f"/{kind.name} resign" if kind else "the resign command"
-            await interaction.response.edit_message(
-                content=f"This confirmation expired after {describe_duration(RESIGN_CONFIRMATION)}: nothing happened. "
-                        f"Use {again} again if you still want to resign.", view=None)
+            after = describe_duration(RESIGN_CONFIRMATION)
+            if kind:
+                command = f"/{kind.name} resign"
+                # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command, e.g. "/hong resign" (keep it).
+                content = _("This confirmation expired after {duration}: nothing happened. Use {command} again if you "
+                            "still want to resign.", duration=after, command=command)
+            else:
+                # TRANSLATORS: {duration} is e.g. "1 minute".
+                content = _("This confirmation expired after {duration}: nothing happened. Use the resign command "
+                            "again if you still want to resign.", duration=after)
+            await interaction.response.edit_message(content=content, view=None)
             return
         if kind is None or stored.record.id != button.game_id:
-            raise UserError("That game has already ended: there is nothing to resign.")
+            raise UserError(_("That game has already ended: there is nothing to resign."))
         turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id, button.game_id)
-        await interaction.response.edit_message(content="You resigned.", view=None)
+        await interaction.response.edit_message(content=_("You resigned."), view=None)
         await self.post_turn(interaction, kind, turn)
 
     async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
@@ -347,14 +411,18 @@ class Play(commands.Cog):
         require_postable(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, Player):  # asked once, with a ping; a second press is refused privately
-            await interaction.response.send_message(
-                f"<@{result.id}>, {shown_user(interaction.user)} wants a rematch: press **Rematch** to play again.",
-                allowed_mentions=MENTION_PLAYERS,
-            )
+            async with public(self.bot, self.layer, interaction.guild_id):
+                asked, button = f"<@{result.id}>", f"**{p_('button', 'Rematch')}**"
+                # TRANSLATORS: {opponent} is a mention, {user} a name; {button} the Rematch button's label, in bold.
+                text = _("{opponent}, {user} wants a rematch: press {button} to play again.", opponent=asked,
+                         user=shown_user(interaction.user), button=button)
+            await interaction.response.send_message(text, allowed_mentions=MENTION_PLAYERS)
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
-        await self.post_start(interaction, kind, game, record, f"**{kind.title}** — rematch! {sides(kind, record)}")
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
+        await self.post_start(interaction, kind, game, record,
+                              lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)))
 
     @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
     @app_commands.guild_only()
@@ -367,13 +435,13 @@ class Play(commands.Cog):
             return
         record, answerer = result
         request = record.takeback
-        buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
-        await interaction.response.send_message(
-            f"{record.mention(answerer)}, {shown_user(interaction.user)} asks to take back their last turn. "
-            f"Allow it? (open for {describe_duration(request.expires - self.layer.clock())})",
-            view=buttons,
-            allowed_mentions=MENTION_PLAYERS,
-        )
+        async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
+            buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
+            # TRANSLATORS: {opponent} is a mention, {user} a name; {duration} e.g. "5 minutes".
+            text = _("{opponent}, {user} asks to take back their last turn. Allow it? (open for {duration})",
+                     opponent=record.mention(answerer), user=shown_user(interaction.user),
+                     duration=describe_duration(request.expires - self.layer.clock()))
+        await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
             message = await interaction.original_response()
             await self.layer.store.remember_takeback(interaction.channel_id, record.id, request.nonce, message.id,
@@ -391,13 +459,17 @@ class Play(commands.Cog):
             interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
         )
         await self.layer.store.forget_takeback(interaction.channel_id, button.game_id, button.nonce)  # answered here
+        record = result.record if isinstance(result, Turn) else result
+        async with public(self.bot, self.layer, record.guild_id):  # an edit of the public request
+            if not isinstance(result, Turn):
+                # TRANSLATORS: {user} refused; {asker} asked for the takeback (names).
+                content = _("Takeback refused by {user}: {asker} can ask again after their next turn.",
+                            user=shown_user(interaction.user), asker=result.player(result.takeback.by).shown)
+            else:
+                content = _("Takeback allowed by {user}.", user=shown_user(interaction.user))
+        await interaction.response.edit_message(content=content, view=None)
         if not isinstance(result, Turn):
-            asker = result.player(result.takeback.by).shown
-            await interaction.response.edit_message(
-                content=f"Takeback refused by {shown_user(interaction.user)}: {asker} can ask again after their next "
-                        "turn.", view=None)
             return
-        await interaction.response.edit_message(content=f"Takeback allowed by {shown_user(interaction.user)}.", view=None)
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
 
 

@@ -27,24 +27,30 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
+from babel.lists import format_list
 from discord.ext import commands
 
+from ... import i18n
 from ...errors import UserError
+from ...i18n import N_, _, n_
 from ...posts import GAME_FINISHED, board_file, send_quietly, status_line
 from ...record import Record, Status
 from ...session import GameLayer, Person
 from ...words import MENTION_PLAYERS, NO_MENTIONS
+from ._language import public
 
 if TYPE_CHECKING:
     from ...client import HongBot
 
 log = logging.getLogger(__name__)
 
-#: The permissions a game's channel needs, by discord.py's name, with Discord's name for them.
+#: The permissions a game's channel needs, by discord.py's name, with Discord's (English) name for them; shown
+#: translated (:func:`listed`).
 NAMES = {
-    "view_channel": "View Channel", "send_messages": "Send Messages", "send_messages_in_threads":
-    "Send Messages in Threads", "attach_files": "Attach Files", "embed_links": "Embed Links",
-    "create_public_threads": "Create Public Threads", "manage_threads": "Manage Threads",
+    # TRANSLATORS: Discord's names of permissions: write them as Discord's app shows them in your language.
+    "view_channel": N_("View Channel"), "send_messages": N_("Send Messages"), "send_messages_in_threads":
+    N_("Send Messages in Threads"), "attach_files": N_("Attach Files"), "embed_links": N_("Embed Links"),
+    "create_public_threads": N_("Create Public Threads"), "manage_threads": N_("Manage Threads"),
 }
 
 
@@ -69,9 +75,11 @@ def missing(permissions: discord.Permissions, names: tuple[str, ...]) -> list[st
 
 
 def listed(names: list[str]) -> str:
-    """``["A", "B", "C"]`` → "**A**, **B** and **C**"."""
-    bold = [f"**{n}**" for n in names]
-    return ", ".join(bold[:-1]) + " and " + bold[-1] if len(bold) > 1 else bold[0]
+    """Permissions' names (Discord's English names, :data:`NAMES`) in the current language, bold, listed as the
+    language lists things (CLDR, through Babel): ``["A", "B", "C"]`` → "**A**, **B** and **C**" (English is
+    written without the serial comma, as CLDR's ``en_GB``), "**A**, **B** und **C**", "**A**、**B**、**C**"."""
+    code = i18n.current()
+    return format_list([f"**{_(n)}**" for n in names], locale="en_GB" if code == i18n.SOURCE else code)
 
 
 def require_postable(interaction: discord.Interaction, *, threads: bool = False) -> None:
@@ -87,26 +95,59 @@ def require_postable(interaction: discord.Interaction, *, threads: bool = False)
                       if n not in lacking]
     if not lacking and not thread_lacking:
         return
-    text = "I can't host a game here: "
+    sentences = []
     if lacking:
-        text += (f"I don't have the {listed(lacking)} permission{'s' if len(lacking) > 1 else ''} in this channel, "
-                 "and I need them to post the boards, reminders and results.")
+        # TRANSLATORS: {permissions} lists Discord's names of permissions, in bold.
+        sentences.append(n_("I can't host a game here: I don't have the {permissions} permission in this channel, "
+                            "and I need them to post the boards, reminders and results.",
+                            "I can't host a game here: I don't have the {permissions} permissions in this channel, "
+                            "and I need them to post the boards, reminders and results.",
+                            len(lacking), permissions=listed(lacking)))
     if thread_lacking:
-        text += (" Also, t" if lacking else "t") + (
-            f"hreads are on for this server (a thread per game), and I don't have {listed(thread_lacking)} here.")
-    text += " A server admin can grant them in the channel's permissions; or start the game in another channel."
+        thread_names = listed(thread_lacking)
+        # TRANSLATORS: {permissions} lists Discord's names of permissions, in bold.
+        sentences.append(_("Also, threads are on for this server (a thread per game), and I don't have {permissions} "
+                           "here.", permissions=thread_names) if lacking else
+                         _("I can't host a game here: threads are on for this server (a thread per game), and I "
+                           "don't have {permissions} here.", permissions=thread_names))
+    sentences.append(_("A server admin can grant them in the channel's permissions; or start the game in another "
+                       "channel."))
     if thread_lacking:
-        text += " (`/settings threads:False` plays games in their channel instead.)"
-    raise UserError(text)
+        # TRANSLATORS: `/settings threads:False` is a command: keep it as it is.
+        sentences.append(_("(`/settings threads:False` plays games in their channel instead.)"))
+    raise UserError(" ".join(sentences))
 
 
 @dataclass(frozen=True)
 class Obstacle:
-    """Why the bot can't post in a game's channel: ``why`` (a sentence fragment), and whether the channel is a
-    ``thread`` that still exists (the game can go on in the thread's parent channel)."""
+    """Why the bot can't post in a game's channel, and whether the channel is a ``thread`` that still exists (the
+    game can go on in the thread's parent channel).
+
+    ``why`` is a sentence fragment: an English template marked with ``N_``, said in a post's language by
+    :meth:`said`; its fields are ``{permissions}`` (the names, :data:`NAMES` values, in ``permissions``), ``{error}``
+    (Discord's error text) and ``{channel}`` (a link to ``channel_id``)."""
 
     why: str
     thread: bool = False
+    permissions: tuple[str, ...] = ()
+    error: str = ""
+    channel_id: int = 0
+
+    def said(self) -> str:
+        """``why`` in the current language, its fields filled."""
+        channel = f"<#{self.channel_id}>"
+        return _(self.why, permissions=listed(list(self.permissions)) if self.permissions else "",
+                 error=self.error, channel=channel)
+
+    def __str__(self) -> str:  # the log's (English) wording
+        with i18n.language(i18n.SOURCE):
+            return self.said()
+
+
+#: Why a game ended without a result when Discord reported its channel, thread or server gone (:class:`Reach`).
+CHANNEL_DELETED = N_("its channel was deleted")
+THREAD_DELETED = N_("its thread was deleted")
+REMOVED = N_("I was removed from the server")
 
 
 async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
@@ -118,9 +159,11 @@ async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
         try:
             channel = await bot.fetch_channel(channel_id)
         except discord.NotFound:
-            return Obstacle("its channel was deleted")
+            return Obstacle(CHANNEL_DELETED)
         except discord.Forbidden:
-            return Obstacle("I can no longer see its channel (I was removed from the server, or lost View Channel)")
+            # TRANSLATORS: why a game can't go on; View Channel is Discord's name of a permission.
+            return Obstacle(N_("I can no longer see its channel (I was removed from the server, or lost View "
+                               "Channel)"))
         except discord.HTTPException:
             return None
     guild = getattr(channel, "guild", None)
@@ -130,17 +173,22 @@ async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
     permissions = channel.permissions_for(guild.me)
     if thread and channel.locked:
         if not permissions.manage_threads:
-            return Obstacle("a moderator locked its thread and I can't reopen it (I don't have **Manage Threads**)",
-                            thread=True)
+            # TRANSLATORS: why a game can't go on; {permissions} is Discord's name of the permission, in bold.
+            return Obstacle(N_("a moderator locked its thread and I can't reopen it (I don't have {permissions})"),
+                            thread=True, permissions=(NAMES["manage_threads"],))
         try:
             await channel.edit(archived=False, locked=False)
             log.info("reopened the locked thread %s of a game", channel_id)
         except discord.HTTPException as exc:
-            return Obstacle(f"a moderator locked its thread and I couldn't reopen it ({exc.text or exc.status})",
-                            thread=True)
+            # TRANSLATORS: why a game can't go on; {error} is Discord's error message (English) or HTTP status.
+            return Obstacle(N_("a moderator locked its thread and I couldn't reopen it ({error})"), thread=True,
+                            error=str(exc.text or exc.status))
     lacking = missing(permissions, needed(in_thread=thread))
     if lacking:
-        return Obstacle(f"I no longer have {listed(lacking)} in <#{channel_id}>", thread=thread)
+        # TRANSLATORS: why a game can't go on; {permissions} lists Discord's names of permissions, in bold;
+        # {channel} is a link to the channel.
+        return Obstacle(N_("I no longer have {permissions} in {channel}"), thread=thread, permissions=tuple(lacking),
+                        channel_id=channel_id)
     return None
 
 
@@ -169,11 +217,11 @@ async def unpostable(bot: discord.Client, layer: GameLayer, turn) -> None:
 async def give_up(bot: discord.Client, layer: GameLayer, channel_id: int, found: Obstacle) -> None:
     """The bot can't post in ``channel_id``: a game in a thread goes on in the thread's parent channel if the bot can
     post there and it is free (:func:`fall_back`); otherwise the game ends without a result (:func:`end_unreachable`)."""
-    if not (found.thread and await fall_back(bot, layer, channel_id, found.why)):
-        await end_unreachable(bot, layer, channel_id, found.why)
+    if not (found.thread and await fall_back(bot, layer, channel_id, found)):
+        await end_unreachable(bot, layer, channel_id, found)
 
 
-async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: str) -> bool:
+async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: Obstacle) -> bool:
     """Move the game of the thread ``thread_id`` into its parent channel (:meth:`GameLayer.move_to_parent`: same turn,
     same deadlines) and post its board there with a notice saying ``why``. False — nothing moved — if the game didn't
     come from a channel, the parent has a game of its own, or the bot can't post there either."""
@@ -188,17 +236,22 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
     kind = layer.kinds[record.kind]
     game = layer.game_of(record)
     a, b = record.names
-    text = f"⚠️ **{kind.title}** {a} vs {b} goes on here, in this channel: {why}.\n{status_line(kind, game, record)}"
     log.warning("game %s moved from its thread %s to channel %s: %s", record.id, thread_id, record.channel_id, why)
     try:
-        await bot.get_partial_messageable(record.channel_id).send(
-            text[:2000], file=await board_file(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+        async with public(bot, layer, record.guild_id):
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {why} a reason, e.g.
+            # "a moderator locked its thread and I can't reopen it (…)".
+            text = _("⚠️ **{game}** {first} vs {second} goes on here, in this channel: {why}.", game=kind.title,
+                     first=a, second=b, why=why.said())
+            await bot.get_partial_messageable(record.channel_id).send(
+                f"{text}\n{status_line(kind, game, record)}"[:2000], file=await board_file(kind, game, record),
+                allowed_mentions=MENTION_PLAYERS)
     except discord.HTTPException:  # the game is there now: its next reminder checks the channel again
         log.warning("could not post the moved game %s in channel %s", record.id, record.channel_id)
     return True
 
 
-async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: str) -> Record | None:
+async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: Obstacle) -> Record | None:
     """End the challenge or game of ``channel_id``, which the bot can't post in: an open challenge is withdrawn; a
     running game ends without a result (unrated, nobody forfeits, its timers cancelled, its final board — which
     can't be posted there — not announced), and its players are told ``why`` in the thread's parent channel, or else
@@ -218,15 +271,23 @@ async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int
     await layer.outbox.done(turn.announcement)
     log.warning("ended game %s in channel %s without a result: %s", record.id, channel_id, why)
     bot.dispatch(GAME_FINISHED, turn.record)  # recorded in the history (unrated); a thread game's parent is told
-    await _tell(bot, turn.record, why)
+    await _tell(bot, layer, turn.record, why)
     return turn.record
 
 
-async def _tell(bot: discord.Client, record: Record, why: str) -> None:
-    """The players learn why their game ended: in the thread's parent channel, or else each person by DM."""
-    kind = bot.layer.kinds[record.kind]  # type: ignore[attr-defined]
+async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obstacle) -> None:
+    """The players learn why their game ended: in the thread's parent channel, or else each person by DM (both in
+    the server's language: a DM is sent outside any interaction, so no one's own language is known)."""
+    kind = layer.kinds[record.kind]
     a, b = record.names
-    text = f"**{kind.title}** {a} vs {b} ended without a result (unrated, nobody forfeits): {why}."
+    async with public(bot, layer, record.guild_id):
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {why} a reason, e.g.
+        # "its channel was deleted".
+        text = _("**{game}** {first} vs {second} ended without a result (unrated, nobody forfeits): {why}.",
+                 game=kind.title, first=a, second=b, why=why.said())
+        channel = f"<#{record.channel_id}>"
+        # TRANSLATORS: a direct message; {channel} is a link to the game's channel, {ended} the sentence above.
+        direct = _("⚠️ Your game in {channel}: {ended}", channel=channel, ended=text)
     if record.parent_id and await send_quietly(bot, record.parent_id, f"⚠️ {text}"):
         return
     for player in record.players:
@@ -234,7 +295,7 @@ async def _tell(bot: discord.Client, record: Record, why: str) -> None:
             continue
         with contextlib.suppress(discord.HTTPException):
             user = bot.get_user(player.id) or await bot.fetch_user(player.id)
-            await user.send(f"⚠️ Your game in <#{record.channel_id}>: {text}", allowed_mentions=NO_MENTIONS)
+            await user.send(direct, allowed_mentions=NO_MENTIONS)
 
 
 class Reach(commands.Cog):
@@ -244,7 +305,7 @@ class Reach(commands.Cog):
         self.bot = bot
         self.layer = bot.layer
 
-    async def _end_where(self, guild_id: int, why: str, match) -> int:
+    async def _end_where(self, guild_id: int, why: Obstacle, match) -> int:
         """End every running game of the server (and open challenge, scanning every record) whose record
         ``match``\\ es. Returns how many were ended."""
         ended = 0
@@ -257,19 +318,19 @@ class Reach(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted: its game, and the games in its threads, end without a result."""
-        n = await self._end_where(channel.guild.id, "its channel was deleted",
+        n = await self._end_where(channel.guild.id, Obstacle(CHANNEL_DELETED),
                                   lambda r: channel.id in (r.channel_id, r.parent_id))
         log.info("channel %s deleted: %d game(s) and challenge(s) ended", channel.id, n)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (on its own, or with its channel): its game ends without a result."""
-        await end_unreachable(self.bot, self.layer, payload.thread_id, "its thread was deleted")
+        await end_unreachable(self.bot, self.layer, payload.thread_id, Obstacle(THREAD_DELETED))
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server (or the server deleted): every game there ends without a result."""
-        n = await self._end_where(guild.id, "I was removed from the server", lambda r: True)
+        n = await self._end_where(guild.id, Obstacle(REMOVED), lambda r: True)
         log.info("removed from guild %s: %d game(s) and challenge(s) ended", guild.id, n)
 
 

@@ -28,6 +28,7 @@ from ...posts import already_posted, board_name, shows_board, turn_message
 from ...session import GameLayer, Turn
 from ...store import Keys
 from ._computer import Computer
+from ._language import public
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +140,8 @@ class Reconciler:
         record, game, turn = found
         kind = self.layer.kinds[record.kind]
         text_only = turn is not None and not shows_board(turn)  # a move the computer answers: posted as text
-        text = turn_message(kind, turn)[0] if text_only else None
+        async with public(self.bot, self.layer, record.guild_id):  # as it was posted: in the server's language
+            text = turn_message(kind, turn)[0] if text_only else None
         if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a), text=text):
             await self.layer.outbox.done(a)
             if turn is None or not turn.finished:

@@ -11,22 +11,24 @@ import logging
 
 import discord
 
+from ...i18n import _
 from ...record import Record
 from ...session import TAKEBACK_TIMEOUT, GameLayer
 from ...words import NO_MENTIONS, describe_duration
+from ._language import public
 
 log = logging.getLogger(__name__)
 
 
-async def close(bot: discord.Client, layer: GameLayer, channel_id: int, game_id: str, nonce: str, why: str) -> bool:
-    """Strike the request ``nonce``'s message through and say ``why`` it closed (buttons gone), if this caller is
-    the first to close it. A failed edit is logged, never raised. True if edited."""
+async def close(bot: discord.Client, layer: GameLayer, channel_id: int, game_id: str, nonce: str, content: str) -> bool:
+    """Replace the request ``nonce``'s message by ``content`` (struck through, saying why it closed; buttons gone),
+    if this caller is the first to close it. A failed edit is logged, never raised. True if edited."""
     message_id = await layer.store.forget_takeback(channel_id, game_id, nonce)
     if message_id is None:
         return False
     message = bot.get_partial_messageable(channel_id).get_partial_message(message_id)
     try:
-        await message.edit(content=f"~~Takeback request~~ — {why}", view=None, allowed_mentions=NO_MENTIONS)
+        await message.edit(content=content, view=None, allowed_mentions=NO_MENTIONS)
     except discord.HTTPException:
         log.warning("could not close takeback request %s of game %s", nonce, game_id)
         return False
@@ -51,12 +53,14 @@ async def _close_stale(bot: discord.Client, layer: GameLayer, record: Record, mo
     request = record.takeback
     if not record.finished and request is not None and request.nonce == noted[0]:
         return False  # still this turn's request
-    if record.finished:
-        why = "closed: the game has ended."
-    elif mover is not None:
-        why = f"closed: {record.player(mover).shown} moved instead."
-    else:
-        why = "closed: the game went on."
+    async with public(bot, layer, record.guild_id):  # an edit of a public post
+        if record.finished:
+            why = _("~~Takeback request~~ — closed: the game has ended.")
+        elif mover is not None:
+            # TRANSLATORS: {player} is the name of the player who moved.
+            why = _("~~Takeback request~~ — closed: {player} moved instead.", player=record.player(mover).shown)
+        else:
+            why = _("~~Takeback request~~ — closed: the game went on.")
     return await close(bot, layer, record.channel_id, record.id, noted[0], why)
 
 
@@ -69,8 +73,10 @@ async def expired(bot: discord.Client, layer: GameLayer, channel_id: int, game_i
     request = stored.record.takeback
     if request is None or request.nonce != noted[0] or request.refused or request.expires > layer.clock():
         return False
-    answerer = stored.record.player(1 - request.by).shown
-    why = f"expired: {answerer} didn't answer within {describe_duration(TAKEBACK_TIMEOUT)}."
+    async with public(bot, layer, stored.record.guild_id):  # an edit of a public post
+        # TRANSLATORS: {player} is the name of who was asked; {duration} e.g. "5 minutes".
+        why = _("~~Takeback request~~ — expired: {player} didn't answer within {duration}.",
+                player=stored.record.player(1 - request.by).shown, duration=describe_duration(TAKEBACK_TIMEOUT))
     return await close(bot, layer, channel_id, game_id, request.nonce, why)
 
 

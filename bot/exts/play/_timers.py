@@ -15,11 +15,13 @@ from typing import Awaitable, Callable
 import discord
 
 from ...deadlines import Deadline
+from ...i18n import _
 from ...kinds import GameKind
 from ...posts import send_quietly
 from ...session import GameLayer, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
 from . import _takebacks as takebacks
+from ._language import public
 from ._reach import ready
 
 log = logging.getLogger(__name__)
@@ -93,10 +95,17 @@ class Timers:
         message_id = record and await self.layer.challenge_message(deadline.channel_id, deadline.game_id)
         if message_id:
             kind = self.layer.kinds[record.kind]
-            who = f"<@{record.opponent}> did not answer" if record.opponent else "nobody accepted"
+            async with public(self.bot, self.layer, record.guild_id):
+                if record.opponent:
+                    opponent = f"<@{record.opponent}>"
+                    # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a mention of who was challenged.
+                    content = _("~~{game} challenge~~ — expired: {opponent} did not answer in time.", game=kind.title,
+                                opponent=opponent)
+                else:
+                    # TRANSLATORS: {game} is "Hong Kong" or "Hong".
+                    content = _("~~{game} challenge~~ — expired: nobody accepted in time.", game=kind.title)
             message = self.bot.get_partial_messageable(deadline.channel_id).get_partial_message(message_id)
-            await message.edit(content=f"~~{kind.title} challenge~~ — expired: {who} in time.", view=None,
-                               allowed_mentions=NO_MENTIONS)
+            await message.edit(content=content, view=None, allowed_mentions=NO_MENTIONS)
 
     async def _remind(self, deadline: Deadline) -> None:
         """Ping the player to move (never the computer) with the time left."""
@@ -107,13 +116,14 @@ class Timers:
             return  # the bot can't post there: the game ended without a result (see ._reach)
         record, game = due
         kind = self.layer.kinds[record.kind]
-        left = describe_duration(record.deadline - self.layer.clock())
-        await send_quietly(
-            self.bot, deadline.channel_id,
-            f"⏰ {record.mention(game.to_move)}, it's your turn in **{kind.title}** ({kind.roles[game.to_move]}). "
-            f"You have {left} left before you forfeit.",
-            MENTION_PLAYERS, nonce=f"r{deadline.game_id}-{deadline.marker}",
-        )
+        async with public(self.bot, self.layer, record.guild_id):
+            # TRANSLATORS: {player} is a mention; {game} "Hong Kong" or "Hong"; {role} the player's side (e.g.
+            # "blue", "emperor"); {duration} e.g. "2 hours".
+            text = _("⏰ {player}, it's your turn in **{game}** ({role}). You have {duration} left before you forfeit.",
+                     player=record.mention(game.to_move), game=kind.title, role=kind.roles[game.to_move],
+                     duration=describe_duration(record.deadline - self.layer.clock()))
+        await send_quietly(self.bot, deadline.channel_id, text, MENTION_PLAYERS,
+                           nonce=f"r{deadline.game_id}-{deadline.marker}")
 
     async def stop(self, grace: float = 5.0) -> None:
         """Stop polling, letting a deadline being handled finish (up to ``grace`` seconds) so no Redis transaction
