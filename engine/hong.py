@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from engine import IllegalMove, InvalidState, squares
+from engine import N_, IllegalMove, InvalidState, Term, n_, squares
 from engine import truncate as _truncate
 
 __all__ = [
     "ACTIONS",
+    "ACTION_EXPLAINED",
     "ACTION_HELP",
     "BOARDS",
     "Board",
@@ -57,23 +58,31 @@ NAME = "hong"
 EMPEROR = 0
 DRAGON_MASTER = 1
 #: Role names as shown to players, index = player number.
-ROLE_NAMES: tuple[str, str] = ("emperor", "dragon master")
+ROLE_NAMES: tuple[str, str] = (N_("emperor"), N_("dragon master"))
 
 #: The seven Great Dragons' actions, in the rules' table order.
 ACTIONS: tuple[str, ...] = ("rotate", "place", "movestone", "flip", "move", "stone", "swap")
 
-#: One-line explanation of each Great Dragon's action, for players (rules, "Expansion" table).
-ACTION_HELP: Mapping[str, str] = MappingProxyType({
-    "rotate": "Turn one dragon tile on the board to the other orientation (H ↔ V). Example: D2 rotate C4",
-    "place": "Place one more dragon tile on an empty space, either orientation. Example: D5 place C4V",
-    "movestone": "Move one stone to any empty space. Example: D1 movestone D5 F6 (stone from D5 to F6)",
-    "flip": "Flip one dragon tile on the board to its stone side. Example: D3 flip C4",
-    "move": "Move one dragon tile, keeping its orientation, to an empty space next to it "
-            "(north, south, east or west). Example: D7 move C4 C5",
-    "stone": "Place a stone on any empty space. Example: D4 stone D7",
-    "swap": "Exchange a dragon tile and a stone; the tile may take either orientation. "
-            "Example: D6 swap C4 D5 V (tile C4 → D5 as V, stone D5 → C4)",
+#: What each Great Dragon's action does, one sentence, for players (rules, "Expansion" table).
+ACTION_EXPLAINED: Mapping[str, str] = MappingProxyType({
+    "rotate": N_("Turn one dragon tile on the board to the other orientation (H ↔ V)."),
+    "place": N_("Place one more dragon tile on an empty space, either orientation."),
+    "movestone": N_("Move one stone to any empty space."),
+    "flip": N_("Flip one dragon tile on the board to its stone side."),
+    "move": N_("Move one dragon tile, keeping its orientation, to an empty space next to it (north, south, east or "
+               "west)."),
+    "stone": N_("Place a stone on any empty space."),
+    "swap": N_("Exchange a dragon tile and a stone; the tile may take either orientation."),
 })
+_HELP_EXAMPLE = {
+    "rotate": "D2 rotate C4", "place": "D5 place C4V", "movestone": "D1 movestone D5 F6 (stone from D5 to F6)",
+    "flip": "D3 flip C4", "move": "D7 move C4 C5", "stone": "D4 stone D7",
+    "swap": "D6 swap C4 D5 V (tile C4 → D5 as V, stone D5 → C4)",
+}
+#: One-line explanation of each Great Dragon's action with an example, in English (:data:`ACTION_EXPLAINED`
+#: without the example is what the bot translates).
+ACTION_HELP: Mapping[str, str] = MappingProxyType({
+    action: f"{ACTION_EXPLAINED[action]} Example: {_HELP_EXAMPLE[action]}" for action in ACTIONS})
 
 _EMPTY = "."
 _NO_SPACE = "#"
@@ -144,9 +153,10 @@ class Board:
         i = self.index(square)
         return i is not None and self.template[i] == _EMPTY
 
-    def describe_extent(self) -> str:
+    def describe_extent(self) -> Term:
         """``"columns A–I, rows 1–9"``: for error messages."""
-        return f"columns A–{chr(64 + self.width)}, rows 1–{self.height}"
+        # TRANSLATORS: {column} is the last column letter (I), {rows} the last row number (9).
+        return N_("columns A–{column}, rows 1–{rows}", column=chr(64 + self.width), rows=self.height)
 
     def to_text(self) -> str:
         """This board in the text format :func:`parse_board` reads (header lines, then a labelled grid)."""
@@ -311,7 +321,8 @@ def board_named(name: str) -> Board:
     """
     key = str(name).strip().lower()
     if key not in BOARDS:
-        raise IllegalMove(f"There is no board called {name!r}: choose castle, garden or inner.")
+        # TRANSLATORS: {name} is what was typed (quoted); castle, garden and inner are the boards' names.
+        raise IllegalMove(N_("There is no board called {name}: choose castle, garden or inner.", name=repr(name)))
     return BOARDS[key]
 
 
@@ -359,16 +370,19 @@ class Outcome:
     threshold: int
     spaces_left: int = 0
 
-    def describe(self) -> str:
+    def describe(self) -> Term:
         """``"Dragon master wins: 16 Hongs (needs 15)"``, ``"Emperor wins: 9 Hongs (needs 15)"``, or for a game
         decided early ``"Dragon master wins: 15 Hongs (needs 15), decided with 8 spaces left"``."""
-        who = ROLE_NAMES[self.winner].capitalize()
-        noun = "Hong" if self.hongs == 1 else "Hongs"
-        text = f"{who} wins: {self.hongs} {noun} (needs {self.threshold})"
+        hongs = n_("{count} Hong", "{count} Hongs", self.hongs)
+        if self.winner == DRAGON_MASTER:
+            if self.spaces_left:
+                return N_("Dragon master wins: {hongs} (needs {threshold}), decided with {spaces} left", hongs=hongs,
+                          threshold=self.threshold, spaces=n_("{count} space", "{count} spaces", self.spaces_left))
+            return N_("Dragon master wins: {hongs} (needs {threshold})", hongs=hongs, threshold=self.threshold)
         if self.spaces_left:
-            spaces = "space" if self.spaces_left == 1 else "spaces"
-            text += f", decided with {self.spaces_left} {spaces} left"
-        return text
+            return N_("Emperor wins: {hongs} (needs {threshold}), decided with {spaces} left", hongs=hongs,
+                      threshold=self.threshold, spaces=n_("{count} space", "{count} spaces", self.spaces_left))
+        return N_("Emperor wins: {hongs} (needs {threshold})", hongs=hongs, threshold=self.threshold)
 
 
 @dataclass(frozen=True)
@@ -422,14 +436,15 @@ _ACTION_RE = re.compile(r"D(\d+)\s+([A-Z]+)\s*(.*)")
 # "D2 rotate ...": a size and an action word (not "D4 H"), or an action word alone (the size forgotten)
 _ACTION_START_RE = re.compile(r"D\d+\s*[A-Z]{4,}|(?:%s)\b" % "|".join(a.upper() for a in ACTIONS))
 #: What each action takes after ``D<size> <action>`` (the syntax shown to players).
+# TRANSLATORS: the words between < > name what a dragon action takes; keep the < >, and H|V (orientations).
 _ACTION_ARGS = {
-    "rotate": "<tile>",
-    "place": "<empty space><H|V>",
-    "movestone": "<stone> <empty space>",
-    "flip": "<tile>",
-    "move": "<tile> <empty space next to it>",
-    "stone": "<empty space>",
-    "swap": "<tile> <stone> <H|V>",
+    "rotate": N_("<tile>"),
+    "place": N_("<empty space><H|V>"),
+    "movestone": N_("<stone> <empty space>"),
+    "flip": N_("<tile>"),
+    "move": N_("<tile> <empty space next to it>"),
+    "stone": N_("<empty space>"),
+    "swap": N_("<tile> <stone> <H|V>"),
 }
 #: A fixed example of each action, for when the position offers none (see ``HongGame._action_usage``).
 _ACTION_EXAMPLE = {
@@ -612,10 +627,12 @@ class HongGame:
             IllegalMove: the move is malformed or illegal now; the game is then unchanged.
         """
         if not isinstance(move, str):
-            raise IllegalMove(f"A move must be text such as C4H, not {move!r}.")
+            raise IllegalMove(N_("A move must be text such as C4H, not {move}.", move=repr(move)))
         text = " ".join(squares.normal(move).split())
         if self.is_over:
-            raise IllegalMove(f"The game is over — {self.outcome.describe()}.")  # type: ignore[union-attr]
+            # TRANSLATORS: {outcome} is e.g. "Emperor wins: 9 Hongs (needs 15)".
+            outcome = self.outcome.describe()  # type: ignore[union-attr]
+            raise IllegalMove(N_("The game is over — {outcome}.", outcome=outcome))
         if _ACTION_START_RE.match(text):
             self._play_action(text, move)
             return
@@ -626,24 +643,28 @@ class HongGame:
     def _play_placement(self, text: str, raw: str) -> None:
         m = _PLACEMENT_RE.fullmatch(text)
         if not m:
-            raise IllegalMove(
-                f"{raw.strip()!r} is not a move: write a square then H or V, e.g. {self._example_placement()} "
-                f"(H: body west–east, heads north and south; V: body north–south, heads west and east).")
+            # TRANSLATORS: {move} is what the player typed (quoted); {example} a placement such as C4H.
+            raise IllegalMove(N_("{move} is not a move: write a square then H or V, e.g. {example} (H: body "
+                                 "west–east, heads north and south; V: body north–south, heads west and east).",
+                                 move=repr(raw.strip()), example=self._example_placement()))
         square = m.group(1) + str(int(m.group(2)))
         orient = m.group(3)
         if self.pending is not None:
             raise IllegalMove(self._pending_refusal())
         i = self._space_index(square)
         if self._grid[i] != _EMPTY:
-            what = "a stone" if self._grid[i] == _STONE else f"a dragon tile ({self._grid[i]})"
-            raise IllegalMove(f"{square} is already taken by {what} — pick an empty space such as "
-                              f"{self._example_square()}.")
+            what = N_("a stone") if self._grid[i] == _STONE else N_("a dragon tile ({tile})", tile=self._grid[i])
+            # TRANSLATORS: {square} and {example} are squares such as B3; {what} is "a stone" or "a dragon tile (H)".
+            raise IllegalMove(N_("{square} is already taken by {what} — pick an empty space such as {example}.",
+                                 square=square, what=what, example=self._example_square()))
         if orient not in _TILES:
             if not orient:
-                raise IllegalMove(f"Say which way the tile lies: {square}H (body west–east) or {square}V "
-                                  f"(body north–south).")
-            raise IllegalMove(f"{orient!r} is not an orientation: use {square}H (body west–east) or "
-                              f"{square}V (body north–south).")
+                # TRANSLATORS: {square} is a square such as B3 (B3H and B3V are placements).
+                raise IllegalMove(N_("Say which way the tile lies: {square}H (body west–east) or {square}V "
+                                     "(body north–south).", square=square))
+            # TRANSLATORS: {orientation} is what the player typed (quoted); {square} a square such as B3.
+            raise IllegalMove(N_("{orientation} is not an orientation: use {square}H (body west–east) or "
+                                 "{square}V (body north–south).", orientation=repr(orient), square=square))
         self._apply([(i, orient)], square + orient)
 
     # ---- dragon actions -------------------------------------------------------------------------
@@ -651,40 +672,53 @@ class HongGame:
     def _play_action(self, text: str, raw: str) -> None:
         m = _ACTION_RE.fullmatch(text)
         if not self.expansion:
-            raise IllegalMove(f"{raw.strip()!r}: this game is played without the lair of the Great Dragons — "
-                              f"place a tile such as {self._example_placement()}.")
+            # TRANSLATORS: {move} is what the player typed (quoted); {example} a placement such as C4H.
+            raise IllegalMove(N_("{move}: this game is played without the lair of the Great Dragons — place a tile "
+                                 "such as {example}.", move=repr(raw.strip()), example=self._example_placement()))
         if self.pending is None:
-            raise IllegalMove(f"No Great Dragon is being summoned now — place a tile such as "
-                              f"{self._example_placement()}.")
+            raise IllegalMove(N_("No Great Dragon is being summoned now — place a tile such as {example}.",
+                                 example=self._example_placement()))
         opts = self.pending.options
         if not m:
             word = text.split()[0].lower()
             sizes = [s for s, a in sorted(opts.items()) if a == word]
             if sizes:  # the action named, its dragon's size forgotten: "swap G7 B3 H"
-                raise IllegalMove(f"Say which dragon first: {self._action_usage(sizes[0], word)}.")
-            raise IllegalMove(f"{raw.strip()!r} is not a dragon action: write D<size> <action> then its squares. "
-                              f"You can summon {self._summon_choices()}.")
+                # TRANSLATORS: {usage} is e.g. "D1 swap <tile> <stone> <H|V>, e.g. D1 swap C3 C6 V".
+                raise IllegalMove(N_("Say which dragon first: {usage}.", usage=self._action_usage(sizes[0], word)))
+            # TRANSLATORS: {move} is what the player typed (quoted); keep D<size> <action> as notation;
+            # {choices} is one or more dragon usages, e.g. "D2 rotate <tile>, e.g. D2 rotate C4".
+            raise IllegalMove(N_("{move} is not a dragon action: write D<size> <action> then its squares. "
+                                 "You can summon {choices}.", move=repr(raw.strip()), choices=self._summon_choices()))
         size, action, args = int(m.group(1)), m.group(2).lower(), m.group(3).split()
         if size not in opts:
-            raise IllegalMove(f"The dragon of size {size} is not being summoned now — you can summon "
-                              f"{self._summon_choices()}.")
+            raise IllegalMove(N_("The dragon of size {size} is not being summoned now — you can summon {choices}.",
+                                 size=size, choices=self._summon_choices()))
         if action != opts[size]:
-            raise IllegalMove(f"The dragon of size {size} does {opts[size]}, not {action!r}: "
-                              f"{self._action_usage(size, opts[size])}.")
+            # TRANSLATORS: {action} is the dragon's action (notation, e.g. rotate); {typed} what the player typed.
+            raise IllegalMove(N_("The dragon of size {size} does {action}, not {typed}: {usage}.", size=size,
+                                 action=opts[size], typed=repr(action), usage=self._action_usage(size, opts[size])))
         changes, canonical = self._check_action(size, action, args)
         self._apply(changes, canonical, dragon=size)
 
-    def _action_usage(self, size: int, action: str) -> str:
+    def _action_usage(self, size: int, action: str) -> Term:
         """``"D1 swap <tile> <stone> <H|V>, e.g. D1 swap C3 C6 V"``: the syntax, and a legal example from this
         position (a fixed one only if the action has no legal way now)."""
         legal = self._action_moves(size, action)
         example = legal[0] if legal else f"D{size} {_ACTION_EXAMPLE[action]}"
-        return f"D{size} {action} {_ACTION_ARGS[action]}, e.g. {example}"
+        # TRANSLATORS: {action} is notation (rotate, swap …); {args} what it takes, e.g. "<tile> <stone> <H|V>";
+        # {example} a whole action such as "D1 swap C3 C6 V".
+        return N_("D{size} {action} {args}, e.g. {example}", size=size, action=action, args=_ACTION_ARGS[action],
+                  example=example)
 
-    def _summon_choices(self) -> str:
+    def _summon_choices(self) -> Term:
         """Every dragon of the pending summon with its syntax and a legal example, ``" or "``-joined."""
         assert self.pending is not None
-        return " or ".join(self._action_usage(s, a) for s, a in sorted(self.pending.options.items()))
+        usages = [self._action_usage(s, a) for s, a in sorted(self.pending.options.items())]
+        choices = usages[0]
+        for usage in usages[1:]:
+            # TRANSLATORS: two alternatives (dragon actions); a longer list is made of this one, nested.
+            choices = N_("{first} or {second}", first=choices, second=usage)
+        return choices
 
     def _check_action(self, size: int, action: str, args: list[str]) -> tuple[list[tuple[int, str]], str]:
         """Validate a dragon action's arguments; return the cell changes and the canonical notation."""
@@ -692,44 +726,54 @@ class HongGame:
 
         def need(n: int) -> None:
             if len(args) != n:
-                raise IllegalMove(f"{action} takes {_ACTION_ARGS[action]}: {usage}.")
+                # TRANSLATORS: {action} is notation (rotate …); {args} e.g. "<tile> <stone> <H|V>"; {usage} its usage.
+                raise IllegalMove(N_("{action} takes {args}: {usage}.", action=action, args=_ACTION_ARGS[action],
+                                     usage=usage))
 
         def sq(text: str) -> tuple[str, int]:
             pos = _split_square(text)
             if pos is None:
                 near = squares.suggest(text, self.board.width, self.board.height)
-                hint = f" Did you mean {near}?" if near else ""
-                raise IllegalMove(f"{text!r} is not a square — {usage}.{hint}")
+                if near:
+                    # TRANSLATORS: {text} is what the player typed (quoted); {usage} the dragon's usage; {near} a
+                    # square.
+                    raise IllegalMove(N_("{text} is not a square — {usage}. Did you mean {near}?", text=repr(text),
+                                         usage=usage, near=near))
+                raise IllegalMove(N_("{text} is not a square — {usage}.", text=repr(text), usage=usage))
             name = square_name(*pos)
             return name, self._space_index(name)
 
         def tile_at(text: str) -> tuple[str, int]:
             name, i = sq(text)
             if self._grid[i] not in _TILES:
-                what = "empty" if self._grid[i] == _EMPTY else "a stone"
-                raise IllegalMove(f"{name} is {what}, not a dragon tile — {action} needs a dragon tile such as "
-                                  f"{self._example_of(_TILES)}.")
+                what = N_("empty") if self._grid[i] == _EMPTY else N_("a stone")
+                # TRANSLATORS: {square} and {example} are squares; {what} is "empty" or "a stone"; {action} notation.
+                raise IllegalMove(N_("{square} is {what}, not a dragon tile — {action} needs a dragon tile such as "
+                                     "{example}.", square=name, what=what, action=action,
+                                     example=self._example_of(_TILES)))
             return name, i
 
         def stone_at(text: str) -> tuple[str, int]:
             name, i = sq(text)
             if self._grid[i] != _STONE:
-                what = "empty" if self._grid[i] == _EMPTY else "a dragon tile"
-                raise IllegalMove(f"{name} is {what}, not a stone — {action} needs a stone such as "
-                                  f"{self._example_of((_STONE,))}.")
+                what = N_("empty") if self._grid[i] == _EMPTY else N_("a dragon tile")
+                # TRANSLATORS: {square} and {example} are squares; {what} is "empty" or "a dragon tile"; {action}
+                # is notation (movestone, swap).
+                raise IllegalMove(N_("{square} is {what}, not a stone — {action} needs a stone such as {example}.",
+                                     square=name, what=what, action=action, example=self._example_of((_STONE,))))
             return name, i
 
         def empty_at(text: str) -> tuple[str, int]:
             name, i = sq(text)
             if self._grid[i] != _EMPTY:
-                raise IllegalMove(f"{name} is already taken — {action} needs an empty space such as "
-                                  f"{self._example_square()}.")
+                raise IllegalMove(N_("{square} is already taken — {action} needs an empty space such as {example}.",
+                                     square=name, action=action, example=self._example_square()))
             return name, i
 
         def orientation(text: str) -> str:
             if text not in _TILES:
-                raise IllegalMove(f"{text!r} is not an orientation: use H (body west–east) or "
-                                  f"V (body north–south) — {usage}.")
+                raise IllegalMove(N_("{text} is not an orientation: use H (body west–east) or V (body north–south) "
+                                     "— {usage}.", text=repr(text), usage=usage))
             return text
 
         head = f"D{size} {action}"
@@ -744,7 +788,7 @@ class HongGame:
             need(1)
             m = _PLACEMENT_RE.fullmatch(args[0])
             if not m:
-                raise IllegalMove(f"place takes an empty space and an orientation: {usage}.")
+                raise IllegalMove(N_("place takes an empty space and an orientation: {usage}.", usage=usage))
             name, i = empty_at(m.group(1) + m.group(2))
             orient = orientation(m.group(3))
             return [(i, orient)], f"{head} {name}{orient}"
@@ -762,8 +806,9 @@ class HongGame:
             a, i = tile_at(args[0])
             b, j = empty_at(args[1])
             if j not in self._neighbours(i):
-                raise IllegalMove(f"{b} is not next to {a}: move takes a tile to an empty space north, south, "
-                                  f"east or west of it.")
+                # TRANSLATORS: {to} and {square} are squares; "move" is notation (the dragon action).
+                raise IllegalMove(N_("{to} is not next to {square}: move takes a tile to an empty space north, south, "
+                                     "east or west of it.", to=b, square=a))
             return [(i, _EMPTY), (j, self._grid[i])], f"{head} {a} {b}"
         if action == "swap":
             need(3)
@@ -941,15 +986,18 @@ class HongGame:
         b = self.board
         i = b.index(square)
         if i is None:
-            raise IllegalMove(f"{square} is not on the {b.name} board ({b.describe_extent()}).")
+            # TRANSLATORS: {board} is the board's name (castle, garden, inner); {extent} "columns A–I, rows 1–9".
+            raise IllegalMove(N_("{square} is not on the {board} board ({extent}).", square=square, board=b.name,
+                                 extent=b.describe_extent()))
         if b.template[i] == _NO_SPACE:
             kind = b.features.get(square)
-            what = {"pond": "the pond", "tree": "a tree"}.get(kind or "", "outside the board's outline")
-            raise IllegalMove(f"{square} is {what}, not a space — pick an empty space such as "
-                              f"{self._example_square()}.")
+            what = {"pond": N_("the pond"), "tree": N_("a tree")}.get(kind or "", N_("outside the board's outline"))
+            # TRANSLATORS: {what} is "the pond", "a tree" or "outside the board's outline"; {example} a square.
+            raise IllegalMove(N_("{square} is {what}, not a space — pick an empty space such as {example}.",
+                                 square=square, what=what, example=self._example_square()))
         return i
 
-    def _example_square(self) -> str:
+    def _example_square(self) -> str:  # a square name, or the Term "none left"
         """An empty space near the middle of the board, for messages (or ``"none left"``)."""
         w, h = self.board.width, self.board.height
         best = None
@@ -959,7 +1007,7 @@ class HongGame:
                 d = (2 * r - h + 1) ** 2 + (2 * c - w + 1) ** 2
                 if best is None or d < best[0]:
                     best = (d, i)
-        return "none left" if best is None else square_name(best[1] % w, best[1] // w)
+        return N_("none left") if best is None else square_name(best[1] % w, best[1] // w)
 
     def _example_placement(self) -> str:
         sq = self._example_square()
@@ -970,12 +1018,12 @@ class HongGame:
         for i, ch in enumerate(self._grid):
             if ch in kinds:
                 return square_name(i % w, i // w)
-        return "(none on the board)"
+        return N_("(none on the board)")
 
-    def _pending_refusal(self) -> str:
+    def _pending_refusal(self) -> Term:
         """Why the player to move — always the summoner while a summon is pending — can't place a tile now."""
-        return (f"You are summoning a Great Dragon: carry out its action before placing a tile — "
-                f"{self._summon_choices()}.")
+        return N_("You are summoning a Great Dragon: carry out its action before placing a tile — {choices}.",
+                  choices=self._summon_choices())
 
     # ---- copying and serialising ----------------------------------------------------------------------
 

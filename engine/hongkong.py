@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Iterator, Mapping
 
-from engine import IllegalMove, InvalidState, squares
+from engine import N_, IllegalMove, InvalidState, Term, n_, squares
 from engine import truncate as _truncate
 
 #: The game's name in the registry, in stored records and in ``to_dict()["game"]``.
@@ -40,7 +40,10 @@ MAX_PIECES = 5
 COLUMNS = "ABCDE"
 
 STANDARD, QUICK, ROOF = "S", "Q", "R"
-PIECE_NAMES = {STANDARD: "standard block", QUICK: "quick block", ROOF: "roof"}
+PIECE_NAMES = {STANDARD: N_("standard block"), QUICK: N_("quick block"), ROOF: N_("roof")}
+#: The refusal of a piece a player has none left of.
+_NONE_LEFT = {STANDARD: N_("You have no standard blocks left."), QUICK: N_("You have no quick blocks left."),
+              ROOF: N_("You have no roofs left.")}
 #: Pieces each player starts with (rules: "Pieces").
 START_PIECES = {STANDARD: 20, QUICK: 5, ROOF: 5}
 
@@ -56,7 +59,9 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 _PLACEMENT = re.compile(r"^([SQR])@([A-E])([1-5])$")
-_NOTATION_HELP = "A turn looks like S@C3, R@B2, Q@B2 S@C3 or Q@B2 R@B2 (piece S, Q or R, then @ and a square A1–E5)."
+# TRANSLATORS: S, Q, R and @ are the notation (standard block, quick block, roof); keep the examples as they are.
+_NOTATION_HELP = N_("A turn looks like S@C3, R@B2, Q@B2 S@C3 or Q@B2 R@B2 (piece S, Q or R, then @ and a square "
+                    "A1–E5).")
 
 
 def square_name(plot: int) -> str:
@@ -82,13 +87,14 @@ def height_value(blocks: int, roofed: bool) -> int:
     return 2 * blocks + (1 if roofed else 0)
 
 
-def describe_height(value: int) -> str:
+def describe_height(value: int) -> Term:
     """Height value → words: ``4`` → ``"2 blocks"``, ``5`` → ``"2 blocks + roof"``, ``1`` → ``"a roof"``."""
     blocks, roof = divmod(value, 2)
     if blocks == 0:
-        return "a roof" if roof else "nothing"
-    text = f"{blocks} block" + ("s" if blocks != 1 else "")
-    return text + (" + roof" if roof else "")
+        return N_("a roof") if roof else N_("nothing")
+    if roof:
+        return n_("{count} block + roof", "{count} blocks + roof", blocks)
+    return n_("{count} block", "{count} blocks", blocks)
 
 
 # --- move generation: plot sets as bits ---------------------------------------------------------------
@@ -310,7 +316,7 @@ class HongKongGame:
         if not self.is_over:
             return None
         counts = self.buildings()
-        termination = "board full" if self._filled == PLOTS else "pieces used"
+        termination = N_("board full") if self._filled == PLOTS else N_("pieces used")
         if counts[0] != counts[1]:
             return Outcome(0 if counts[0] > counts[1] else 1, counts, termination, False)
         return Outcome(self.controller(CENTRE), counts, termination, self.controller(CENTRE) is not None)
@@ -373,7 +379,7 @@ class HongKongGame:
 
     # --- rules ------------------------------------------------------------------------------------
 
-    def _refusal(self, player: int, kind: str, plot: int, first_turn: bool) -> str | None:
+    def _refusal(self, player: int, kind: str, plot: int, first_turn: bool) -> Term | None:
         """Why ``player`` may not put a ``kind`` piece on ``plot`` now, or None if they may.
 
         Implements placement rules 1–6 of the rules file, in order, against the board as it stands.
@@ -381,14 +387,16 @@ class HongKongGame:
         where = square_name(plot)
         piece = PIECE_NAMES[kind]
         if first_turn and plot == CENTRE:
-            return "On the first player's first turn nothing may go on the centre plot C3. Choose another plot."
+            return N_("On the first player's first turn nothing may go on the centre plot C3. Choose another plot.")
         stack = self.stacks[plot]
         if not stack:
             return None
         if stack[-1][1] == ROOF:
-            return f"The building on {where} has a roof: nothing may be placed on a roof."
+            return N_("The building on {square} has a roof: nothing may be placed on a roof.", square=where)
         if len(stack) >= MAX_PIECES:
-            return f"The building on {where} already has {MAX_PIECES} pieces, the most a building may have."
+            return n_("The building on {square} already has {count} piece, the most a building may have.",
+                      "The building on {square} already has {count} pieces, the most a building may have.",
+                      MAX_PIECES, square=where)
         if stack[-1][0] == player:
             return None
         blocks = sum(1 for _, k in stack if k != ROOF)
@@ -396,10 +404,10 @@ class HongKongGame:
         for n in NEIGHBOURS[plot]:
             if self.stacks[n] and self.stacks[n][-1][0] == player and self.height(n) >= after:
                 return None
-        return (
-            f"The building on {where} belongs to your opponent. To put a {piece} there you need a building of "
-            f"yours next to it (edge-adjacent) at least {describe_height(after)} high."
-        )
+        # TRANSLATORS: {piece} is "standard block", "quick block" or "roof"; {height} e.g. "2 blocks + roof".
+        return N_("The building on {square} belongs to your opponent. To put a {piece} there you need a building of "
+                  "yours next to it (edge-adjacent) at least {height} high.", square=where, piece=piece,
+                  height=describe_height(after))
 
     def _may(self, player: int, kind: str, plot: int, first_turn: bool) -> bool:
         """Whether :meth:`_refusal` would let ``player`` put a ``kind`` piece on ``plot`` (the same rules 1–6,
@@ -419,7 +427,7 @@ class HongKongGame:
 
     def _check_piece(self, player: int, kind: str, plot: int, first_turn: bool) -> None:
         if self.remaining[player][kind] == 0:
-            raise IllegalMove(f"You have no {PIECE_NAMES[kind]}s left.")
+            raise IllegalMove(_NONE_LEFT[kind])
         if not self._may(player, kind, plot, first_turn):
             raise IllegalMove(self._refusal(player, kind, plot, first_turn))
 
@@ -484,23 +492,25 @@ class HongKongGame:
         # Accept "s @ c3", "Q@B2, S@C3" and full-width forms: spaces around '@', commas between placements.
         parts = re.sub(r"\s*@\s*", "@", squares.normal(move)).replace(",", " ").split()
         if not parts or len(parts) > 2:
-            raise IllegalMove(f"Can't read '{move.strip()}'. {_NOTATION_HELP}")
+            # TRANSLATORS: {text} is what the player typed; {help} says what a turn looks like.
+            raise IllegalMove(N_("Can't read '{text}'. {help}", text=move.strip(), help=_NOTATION_HELP))
         placements = []
         for part in parts:
             m = _PLACEMENT.match(part)
             if not m:
-                raise IllegalMove(f"Can't read '{part}'. {_NOTATION_HELP}")
+                raise IllegalMove(N_("Can't read '{text}'. {help}", text=part, help=_NOTATION_HELP))
             placements.append((m.group(1), (int(m.group(3)) - 1) * SIZE + COLUMNS.index(m.group(2))))
         if len(placements) == 1 and placements[0][0] == QUICK:
-            raise IllegalMove(
-                "A quick block is never a turn on its own: follow it with a standard block or a roof, "
-                f"e.g. Q@{square_name(placements[0][1])} S@{square_name(placements[0][1])}."
-            )
+            # TRANSLATORS: Q@{square} S@{square} is a turn in notation (Q@B2 S@B2).
+            raise IllegalMove(N_("A quick block is never a turn on its own: follow it with a standard block or a "
+                                 "roof, e.g. Q@{square} S@{square}.", square=square_name(placements[0][1])))
         if len(placements) == 2:
             if placements[0][0] != QUICK:
-                raise IllegalMove(f"In a double move the first piece must be a quick block. {_NOTATION_HELP}")
+                # TRANSLATORS: {help} says what a turn looks like.
+                raise IllegalMove(N_("In a double move the first piece must be a quick block. {help}",
+                                     help=_NOTATION_HELP))
             if placements[1][0] == QUICK:
-                raise IllegalMove("A turn uses at most one quick block; the second piece must be S or R.")
+                raise IllegalMove(N_("A turn uses at most one quick block; the second piece must be S or R."))
         return placements
 
     def play(self, move: str) -> None:
@@ -515,7 +525,7 @@ class HongKongGame:
                 placement breaks a rule. The message says why; the game is left exactly as it was.
         """
         if self._filled == PLOTS or self._left == 0:
-            raise IllegalMove("The game is over: no more turns can be played.")
+            raise IllegalMove(N_("The game is over: no more turns can be played."))
         player = self._to_move
         known = _TURNS.get(move) if type(move) is str else None
         if known is not None and self._legal is not None and self._legal[known[0]] >> known[1] & 1:
@@ -547,7 +557,7 @@ class HongKongGame:
             IllegalMove: one of those checks failed (the game is then half-loaded: the caller drops it).
         """
         if self._filled == PLOTS or self._left == 0:
-            raise IllegalMove("The game is over: no more turns can be played.")
+            raise IllegalMove(N_("The game is over: no more turns can be played."))
         known = _TURNS.get(move)
         placements = known[2] if known is not None else self.parse(move)
         player = self._to_move

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from engine import IllegalMove
+from engine import N_, IllegalMove
 
 __all__ = ["normal", "fold", "square_name", "split", "suggest", "parse"]
 
@@ -92,11 +92,23 @@ def parse(text: str, columns: int = 26, rows: int = 99, *, example: str = "C3") 
     if _on(pos, columns, rows):
         return pos  # type: ignore[return-value]
     shown = " ".join(str(text).split()) if isinstance(text, str) else repr(text)
-    grid = columns < 26 or rows < 99
-    where = (f"use a column A–{chr(64 + columns)} and a row 1–{rows}" if grid
-             else "give a column letter and a row number")
-    message = f"'{shown}' is not a square{' on the board' if grid else ''}: {where}, like {example}."
     near = suggest(text, columns, rows)
+    if columns < 26 or rows < 99:
+        column = chr(64 + columns)
+        if near:
+            # TRANSLATORS: {text} is what the player typed; {column} the last column letter (E), {rows} the last
+            # row number (5); {example} and {near} are squares such as C3.
+            raise IllegalMove(N_("'{text}' is not a square on the board: use a column A–{column} and a row "
+                                 "1–{rows}, like {example}. Did you mean {near}?",
+                                 text=shown, column=column, rows=rows, example=example, near=near))
+        # TRANSLATORS: {text} is what the player typed; {column} the last column letter (E), {rows} the last row
+        # number (5); {example} is a square such as C3.
+        raise IllegalMove(N_("'{text}' is not a square on the board: use a column A–{column} and a row 1–{rows}, "
+                             "like {example}.", text=shown, column=column, rows=rows, example=example))
     if near:
-        message += f" Did you mean {near}?"
-    raise IllegalMove(message)
+        # TRANSLATORS: {text} is what the player typed; {example} and {near} are squares such as C3.
+        raise IllegalMove(N_("'{text}' is not a square: give a column letter and a row number, like {example}. "
+                             "Did you mean {near}?", text=shown, example=example, near=near))
+    # TRANSLATORS: {text} is what the player typed; {example} is a square such as C3.
+    raise IllegalMove(N_("'{text}' is not a square: give a column letter and a row number, like {example}.",
+                         text=shown, example=example))

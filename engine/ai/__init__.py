@@ -44,7 +44,7 @@ import time
 from types import ModuleType
 from typing import Any
 
-from engine import IllegalMove, registry
+from engine import N_, IllegalMove, registry
 
 __all__ = ["LEVELS", "SETTINGS", "choose_move", "choose_move_from_dict"]
 
@@ -92,7 +92,7 @@ def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int 
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
     if game.is_over:
-        raise IllegalMove("The game is over: there is no move to choose.")
+        raise IllegalMove(N_("The game is over: there is no move to choose."))
     settings = SETTINGS[kind][level]
     nodes = settings["nodes"] if budget is None else max(0, int(budget))
     cap = settings["seconds"] if seconds is None else float(seconds)
