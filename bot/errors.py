@@ -7,7 +7,10 @@ from __future__ import annotations
 
 
 class UserError(Exception):
-    """A refusal to show the user (ephemerally): what was wrong and what would be right. Nothing was changed."""
+    """A refusal to show the user (ephemerally): what was wrong and what would be right. Nothing was changed.
+
+    Its message is shown as it is, so build it in the caller's language — the current language while a command
+    or button runs: ``raise UserError(_("'{text}' is too short", text=shown))`` (:mod:`bot.i18n`)."""
 
 
 class GameChanged(UserError):

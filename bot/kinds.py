@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Mapping, Protocol
 
+from .i18n import _
+
 
 class Game(Protocol):
     """The engine contract (see :mod:`engine`): what the bot may use of a game object."""
@@ -73,7 +75,8 @@ class GameKind:
         engine: the engine module (``new_game(**options)``, ``from_dict(d)``).
         render: ``(game, names: tuple[str, str], *, ended: render.common.Ended | None = None) -> PNG bytes``;
             pure, run in a worker thread (``ended``: a result reached off the board, see ``Ended``).
-        roles: what each seat is called (``("blue", "orange")``, ``("emperor", "dragon master")``).
+        roles: what each seat is called, in English (``("blue", "orange")``, ``("emperor", "dragon master")``,
+            marked for the catalogs where they are defined); :meth:`role` says it in the current language.
         seat_options: ``(challenge options, rng) -> (challenger's seat 0|1, engine new_game kwargs)``:
             resolves "random" choices when the challenge is made.
         score: ``(game, names) -> str``: one line of the position's score, e.g. "Buildings: Ann 5 – Ben 4".
@@ -131,6 +134,10 @@ class GameKind:
         """
         module = sys.modules[module_name]
         return cls(**{name: getattr(module, name) for name in cls.FUNCTIONS}, **fields)
+
+    def role(self, seat: int) -> str:
+        """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""
+        return _(self.roles[seat])
 
     def new_game(self, options: dict) -> Game:
         """A fresh engine game from the stored engine kwargs."""

@@ -1,13 +1,13 @@
 """Players' names: stored plain, cleaned of what can't be seen, escaped once where a message shows them.
 
-A leaf module (it imports nothing of the bot): :mod:`bot.record` stores names as :func:`clean` leaves them and
-:mod:`bot.words` writes them into messages through :func:`escape`. Images draw the plain name.
+A leaf module (of the bot it imports only :mod:`bot.i18n`): :mod:`bot.record` stores names as :func:`clean`
+leaves them and :mod:`bot.words` writes them into messages through :func:`escape`. Images draw the plain name.
 
 - :func:`clean` — what is stored: a display name without invisible and format characters (Unicode categories
   Cc, Cf, Zl, Zp, Cs, Co, Cn — bidi overrides, zero-width joiners and spaces, soft hyphens, tag characters … —
   and the blank letters Discord users pick to look nameless: the Hangul fillers and the Braille blank),
   without combining marks that have nothing to sit on, white space folded, at most 32 characters; ``""`` when
-  nothing visible is left (the caller falls back to the username, then to "Player").
+  nothing visible is left (the caller falls back to the username, then to "Player", in the current language).
 - :func:`escape` — for a message: markdown and mentions escaped, exactly once.
 - :func:`unescape` — stored names of record schema ≤ 2 and of older rating entries were kept escaped; this
   gives the plain name back (used by the migration in :mod:`bot.record` and by :mod:`bot.ratings`).
@@ -19,10 +19,14 @@ import unicodedata
 
 from discord.utils import escape_markdown, escape_mentions
 
+from .i18n import N_, _
+
 #: Discord's limit on a display name (characters).
 MAX_LENGTH = 32
-#: The name shown when a user's display name and username are both invisible.
-FALLBACK = "Player"
+#: The name shown when a user's display name and username are both invisible (stored in the language of the
+#: command that recorded it).
+# TRANSLATORS: the name given to a user whose names are all invisible characters.
+FALLBACK = N_("Player")
 #: Unicode categories that never show a glyph of their own: controls, format characters (bidi marks, zero-width
 #: space/joiners, soft hyphen, tags), line/paragraph separators, surrogates, private use, unassigned.
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
@@ -52,12 +56,12 @@ def clean(name: str | None) -> str:
 
 def best(*candidates: str | None) -> str:
     """The first candidate that :func:`clean` leaves visible (display name, global name, username …), cleaned;
-    :data:`FALLBACK` when none is."""
+    :data:`FALLBACK` (in the current language) when none is."""
     for candidate in candidates:
         name = clean(candidate)
         if name:
             return name
-    return FALLBACK
+    return _(FALLBACK)
 
 
 def escape(name: str) -> str:
@@ -73,7 +77,7 @@ def unescape(name: str) -> str:
     """A name as older versions stored it (escaped by :func:`escape`) → the plain name: ``"a\\_b"`` → ``"a_b"``,
     ``"@\u200beveryone"`` → ``"@everyone"``; then :func:`clean` (older versions kept some invisible characters)."""
     plain = _ESCAPED.sub(r"\1", name or "").replace("@\u200b", "@")
-    return clean(plain) or FALLBACK
+    return clean(plain) or _(FALLBACK)
 
 
 __all__ = ["MAX_LENGTH", "FALLBACK", "INVISIBLE_CATEGORIES", "BLANK", "clean", "best", "escape", "unescape"]

@@ -10,12 +10,18 @@
 - anything else into an apology, with the traceback in the log.
 
 The state of a game is never changed by a refusal: the session layer raises before it commits.
+
+Every text is in the current language, the caller's (the command tree and the buttons set it from
+``interaction.locale`` before anything runs): an ``IllegalMove``'s message is the engine's English
+:class:`engine.Term`, translated here (:func:`bot.words.translate`); a ``UserError`` is raised with its message
+already built in the caller's language (``raise UserError(_("…", x=...))``) and shown as it is.
 """
 from __future__ import annotations
 
 import logging
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 from redis.exceptions import ClusterDownError, ClusterError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -23,8 +29,11 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine import IllegalMove
 
+from . import i18n
 from .errors import UserError
+from .i18n import _
 from .metrics import FAILURES
+from .words import translate
 
 log = logging.getLogger(__name__)
 
@@ -54,23 +63,30 @@ def apology(game_names, error: BaseException | None = None) -> str:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
     connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
     a stored one's board follows."""
-    boards = " or ".join(f"`/{name} board`" for name in game_names)
+    boards = format_list([f"`/{name} board`" for name in game_names], style="or", locale=i18n.current())
     if isinstance(getattr(error, "original", error), UNREACHABLE):
-        return ("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
-                f"shortly; if not, please try again in a moment ({boards} shows the game as it is stored).")
-    return f"Something went wrong on our side. Please try again; {boards} shows the game as it is stored."
+        # TRANSLATORS: {boards} is a command or two, e.g. "`/hongkong board` or `/hong board`".
+        return _("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
+                 "shortly; if not, please try again in a moment ({boards} shows the game as it is stored).",
+                 boards=boards)
+    # TRANSLATORS: {boards} is a command or two, e.g. "`/hongkong board` or `/hong board`".
+    return _("Something went wrong on our side. Please try again; {boards} shows the game as it is stored.",
+             boards=boards)
 
 
 def refusal(error: BaseException) -> str | None:
     """The text to show for an error that is the user's to fix, or None for one that is ours."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, (UserError, IllegalMove)):
+    if isinstance(error, IllegalMove):
+        return translate(error)
+    if isinstance(error, UserError):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
-        return f"I couldn't read `{error.value}` for that option. {error}"
+        # TRANSLATORS: {value} is what the player gave; {reason} is discord.py's explanation (in English).
+        return _("I couldn't read `{value}` for that option. {reason}", value=error.value, reason=str(error))
     if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You can't use this command here."
+        return str(error) or _("You can't use this command here.")
     return None
 
 

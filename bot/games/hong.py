@@ -10,11 +10,12 @@ from typing import Literal
 from discord import app_commands
 
 import engine.hong as hong
-from engine import IllegalMove, squares
+from engine import N_, IllegalMove, squares
 from render.hong import render_board
 
+from ..i18n import _, n_
 from ..kinds import GameKind, MoveCommand
-from ..words import plural
+from ..words import translate
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]
@@ -40,23 +41,29 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
     """"Hongs 9 / 15 (castle, 40 spaces left)", plus what a pending summon offers."""
-    line = (f"Hongs {game.hong_count()} / {game.threshold} "
-            f"({game.board.name}, {plural(len(game.empty_squares()), 'space')} left)")
+    # TRANSLATORS: {hongs} and {threshold} are numbers; {board} is the board's name (castle, garden, inner).
+    line = n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
+              "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", len(game.empty_squares()),
+              hongs=game.hong_count(), threshold=game.threshold, board=game.board.name)
     pending = game.pending
     if pending:
-        who = names[pending.player]
         legal = game.legal_moves()
         offers = []
         for size, action in sorted(pending.options.items()):
             example = next((m for m in legal if m.startswith(f"D{size} ")), "")
-            offers.append(f"**D{size} {action}** — {action_help(action)} e.g. `{example}`")
-        line += f"\n🐉 {who} summons a Great Dragon — choose one with `/hong dragon`: " + "; ".join(offers)
+            # TRANSLATORS: D{size} {action} is notation (D2 rotate); {help} says what the action does; {example}
+            # is a whole dragon action such as "D2 rotate C4".
+            offers.append(_("**D{size} {action}** — {help} e.g. `{example}`", size=size, action=action,
+                            help=action_help(action), example=example))
+        # TRANSLATORS: {offers} lists the dragons the player may choose, separated by "; ".
+        line += "\n" + _("🐉 {name} summons a Great Dragon — choose one with `/hong dragon`: {offers}",
+                         name=names[pending.player], offers="; ".join(offers))
     return line
 
 
 def action_help(action: str) -> str:
-    """The engine's explanation of a dragon's action without its fixed-size example (the bot gives a real one)."""
-    return hong.ACTION_HELP[action].split(" Example:")[0]
+    """What a dragon's action does, in the current language, without an example (the bot gives a real one)."""
+    return _(hong.ACTION_EXPLAINED[action])
 
 
 def result(game: hong.HongGame, names: tuple[str, str]) -> str:
@@ -64,18 +71,26 @@ def result(game: hong.HongGame, names: tuple[str, str]) -> str:
     decided early (rules, ruling "Decided early"): "Ben (dragon master) wins. Decided: 15/15 Hongs with 8 spaces
     left — nothing can undo a Hong without the expansion."."""
     o = game.outcome
-    who = f"{names[o.winner]} ({hong.ROLE_NAMES[o.winner]}) wins"
+    name, role = names[o.winner], translate(hong.ROLE_NAMES[o.winner])
     if o.spaces_left:
-        return (f"{who}. Decided: {o.hongs}/{plural(o.threshold, 'Hong')} with {plural(o.spaces_left, 'space')} "
-                "left — nothing can undo a Hong without the expansion.")
-    return f"{who}: {plural(o.hongs, 'Hong')}, {o.threshold} needed."
+        # TRANSLATORS: {count} is the number of spaces left.
+        return n_("{name} ({role}) wins. Decided: {hongs} with {count} space left — nothing can undo a Hong without "
+                  "the expansion.",
+                  "{name} ({role}) wins. Decided: {hongs} with {count} spaces left — nothing can undo a Hong without "
+                  "the expansion.", o.spaces_left, name=name, role=role,
+                  # TRANSLATORS: {hongs} Hongs on the board out of {count} needed (a score, e.g. 15/15 Hongs).
+                  hongs=n_("{hongs}/{count} Hong", "{hongs}/{count} Hongs", o.threshold, hongs=o.hongs))
+    # TRANSLATORS: {hongs} is e.g. "16 Hongs"; {threshold} the number needed.
+    return _("{name} ({role}) wins: {hongs}, {threshold} needed.", name=name, role=role,
+             hongs=n_("{count} Hong", "{count} Hongs", o.hongs), threshold=o.threshold)
 
 
 def describe_options(options: dict) -> str:
     """The engine options in words for the challenge message: the board, and the Lair if played with."""
-    board = options["board"]
-    lair = ", with the Lair of the Seven Great Dragons" if options.get("expansion") else ""
-    return f"{board} board{lair}"
+    # TRANSLATORS: {board} is the board's name (castle, garden, inner).
+    if options.get("expansion"):
+        return _("{board} board, with the Lair of the Seven Great Dragons", board=options["board"])
+    return _("{board} board", board=options["board"])
 
 
 def turn_number(game: hong.HongGame) -> int:
@@ -85,12 +100,17 @@ def turn_number(game: hong.HongGame) -> int:
     return placements + (0 if game.pending else 1)
 
 
-def _hongs(events: list[hong.MoveEvent]) -> str:
-    """"Hong of 3 at B4–D4" / "Hongs of 1 at C4 and 3 at B4–D4"."""
+def _spans(events: list[hong.MoveEvent]) -> str:
+    """"3 at B4–D4" / "1 at C4 and 3 at B4–D4": each Hong's size and where it lies."""
     def where(h: hong.Hong) -> str:
         return h.cells[0] if h.size == 1 else f"{h.cells[0]}–{h.cells[-1]}"
-    spans = [f"{e.hong.size} at {where(e.hong)}" for e in events]
-    return ("Hongs of " if len(spans) > 1 else "Hong of ") + " and ".join(spans)
+    # TRANSLATORS: a Hong's size and where it lies: "3 at B4–D4" (part of "the Hong of 3 at B4–D4").
+    spans = [_("{size} at {where}", size=e.hong.size, where=where(e.hong)) for e in events]
+    text = spans[0]
+    for span in spans[1:]:
+        # TRANSLATORS: two Hongs' sizes and places: "1 at C4 and 3 at B4–D4" (a longer list nests this).
+        text = _("{first} and {second}", first=text, second=span)
+    return text
 
 
 def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
@@ -102,14 +122,24 @@ def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
     made = [e for e in events if e.kind == "hong"]
     parts = []
     if broken:
-        parts.append(f"broke the {_hongs(broken)}")
+        # TRANSLATORS: {spans} is e.g. "1 at C4" or "1 at C4 and 3 at B4–D4".
+        parts.append(n_("broke the Hong of {spans}", "broke the Hongs of {spans}", len(broken), spans=_spans(broken)))
     if made:
-        text = ("a new " if len(made) == 1 else "new ") + _hongs(made)
+        # TRANSLATORS: {spans} is e.g. "2 at A2–A3" or "1 at C4 and 3 at B4–D4".
+        text = n_("a new Hong of {spans}", "new Hongs of {spans}", len(made), spans=_spans(made))
         dragons = sorted({(e.hong.size, e.dragon) for e in made if e.dragon})
         if len(dragons) == 1:
-            text += f": it summons the Great Dragon D{dragons[0][0]} ({dragons[0][1]})"
+            # TRANSLATORS: {hongs} is "a new Hong of 2 at A2–A3"; D{size} ({action}) is notation: D2 (rotate).
+            text = _("{hongs}: it summons the Great Dragon D{size} ({action})", hongs=text, size=dragons[0][0],
+                     action=dragons[0][1])
         elif dragons:
-            text += ": they summon a Great Dragon, " + " or ".join(f"D{size} ({action})" for size, action in dragons)
+            offered = [f"D{size} ({action})" for size, action in dragons]  # notation: D2 (rotate)
+            choices = offered[0]
+            for dragon in offered[1:]:
+                # TRANSLATORS: two Great Dragons to choose from, e.g. "D2 (rotate) or D3 (flip)".
+                choices = _("{first} or {second}", first=choices, second=dragon)
+            # TRANSLATORS: {hongs} is "new Hongs of 1 at C4 and 3 at B4–D4"; {dragons} "D1 (swap) or D3 (flip)".
+            text = _("{hongs}: they summon a Great Dragon, {dragons}", hongs=text, dragons=choices)
         parts.append(text)
     return "; ".join(parts)
 
@@ -127,7 +157,9 @@ def placement(square: str, rotate: bool = False) -> str:
     orientation = "V" if rotate else "H"
     if len(text) >= 3 and text[-1] in "HV" and text[-2].isdigit():
         if rotate and text[-1] == "H":
-            raise IllegalMove(f"`{square.strip()}` says H but `rotate:True` says V: give one of them.")
+            # TRANSLATORS: {square} is what the player typed, e.g. B3H; rotate:True is the command's option.
+            raise IllegalMove(N_("`{square}` says H but `rotate:True` says V: give one of them.",
+                                 square=square.strip()))
         square, orientation = text[:-1], text[-1]
     return squares.square_name(*squares.parse(square, example="C4")) + orientation
 

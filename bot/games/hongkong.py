@@ -13,8 +13,9 @@ import engine.hongkong as hk
 from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import render_board
 
+from ..i18n import _, n_
 from ..kinds import GameKind, MoveCommand
-from ..words import plural
+from ..words import translate
 
 FIRST = Literal["me", "them", "random"]
 
@@ -35,20 +36,29 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 def score(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     """"Buildings: Ann 5 – Ben 4" (buildings each player controls now)."""
     b0, b1 = game.buildings()
-    return f"Buildings: {names[0]} {b0} – {names[1]} {b1}"
+    # TRANSLATORS: each player's name then how many buildings they control now: "Buildings: Ann 5 – Ben 4".
+    return _("Buildings: {first} {first_buildings} – {second} {second_buildings}", first=names[0],
+             first_buildings=b0, second=names[1], second_buildings=b1)
 
 
 def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     """E.g. "Ann wins 13–12 (board full)." / "12–12: Ben wins on the centre C3." / "Draw, 11–11"."""
     outcome = game.outcome
     b0, b1 = outcome.buildings
-    how = outcome.termination
+    how = translate(outcome.termination)
     if outcome.winner is None:
-        return f"Draw: {names[0]} and {names[1]} have {plural(b0, 'building')} each, and the centre C3 is empty ({how})."
+        # TRANSLATORS: {how} is how the game ended: "board full" or "pieces used".
+        return n_("Draw: {first} and {second} have {count} building each, and the centre C3 is empty ({how}).",
+                  "Draw: {first} and {second} have {count} buildings each, and the centre C3 is empty ({how}).", b0,
+                  first=names[0], second=names[1], how=how)
     w = outcome.winner
     if outcome.centre_decided:
-        return f"{names[w]} wins on the centre C3: {b0}–{b1} buildings ({how})."
-    return f"{names[w]} wins {max(b0, b1)}–{min(b0, b1)} in buildings ({how})."
+        # TRANSLATORS: {first}–{second} is the score in buildings (12–12); {how}: "board full" or "pieces used".
+        return _("{name} wins on the centre C3: {first}–{second} buildings ({how}).", name=names[w], first=b0,
+                 second=b1, how=how)
+    # TRANSLATORS: {high}–{low} is the score in buildings (13–12); {how}: "board full" or "pieces used".
+    return _("{name} wins {high}–{low} in buildings ({how}).", name=names[w], high=max(b0, b1), low=min(b0, b1),
+             how=how)
 
 
 def describe_options(options: dict) -> str:
@@ -70,19 +80,30 @@ def describe_move(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     parts = []
     for e in events:
         if e.kind == "capture":
-            roof = " and sealed it with a roof" if e.square in sealed else ""
-            parts.append(f"captured {names[1 - e.player]}'s building on {e.square}{roof}")
+            if e.square in sealed:
+                # TRANSLATORS: {name} is the player who lost the building; {square} a square such as B2.
+                parts.append(_("captured {name}'s building on {square} and sealed it with a roof",
+                               name=names[1 - e.player], square=e.square))
+            else:
+                parts.append(_("captured {name}'s building on {square}", name=names[1 - e.player], square=e.square))
         elif e.kind == "seal" and e.square not in captured:
-            parts.append(f"sealed {e.square} with a roof")
+            parts.append(_("sealed {square} with a roof", square=e.square))
         elif e.kind == "lead":
-            parts.append(f"{names[e.player]} takes the lead, {e.buildings[e.player]}–{e.buildings[1 - e.player]}")
+            # TRANSLATORS: {mine}–{theirs} is the new score in buildings (6–5).
+            parts.append(_("{name} takes the lead, {mine}–{theirs}", name=names[e.player],
+                           mine=e.buildings[e.player], theirs=e.buildings[1 - e.player]))
         elif e.kind == "level":
-            n = e.buildings[0]
-            tie = (f"{names[e.player]} holds the centre C3, which decides a tie" if e.player is not None
-                   else "the centre C3 is empty: a tie would be a draw")
-            parts.append(f"level at {n}–{n} ({tie})")
+            if e.player is not None:
+                # TRANSLATORS: {score} is each player's buildings in a tie (5, as in 5–5).
+                parts.append(_("level at {score}–{score} ({name} holds the centre C3, which decides a tie)",
+                               score=e.buildings[0], name=names[e.player]))
+            else:
+                parts.append(_("level at {score}–{score} (the centre C3 is empty: a tie would be a draw)",
+                               score=e.buildings[0]))
         elif e.kind == "centre":
-            parts.append(f"level at {e.buildings[0]}–{e.buildings[1]}: the centre C3 decides it for {names[e.player]}")
+            # TRANSLATORS: {first}–{second} is the tied score in buildings (12–12).
+            parts.append(_("level at {first}–{second}: the centre C3 decides it for {name}", first=e.buildings[0],
+                           second=e.buildings[1], name=names[e.player]))
     return "; ".join(parts)
 
 
