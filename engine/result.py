@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from engine import N_, Term
+
 
 class EndReason(str, Enum):
     """Why a game ended. The value is what records store (``"finished"`` …)."""
@@ -44,17 +46,23 @@ class Ended:
     def __post_init__(self) -> None:
         object.__setattr__(self, "reason", EndReason(self.reason))
 
-    def why(self, names: tuple[str, str]) -> str:
-        """What ended the game, in a few words: ``"Ann resigned"``, ``"Ann ran out of time"``, ``"aborted"``."""
+    def why(self, names: tuple[str, str]) -> Term:
+        """What ended the game, in a few words: ``"Ann resigned"``, ``"Ann ran out of time"``, ``"aborted"`` (a
+        :class:`engine.Term`: English, translatable)."""
         if self.winner is None:
-            return "aborted"
+            return N_("aborted")
         loser = names[1 - self.winner]
-        return f"{loser} resigned" if self.reason is EndReason.RESIGNED else f"{loser} ran out of time"
+        if self.reason is EndReason.RESIGNED:
+            return N_("{name} resigned", name=loser)
+        return N_("{name} ran out of time", name=loser)
 
     @property
-    def short(self) -> str:
-        """A tag for a corner of the image: ``"by resignation"``, ``"on time"`` or ``"aborted"``."""
-        return {EndReason.RESIGNED: "by resignation", EndReason.TIMEOUT: "on time"}.get(self.reason, "aborted")
+    def short(self) -> Term:
+        """A tag for a corner of the image: ``"by resignation"``, ``"on time"`` or ``"aborted"`` (a
+        :class:`engine.Term`)."""
+        if self.reason is EndReason.RESIGNED:
+            return N_("by resignation")
+        return N_("on time") if self.reason is EndReason.TIMEOUT else N_("aborted")
 
 
 __all__ = ["EndReason", "Ended"]
