@@ -12,6 +12,11 @@ member is in :data:`POSTING` (the reconciler leaves it alone).
 Boards are drawn by :data:`bot.rendering.renderer` (worker processes, people's boards first); a move is answered at once
 — Discord's "thinking…", or "busy: your move is saved, the board follows" when the drawings queue is long
 (:func:`answer_first`) — and the numbers of :mod:`bot.metrics` are counted here.
+
+Languages (:mod:`bot.i18n`): a post is the channel's to read, so its text, buttons and board are in the server's
+language (:func:`server_language`, decided once per post in :func:`post_turn`); what only the player who acted sees
+(:func:`busy_note`, :func:`saved_note`) is in theirs, the current language when a command or button runs. The other
+builders here say things in the current language: their caller picks it.
 """
 from __future__ import annotations
 
@@ -20,14 +25,16 @@ import logging
 
 import discord
 
+from . import i18n
 from .buttons import final_board_view
 from .kinds import Game, GameKind
 from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
+from .i18n import _
 from .outbox import Announcement
 from .record import Event, Record
 from .rendering import CHANNEL, PLAYER, renderer
 from .replies import MESSAGE_LIMIT, refuse
-from .session import Turn
+from .session import Turn, result_text
 from .words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, plain_names
 
 log = logging.getLogger(__name__)
@@ -36,6 +43,15 @@ log = logging.getLogger(__name__)
 GAME_FINISHED = "game_finished"
 #: Announcements (:attr:`Announcement.member`) this process is posting right now.
 POSTING: set[str] = set()
+
+
+async def server_language(bot: discord.Client, guild_id: int | None) -> str:
+    """The language of public posts in the server ``guild_id`` (:meth:`bot.settings.SettingsStore.language_of`;
+    a server not in the bot's cache still gets its ``/settings language``, only its preferred locale is unknown;
+    None, a DM: English)."""
+    if guild_id is None:
+        return i18n.SOURCE
+    return await bot.layer.settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
 
 
 async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
@@ -78,8 +94,11 @@ async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str
 
 def busy_note(turn: Turn) -> str:
     """What a player is told at once when the boards queue is long: their change is stored, its board follows."""
-    what = f"your move `{turn.move}` is saved" if turn.move else "the change is saved"
-    return f"I'm busy right now: {what}, and its board will be posted here in a moment."
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("I'm busy right now: your move `{move}` is saved, and its board will be posted here in a moment.",
+                 move=turn.move)
+    return _("I'm busy right now: the change is saved, and its board will be posted here in a moment.")
 
 
 async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.Interaction | None:
@@ -103,27 +122,55 @@ async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.
 
 def saved_note(turn: Turn) -> str:
     """What a player is told when their change is stored but its board could not be posted."""
-    what = f"Your move `{turn.move}` is saved" if turn.move else "Done: the game is saved"
-    return f"{what}. I couldn't post the board just now; it will be posted in this channel shortly."
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("Your move `{move}` is saved. I couldn't post the board just now; it will be posted in this channel "
+                 "shortly.", move=turn.move)
+    return _("Done: the game is saved. I couldn't post the board just now; it will be posted in this channel "
+             "shortly.")
 
 
-def sides(kind: GameKind, record: Record, *, you: int | None = None, open_seat: str = "whoever accepts") -> str:
+def sides(kind: GameKind, record: Record, *, you: int | None = None) -> str:
     """Who plays which side and who moves first, as a sentence: "Ann plays blue and moves first; Ben plays orange."
     (Hong: "Ann plays the emperor and moves first; …"). ``you``: a user id addressed as "you" ("…; you play
-    orange."); an empty seat (an open challenge) is ``open_seat``."""
+    orange."); an empty seat (an open challenge) is "whoever accepts"."""
     first = kind.new_game(record.options).to_move
     parts = []
     for seat in (0, 1):
         player = record.players[seat]
-        who = "you" if player is not None and player.id == you else player.shown if player else open_seat
-        plural_verb = who == "you"
-        if seat == 0 and player is None or who == "you":  # words of ours at the start of a sentence: capitalised
-            who = who[:1].upper() + who[1:] if seat == 0 else who
-        part = f"{who} {'play' if plural_verb else 'plays'} {kind.role_article}{kind.roles[seat]}"
-        if seat == first:
-            part += f" and {'move' if plural_verb else 'moves'} first"
+        addressed = player is not None and player.id == you
+        if addressed:
+            part = _your_side(kind, seat, seat == first)
+        else:
+            part = _side(kind, player.shown if player else _("whoever accepts"), seat, seat == first)
+        if seat == 0 and (player is None or addressed):  # words of ours at the start of a sentence: capitalised
+            part = part[:1].upper() + part[1:]
         parts.append(part)
-    return f"{parts[0]}; {parts[1]}."
+    # TRANSLATORS: the two sides of a game, e.g. "Ann plays blue and moves first" and "you play orange".
+    return _("{first}; {second}.", first=parts[0], second=parts[1])
+
+
+def _side(kind: GameKind, name: str, seat: int, first: bool) -> str:
+    """"Ann plays blue and moves first" (Hong: "Ann plays the emperor"); ``name`` may be "whoever accepts"."""
+    role = kind.role(seat)
+    if kind.role_article:  # Hong's roles are people: "the emperor", "the dragon master"
+        # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} "emperor" or "dragon master".
+        return (_("{name} plays the {role} and moves first", name=name, role=role) if first
+                else _("{name} plays the {role}", name=name, role=role))
+    # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} a colour, "blue" or "orange".
+    return (_("{name} plays {role} and moves first", name=name, role=role) if first
+            else _("{name} plays {role}", name=name, role=role))
+
+
+def _your_side(kind: GameKind, seat: int, first: bool) -> str:
+    """"you play blue and move first" (Hong: "you play the emperor"), said to the player in ``seat``."""
+    role = kind.role(seat)
+    if kind.role_article:
+        # TRANSLATORS: said to a player; {role} is "emperor" or "dragon master".
+        return (_("you play the {role} and move first", role=role) if first
+                else _("you play the {role}", role=role))
+    # TRANSLATORS: said to a player; {role} is a colour, "blue" or "orange".
+    return _("you play {role} and move first", role=role) if first else _("you play {role}", role=role)
 
 
 def computer_replied(turn: Turn) -> bool:
@@ -144,12 +191,19 @@ def status_line(kind: GameKind, game: Game, record: Record) -> str:
     """Score and whose turn, with a mention of the player to move and the time they have for the turn."""
     seat = game.to_move
     player = record.player(seat)
+    score, role = kind.score(game, record.names), kind.role(seat)
     if player.bot:
-        return f"{kind.score(game, record.names)}\n{player.shown} ({kind.roles[seat]}) is thinking…"
-    left = ""
+        # TRANSLATORS: {name} is the computer player's name; {role} its side ("blue", "emperor").
+        return f"{score}\n" + _("{name} ({role}) is thinking…", name=player.shown, role=role)
     if record.deadline:
-        left = f" You have {describe_duration(record.deadline - (record.turn_started or 0))}."
-    return f"{kind.score(game, record.names)}\n{record.mention(seat)}, your turn ({kind.roles[seat]}).{left}"
+        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {time} how long
+        # they have for the turn, e.g. "1 day 6 hours".
+        turn = _("{mention}, your turn ({role}). You have {time}.", mention=record.mention(seat), role=role,
+                 time=describe_duration(record.deadline - (record.turn_started or 0)))
+    else:
+        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor").
+        turn = _("{mention}, your turn ({role}).", mention=record.mention(seat), role=role)
+    return f"{score}\n{turn}"
 
 
 def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | None]:
@@ -157,19 +211,26 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     (None while the game runs)."""
     record, game = turn.record, turn.game
     if turn.event is Event.MOVE:
-        happened = kind.describe_move(game, record.names)
-        head = f"{record.player(turn.player).shown} played `{turn.move}`{': ' + happened if happened else ''}."
+        name, happened = record.player(turn.player).shown, kind.describe_move(game, record.names)
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is; {happened}
+        # what it did, e.g. "Ann's 2 buildings are taken".
+        head = (_("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened) if happened
+                else _("{name} played `{move}`.", name=name, move=turn.move))
     elif turn.event is Event.TAKEBACK:
-        head = f"Takeback accepted: {record.player(turn.player).shown}'s last turn is undone."
+        name = record.player(turn.player).shown
         if computer_replied(turn):
-            head = f"Takeback: {record.player(turn.player).shown}'s last turn and the computer's reply are undone."
+            head = _("Takeback: {name}'s last turn and the computer's reply are undone.", name=name)
+        else:
+            head = _("Takeback accepted: {name}'s last turn is undone.", name=name)
     else:
         head = ""
     if not turn.finished:
         return f"{head}\n{status_line(kind, game, record)}", None
-    text = f"{head}\n**Game over.** {record.result.text}".strip()
+    # TRANSLATORS: {result} is how the game ended, a sentence: "Ann resigned: Ben wins."
+    text = f"{head}\n" + _("**Game over.** {result}", result=result_text(kind, record, game))
     people = [record.mention(seat) for seat in (0, 1) if not record.player(seat).bot]  # never the computer
-    text += f"\n{' '.join(people)} — thanks for playing!"
+    # TRANSLATORS: {mentions} pings the players of the game that just ended.
+    text = text.strip() + "\n" + _("{mentions} — thanks for playing!", mentions=" ".join(people))
     return text, final_board_view(record.id)
 
 
@@ -201,34 +262,36 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
     POSTING.add(member)
     try:
         if interaction is not None and not interaction.response.is_done():
-            interaction = await answer_first(interaction, turn)
+            interaction = await answer_first(interaction, turn)  # to the player alone: in their language
         priority = PLAYER if interaction is not None else CHANNEL
-        text, view = turn_message(kind, turn)
-        extra = {"view": view} if view else {}
-        name = board_name(kind, turn.announcement)
+        with i18n.language(await server_language(bot, turn.record.guild_id)):  # the post: the server's language
+            text, view = turn_message(kind, turn)
+            extra = {"view": view} if view else {}
+            name = board_name(kind, turn.announcement)
 
-        async def board() -> dict:
-            return {"file": await board_file(kind, turn.game, turn.record, name, priority=priority)} \
-                if shows_board(turn) else {}
+            async def board() -> dict:
+                return {"file": await board_file(kind, turn.game, turn.record, name, priority=priority)} \
+                    if shows_board(turn) else {}
 
-        if interaction is not None:
-            try:
-                await interaction.followup.send(text[:MESSAGE_LIMIT], **await board(),
-                                                allowed_mentions=MENTION_PLAYERS, **extra)
+            if interaction is not None:
+                try:
+                    await interaction.followup.send(text[:MESSAGE_LIMIT], **await board(),
+                                                    allowed_mentions=MENTION_PLAYERS, **extra)
+                    posted = True
+                    BOARD_POSTED.observe(since(interaction))
+                except discord.NotFound:  # the interaction expired: post in the channel instead
+                    log.warning("interaction %s expired; posting game %s in its channel", interaction.id,
+                                turn.record.id)
+            if not posted:
+                channel = bot.get_partial_messageable(turn.record.channel_id)
+                await channel.send(text[:MESSAGE_LIMIT], **await board(),
+                                   allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
                 posted = True
-                BOARD_POSTED.observe(since(interaction))
-            except discord.NotFound:  # the interaction expired: post in the channel instead
-                log.warning("interaction %s expired; posting game %s in its channel", interaction.id, turn.record.id)
-        if not posted:
-            channel = bot.get_partial_messageable(turn.record.channel_id)
-            await channel.send(text[:MESSAGE_LIMIT], **await board(),
-                               allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
-            posted = True
     except Exception:
         FAILURES.labels("board").inc()
         log.exception("posting game %s in channel %s failed; the reconciler posts it later",
                       turn.record.id, turn.record.channel_id)
-        if interaction is not None:
+        if interaction is not None:  # the with block has ended: in the player's language
             await refuse(interaction, saved_note(turn))
     finally:
         POSTING.discard(member)
@@ -255,6 +318,6 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
         return False
 
 
-__all__ = ["GAME_FINISHED", "POSTING", "board_file", "busy_note", "answer_first", "board_name", "nonce",
+__all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_file", "busy_note", "answer_first", "board_name", "nonce",
            "already_posted", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]

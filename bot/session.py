@@ -14,11 +14,15 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from babel.lists import format_list
+
 from engine import IllegalMove
 from engine.result import EndReason
 
+from . import i18n
 from .deadlines import Deadline, Deadlines
 from .errors import GameChanged, UserError
+from .i18n import _
 from .kinds import Game, GameKind
 from .outbox import START, Announcement, Outbox
 from .record import Event, Player, Record, Result, Status, Takeback
@@ -76,6 +80,27 @@ def turn_start(game: Game, seat: int | None = None) -> tuple[int, int] | None:
         if g.pending is None and (seat is None or g.to_move == seat):
             return len(g.moves), g.to_move
     return None
+
+
+def result_text(kind: GameKind, record: Record, game: Game | None = None) -> str:
+    """How the finished ``record`` ended, as a sentence in the current language: "Ann resigned: Ben wins.", "Ann ran
+    out of time: Ben wins.", "Aborted by Cy: no result, unrated.", or the game's own result of a game played out
+    (``kind.result``, from ``game`` — the record's final position, loaded from it when not given).
+
+    The stored :attr:`bot.record.Result.text` is this in English, written when the game ended; a post says it in the
+    server's language by calling this inside ``with i18n.language(...)``."""
+    result = record.result
+    if result.reason in (EndReason.RESIGNED, EndReason.TIMEOUT):
+        loser, winner = record.player(1 - result.winner).shown, record.player(result.winner).shown
+        if result.reason is EndReason.RESIGNED:
+            return _("{loser} resigned: {winner} wins.", loser=loser, winner=winner)
+        return _("{loser} ran out of time: {winner} wins.", loser=loser, winner=winner)
+    if result.reason is EndReason.ABORTED:
+        if record.aborted_by is None:  # not from abort(): the stored words are all there is
+            return result.text
+        # TRANSLATORS: {name} is who aborted the game (an admin, or the bot itself).
+        return _("Aborted by {name}: no result, unrated.", name=record.aborted_by.shown)
+    return kind.result(game if game is not None else kind.load(record.state, replay=False), record.names)
 
 
 class GameLayer:
@@ -152,16 +177,25 @@ class GameLayer:
         stored = await self.current(channel_id)
         if stored is not None and stored.record.status is Status.CHALLENGE:
             record = stored.record
-            who = record.player(record.seat_of(record.opponent)).shown if record.opponent else "someone"
-            raise UserError(f"The {self.kinds[record.kind].title} challenge here hasn't been accepted yet: the game "
-                            f"starts when {who} accepts it.")
+            title = self.kinds[record.kind].title
+            if record.opponent:
+                # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {name} the challenged player.
+                raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when {name} "
+                                  "accepts it.", game=title, name=record.player(record.seat_of(record.opponent)).shown))
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong".
+            raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when someone "
+                              "accepts it.", game=title))
         if stored is None or stored.record.status is not Status.ACTIVE:
-            hint = f"/{kind.name} challenge" if kind else " or ".join(f"/{k} challenge" for k in self.kinds)
-            raise UserError(f"There is no game running in this channel. Start one with {hint}.")
+            names = [kind.name] if kind else list(self.kinds)
+            hint = format_list([f"/{name} challenge" for name in names], style="or", locale=i18n.current())
+            # TRANSLATORS: {commands} is a command or two: "/hongkong challenge or /hong challenge".
+            raise UserError(_("There is no game running in this channel. Start one with {commands}.", commands=hint))
         record = stored.record
         if kind is not None and record.kind != kind.name:
             other = self.kinds[record.kind]
-            raise UserError(f"The game in this channel is {other.title}: use /{other.name} commands here.")
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {command} its command's name, "hongkong" or "hong".
+            raise UserError(_("The game in this channel is {game}: use /{command} commands here.", game=other.title,
+                              command=other.name))
         return stored, self.game_of(record, history=history)
 
     def _expired(self, record: Record) -> bool:
@@ -199,8 +233,8 @@ class GameLayer:
             IllegalMove: the options are not valid for the game (from the engine).
         """
         if opponent is not None and opponent.id == challenger.id:
-            raise UserError("You can't challenge yourself. Pick another member as `opponent`, or leave it out "
-                            "for an open challenge anyone can accept.")
+            raise UserError(_("You can't challenge yourself. Pick another member as `opponent`, or leave it out "
+                              "for an open challenge anyone can accept."))
         stored = await self._free_channel(channel_id)
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
@@ -256,7 +290,7 @@ class GameLayer:
 
     async def _create(self, channel_id: int, record: Record, replacing: Stored | None, effects: Effects) -> None:
         if await self.store.commit(channel_id, record, replacing.version if replacing else 0, effects) is None:
-            raise GameChanged("Someone started a game in this channel at the same moment. Try again in a moment.")
+            raise GameChanged(_("Someone started a game in this channel at the same moment. Try again in a moment."))
 
     async def _start(self, channel_id: int, record: Record, game: Game, replacing: Stored | None) -> Record:
         """Store a new running game with its first turn's deadlines, its first board to post and (if the computer
@@ -282,15 +316,15 @@ class GameLayer:
     def _busy_message(self, record: Record) -> str:
         kind = self.kinds[record.kind]
         if record.status is Status.CHALLENGE:
-            return (
-                f"There is already an open {kind.title} challenge in this channel. "
-                "Wait for it to be answered or to expire, or play in another channel."
-            )
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong".
+            return _("There is already an open {game} challenge in this channel. Wait for it to be answered or to "
+                     "expire, or play in another channel.", game=kind.title)
         a, b = record.names
-        return (
-            f"A game of {kind.title} is already running in this channel ({a} vs {b}). "
-            f"Watch it with /{kind.name} board, or start yours in another channel."
-        )
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {command} the
+        # game's command name, "hongkong" or "hong".
+        return _("A game of {game} is already running in this channel ({first} vs {second}). Watch it with "
+                 "/{command} board, or start yours in another channel.", game=kind.title, first=a, second=b,
+                 command=kind.name)
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int) -> None:
         """Note the challenge message's id, so it can be edited when the challenge expires.
@@ -306,9 +340,9 @@ class GameLayer:
     async def _challenge_for(self, channel_id: int, game_id: str) -> Stored:
         stored = await self.store.get(channel_id)
         if stored is None or stored.record.id != game_id or stored.record.status is not Status.CHALLENGE:
-            raise UserError("This challenge is no longer open.")
+            raise UserError(_("This challenge is no longer open."))
         if self._expired(stored.record):
-            raise UserError("This challenge has expired. Start a new one with the challenge command.")
+            raise UserError(_("This challenge has expired. Start a new one with the challenge command."))
         return stored
 
     async def accept(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game]:
@@ -322,10 +356,10 @@ class GameLayer:
         stored = await self._challenge_for(channel_id, game_id)
         record = stored.record
         if user.id == record.challenger:
-            raise UserError("You can't accept your own challenge; you can withdraw it with Decline.")
+            raise UserError(_("You can't accept your own challenge; you can withdraw it with Decline."))
         if record.opponent is not None and user.id != record.opponent:
             opponent = record.player(record.seat_of(record.opponent)).shown
-            raise UserError(f"Only {opponent} can accept this challenge.")
+            raise UserError(_("Only {name} can accept this challenge.", name=opponent))
         players = tuple(p or Player(user.id, user.name) for p in record.players)
         kind = self.kinds[record.kind]
         game = kind.new_game(record.options)
@@ -334,7 +368,7 @@ class GameLayer:
                                 started=now, updated=now)
         record, effects = await self._starting(record, game, stored.version + 1, self._deadlines_of(stored))
         if await self.store.commit(channel_id, record, stored.version, effects) is None:
-            raise GameChanged("This challenge changed at the same moment (answered or withdrawn). Look again.")
+            raise GameChanged(_("This challenge changed at the same moment (answered or withdrawn). Look again."))
         return record, game
 
     async def decline(self, channel_id: int, game_id: str, user_id: int) -> Record:
@@ -347,10 +381,11 @@ class GameLayer:
         record = stored.record
         if user_id != record.challenger and (record.opponent is None or user_id != record.opponent):
             if record.opponent is None:
-                raise UserError("This is an open challenge: accept it to play, or let it expire.")
-            raise UserError("Only the challenged player can decline this challenge (or the challenger withdraw it).")
+                raise UserError(_("This is an open challenge: accept it to play, or let it expire."))
+            raise UserError(_("Only the challenged player can decline this challenge (or the challenger withdraw "
+                              "it)."))
         if await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored))) is None:
-            raise GameChanged("This challenge changed at the same moment. Look again.")
+            raise GameChanged(_("This challenge changed at the same moment. Look again."))
         return record
 
     async def expire(self, channel_id: int, game_id: str) -> Record | None:
@@ -428,12 +463,14 @@ class GameLayer:
         record = stored.record
         seat = self._player_seat(record, user_id, kind)
         if expected_state is not None and record.state != expected_state:
-            raise GameChanged("The position changed while the move was being chosen.")
+            raise GameChanged(_("The position changed while the move was being chosen."))
         if game.to_move != seat:
             waiting = record.player(game.to_move).shown
-            raise UserError(f"It's not your turn: {waiting} ({kind.roles[game.to_move]}) is to move.")
+            # TRANSLATORS: {name} is the player to move; {role} their side ("blue", "emperor").
+            raise UserError(_("It's not your turn: {name} ({role}) is to move.", name=waiting,
+                              role=kind.role(game.to_move)))
         if record.deadline and self.clock() >= record.deadline:
-            raise UserError("Your time for this turn has run out: the game is being ended as a loss on time.")
+            raise UserError(_("Your time for this turn has run out: the game is being ended as a loss on time."))
         game.play(move)
         record = record.replace(takeback=None)
         return await self._commit(stored, record, kind, game, Turn(record, game, seat, game.moves[-1]))
@@ -449,7 +486,7 @@ class GameLayer:
         """
         stored, game = await self.running(channel_id, kind)
         if game_id is not None and stored.record.id != game_id:
-            raise UserError("That game has already ended: there is nothing to resign.")
+            raise UserError(_("That game has already ended: there is nothing to resign."))
         seat = self._player_seat(stored.record, user_id, kind)
         return await self._commit(stored, stored.record, kind, game, Turn(stored.record, game, seat, None, Event.RESIGNED))
 
@@ -502,10 +539,10 @@ class GameLayer:
         seat = record.seat_of(user_id)
         if seat is None:
             a, b = record.names
-            raise UserError(
-                f"You're not playing in this game ({a} vs {b}). Watch with /{kind.name} board, "
-                "or challenge someone in another channel."
-            )
+            # TRANSLATORS: {first} and {second} are the players' names; {command} the game's command name,
+            # "hongkong" or "hong".
+            raise UserError(_("You're not playing in this game ({first} vs {second}). Watch with /{command} board, "
+                              "or challenge someone in another channel.", first=a, second=b, command=kind.name))
         return seat
 
     async def _timed(self, record: Record, game: Game, start: float) -> tuple[Record, tuple[tuple[str, float], ...]]:
@@ -566,21 +603,22 @@ class GameLayer:
             ok = await self.store.commit(channel_id, record, stored.version,
                                          Effects(**old, schedule=schedule, announce=tuple(announce))) is not None
         if not ok:
-            raise GameChanged("The game changed at the same moment (another move, takeback or answer landed first). "
-                              "Look at the board and try again.")
+            raise GameChanged(_("The game changed at the same moment (another move, takeback or answer landed "
+                                "first). Look at the board and try again."))
         return Turn(record, game, turn.player, turn.move, turn.event, announcement, turn.undone)
 
     @staticmethod
     def _result(kind: GameKind, game: Game, record: Record, turn: Turn) -> Result:
+        """How the game ends, its text stored in English (posts say it in their own language: :func:`result_text`)."""
         if turn.event in (Event.RESIGNED, Event.TIMEOUT):
-            loser = turn.player
-            loser_name, winner_name = record.player(loser).shown, record.player(1 - loser).shown
-            if turn.event is Event.RESIGNED:
-                return Result(1 - loser, EndReason.RESIGNED, f"{loser_name} resigned: {winner_name} wins.")
-            return Result(1 - loser, EndReason.TIMEOUT, f"{loser_name} ran out of time: {winner_name} wins.")
-        if turn.event is Event.ABORTED:
-            return Result(None, EndReason.ABORTED, f"Aborted by {record.aborted_by.shown}: no result, unrated.")
-        return Result(game.winner, EndReason.FINISHED, kind.result(game, record.names))
+            winner, reason = 1 - turn.player, EndReason(turn.event.value)
+        elif turn.event is Event.ABORTED:
+            winner, reason = None, EndReason.ABORTED
+        else:
+            winner, reason = game.winner, EndReason.FINISHED
+        result = Result(winner, reason, "")
+        with i18n.language(i18n.SOURCE):
+            return dataclasses.replace(result, text=result_text(kind, record.replace(result=result), game))
 
     async def announced(self, announcement: Announcement) -> tuple[Record, Game, Turn | None] | None:
         """What a ``turn`` announcement of the outbox should post now: ``(record, game, turn)`` — ``turn`` None for a
@@ -666,10 +704,10 @@ class GameLayer:
         kind = self.kinds[record.kind]
         seat = self._player_seat(record, user_id, kind)
         if game.pending is not None:
-            raise UserError("A dragon summon is in progress: finish the turn before asking for a takeback.")
+            raise UserError(_("A dragon summon is in progress: finish the turn before asking for a takeback."))
         mine = turn_start(game, seat)
         if mine is None:
-            raise UserError("You haven't played a turn yet: there is nothing to take back.")
+            raise UserError(_("You haven't played a turn yet: there is nothing to take back."))
         if record.player(1 - seat).bot:
             # against the computer: back to the start of the caller's last turn (undoing the computer's reply too)
             undone = tuple(game.truncate(mine[0]))
@@ -677,25 +715,24 @@ class GameLayer:
             return await self._commit(stored, record, kind, game,
                                       Turn(record, game, seat, None, Event.TAKEBACK, undone=undone))
         if turn_start(game)[1] != seat:
-            raise UserError("You can only take back your own last turn, before your opponent has moved.")
+            raise UserError(_("You can only take back your own last turn, before your opponent has moved."))
         asked = record.takeback
         if asked and asked.by == seat and asked.moves == len(game.moves):
             opponent = record.player(1 - seat).shown
             if asked.refused:
-                why = f"{opponent} refused it"
-            elif asked.expires > self.clock():
-                raise UserError(f"Your takeback request is waiting for {opponent} to answer.")
-            else:
-                why = f"{opponent} didn't answer in time"
-            raise UserError(f"You have already asked for a takeback this turn, and {why}. Play on: you can ask "
-                            "again after your next turn.")
+                raise UserError(_("You have already asked for a takeback this turn, and {name} refused it. Play on: "
+                                  "you can ask again after your next turn.", name=opponent))
+            if asked.expires > self.clock():
+                raise UserError(_("Your takeback request is waiting for {name} to answer.", name=opponent))
+            raise UserError(_("You have already asked for a takeback this turn, and {name} didn't answer in time. "
+                              "Play on: you can ask again after your next turn.", name=opponent))
         request = Takeback(by=seat, moves=len(game.moves), expires=self.clock() + TAKEBACK_TIMEOUT,
                            nonce=self._new_id()[:4])
         record = record.replace(takeback=request)
         runs_out = Effects(schedule=((Deadline("takeback", channel_id, record.id, request.moves).member,
                                       request.expires),))
         if await self.store.commit(channel_id, record, stored.version, runs_out) is None:
-            raise GameChanged("The game changed at the same moment. Look at the board and try again.")
+            raise GameChanged(_("The game changed at the same moment. Look at the board and try again."))
         return record, 1 - seat
 
     async def answer_takeback(self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool,
@@ -712,15 +749,16 @@ class GameLayer:
         live = record is not None and record.id == game_id and record.status is Status.ACTIVE
         request = record.takeback if live else None
         if request is None or request.refused or request.moves != moves or (nonce is not None and request.nonce != nonce):
-            raise UserError("This takeback request is no longer open.")
+            raise UserError(_("This takeback request is no longer open."))
         if request.expires <= self.clock():
-            raise UserError("This takeback request has expired.")
+            raise UserError(_("This takeback request has expired."))
         if record.seat_of(user_id) != 1 - request.by:
-            raise UserError(f"Only {record.player(1 - request.by).shown} can answer this takeback request.")
+            raise UserError(_("Only {name} can answer this takeback request.",
+                              name=record.player(1 - request.by).shown))
         if not accept:
             record = record.replace(takeback=dataclasses.replace(request, refused=True))
             if await self.store.commit(channel_id, record, stored.version) is None:
-                raise GameChanged("The game changed at the same moment. Look again.")
+                raise GameChanged(_("The game changed at the same moment. Look again."))
             return record
         record = record.replace(takeback=None)
         kind = self.kinds[record.kind]
@@ -741,19 +779,19 @@ class GameLayer:
         """
         old = await self.store.finished(channel_id, game_id)
         if old is None:
-            raise UserError("That game is not found any more.")
+            raise UserError(_("That game is not found any more."))
         seat = old.seat_of(user.id)
         if seat is None:
-            raise UserError("Only the two players of that game can ask for a rematch.")
+            raise UserError(_("Only the two players of that game can ask for a rematch."))
         other = old.player(1 - seat)
         new, votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
         if votes < 2:  # the computer always agrees
             if not new:
-                raise UserError(f"You have already asked for a rematch: waiting for {other.shown} to press Rematch "
-                                "too.")
+                raise UserError(_("You have already asked for a rematch: waiting for {name} to press Rematch too.",
+                                  name=other.shown))
             return other
         if not await self.store.claim_rematch(channel_id, game_id):
-            raise UserError("The rematch has already started.")
+            raise UserError(_("The rematch has already started."))
         kind = self.kinds[old.kind]
         swap, options = kind.rematch(old.options, self.rng)
         players = tuple(reversed(old.players)) if swap else old.players
@@ -769,7 +807,7 @@ class GameLayer:
         except GameChanged:
             await self.store.release_rematch(channel_id, game_id)
             current = await self.store.get(channel_id)
-            raise UserError(self._busy_message(current.record) if current else "The channel is busy; try again.")
+            raise UserError(self._busy_message(current.record) if current else _("The channel is busy; try again."))
 
 
-__all__ = ["GameLayer", "UserError", "GameChanged", "Person", "Turn", "IllegalMove", "turn_start"]
+__all__ = ["GameLayer", "UserError", "GameChanged", "Person", "Turn", "IllegalMove", "turn_start", "result_text"]

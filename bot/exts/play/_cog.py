@@ -23,7 +23,7 @@ from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sid
 from ...rendering import default_workers
 from ...replies import refuse
 from ...record import Event, Player, Record
-from ...session import TAKEBACK_TIMEOUT, Person, Turn
+from ...session import TAKEBACK_TIMEOUT, Person, Turn, result_text
 from ...settings import RESIGN_CONFIRMATION
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
@@ -142,7 +142,7 @@ class Play(commands.Cog):
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {result}
                 # a sentence saying who won; {link} a link to the game's thread.
                 text = _("**{game}** {first} vs {second} has ended: {result} {link}", game=kind.title, first=a,
-                         second=b, result=record.result.text, link=jump_link(record.guild_id, record.channel_id))
+                         second=b, result=result_text(kind, record), link=jump_link(record.guild_id, record.channel_id))
             await send_quietly(self.bot, record.parent_id, text)
 
     # --- challenges -------------------------------------------------------------------------------
