@@ -5,9 +5,13 @@ import asyncio
 import contextlib
 import io
 from dataclasses import dataclass
+from typing import Iterator
 
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
 from PIL import Image
 
+from bot import i18n
 from bot.__main__ import point_at
 from bot.client import HongBot
 from bot.config import Config
@@ -111,3 +115,25 @@ async def resign(emu, user, channel: int, game: str = "hongkong"):
     final = (await click.wait_followups(1))[0]
     assert question.content == "You resigned." and question.buttons() == []
     return final
+
+
+@contextlib.contextmanager
+def temporary_catalogs(folder, messages: dict[str, dict], monkeypatch) -> Iterator[None]:
+    """Small message catalogs in ``folder`` stand in for ``bot/locales`` inside the block: ``messages`` maps a
+    language code to ``{msgid or (context, msgid): translation}``, each written as ``<code>.po``; the catalog
+    caches are cleared before and after, so no other test sees them."""
+    for code, entries in messages.items():
+        catalog = Catalog(locale=code)
+        for key, text in entries.items():
+            context, message = key if isinstance(key, tuple) else (None, key)
+            catalog.add(message, text, context=context)
+        with (folder / f"{code}.po").open("wb") as f:
+            write_po(f, catalog)
+    monkeypatch.setattr(i18n, "LOCALES", folder)
+    i18n.languages.cache_clear()
+    i18n.translations.cache_clear()
+    try:
+        yield
+    finally:
+        i18n.languages.cache_clear()
+        i18n.translations.cache_clear()

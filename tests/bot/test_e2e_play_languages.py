@@ -8,14 +8,12 @@ and its buttons — is in the server's language (``/settings language``), whoeve
 from __future__ import annotations
 
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import write_po
 
 from bot import i18n
 from bot.settings import SettingsStore
 from bot.store import GameStore
 
-from .harness import display, refused
+from .harness import display, refused, temporary_catalogs
 from .test_e2e_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
 
 pytestmark = pytest.mark.timeout(240)
@@ -48,20 +46,9 @@ MESSAGES = {
 def catalogs(tmp_path, monkeypatch):
     """bot/locales replaced by a folder holding :data:`MESSAGES` as de.po and ja.po (the caches cleared before and
     after, so no other test sees them)."""
-    for code, messages in MESSAGES.items():
-        catalog = Catalog(locale=code)
-        for key, text in messages.items():
-            context, message = key if isinstance(key, tuple) else (None, key)
-            catalog.add(message, text, context=context)
-        with (tmp_path / f"{code}.po").open("wb") as f:
-            write_po(f, catalog)
-    monkeypatch.setattr(i18n, "LOCALES", tmp_path)
-    i18n.languages.cache_clear()
-    i18n.translations.cache_clear()
-    assert i18n.languages() == ("en", "de", "ja")
-    yield
-    i18n.languages.cache_clear()
-    i18n.translations.cache_clear()
+    with temporary_catalogs(tmp_path, MESSAGES, monkeypatch):
+        assert i18n.languages() == ("en", "de", "ja")
+        yield
 
 
 def mention(user) -> str:
