@@ -104,18 +104,43 @@ def describe_height(value: int) -> Term:
 # lists them in that order). The double turns are 1,250 bits: one block of 50 per quick-block plot, A1's highest,
 # each laid out like the single turns. :func:`_single_texts` and :func:`_double_texts` turn a set of turns into their
 # texts, in order, without a Python loop over the turns.
+#
+# Rule 6 is read from *level sets*: four pairs side by side (200 bits), the pair at bits 50 × (b - 1) standing for
+# open buildings of b = 1…4 blocks (height value 2b). A player's *targets* are their open buildings, each in both
+# halves of its own pair; a player's *capturers* are their buildings in every pair they are high enough for: in the
+# high half where a block on b blocks would not top them (height value ≥ 2b + 2), in the low half where a roof would
+# not (≥ 2b + 1). So the plots next to a player's capturers (one :func:`_next_to`), intersected with the opponent's
+# targets and the four pairs folded into one, are the captures rule 6 allows. Both are kept with the player's
+# buildings in one int, their *marks*, which a placement changes by one table look-up (:data:`_MARK`).
 
 _BIT = tuple(1 << (PLOTS - 1 - x) for x in range(PLOTS))
 _ALL = (1 << PLOTS) - 1
 _PAIR = (1 << PLOTS) | 1  # plots × _PAIR: the same plots in both halves of a pair
 _BOTH = _ALL * _PAIR
 _CENTRE_BIT = _BIT[CENTRE]
+_LEVELS = sum(_PAIR << (2 * PLOTS * i) for i in range(MAX_PIECES - 1))  # plots × _LEVELS: in all eight halves
 _ROW_1, _ROW_5 = _ALL & ~(_ALL >> SIZE), _ALL >> (PLOTS - SIZE)
 _COLUMN_A = sum(_BIT[x] for x in range(0, PLOTS, SIZE))
 _COLUMN_E = sum(_BIT[x] for x in range(SIZE - 1, PLOTS, SIZE))
-#: The plots that have a neighbour above, below, to the left and to the right (in both halves of a pair).
-_HAS_ABOVE, _HAS_BELOW = (_ALL & ~_ROW_1) * _PAIR, (_ALL & ~_ROW_5) * _PAIR
-_HAS_LEFT, _HAS_RIGHT = (_ALL & ~_COLUMN_A) * _PAIR, (_ALL & ~_COLUMN_E) * _PAIR
+#: The plots that have a neighbour above, below, to the left and to the right (in every half of a level set).
+_HAS_ABOVE, _HAS_BELOW = (_ALL & ~_ROW_1) * _LEVELS, (_ALL & ~_ROW_5) * _LEVELS
+_HAS_LEFT, _HAS_RIGHT = (_ALL & ~_COLUMN_A) * _LEVELS, (_ALL & ~_COLUMN_E) * _LEVELS
+#: A player's *marks*: their capturers (bits 0–199), their targets (200–399) and their buildings (400–424) in one
+#: int, so that a placement changes them with one look-up in :data:`_MARK`.
+_TARGETS_AT, _BUILDINGS_AT = 4 * 2 * PLOTS, 2 * 4 * 2 * PLOTS
+#: Per plot, per height value 0–10: the marks of a building there (0 for none).
+_MARK = tuple(
+    tuple(0 if h == 0 else
+          sum(((_BIT[x] << PLOTS if h >= 2 * b + 2 else 0) | (_BIT[x] if h >= 2 * b + 1 else 0)) << (2 * PLOTS * (b - 1))
+              for b in range(1, MAX_PIECES))
+          | ((_BIT[x] * _PAIR) << (PLOTS * (h - 2)) if h in (2, 4, 6, 8) else 0) << _TARGETS_AT
+          | _BIT[x] << _BUILDINGS_AT
+          for h in range(2 * MAX_PIECES + 1))
+    for x in range(PLOTS)
+)
+#: Where in the marks the pair of open buildings of four blocks is: a quick block there leaves no room for a second
+#: piece.
+_FOUR_BLOCKS_AT = _TARGETS_AT + 2 * PLOTS * (MAX_PIECES - 2)
 _SINGLES = tuple(f"{kind}@{square_name(x)}" for kind in (STANDARD, ROOF) for x in range(PLOTS))
 _DOUBLES = tuple(f"Q@{square_name(q)} {single}" for q in range(PLOTS) for single in _SINGLES)
 #: Canonical turn text → (0 for a single turn, 1 for a double one; its bit among them; its placements).
@@ -127,24 +152,19 @@ _TURNS: dict[str, tuple[int, int, tuple[tuple[str, int], ...]]] = {
 _RUN_TEXT = tuple(tuple(tuple(_SINGLES[first + i] for i in range(width) if v >> (width - 1 - i) & 1)
                         for v in range(1 << width))
                   for first, width in ((0, 9), (9, 8), (17, 8), (25, 9), (34, 8), (42, 8)))
+#: A set of quick-block plots in three runs (A1–D2, E2–B4, C4–E5): per run, its bits → the lowest bit of each of
+#: their blocks, so that single turns × it are the same turns after a quick block on any of them.
+_SPREAD = tuple(tuple(sum(1 << (50 * (PLOTS - 1 - (first + i))) for i in range(width) if v >> (width - 1 - i) & 1)
+                      for v in range(1 << width))
+                for first, width in ((0, 9), (9, 8), (17, 8)))
+#: Per quick-block plot q: in q's block, the single turns on q itself (standard block and roof).
+_SAME_PLOT = tuple((_BIT[q] * _PAIR) << (50 * (PLOTS - 1 - q)) for q in range(PLOTS))
+#: Per plot n: ``(q's bit, q, turns)`` for each neighbour q: the double turns "quick block on q, then S or R on n".
+_NEIGHBOUR_TURNS = tuple(
+    tuple((_BIT[q], q, (_BIT[n] * _PAIR) << (50 * (PLOTS - 1 - q))) for q in NEIGHBOURS[n]) for n in range(PLOTS)
+)
 #: Single turns (50 bits) × _EVERY_BLOCK: the same turns after a quick block on any plot (1,250 bits).
 _EVERY_BLOCK = sum(1 << (50 * j) for j in range(PLOTS))
-#: In each quick-block plot's block: the single turns on that same plot (standard block and roof), and the others.
-_SAME_PLOT = sum((_BIT[q] * _PAIR) << (50 * (PLOTS - 1 - q)) for q in range(PLOTS))
-_OTHER_PLOTS = ~_SAME_PLOT & ((1 << (50 * PLOTS)) - 1)
-#: (row, its 5 bits) → the blocks of the plots set in that row: a set of quick-block plots → its double turns.
-_ROW_BLOCKS = tuple(
-    tuple(sum(((1 << 50) - 1) << (50 * (PLOTS - 1 - (row * SIZE + c))) for c in range(SIZE) if v >> (SIZE - 1 - c) & 1)
-          for v in range(1 << SIZE))
-    for row in range(SIZE)
-)
-#: Per plot n: ``(q, turns)`` for each neighbour q: the double turns "quick block on q, then S or R on n".
-_NEIGHBOUR_TURNS = tuple(
-    tuple((q, (_BIT[n] * _PAIR) << (50 * (PLOTS - 1 - q))) for q in NEIGHBOURS[n]) for n in range(PLOTS)
-)
-#: Per number of blocks b of an open building (4 down to 1): the height value a block on it needs (2b + 2), a
-#: roof (2b + 1), and its own (2b).
-_CAPTURE_LEVELS = tuple((2 * b + 2, 2 * b + 1, 2 * b) for b in range(MAX_PIECES - 1, 0, -1))
 _DOUBLES_TOP = 1 << len(_DOUBLES)
 _TO_SELECTORS = bytes.maketrans(b"01", b"\x00\x01")
 
@@ -160,15 +180,9 @@ def _double_texts(turns: int) -> Iterator[str]:
     """The texts of a set of double turns (1,250 bits, not empty), in order.
 
     ``bin()`` writes the bits one character each, highest first (a bit above them all keeps the leading zeros);
-    made into 0/1 bytes after the trailing zeros are cut, they select from the texts up to the last turn's."""
-    lowest = (turns & -turns).bit_length() - 1
-    return compress(_DOUBLES, bin((turns | _DOUBLES_TOP) >> lowest)[3:].encode().translate(_TO_SELECTORS))
-
-
-def _blocks_of(plots: int) -> int:
-    """A set of quick-block plots (25 bits) → every double turn of those quick blocks (1,250 bits)."""
-    r = _ROW_BLOCKS
-    return r[0][plots >> 20] | r[1][plots >> 15 & 31] | r[2][plots >> 10 & 31] | r[3][plots >> 5 & 31] | r[4][plots & 31]
+    made into 0/1 bytes, they select from the texts (one pass in C, about 10 ns a turn: the floor of building the
+    list)."""
+    return compress(_DOUBLES, bin(turns | _DOUBLES_TOP)[3:].encode().translate(_TO_SELECTORS))
 
 
 def _notation(placements) -> str:
@@ -177,17 +191,9 @@ def _notation(placements) -> str:
 
 
 def _next_to(plots: int) -> int:
-    """The plots edge-adjacent to at least one plot of ``plots`` (a set of plots, or a pair of sets)."""
+    """The plots edge-adjacent to at least one plot of ``plots`` (a set of plots, a pair of sets or a level set)."""
     return ((plots << SIZE) & _HAS_BELOW) | ((plots >> SIZE) & _HAS_ABOVE) | ((plots >> 1) & _HAS_LEFT) \
         | ((plots << 1) & _HAS_RIGHT)
-
-
-def _plots_in(plots: int) -> Iterator[int]:
-    """The plot indices of a set, from its lowest bit (the highest plot) up."""
-    while plots:
-        low = plots & -plots
-        yield PLOTS - low.bit_length()
-        plots ^= low
 
 
 @dataclass(frozen=True)
@@ -249,13 +255,14 @@ class HongKongGame:
     Use :func:`new_game` or :func:`from_dict` to make one.
 
     Beside ``stacks`` the game keeps each plot's controller and height value, and sets of plots as bits (plot x
-    is bit 24 - x): each player's buildings, by height value too, and the closed ones (roofed or five pieces).
-    They change with each placement, so :meth:`legal_moves` finds the plots a piece may go on with a few
-    operations on whole sets.
+    is bit 24 - x): each player's buildings, the closed ones (roofed or five pieces), and each player's level sets
+    for rule 6 (their open buildings as targets, their buildings as capturers; see the move generation notes above).
+    They change with each placement by a few table look-ups, so :meth:`legal_moves` finds the plots a piece may go
+    on with a few operations on whole sets.
     """
 
-    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move", "_owner", "_height", "_own", "_level",
-                 "_closed", "_filled", "_left", "_legal")
+    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move", "_owner", "_height", "_marks", "_closed",
+                 "_filled", "_left", "_legal")
 
     kind = NAME
     pending = None
@@ -270,8 +277,7 @@ class HongKongGame:
         self._to_move = first
         self._owner = [-1] * PLOTS  # controller of each plot, -1 for an empty one
         self._height = [0] * PLOTS  # height value of each plot: 2 × blocks + 1 if roofed (an open one: 2 × pieces)
-        self._own = [0, 0]  # each player's buildings (bits)
-        self._level = [[0] * 11, [0] * 11]  # each player's buildings by height value 0–10
+        self._marks = [0, 0]  # each player's capturers, targets and buildings (see _MARK)
         self._closed = 0  # roofed, or five pieces: nothing more goes there
         self._filled = 0  # plots occupied
         self._left = 2 * (START_PIECES[STANDARD] + START_PIECES[ROOF])  # standard blocks and roofs not placed
@@ -303,7 +309,7 @@ class HongKongGame:
 
     def buildings(self) -> tuple[int, int]:
         """Controlled buildings: ``(player 0's count, player 1's count)``."""
-        return self._own[0].bit_count(), self._own[1].bit_count()
+        return (self._marks[0] >> _BUILDINGS_AT).bit_count(), (self._marks[1] >> _BUILDINGS_AT).bit_count()
 
     @property
     def is_over(self) -> bool:
@@ -372,7 +378,7 @@ class HongKongGame:
         other.moves = list(self.moves)
         other._to_move = self._to_move
         other._owner, other._height = list(self._owner), list(self._height)
-        other._own, other._level = list(self._own), [list(levels) for levels in self._level]
+        other._marks = list(self._marks)
         other._closed, other._filled, other._left = self._closed, self._filled, self._left
         other._legal = None  # found again on demand: a copy's play() checks every turn by the rules
         return other
@@ -437,12 +443,11 @@ class HongKongGame:
         self.stacks[plot].append((player, kind))
         self.remaining[player][kind] -= 1
         bit, old, height = _BIT[plot], self._owner[plot], self._height[plot]
+        mark = _MARK[plot]
         if old < 0:
             self._filled += 1
         else:
-            self._level[old][height] ^= bit
-            self._own[old] ^= bit
-        self._own[player] |= bit
+            self._marks[old] ^= mark[height]
         if kind == ROOF:
             height += 1
             self._left -= 1
@@ -453,7 +458,7 @@ class HongKongGame:
                 self._left -= 1
             if height == 2 * MAX_PIECES:
                 self._closed |= bit
-        self._level[player][height] |= bit
+        self._marks[player] |= mark[height]
         self._owner[plot], self._height[plot] = player, height
         self._legal = None
 
@@ -463,8 +468,8 @@ class HongKongGame:
         stack.pop()
         self.remaining[player][kind] += 1
         bit, height = _BIT[plot], self._height[plot]
-        self._level[player][height] ^= bit
-        self._own[player] ^= bit
+        mark = _MARK[plot]
+        self._marks[player] ^= mark[height]
         if kind != QUICK:
             self._left += 1
         height -= 1 if kind == ROOF else 2
@@ -473,8 +478,7 @@ class HongKongGame:
         if owner < 0:
             self._filled -= 1
         else:
-            self._own[owner] |= bit
-            self._level[owner][height] |= bit
+            self._marks[owner] |= mark[height]
         self._owner[plot], self._height[plot] = owner, height
         self._legal = None
 
@@ -607,27 +611,22 @@ class HongKongGame:
 
         Empty plots and the player's own open buildings, plus the opponent's open buildings next to one of the
         player's at least as high as the result (rule 6): on ``b`` blocks (height value ``2b``) a block needs
-        ``2b + 2``, a roof ``2b + 1`` — for each ``b``, the opponent's buildings of height value ``2b`` next to the
-        player's buildings of that height value or more.
+        ``2b + 2``, a roof ``2b + 1``. For all ``b`` at once: the plots next to the player's capturers, within the
+        opponent's targets, the four level pairs folded into one.
         """
-        own = self._own[player]
-        turns = ((_ALL ^ (own | self._own[1 - player])) | (own & ~self._closed)) * _PAIR
-        mine, theirs = self._level[player], self._level[1 - player]
-        at_least = 0  # the player's buildings at least as high as needed, as b goes down from 4
-        for block_needs, roof_needs, open_height in _CAPTURE_LEVELS:
-            at_least |= mine[block_needs]
-            high_for_block = at_least
-            at_least |= mine[roof_needs]
-            target = theirs[open_height]
-            if target:
-                turns |= target * _PAIR & _next_to((high_for_block << PLOTS) | at_least)
-        return turns
+        mine, theirs = self._marks[player], self._marks[1 - player]
+        own = mine >> _BUILDINGS_AT
+        captures = _next_to(mine) & theirs >> _TARGETS_AT  # _next_to's masks keep the capturers alone
+        captures |= captures >> 100
+        captures |= captures >> 50
+        return ((_ALL ^ (own | theirs >> _BUILDINGS_AT)) | (own & ~self._closed)) * _PAIR | captures & _BOTH
 
     def legal_moves(self) -> list[str]:
         """Every legal turn for the player to move, canonical notation, no duplicates.
 
         Order: single placements (``S`` then ``R``, plots A1…E5), then double moves by quick-block plot.
-        Empty once the game is over. At the start of a game there are exactly 1,200.
+        Empty once the game is over. At the start of a game there are exactly 1,200 (that list is made once, when
+        the module loads: the opening position is the same in every game).
 
         Generated on sets of turns (bits): the single turns from :meth:`_placeable`. A quick block on a plot q
         changes only q (now the player's, one block higher: a second piece still fits unless it had four blocks)
@@ -637,6 +636,9 @@ class HongKongGame:
         """
         if self._filled == PLOTS or self._left == 0:
             return []
+        if not self.moves and _OPENING:  # (empty while the module loads and makes it)
+            self._legal = _OPENING_TURNS
+            return list(_OPENING)
         player = self._to_move
         hand = self.remaining[player]
         singles = self._placeable(player)
@@ -648,16 +650,26 @@ class HongKongGame:
         moves = _single_texts(singles)
         doubles = 0
         if quick and in_hand:
-            mine, theirs = self._level[player], self._level[1 - player]
-            four = mine[8] | theirs[8]  # open buildings of four blocks: a quick block leaves no room there
-            doubles = singles * _EVERY_BLOCK & _blocks_of(quick) & _OTHER_PLOTS | _SAME_PLOT & _blocks_of(quick & ~four)
-            height = self._height
-            for n in _plots_in((theirs[2] | theirs[4] | theirs[6] | theirs[8]) & _next_to(quick)):
-                for q, reach in _NEIGHBOUR_TURNS[n]:
-                    if height[q] >= height[n] and quick & _BIT[q]:
-                        doubles |= reach
-            if in_hand != _BOTH:
-                doubles &= in_hand * _EVERY_BLOCK
+            spread = _SPREAD[0][quick >> 16] | _SPREAD[1][quick >> 8 & 255] | _SPREAD[2][quick & 255]
+            doubles = singles * spread  # the single turns (pieces in hand) after a quick block on each plot q
+            # q had four blocks: now five, closed to a second piece
+            four = quick & (self._marks[0] | self._marks[1]) >> _FOUR_BLOCKS_AT
+            while four:
+                low = four & -four
+                doubles &= ~_SAME_PLOT[PLOTS - low.bit_length()]
+                four ^= low
+            # the opponent's open buildings n next to q, as high as q or lower: q one block higher captures n
+            near = self._marks[1 - player] >> _BUILDINGS_AT & ~self._closed & ~quick & _next_to(quick)
+            height, captures = self._height, 0
+            while near:
+                low = near & -near
+                n = PLOTS - low.bit_length()
+                near ^= low
+                for bit, q, turns in _NEIGHBOUR_TURNS[n]:
+                    if quick & bit and height[q] >= height[n]:
+                        captures |= turns
+            if captures:
+                doubles |= captures if in_hand == _BOTH else captures & in_hand * _EVERY_BLOCK
             if doubles:
                 moves += _double_texts(doubles)
         self._legal = (singles, doubles)
@@ -699,6 +711,14 @@ class HongKongGame:
 
     def __repr__(self) -> str:
         return f"<HongKongGame first={self.first} moves={len(self.moves)} to_move={self._to_move} over={self.is_over}>"
+
+
+#: The opening position's legal turns, and their sets (see :meth:`HongKongGame.legal_moves`).
+_OPENING: tuple[str, ...] = ()
+_opening = HongKongGame(0)
+_OPENING = tuple(_opening.legal_moves())
+_OPENING_TURNS = _opening._legal
+del _opening
 
 
 def new_game(first: int = 0) -> HongKongGame:

@@ -479,6 +479,18 @@ def test_1200_legal_moves_at_the_start(first):
     assert set(moves) == brute_force_moves(game)
 
 
+def test_the_opening_turns_are_a_new_list_each_time():
+    # the opening's turns are made once when the module loads: a caller changing its list changes no other game's
+    game = new_game(0)
+    game.legal_moves().clear()
+    mine = game.legal_moves()
+    mine[0] = "spoiled"
+    assert len(game.legal_moves()) == 1200 and game.legal_moves()[0] == "S@A1"
+    assert new_game(1).legal_moves() == game.legal_moves() and "spoiled" not in new_game(1).legal_moves()
+    game.play("Q@A1 S@A1")  # a turn from the kept list needs no second check, and is the rules' turn
+    assert game.stacks[0] == [(0, "Q"), (0, "S")] and game.pop() == "Q@A1 S@A1" and len(game.legal_moves()) == 1200
+
+
 @pytest.mark.parametrize("opening, expected", [
     ("S@A1", 2 * 24 * 25),   # 24 empty plots: 2×24 singles + 24 quick plots × 2×(23 empty + own) doubles
     ("R@B2", 2 * 24 * 25),
