@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 try:  # zlib-ng deflates palette images two to three times as fast as zlib, to the same format
     from zlib_ng import zlib_ng as _zlib
@@ -20,7 +20,8 @@ except ImportError:  # pragma: no cover - zlib-ng is a dependency; this keeps a 
 
 from PIL import Image, ImageDraw
 
-from render.text import Style, render_label
+from engine import N_
+from render.text import Style, fit_text, render_label, text_width, two_lines
 
 Colour = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -29,8 +30,8 @@ Box = tuple[float, float, float, float]
 PLAYER_COLOURS: tuple[Colour, Colour] = ((0, 114, 178), (230, 159, 0))
 #: Darker outlines of the player colours, for edges and text on light ground.
 PLAYER_DARK: tuple[Colour, Colour] = ((0, 66, 110), (150, 95, 0))
-#: Names of the player colours as shown to players.
-PLAYER_COLOUR_NAMES: tuple[str, str] = ("blue", "orange")
+#: Names of the player colours as shown to players (English, marked for the catalogs: translate where shown).
+PLAYER_COLOUR_NAMES: tuple[str, str] = (N_("blue"), N_("orange"))
 
 BACKGROUND: Colour = (246, 241, 231)
 INK: Colour = (33, 33, 33)
@@ -44,6 +45,10 @@ TRACK: Colour = (225, 216, 198)
 BASE_COLOURS: tuple[Colour, ...] = (BACKGROUND, INK, MUTED, HIGHLIGHT, WHITE, TRACK, *PLAYER_COLOURS, *PLAYER_DARK)
 #: Text colour on background pairs every palette blends (anti-aliased text, the replay caption).
 BASE_BLENDS: tuple[tuple[Colour, Colour], ...] = ((INK, BACKGROUND), (MUTED, BACKGROUND), (INK, WHITE))
+
+#: The sizes a legend's words are set in, largest first: on one line, then (if the line is still too long) on two.
+LEGEND_STYLES = (Style(24), Style(22), Style(20), Style(18))
+LEGEND_TWO_LINES = (Style(20), Style(18))
 
 #: Default zlib level of the PNGs. With zlib-ng, level 2 deflates a Hong Kong board (1.2 Mpx) in about 2 ms to
 #: 30–55 KB; each level up costs about 0.7 ms for 4 % less. Pillow's encoder (system zlib) took 4–5 ms at level 2.
@@ -160,6 +165,48 @@ class Canvas:
         label = render_label(text, style, fill, bg, self.palette, anchor)
         self.image.paste(label.image, (round(xy[0]) + label.dx, round(xy[1]) + label.dy), label.mask)
         return label.width
+
+    def legend(self, y: float, left: float, right: float, items: Sequence[tuple[float, Callable[[float], None], str, float]],
+               note: str, fill: Colour, note_fill: Colour, bg: Colour) -> None:
+        """A legend across ``left``–``right`` px, centred on ``y``: each item's icon then its word, and a ``note``
+        right-aligned at the end, e.g. "number = blocks high".
+
+        ``items`` are ``(advance, draw, text, gap)``: ``draw(x)`` draws the icon at ``x``, its word starts
+        ``advance`` px further and the next item ``gap`` px after the word (the last gap is the least room left
+        before the note). The words take the largest of :data:`LEGEND_STYLES` at which the line fits; if none
+        does (a language's longer words), each word is set on two lines (:func:`render.text.two_lines`) in the
+        largest of :data:`LEGEND_TWO_LINES` that fits; if even that is too wide, the note is cut with "…".
+        """
+        def lines(text: str, style: Style, split: bool) -> list[str]:
+            return two_lines(text, style) if split else [text]
+
+        def wide(text: str, style: Style, split: bool) -> float:
+            return max(round(text_width(line, style)) for line in lines(text, style, split))
+
+        for split, styles in ((False, LEGEND_STYLES), (True, LEGEND_TWO_LINES)):
+            for style in styles:
+                used = sum(advance + wide(text, style, split) + gap for advance, _, text, gap in items)
+                if left + used + wide(note, style, split) <= right:
+                    break
+            else:
+                continue
+            break
+        step = style.size + 2
+
+        def put(x: float, text: str, colour: Colour, anchor: str) -> float:
+            rows = lines(text, style, split)
+            for k, line in enumerate(rows):
+                self.text((x, y + (k - (len(rows) - 1) / 2) * step), line, style, colour, bg, anchor)
+            return wide(text, style, split)
+
+        x = left
+        for advance, draw, text, gap in items:
+            draw(x)
+            x += advance + put(x + advance, text, fill, "lm") + gap
+        if left + used + wide(note, style, split) > right:  # too wide even on two lines: the note is cut
+            note = fit_text(note, style, right - left - used)
+            split = False
+        put(right, note, note_fill, "rm")
 
     def text_line(self, xy: tuple[float, float], texts: Sequence[str], style: Style, fill: Colour, bg: Colour,
                   anchor: str = "la") -> float:

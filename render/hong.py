@@ -19,7 +19,11 @@ to bottom:
   icon and a word; summoned dragons are marked SUMMONED, the sizes a pending summon may choose are framed in the
   summoning player's colour.
 
-Speed: the board's spaces, outline, coordinates and legend are drawn once per board; tiles (drawn at three times
+Every word is in the language of the ``translations`` given (see :mod:`render.words`; English by default): a
+longer sentence shrinks or has its names cut, a label its size, so nothing is clipped. Squares, numbers, notation and
+the dragons' actions (``rotate``: what a player types in ``D2 rotate C4``) are the same in every language.
+
+Speed: the board's spaces, outline, coordinates and legend are drawn once per board and language; tiles (drawn at three times
 the size and scaled down, anti-aliased), stones and lair spaces are cached; text comes from the label cache; the
 image is a palette image (:data:`PALETTE`) encoded with a fast zlib level. Pure: no I/O.
 """
@@ -36,7 +40,8 @@ from render.common import (
     BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas, Palette,
     to_png,
 )
-from render.text import Style, clean_name, fit_parts, fit_text, text_width
+from render.text import Style, fit_line, fit_lines, fit_parts, fit_text, text_width
+from render.words import Translations, Words, parts, player_names, words
 
 __all__ = ["render_board", "board_image", "WIDTH", "HONG_COLOURS", "PALETTE"]
 
@@ -93,13 +98,20 @@ _CARD_NAME = Style(40)
 _COUNT = Style(40)
 _PLUS = Style(28)
 _STATUS_STYLES = (Style(34), Style(30), Style(27))
+_STATUS_SMALLER = (Style(24), Style(22))  # where a language's words don't fit in the smallest of _STATUS_STYLES
 _NAME_MAX = 270  # a name in the status line is cut to this width (px), so the sentence around it stays whole
-_LEGEND = Style(24)
 _LEGEND_BADGE = Style(20, bold=True)
 _LAIR_NUMBER = Style(46, bold=True)
 _LAIR_WORD = Style(27)
 _LAIR_NOTE = Style(21)
 _SUMMONED_TAG = Style(22, bold=True)
+# Smaller sizes a label may shrink to where a language's words are longer than English (largest first).
+_COUNT_STYLES = (_COUNT, Style(34), Style(28))
+_TAG_STYLES = (_TAG, Style(22, bold=True), Style(19, bold=True))
+_LAIR_NOTE_STYLES = (_LAIR_NOTE, Style(19), Style(17), Style(15))
+_SUMMONED_STYLES = (_SUMMONED_TAG, Style(19, bold=True), Style(16, bold=True))
+#: Room for the Hong count's label (px): the rest of the line is for its ticks.
+_COUNT_MAX = WIDTH // 2 - _PAD
 
 
 # --------------------------------------------------------------------------------------------------
@@ -181,7 +193,7 @@ def _grounds(board: Board, expansion: bool) -> tuple[dict[tuple[int, int], int],
     """What each space of ``board`` shows under a tile (wood, grid lines, the outline on edge spaces): a space
     ``(col, row)`` → the index of its ground among the distinct ones, and those grounds."""
     L = _layout(board, expansion)
-    s, background = L["cell"], _background(board, expansion)
+    s, background = L["cell"], _background(board, expansion, words())  # (no words on a space)
     index: dict[tuple[int, int], int] = {}
     seen: dict[bytes, int] = {}
     grounds: list[Image.Image] = []
@@ -334,10 +346,10 @@ def _cr(square: str) -> tuple[int, int]:
     return ord(square[0]) - 65, int(square[1:]) - 1
 
 
-@lru_cache(maxsize=16)
-def _background(board: Board, expansion: bool) -> Image.Image:
+@lru_cache(maxsize=32)
+def _background(board: Board, expansion: bool, w: Words) -> Image.Image:
     """What never changes on ``board``: the spaces as wood, their outline, pond and trees, the coordinates on all four
-    edges and the legend."""
+    edges and the legend (in ``w``'s language)."""
     L = _layout(board, expansion)
     image = PALETTE.new((WIDTH, L["height"]), BACKGROUND)
     c = Canvas(image, PALETTE)
@@ -379,52 +391,67 @@ def _background(board: Board, expansion: bool) -> Image.Image:
         y = top + r * s + s // 2
         c.text((left - _COORD // 2 - 2, y), str(r + 1), f, MUTED, BACKGROUND, "mm")
         c.text((left + L["bw"] + _COORD // 2 + 2, y), str(r + 1), f, MUTED, BACKGROUND, "mm")
-    _draw_legend(c, L["legend_top"])
+    _draw_legend(c, L["legend_top"], w)
     return image
 
 
-def _draw_legend(c: Canvas, top: int) -> None:
+def _draw_legend(c: Canvas, top: int, w: Words) -> None:
     """One line under the board: the two orientations of a tile, the outline colours of the two kinds of Hong, and
-    what the badge's number means."""
+    what the badge's number means — in the largest size at which the line fits, the last words cut if even the
+    smallest is too wide."""
     t, y = 40, top + _LEGEND_H // 2
-    x = _PAD
-    for orient, text in (("H", "H: across"), ("V", "V: up–down")):
-        _mini_tile(c, x, y - t / 2, t, orient)
-        x += t + 10 + round(c.text((x + t + 10, y), text, _LEGEND, INK, BACKGROUND, "lm")) + 30
-    for direction, text in (("H", "H Hong"), ("V", "V Hong")):
-        colour = HONG_COLOURS[direction]
-        c.rounded_rectangle((x, y - 16, x + 64, y + 16), radius=12, outline=colour, width=5)
-        c.ellipse((x + 18, y - 14, x + 46, y + 14), fill=WHITE, outline=colour, width=3)
-        c.text((x + 32, y + 1), "2", _LEGEND_BADGE, colour, WHITE, "mm")
-        x += 74 + round(c.text((x + 74, y), text, _LEGEND, INK, BACKGROUND, "lm")) + 30
-    c.text((WIDTH - _PAD, y), "number: its size", _LEGEND, MUTED, BACKGROUND, "rm")
+
+    def tile(orient: str):
+        return lambda x: _mini_tile(c, x, y - t / 2, t, orient)
+
+    def badge(direction: str):
+        def draw(x: float) -> None:
+            colour = HONG_COLOURS[direction]
+            c.rounded_rectangle((x, y - 16, x + 64, y + 16), radius=12, outline=colour, width=5)
+            c.ellipse((x + 18, y - 14, x + 46, y + 14), fill=WHITE, outline=colour, width=3)
+            c.text((x + 32, y + 1), "2", _LEGEND_BADGE, colour, WHITE, "mm")
+        return draw
+
+    # TRANSLATORS: the legend under a Hong board. H and V are the notation's letters for a tile's orientation
+    # (B3H, B3V): keep them. "across": the dragon's body runs left–right; "up–down": top to bottom.
+    items = [(t + 10, tile("H"), w.pgettext("image", "H: across"), 30),
+             (t + 10, tile("V"), w.pgettext("image", "V: up–down"), 30),
+             # TRANSLATORS: the legend under a Hong board: the outline colour of a horizontal (H) and a vertical
+             # (V) Hong.
+             (74, badge("H"), w.pgettext("image", "H Hong"), 30),
+             (74, badge("V"), w.pgettext("image", "V Hong"), 30)]
+    # TRANSLATORS: the legend under a Hong board: the number in a Hong's badge is its size.
+    c.legend(y, _PAD, WIDTH - _PAD, items, w.pgettext("image", "number: its size"), INK, MUTED, BACKGROUND)
 
 
 # --------------------------------------------------------------------------------------------------
 # Drawing
 
 
-def board_image(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None) -> Image.Image:
+def board_image(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None,
+                translations: Translations | None = None) -> Image.Image:
     """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
     """
+    w = words(translations)
     L = _layout(game.board, game.expansion)
-    image = _background(game.board, game.expansion).copy()
+    image = _background(game.board, game.expansion, w).copy()
     c = Canvas(image, PALETTE)
     hongs = game.hongs()
     if game.is_over:
         ended = None
-    shown = (clean_name(names[0], "Player 1"), clean_name(names[1], "Player 2"))
-    _draw_header(c, game, shown, ended)
-    _draw_status(c, game, shown, len(hongs), ended)
+    shown = player_names(names, w)
+    _draw_header(c, game, shown, ended, w)
+    _draw_status(c, game, shown, len(hongs), ended, w)
     _draw_board(c, game, L, hongs)
     if game.expansion:
-        _draw_lair(c, game, L)
+        _draw_lair(c, game, L, w)
     return image
 
 
-def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None) -> bytes:
+def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None,
+                 translations: Translations | None = None) -> bytes:
     """Draw ``game`` as a PNG and return its bytes.
 
     Args:
@@ -434,13 +461,15 @@ def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None 
         ended: how the game ended if it ended off the board (resigned, out of time, aborted): the winner's
             card says WINS and the status line gives the reason instead of whose turn it was. Ignored
             once the engine has an outcome (a game played to its end).
+        translations: the language of every word drawn: a :class:`gettext.NullTranslations`-like catalog (the
+            bot passes ``bot.i18n.translations(code)``); None for English.
 
     Returns:
         PNG bytes (palette), :data:`WIDTH` = 1000 px wide and, for the built-in boards, 1252 px tall (castle,
         garden) or 1140 px (inner; its cells are capped at 110 px), 220 px more with the expansion's lair.
         Typically 30–96 KB, drawn and encoded in 3–7 ms.
     """
-    return to_png(board_image(game, names, ended=ended), _PNG_LEVEL)
+    return to_png(board_image(game, names, ended=ended, translations=translations), _PNG_LEVEL)
 
 
 #: The replay draws its frames with these (see :data:`render.replay.Render`).
@@ -448,7 +477,7 @@ render_board.image = board_image  # type: ignore[attr-defined]
 render_board.palette = PALETTE  # type: ignore[attr-defined]
 
 
-def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended | None) -> None:
+def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> None:
     card_w = (WIDTH - 3 * _PAD) // 2
     over = game.is_over or ended is not None
     winner = ended.winner if ended is not None else game.winner
@@ -463,48 +492,72 @@ def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended
         else:
             c.rounded_rectangle((x0, y0, x0 + card_w, y1), radius=16, fill=WHITE, outline=colour, width=3)
             fg, sub, ground = INK, dark, WHITE
-        c.text((x0 + 18, y0 + 10), ROLE_NAMES[p].upper(), _ROLE, sub, ground)
-        tag = ("WINS" if over else "TO MOVE") if active else ""
-        if tag:
-            tw = text_width(tag, _TAG) + 24
+        # The role on the left, the tag (TO MOVE, WINS) on the right: the tag shrinks to at most half the card,
+        # the role is cut to the room left.
+        tw = 0.0
+        if active:
+            # TRANSLATORS: the tag on the card of the player who moves now / who won (capitals where the script
+            # has them).
+            tag = w.pgettext("image", "WINS") if over else w.pgettext("image", "TO MOVE")
+            style, tag = fit_line(tag, _TAG_STYLES, card_w / 2 - 48)
+            tw = text_width(tag, style) + 24
             c.rounded_rectangle((x0 + card_w - tw - 12, y0 + 10, x0 + card_w - 12, y0 + 44), radius=10, fill=WHITE)
-            c.text((x0 + card_w - 12 - tw / 2, y0 + 27), tag, _TAG, dark, WHITE, "mm")
+            c.text((x0 + card_w - 12 - tw / 2, y0 + 27), tag, style, dark, WHITE, "mm")
+        role = fit_text(w.gettext(ROLE_NAMES[p]).upper(), _ROLE, card_w - 18 - tw - 12 - 12)
+        c.text((x0 + 18, y0 + 10), role, _ROLE, sub, ground)
         c.text((x0 + 18, y0 + 48), fit_text(names[p], _CARD_NAME, card_w - 36), _CARD_NAME, fg, ground)
 
 
-def _status_parts(game: HongGame, names: tuple[str, str], ended: Ended | None) -> tuple[list[tuple[str, bool]], Colour]:
-    """The second status line as parts ``(text, is_name)`` and its colour."""
+def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> tuple[str, Colour]:
+    """The second status line (names as :meth:`render.words.Words.name` fields) and its colour."""
     if game.is_over:
         o = game.outcome
         assert o is not None
-        noun = "Hong" if o.hongs == 1 else "Hongs"
-        text = f" ({ROLE_NAMES[o.winner]}) wins: {o.hongs} {noun} of {o.threshold}"
+        name, role = w.name(names[o.winner]), w.gettext(ROLE_NAMES[o.winner])
+        hongs = w.ngettext("{count} Hong", "{count} Hongs", o.hongs)
         if o.spaces_left:
-            text += f", decided with {o.spaces_left} space{'s' if o.spaces_left != 1 else ''} left"
-        return [(names[o.winner], True), (text, False)], PLAYER_DARK[o.winner]
+            # TRANSLATORS: the result line of a Hong board decided early: {role} is emperor or dragon master,
+            # {hongs} e.g. "15 Hongs", {threshold} the number needed, {spaces} e.g. "8 spaces".
+            return w.gettext("{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left", name=name,
+                             role=role, hongs=hongs, threshold=o.threshold,
+                             spaces=w.ngettext("{count} space", "{count} spaces", o.spaces_left)), PLAYER_DARK[o.winner]
+        # TRANSLATORS: the result line of a Hong board: {role} is emperor or dragon master, {hongs} e.g. "16 Hongs",
+        # {threshold} the number needed.
+        return (w.gettext("{name} ({role}) wins: {hongs} of {threshold}", name=name, role=role, hongs=hongs,
+                          threshold=o.threshold), PLAYER_DARK[o.winner])
     if ended is not None and ended.winner is None:
-        return [("Aborted: no result", False)], MUTED
+        return w.gettext("Aborted: no result"), MUTED
     if ended is not None:
-        w = ended.winner
-        how = "resigned" if ended.reason is EndReason.RESIGNED else "ran out of time"
-        return [(names[1 - w], True), (f" {how} - ", False), (names[w], True), (" wins", False)], PLAYER_DARK[w]
+        winner, loser = w.name(names[ended.winner]), w.name(names[1 - ended.winner])
+        if ended.reason is EndReason.RESIGNED:
+            sentence = w.gettext("{loser} resigned - {winner} wins", loser=loser, winner=winner)
+        else:
+            sentence = w.gettext("{loser} ran out of time - {winner} wins", loser=loser, winner=winner)
+        return sentence, PLAYER_DARK[ended.winner]
     if game.pending is not None:
         p = game.pending
-        opts = " / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))
-        return [(names[p.player], True), (f" summons a dragon: {opts}", False)], PLAYER_DARK[p.player]
+        # TRANSLATORS: {options} are the lair's sizes and dragons' actions in notation, e.g. "2 rotate / 3 place".
+        return (w.gettext("{name} summons a dragon: {options}", name=w.name(names[p.player]),
+                          options=" / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))), PLAYER_DARK[p.player])
     p = game.to_move
-    parts = [(names[p], True), (f" ({ROLE_NAMES[p]}) to move", False)]
+    name, role = w.name(names[p]), w.gettext(ROLE_NAMES[p])
     if game.moves:
-        parts.append((f"   -   last: {game.moves[-1]}", False))
-    return parts, PLAYER_DARK[p]
+        # TRANSLATORS: the status line of a Hong board: whose turn it is ({role}: emperor or dragon master) and
+        # the last move in notation (B3H).
+        return (w.gettext("{name} ({role}) to move   -   last: {move}", name=name, role=role, move=game.moves[-1]),
+                PLAYER_DARK[p])
+    return w.gettext("{name} ({role}) to move", name=name, role=role), PLAYER_DARK[p]
 
 
-def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, ended: Ended | None) -> None:
+def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, ended: Ended | None,
+                 w: Words) -> None:
     y = _HEADER_H + 6
     t = game.threshold
     dm = PLAYER_DARK[1]
-    label = f"Hongs {count} / {t}"
-    x = _PAD + round(c.text((_PAD, y), label, _COUNT, INK, BACKGROUND)) + 22
+    # TRANSLATORS: the Hong count of a Hong board against the number the dragon master needs, e.g. "Hongs 3 / 15".
+    style, label = fit_line(w.gettext("Hongs {count} / {threshold}", count=count, threshold=t), _COUNT_STYLES,
+                            _COUNT_MAX)
+    x = _PAD + round(c.text((_PAD, y + _COUNT.size - style.size), label, style, INK, BACKGROUND)) + 22
     # Ticks: one per Hong needed; filled ones show how far the dragon master is.
     step = min(30, (WIDTH - _PAD - x) // max(t, 1))
     for i in range(t):
@@ -515,8 +568,9 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
             c.rounded_rectangle(box, radius=4, fill=WHITE, outline=MUTED, width=2)
     if count > t:
         c.text((x + t * step + 2, y + 25), f"+{count - t}", _PLUS, dm, BACKGROUND, "lm")
-    parts, colour = _status_parts(game, names, ended)
-    style, texts = fit_parts(parts, _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX)
+    sentence, colour = _status(game, names, ended, w)
+    style, texts = fit_parts(parts(sentence), _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX,
+                             smaller=_STATUS_SMALLER)
     c.text_line((_PAD, y + 74), texts, style, colour, BACKGROUND, "lm")
 
 
@@ -588,9 +642,9 @@ def _word_style(word: str, room: float) -> Style:
 
 
 @lru_cache(maxsize=256)
-def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int) -> Image.Image:
+def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int, w: Words) -> Image.Image:
     """One lair space with a 4 px margin: ``state`` ``"waiting"``, ``"summoned"`` or ``"0"``/``"1"`` (the player who
-    may summon this dragon now)."""
+    may summon this dragon now). ``action`` is notation (``rotate``), the same in every language."""
     m = 4
     image = PALETTE.new((box_w + 2 * m, box_h + 2 * m), BACKGROUND)
     c = Canvas(image, PALETTE)
@@ -600,7 +654,10 @@ def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int) -> I
     if state == "summoned":
         c.rounded_rectangle((x0, y0, x1, y1), radius=12, fill=_SUMMONED, outline=MUTED, width=2)
         c.text((x0 + 30, (y0 + y1) // 2), str(size), _LAIR_NUMBER, MUTED, _SUMMONED, "mm")
-        c.text((cx, y0 + 30), "SUMMONED", _SUMMONED_TAG, INK, _SUMMONED, "mm")
+        # TRANSLATORS: on a lair space of a Hong board whose Great Dragon has been summoned (capitals where the
+        # script has them).
+        style, tag = fit_line(w.pgettext("image", "SUMMONED"), _SUMMONED_STYLES, room)
+        c.text((cx, y0 + 30), tag, style, INK, _SUMMONED, "mm")
         half = c.text((cx, y1 - 22), action, _word_style(action, room), MUTED, _SUMMONED, "mm") / 2
         c.line([(cx - half, y1 - 21), (cx + half, y1 - 21)], fill=INK, width=3)
         return image
@@ -617,7 +674,7 @@ def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int) -> I
     return image
 
 
-def _draw_lair(c: Canvas, game: HongGame, L: dict[str, int]) -> None:
+def _draw_lair(c: Canvas, game: HongGame, L: dict[str, int], w: Words) -> None:
     """Seven lair spaces in two rows (sizes 1–4, then 5–7 and a note): number, icon, action word."""
     top = L["lair_top"]
     gap = 12
@@ -629,11 +686,21 @@ def _draw_lair(c: Canvas, game: HongGame, L: dict[str, int]) -> None:
         x0 = _PAD + (i % 4) * (box_w + gap)
         y0 = top + (i // 4) * (box_h + gap)
         if size == 8:
-            for k, line in enumerate(("THE LAIR:", "a new Hong of", "size N summons", "dragon N")):
-                c.text((x0 + 8, y0 + 2 + k * 23), line, _LAIR_NOTE, MUTED, BACKGROUND)
+            _draw_lair_note(c, x0, y0, box_w, w)
             continue
         if size in pending:
             state = str(game.pending.player)  # type: ignore[union-attr]
         else:
             state = "waiting" if size in game.lair else "summoned"
-        c.paste(_lair_space(size, game.lair_setup.get(size, ""), state, box_w, box_h), (x0 - 4, y0 - 4))
+        c.paste(_lair_space(size, game.lair_setup.get(size, ""), state, box_w, box_h, w), (x0 - 4, y0 - 4))
+
+
+def _draw_lair_note(c: Canvas, x0: int, y0: int, box_w: int, w: Words) -> None:
+    """What the lair is, in the eighth space: four lines of 23 px, the text wrapped to the space's width (a
+    smaller size if it takes more lines)."""
+    # TRANSLATORS: the note in the lair of a Hong board; the line breaks (\n) are where English breaks its lines
+    # (the text is wrapped again to fit). N stands for a number 1-7.
+    note = w.pgettext("image", "THE LAIR:\na new Hong of\nsize N summons\ndragon N")
+    style, lines = fit_lines(note, _LAIR_NOTE_STYLES, box_w - 12, 4)
+    for k, line in enumerate(lines):
+        c.text((x0 + 8, y0 + 2 + k * 23), line, style, MUTED, BACKGROUND)

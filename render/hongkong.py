@@ -15,9 +15,11 @@ Layout (940 × 1296 px, read on a phone scaled to about 45 %):
 * the plots of the last turn framed in :data:`render.common.HIGHLIGHT`; the centre plot C3 on darker ground
   with a corner flag; a footer with the last turn in notation and a legend.
 
-Names are drawn in their own script (see :mod:`render.text`); text that would not fit is cut with "…".
+Names are drawn in their own script (see :mod:`render.text`); text that would not fit is cut with "…". Every word
+is in the language of the ``translations`` given (see :mod:`render.words`; English by default): a longer sentence
+shrinks or has its name cut, a label its size, so nothing is clipped.
 
-Speed: the parts that never change (ground, grid, coordinates, legend) are drawn once; each building is drawn
+Speed: the parts that never change (ground, grid, coordinates, legend) are drawn once per language; each building is drawn
 once per stack of pieces and cached; text comes from the label cache; the image is a palette image encoded
 with a fast zlib level (see :mod:`render.common`).
 """
@@ -46,7 +48,8 @@ from render.common import (
     on,
     to_png,
 )
-from render.text import Style, clean_name, fit_parts, fit_text, text_width
+from render.text import Style, clean_name, fit_line, fit_parts, fit_text, text_width
+from render.words import Translations, Words, parts, plain, player_names, words
 
 Colour = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -104,8 +107,19 @@ _BUILT = Style(34, bold=True)
 _NAME = Style(34)
 _COLOUR_NAME = Style(22)
 _FOOTER = Style(28)
-_LEGEND = Style(24)
 _BAND_STYLES = (Style(44, bold=True), Style(38, bold=True), Style(32, bold=True))
+_BAND_SMALLER = (Style(28, bold=True), Style(24, bold=True))  # where a language's words don't fit in _BAND_STYLES
+# Smaller sizes a label may shrink to where a language's words are longer than English (largest first).
+_SMALL_STYLES = (_SMALL, Style(22), Style(19))
+_BUILT_STYLES = (_BUILT, Style(30, bold=True), Style(26, bold=True), Style(22, bold=True))
+_COLOUR_NAME_STYLES = (_COLOUR_NAME, Style(19))
+_FOOTER_STYLES = (_FOOTER, Style(25), Style(22))
+#: A name in the footer is cut to at least this width (px) before its sentence shrinks.
+_FOOTER_NAME_MIN = 160
+#: The widest the status band's small text on the right may be (px).
+_RIGHT_MAX = WIDTH // 3
+#: Where the buildings' count in a player's row may start (px): past the roofs' count (two digits) and a gap.
+_BUILT_LEFT = 430 + 2 * 92 + 36 + 40 + 16
 
 
 def plot_box(plot: int) -> Box:
@@ -201,9 +215,10 @@ def _plot_image(stack: Stack, centre: bool) -> Image.Image:
 # --- the parts that never change ------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _background() -> Image.Image:
-    """Ground, grid, coordinates, empty plots with their names, the centre's mark and the legend."""
+@lru_cache(maxsize=8)  # one a language (1.2 MB each)
+def _background(w: Words) -> Image.Image:
+    """Ground, grid, coordinates, empty plots with their names, the centre's mark and the legend (in ``w``'s
+    language)."""
     image = PALETTE.new((WIDTH, HEIGHT), BACKGROUND)
     c = Canvas(image, PALETTE)
     for i in range(SIZE):
@@ -216,80 +231,109 @@ def _background() -> Image.Image:
         c.text(((x0 + x1) / 2, (y0 + y1) / 2), square_name(plot), _PLOT_NAME, GRID, ground, "mm")
         if plot == CENTRE:
             _draw_centre_flag(c, x1, y0)
-    # Legend: the icons of the stack view.
-    y = _FOOTER_TOP + 68
-    x = 22
-    for kind, label in ((STANDARD, "block"), (QUICK, "quick block"), (ROOF, "roof")):
-        _draw_piece(c, kind, 0, (x, y - 12, x + 26, y + 12))
-        x += 36 + round(c.text((x + 36, y), label, _LEGEND, MUTED, BACKGROUND, "lm")) + 24
-    c.polygon([(x, y - 12), (x + 24, y - 12), (x + 24, y + 12)], fill=MUTED)
-    c.text((x + 34, y), "centre C3", _LEGEND, MUTED, BACKGROUND, "lm")
-    c.text((WIDTH - 22, y), "number = blocks high", _LEGEND, MUTED, BACKGROUND, "rm")
+    _draw_legend(c, w)
     return image
+
+
+def _draw_legend(c: Canvas, w: Words) -> None:
+    """The icons of the stack view and the centre's mark, each with its word, and what a building's number means
+    (right-aligned; see :meth:`render.common.Canvas.legend` for how longer words fit)."""
+    y = _FOOTER_TOP + 68
+
+    def piece(kind: str):
+        return lambda x: _draw_piece(c, kind, 0, (x, y - 12, x + 26, y + 12))
+
+    def flag(x: float) -> None:
+        c.polygon([(x, y - 12), (x + 24, y - 12), (x + 24, y + 12)], fill=MUTED)
+
+    items = [(36, piece(STANDARD), w.pgettext("image", "block"), 24),
+             (36, piece(QUICK), w.pgettext("image", "quick block"), 24),
+             (36, piece(ROOF), w.pgettext("image", "roof"), 24),
+             (34, flag, w.pgettext("image", "centre C3"), 24)]
+    # TRANSLATORS: the legend under a Hong Kong board: the big number on a building is how many blocks high it is.
+    c.legend(y, 22, WIDTH - 22, items, w.pgettext("image", "number = blocks high"), MUTED, MUTED, BACKGROUND)
 
 
 # --- header and footer ----------------------------------------------------------------------------
 
 
-def _status(game: HongKongGame, ended: Ended | None = None) -> tuple[Colour, int | None, str, str, str]:
-    """Band colour, the player named (None for a draw), text before and after the name, and the
-    small text for the right of the band."""
+def _status(game: HongKongGame, names: tuple[str, str], w: Words,
+            ended: Ended | None = None) -> tuple[Colour, str, str]:
+    """Band colour, the status sentence (names as :meth:`render.words.Words.name` fields) and the small text for
+    the right of the band, in ``w``'s language."""
     outcome = game.outcome
     if outcome is None and ended is not None:  # resigned, out of time or aborted
         if ended.winner is None:
-            return MUTED, None, "No result", "", ended.short
-        return PLAYER_COLOURS[ended.winner], ended.winner, "", " wins", ended.short
+            return MUTED, w.gettext("No result"), w.term(ended.short)
+        winner = w.name(names[ended.winner])
+        return PLAYER_COLOURS[ended.winner], w.gettext("{name} wins", name=winner), w.term(ended.short)
     if outcome is None:
-        return PLAYER_COLOURS[game.to_move], game.to_move, "", " to move", f"turn {len(game.moves) + 1}"
+        # TRANSLATORS: the status line of a Hong Kong board: whose turn it is.
+        return (PLAYER_COLOURS[game.to_move], w.gettext("{name} to move", name=w.name(names[game.to_move])),
+                w.pgettext("image", "turn {number}", number=len(game.moves) + 1))
     # "pieces used": every standard block and roof is placed; quick blocks may be left over
-    ended_by = "board full" if outcome.termination == "board full" else "blocks & roofs used"
+    if outcome.termination == "board full":
+        ended_by = w.term(outcome.termination)
+    else:
+        ended_by = w.pgettext("image", "blocks & roofs used")
     won = outcome.winner
     if won is None:
-        a, b = outcome.buildings
-        return MUTED, None, f"Draw {a}-{b}, centre C3 empty", "", ended_by
+        score = "{}-{}".format(*outcome.buildings)
+        # TRANSLATORS: {score} is the buildings each player controls, e.g. 12-12.
+        return MUTED, w.gettext("Draw {score}, centre C3 empty", score=score), ended_by
     score = f"{outcome.buildings[won]}-{outcome.buildings[1 - won]}"
+    name = w.name(names[won])
     if outcome.centre_decided:
-        return PLAYER_COLOURS[won], won, f"{score}: ", " wins on the centre C3", ended_by
-    return PLAYER_COLOURS[won], won, "", f" wins {score}", ended_by
+        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 12-12.
+        sentence = w.gettext("{score}: {name} wins on the centre C3", score=score, name=name)
+    else:
+        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 13-12.
+        sentence = w.gettext("{name} wins {score}", name=name, score=score)
+    return PLAYER_COLOURS[won], sentence, ended_by
 
 
-def headline(game: HongKongGame, names: tuple[str, str], ended: Ended | None = None) -> str:
+def headline(game: HongKongGame, names: tuple[str, str], ended: Ended | None = None, *,
+             translations: Translations | None = None) -> str:
     """The status line of the image, with names in full: whose turn it is, or the result.
 
     ``"Ann to move"``; once the game is over ``"Ann wins 13-12"``, ``"Draw 12-12, centre C3 empty"`` or
     ``"12-12: Ben wins on the centre C3"`` (scores are controlled buildings, the winner's first;
     rules: "Result"); for a game that ended off the board (``ended``) ``"Ben wins"`` or ``"No result"``.
-    Names are used as given (see :func:`render.text.clean_name` for drawing).
+    Names are used as given (see :func:`render.text.clean_name` for drawing). In the language of
+    ``translations`` (see :func:`render_board`).
     """
-    _, who, before, after, _ = _status(game, ended)
-    return before + (names[who] if who is not None else "") + after
+    return plain(_status(game, names, words(translations), ended)[1])
 
 
-def _draw_status(c: Canvas, game: HongKongGame, names: tuple[str, str], ended: Ended | None) -> None:
-    band, who, before, after, right = _status(game, ended)
+def _draw_status(c: Canvas, game: HongKongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> None:
+    band, sentence, right = _status(game, names, w, ended)
     playing = game.outcome is None and ended is None
     ink = on(band)
     top, bottom = _BAND
     mid = (top + bottom) / 2
     c.rectangle((0, top, WIDTH - 1, bottom - 1), fill=band)
 
+    # The small text on the right takes at most a third of the band: shrunk, or cut, to fit.
     if playing:
-        right_w = c.text((WIDTH - 22, mid), right, _SMALL, ink, band, "rm")
+        style, right = fit_line(right, _SMALL_STYLES, _RIGHT_MAX)
+        right_w = c.text((WIDTH - 22, mid), right, style, ink, band, "rm")
     else:
-        right_w = max(c.text((WIDTH - 22, mid - 15), "game over", _SMALL, ink, band, "rm"),
-                      c.text((WIDTH - 22, mid + 15), right, _SMALL, ink, band, "rm"))
+        over = w.pgettext("image", "game over")
+        style = min(fit_line(over, _SMALL_STYLES, _RIGHT_MAX)[0], fit_line(right, _SMALL_STYLES, _RIGHT_MAX)[0],
+                    key=lambda s: s.size)  # both lines in the smaller size of the two
+        right_w = max(c.text((WIDTH - 22, mid - 15), fit_text(over, style, _RIGHT_MAX), style, ink, band, "rm"),
+                      c.text((WIDTH - 22, mid + 15), fit_text(right, style, _RIGHT_MAX), style, ink, band, "rm"))
 
     x = 22
     if playing:  # an arrow in front of "Ann to move"
         c.polygon([(x, mid - 17), (x + 26, mid), (x, mid + 17)], fill=ink)
         x += 40
     # Shrink the text before cutting the name; only the name is ever cut.
-    name = names[who] if who is not None else ""
-    style, texts = fit_parts([(before, False), (name, True), (after, False)], _BAND_STYLES, WIDTH - 48 - right_w - x)
+    style, texts = fit_parts(parts(sentence), _BAND_STYLES, WIDTH - 48 - right_w - x, smaller=_BAND_SMALLER)
     c.text_line((x, mid), texts, style, ink, band, "lm")
 
 
-def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: Ended | None) -> None:
+def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: Ended | None, w: Words) -> None:
     top, bottom = _ROWS[player]
     mid = (top + bottom) / 2
     colour, dark = PLAYER_COLOURS[player], PLAYER_DARK[player]
@@ -315,55 +359,64 @@ def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: E
         c.text((x + 36, mid), str(game.remaining[player][kind]), _COUNT, INK, ground, "lm")
         x += 92
     built = game.buildings()[player]
-    c.text((WIDTH - 22, mid), f"{built} building" + ("" if built == 1 else "s"), _BUILT, INK, ground, "rm")
+    # TRANSLATORS: the buildings a player controls, on the right of the player's row of a Hong Kong board.
+    style, text = fit_line(w.ngettext("{count} building", "{count} buildings", built), _BUILT_STYLES,
+                           WIDTH - 22 - _BUILT_LEFT)
+    c.text((WIDTH - 22, mid), text, style, INK, ground, "rm")
 
     # Name, and the colour's name under it.
     c.text((86, mid - 13), fit_text(name, _NAME, 430 - 16 - 86), _NAME, INK, ground, "lm")
-    c.text((86, mid + 25), PLAYER_COLOUR_NAMES[player], _COLOUR_NAME, dark, ground, "lm")
+    style, colour_name = fit_line(w.gettext(PLAYER_COLOUR_NAMES[player]), _COLOUR_NAME_STYLES, 430 - 16 - 86)
+    c.text((86, mid + 25), colour_name, style, dark, ground, "lm")
 
 
-def _draw_footer(c: Canvas, game: HongKongGame, names: tuple[str, str]) -> None:
+def _draw_footer(c: Canvas, game: HongKongGame, names: tuple[str, str], w: Words) -> None:
+    """The last turn in notation beside a highlight swatch, or before the first turn who begins (and that the
+    centre is closed): the name is cut first, the sentence shrinks only if it leaves a name too little room."""
     y = _FOOTER_TOP + 22
     if game.moves:
         mover = (game.first + len(game.moves) - 1) % 2
         c.rectangle((22, y - 12, 46, y + 12), outline=HIGHLIGHT, width=5)
-        turn = game.moves[-1]
-        x = 58 + c.text((58, y), "Last turn: ", _FOOTER, INK, BACKGROUND, "lm")
-        room = WIDTH - 22 - x - text_width("  " + turn, _FOOTER)
-        x += c.text((x, y), fit_text(names[mover], _FOOTER, room), _FOOTER, INK, BACKGROUND, "lm")
-        c.text((x, y), "  " + turn, _FOOTER, INK, BACKGROUND, "lm")
+        # TRANSLATORS: the footer of a Hong Kong board: who played the last turn, and the turn in notation (S@B2).
+        sentence = w.gettext("Last turn: {name}  {turn}", name=w.name(names[mover]), turn=game.moves[-1])
+        x = 58
     elif not game.is_over:
-        suffix = " moves first; nothing may go on C3 this turn."
-        room = WIDTH - 44 - text_width(suffix, _FOOTER)
-        x = 22 + c.text((22, y), fit_text(names[game.first], _FOOTER, room), _FOOTER, INK, BACKGROUND, "lm")
-        c.text((x, y), suffix, _FOOTER, INK, BACKGROUND, "lm")
+        sentence = w.gettext("{name} moves first; nothing may go on C3 this turn.", name=w.name(names[game.first]))
+        x = 22
+    else:
+        return
+    style, texts = fit_parts(parts(sentence), _FOOTER_STYLES, WIDTH - 22 - x, name_min=_FOOTER_NAME_MIN)
+    c.text_line((x, y), texts, style, INK, BACKGROUND, "lm")
 
 
 # --- entry points ---------------------------------------------------------------------------------
 
 
-def board_image(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None) -> Image.Image:
+def board_image(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None,
+                translations: Translations | None = None) -> Image.Image:
     """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
     """
-    shown = (clean_name(names[0], "Player 1"), clean_name(names[1], "Player 2"))
-    image = _background().copy()
+    w = words(translations)
+    shown = player_names(names, w)
+    image = _background(w).copy()
     c = Canvas(image, PALETTE)
-    _draw_status(c, game, shown, ended)
+    _draw_status(c, game, shown, ended, w)
     for player in (0, 1):
-        _draw_player(c, game, player, shown[player], ended)
+        _draw_player(c, game, player, shown[player], ended, w)
     for plot, stack in enumerate(game.stacks):
         if stack:
             c.paste(_plot_image(tuple(stack), plot == CENTRE), plot_box(plot)[:2])
     for plot in game.last_turn_plots:
         x0, y0, x1, y1 = plot_box(plot)
         c.rectangle((x0 + 1, y0 + 1, x1 - 2, y1 - 2), outline=HIGHLIGHT, width=7)
-    _draw_footer(c, game, shown)
+    _draw_footer(c, game, shown, w)
     return image
 
 
-def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None) -> bytes:
+def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None,
+                 translations: Translations | None = None) -> bytes:
     """Draw the current position of ``game`` as a PNG image (:data:`WIDTH` × :data:`HEIGHT` pixels, palette).
 
     Args:
@@ -374,12 +427,15 @@ def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | N
         ended: how the game ended if it ended off the board (resigned, out of time, aborted); the status
             band then shows that result instead of whose turn it was. Ignored once the engine has an
             outcome (a game played to its end).
+        translations: the language of every word drawn: a :class:`gettext.NullTranslations`-like catalog (the
+            bot passes ``bot.i18n.translations(code)``); None for English. Squares (A1–E5), numbers and turns in
+            notation are the same in every language.
 
     Returns:
         PNG bytes, typically 30–55 KB, drawn and encoded in about 3 ms. Pure and deterministic: the same
-        position and names give the same bytes. Safe to call from worker threads.
+        position, names and language give the same bytes. Safe to call from worker threads.
     """
-    return to_png(board_image(game, names, ended=ended))
+    return to_png(board_image(game, names, ended=ended, translations=translations))
 
 
 #: The replay draws its frames with these (see :data:`render.replay.Render`).

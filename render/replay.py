@@ -12,6 +12,9 @@ shares one palette), and only the pixels that changed are stored (Pillow's ``opt
 transparent). A full-length game is 1–2 MB, far under Discord's 10 MiB upload limit; if a GIF still came out over
 ``max_bytes`` it is rebuilt narrower (see :func:`build_gif`).
 
+Every word (the captions and the boards') is in the language of the ``translations`` given (see :mod:`render.words`;
+English by default), the same for every frame and for the live boards of that language.
+
 Pure: no Discord, no Redis. CPU-bound (about 20 ms per move on one core, most of it scaling frames down): run
 it in a worker thread.
 """
@@ -25,7 +28,8 @@ from PIL import Image
 
 from engine.result import Ended
 from render.common import BACKGROUND, INK, MUTED, PLAYER_COLOURS, TRACK, Canvas, Palette
-from render.text import Style, clean_name, fit_text
+from render.text import Style, fit_parts
+from render.words import Translations, Words, parts, player_names, words
 
 #: Discord's attachment limit for bots (bytes).
 DISCORD_LIMIT = 10 * 1024 * 1024
@@ -39,9 +43,9 @@ WIDTH = 720
 CAPTION_H = 40
 _CAPTION = Style(20)
 
-#: A live renderer: ``(game, names, *, ended=None) -> PNG bytes`` (see ``render.hongkong.render_board``) that
-#: carries ``image`` (the same arguments → the board as a palette image) and ``palette`` (its
-#: :class:`render.common.Palette`).
+#: A live renderer: ``(game, names, *, ended=None, translations=None) -> PNG bytes`` (see
+#: ``render.hongkong.render_board``) that carries ``image`` (the same arguments → the board as a palette image) and
+#: ``palette`` (its :class:`render.common.Palette`).
 Render = Callable[..., bytes]
 
 
@@ -92,9 +96,11 @@ def _drawing(render: Render) -> tuple[Callable[..., Image.Image], Palette]:
 
 
 def boards(start: Any, moves: Sequence[str], render: Render, names: tuple[str, str],
-           ended: Ended | None = None) -> Iterator[tuple[Image.Image, int | None]]:
-    """Every position of the game as the live renderer draws it (palette images, opening first), with the seat that
-    made the move before it (None for the opening); the last is drawn with ``ended`` if given.
+           ended: Ended | None = None, translations: Translations | None = None,
+           ) -> Iterator[tuple[Image.Image, int | None]]:
+    """Every position of the game as the live renderer draws it (palette images, opening first; in the language of
+    ``translations``), with the seat that made the move before it (None for the opening); the last is drawn with
+    ``ended`` if given.
 
     Raises:
         engine.IllegalMove: the record does not replay (see :func:`positions`).
@@ -103,7 +109,7 @@ def boards(start: Any, moves: Sequence[str], render: Render, names: tuple[str, s
     draw, _ = _drawing(render)
     for i, (game, _, mover) in enumerate(positions(start, moves)):
         last = i == len(moves) and ended is not None
-        yield (draw(game, names, ended=ended) if last else draw(game, names)), mover
+        yield draw(game, names, ended=ended if last else None, translations=translations), mover
 
 
 def _scaled(board: Image.Image, palette: Palette, width: int) -> Image.Image:
@@ -115,21 +121,29 @@ def _scaled(board: Image.Image, palette: Palette, width: int) -> Image.Image:
 
 
 def _caption(board: Image.Image, palette: Palette, index: int, total: int, move: str | None, mover: int | None,
-             names: tuple[str, str], final_text: str) -> Image.Image:
-    """``board`` with a caption strip below: what was played, and a progress bar in the mover's colour. Palette
-    mode, ``palette``'s colours."""
+             names: tuple[str, str], final_text: str, words: Words) -> Image.Image:
+    """``board`` with a caption strip below: what was played (a long name cut first), and a progress bar in the
+    mover's colour. Palette mode, ``palette``'s colours."""
     w, h = board.size
     out = palette.new((w, h + CAPTION_H), BACKGROUND)
     out.paste(board, (0, 0))
     c = Canvas(out, palette)
     if move is None:
-        text = f"Opening position · {total} move{'s' if total != 1 else ''}"
+        # TRANSLATORS: the caption of a replay's first frame.
+        text = words.ngettext("Opening position · {count} move", "Opening position · {count} moves", total)
     else:
-        who = clean_name(names[mover], f"Player {mover + 1}") if mover is not None else "?"
-        text = f"Move {index}/{total} · {who}: {move}"
+        who = words.name(player_names(names, words)[mover] if mover is not None else "?")
         if index == total and final_text:
-            text += f" · {final_text}"
-    c.text((12, h + 15), fit_text(text, _CAPTION, w - 24), _CAPTION, INK, BACKGROUND, "lm")
+            # TRANSLATORS: a replay frame's caption: move {index} of {total}, who played it and the move in
+            # notation (S@B2); {result} is how the game ended ("Ann won").
+            text = words.gettext("Move {index}/{total} · {name}: {move} · {result}", index=index, total=total,
+                                 name=who, move=move, result=final_text)
+        else:
+            # TRANSLATORS: a replay frame's caption: move {index} of {total}, who played it, the move in notation.
+            text = words.gettext("Move {index}/{total} · {name}: {move}", index=index, total=total, name=who,
+                                 move=move)
+    _, texts = fit_parts(parts(text), (_CAPTION,), w - 24)
+    c.text_line((12, h + 15), texts, _CAPTION, INK, BACKGROUND, "lm")
     # progress bar along the bottom edge
     y0, y1 = h + CAPTION_H - 8, h + CAPTION_H - 3
     c.rectangle((12, y0, w - 12, y1), fill=TRACK)
@@ -140,7 +154,8 @@ def _caption(board: Image.Image, palette: Palette, index: int, total: int, move:
 
 
 def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence[str], names: tuple[str, str],
-               palette: Palette, *, width: int = WIDTH, final_text: str = "") -> Replay:
+               palette: Palette, *, width: int = WIDTH, final_text: str = "",
+               translations: Translations | None = None) -> Replay:
     """Encode drawn positions as an animated GIF (looping, the last frame held :data:`LAST_MS`).
 
     Args:
@@ -150,18 +165,20 @@ def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence
         names: display names of seat 0 and seat 1.
         palette: the renderer's palette (the GIF's one palette).
         width: output width in pixels (height keeps the aspect ratio; the caption adds :data:`CAPTION_H`).
-        final_text: appended to the last frame's caption (e.g. "Ann wins 13–12").
+        final_text: appended to the last frame's caption (e.g. "Ann wins 13–12"), in the captions' language.
+        translations: the captions' language (see :func:`render.hongkong.render_board`); None for English.
 
     Raises:
         ValueError: not ``len(moves) + 1`` frames.
     """
     total = len(moves)
+    w = words(translations)
     images, count = [], 0
     for i, (board, mover) in enumerate(frames):
         count += 1
         if i <= total:
             images.append(_caption(_scaled(board, palette, width), palette, i, total, moves[i - 1] if i else None, mover, names,
-                                   final_text))
+                                   final_text, w))
     if count != total + 1:
         raise ValueError(f"need len(moves) + 1 = {total + 1} frames; got {count}")
     durations = [FIRST_MS] + [FRAME_MS] * total
@@ -177,7 +194,7 @@ def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence
 
 def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str, str], *,
               max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "",
-              ended: Ended | None = None) -> Replay:
+              ended: Ended | None = None, translations: Translations | None = None) -> Replay:
     """Replay ``moves`` from ``start`` and make the animated GIF: one frame per move plus the opening.
 
     Args:
@@ -192,6 +209,9 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
         final_text: appended to the caption of the last frame.
         ended: how the game ended if not by play (resigned, out of time, aborted): the last frame is
             drawn with it, so it shows the result rather than whose turn it was.
+        translations: the language of every word in the frames and captions: a
+            :class:`gettext.NullTranslations`-like catalog (the bot's ``bot.i18n.translations(code)``); None for
+            English.
 
     Returns:
         A :class:`Replay` (``frames == len(moves) + 1``).
@@ -204,8 +224,8 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
     _, palette = _drawing(render)
     moves = list(moves)
     for _ in range(4):
-        replay = encode_gif(boards(start.copy(), moves, render, names, ended), moves, names, palette,
-                            width=width, final_text=final_text)
+        replay = encode_gif(boards(start.copy(), moves, render, names, ended, translations), moves, names, palette,
+                            width=width, final_text=final_text, translations=translations)
         if len(replay.gif) < max_bytes:
             return replay
         width = int(width * 0.8)

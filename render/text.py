@@ -289,29 +289,101 @@ def fit_text(text: str, style: Style, max_width: float) -> str:
 
 
 def fit_parts(parts: Sequence[tuple[str, bool]], styles: Sequence[Style], max_width: float,
-              name_max: float | None = None) -> tuple[Style, list[str]]:
+              name_max: float | None = None, name_min: float | None = None,
+              smaller: Sequence[Style] = ()) -> tuple[Style, list[str]]:
     """A line made of ``parts`` (``(text, is_name)``), fitted into ``max_width`` pixels.
 
     Names are first cut to ``name_max`` pixels if given. Then the first of ``styles`` (largest first) at which the
-    whole line fits is used; if none does, the last style with each name cut to an equal share of the room the
-    other parts leave (so "… wins" or "… to move" stays readable), and the line's end cut if even that is not
-    enough. Returns the style and the texts of the parts: draw each on its own, so a right-to-left name does not
-    turn the sentence around it (:meth:`render.common.Canvas.text_line`).
+    whole line fits is used — with ``name_min``, also the first at which it fits with each name cut to an equal
+    share of the room the other parts leave, that share at least ``name_min`` pixels (so a long name is cut before
+    the sentence shrinks, and the sentence shrinks only when its words leave a name too little room). If none
+    does, the last style with each name cut to its share (so "… wins" or "… to move" stays readable) — at least an
+    eighth of the line between them, so a name never vanishes — and the line's end cut if that is not enough.
+    ``smaller`` styles are tried (in order, each taken as soon as the line's own words fit beside names of at least
+    an eighth of the line) only when the line's own words would be cut in the last of ``styles``: a language whose
+    words are longer than English's shrinks further rather than lose them.
+    Returns the style and the texts of the parts: draw each on its own, so a right-to-left name does not turn the
+    sentence around it (:meth:`render.common.Canvas.text_line`).
     """
     texts: list[str] = []
+    names = max(1, sum(1 for _, is_name in parts if is_name))
     for style in styles:
         texts = [fit_text(t, style, name_max) if is_name and name_max is not None else t for t, is_name in parts]
         if sum(text_width(t, style) for t in texts) <= max_width:
             return style, texts
+        fixed = sum(text_width(t, style) for t, (_, is_name) in zip(texts, parts) if not is_name)
+        if name_min is not None and (max_width - fixed) / names >= name_min:
+            break
     fixed = sum(text_width(t, style) for t, (_, is_name) in zip(texts, parts) if not is_name)
-    share = max(0.0, max_width - fixed) / max(1, sum(1 for _, is_name in parts if is_name))
+    share = max(max_width - fixed, max_width / 8) / names
     texts = [fit_text(t, style, share) if is_name else t for t, (_, is_name) in zip(texts, parts)]
     out, used = [], 0.0
     for t in texts:  # still too long (a tiny max_width): cut where the room ends
         t = fit_text(t, style, max_width - used)
         out.append(t)
         used += text_width(t, style)
+    if smaller and any(t != given for t, (given, is_name) in zip(out, parts) if not is_name):
+        return fit_parts(parts, smaller, max_width, name_max, max_width / 8 / names)
     return style, out
+
+
+def fit_line(text: str, styles: Sequence[Style], max_width: float) -> tuple[Style, str]:
+    """``text`` (no names in it) in the first of ``styles`` (largest first) at which it is at most ``max_width``
+    pixels wide; else in the last, cut with "…"."""
+    style, (fitted,) = fit_parts([(text, False)], styles, max_width)
+    return style, fitted
+
+
+def wrap(text: str, style: Style, max_width: float) -> list[str]:
+    """``text`` broken into lines at most ``max_width`` pixels wide in ``style``: at each ``"\n"``, then between
+    words where a line is full; a word wider than a line (or a run of Chinese or Japanese, written without spaces)
+    is broken between grapheme clusters. A single cluster wider than the line stays whole on its line."""
+    lines: list[str] = []
+    for given in text.split("\n"):
+        line = ""
+        for word in given.split(" "):
+            joined = f"{line} {word}" if line else word
+            if text_width(joined, style) <= max_width:
+                line = joined
+                continue
+            if line:
+                lines.append(line)
+                line = ""
+            for cluster in clusters(word):  # the word alone is too wide: break it where the line is full
+                if line and text_width(line + cluster, style) > max_width:
+                    lines.append(line)
+                    line = ""
+                line += cluster
+        lines.append(line)
+    return lines
+
+
+def two_lines(text: str, style: Style) -> list[str]:
+    """``text`` as one or two lines, broken where the wider line is narrowest: between words, or — for Chinese or
+    Japanese, written without spaces — between any two characters; a single word of another script stays whole
+    (one line)."""
+    if " " in text.strip():
+        words = text.split()
+        breaks = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    elif any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
+        parts = clusters(text)
+        breaks = [("".join(parts[:i]), "".join(parts[i:])) for i in range(1, len(parts))]
+    else:
+        return [text]
+    best = min(breaks, key=lambda pair: max(text_width(pair[0], style), text_width(pair[1], style)), default=None)
+    return list(best) if best else [text]
+
+
+def fit_lines(text: str, styles: Sequence[Style], max_width: float, max_lines: int) -> tuple[Style, list[str]]:
+    """``text`` wrapped (:func:`wrap`) in the first of ``styles`` (largest first) at which it takes at most
+    ``max_lines`` lines of ``max_width`` pixels; else in the last, its first ``max_lines`` lines, the last of them
+    ending in "…"."""
+    for style in styles:
+        lines = wrap(text, style, max_width)
+        if len(lines) <= max_lines:
+            return style, lines
+    rest = " ".join(lines[max_lines - 1:])  # too wide for one line: cut with "…"
+    return style, [*lines[:max_lines - 1], fit_text(rest, style, max_width)]
 
 
 @lru_cache(maxsize=64)
@@ -386,5 +458,5 @@ def _label(text: str, style: Style, fg: Colour, bg: Colour, palette: "Palette", 
         return Label(image, mask, dx, dy, width)
 
 
-__all__ = ["Style", "Label", "clean_name", "clusters", "pieces", "Piece", "text_width", "fit_text", "fit_parts", "metrics",
-           "render_label", "ELLIPSIS"]
+__all__ = ["Style", "Label", "clean_name", "clusters", "pieces", "Piece", "text_width", "fit_text", "fit_parts",
+           "fit_line", "wrap", "two_lines", "fit_lines", "metrics", "render_label", "ELLIPSIS"]

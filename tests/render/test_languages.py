@@ -1,0 +1,345 @@
+"""The words in the images in the post's language: every label drawn is translated, fits its place (inside its image,
+overlapping no other label) in German's longer words, Japanese is drawn in CJK glyphs, English is as before, and a
+replay frame is the live board in the same language.
+
+Every piece of text a renderer draws goes through :meth:`render.common.Canvas.text`; the tests record each call (the
+text, and the box its pixels cover) and check the boxes.
+"""
+from __future__ import annotations
+
+import ast
+import gettext
+import io
+import random
+import string
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import engine.hong as hong
+import engine.hongkong as hk
+from engine.result import Ended
+from render import common
+from render.fonts import BUILTIN
+from render.hong import board_image as hong_image
+from render.hong import render_board as render_hong
+from render.hongkong import BOARD_TOP, CELL, SIZE, headline
+from render.hongkong import board_image as hk_image
+from render.hongkong import render_board as render_hk
+from render.replay import build_gif
+from render.text import Style, pieces, render_label
+from tests.render.languages import GERMAN, JAPANESE, translations
+
+NAMES = ("Ann", "Benedict Cumberbatch")
+Box = tuple[int, int, int, int]
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every label drawn while the test runs: ``(image, text, box of its pixels)``, the image an :class:`Image`
+    (a plot, a lair space) or the size of a board (the board and its cached background, where the legend is)."""
+    seen: list[tuple[object, str, Box]] = []
+    text = common.Canvas.text
+
+    def recording(self, xy, words, style, fill, bg, anchor="la"):
+        label = render_label(words, style, fill, bg, self.palette, anchor)
+        x, y = round(xy[0]) + label.dx, round(xy[1]) + label.dy
+        if words.strip():
+            image = self.image.size if self.image.width >= 700 else Image_(self.image)
+            seen.append((image, words, (x, y, x + label.image.width, y + label.image.height)))
+        return text(self, xy, words, style, fill, bg, anchor)
+
+    monkeypatch.setattr(common.Canvas, "text", recording)
+    return seen
+
+
+class Image_:
+    """A small image a label is drawn on (compared by identity, measured by its size)."""
+
+    def __init__(self, image: Image.Image):
+        self.image = image
+
+    def __eq__(self, other):
+        return isinstance(other, Image_) and other.image is self.image
+
+    def __getitem__(self, i: int) -> int:
+        return self.image.size[i]
+
+
+def misplaced(labels: list[tuple[object, str, Box]]) -> list[str]:
+    """Labels that leave their image or overlap another label on the same image (see :func:`drawn`)."""
+    wrong = []
+    for i, (size, text, (x0, y0, x1, y1)) in enumerate(labels):
+        if x0 < 0 or y0 < 0 or x1 > size[0] or y1 > size[1]:
+            wrong.append(f"{text!r} {(x0, y0, x1, y1)} leaves its {size} image")
+        for other_size, other, (a0, b0, a1, b1) in labels[i + 1:]:
+            if other_size == size and min(x1, a1) > max(x0, a0) and min(y1, b1) > max(y0, b0) and other != text:
+                wrong.append(f"{text!r} {(x0, y0, x1, y1)} overlaps {other!r} {(a0, b0, a1, b1)}")
+    return wrong
+
+
+def test_the_check_finds_a_label_out_of_place():
+    size = (100, 50)
+    assert misplaced([(size, "a", (0, 0, 40, 20)), (size, "b", (50, 0, 100, 20))]) == []
+    assert len(misplaced([(size, "a", (0, 0, 60, 20)), (size, "b", (50, 10, 100, 20))])) == 1  # overlap
+    assert len(misplaced([(size, "a", (60, 0, 101, 20))])) == 1  # past the right edge
+    assert misplaced([(size, "a", (0, 0, 60, 20)), ((60, 60), "b", (50, 10, 60, 20))]) == []  # another image
+
+
+# --- positions -------------------------------------------------------------------------------------
+
+
+def hk_positions():
+    """(what, game, ended) for Hong Kong: the opening, a mid-game, resigned, timed out, aborted, the end."""
+    rng = random.Random(2)
+    game = hk.new_game(first=0)
+    yield "opening", game.copy(), None
+    for _ in range(20):
+        game.play(rng.choice(game.legal_moves()))
+    yield "mid", game.copy(), None
+    for ended in (Ended(1, "resigned"), Ended(0, "timeout"), Ended(None, "aborted")):
+        yield ended.reason.value, game.copy(), ended
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    yield "end", game, None
+
+
+def hong_positions():
+    """(what, game, ended) for Hong with the lair: the start, a mid-game, resigned, a pending summon, the end; and a
+    base game decided early (the longest result line)."""
+    rng = random.Random(4)
+    game = hong.new_game("castle", seed=1, expansion=True)
+    yield "start", game.copy(), None
+    while len(game.empty_squares()) > game.board.space_count // 2:
+        game.play(rng.choice(game.legal_moves()))
+    yield "mid", game.copy(), None
+    yield "resigned", game.copy(), Ended(0, "resigned")
+    while game.pending is None and not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    yield "summon", game.copy(), None
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    yield "end", game, None
+    for seed in range(200):  # the dragon master makes a Hong when he can, until a game is decided early
+        rng, early = random.Random(seed), hong.new_game("castle", seed=seed)
+        while not early.is_over:
+            moves = early.legal_moves()
+            if early.to_move == 1:
+                count = early.hong_count()
+                better = [m for m in rng.sample(moves, min(len(moves), 30)) if _makes_a_hong(early, m, count)]
+                moves = better or moves
+            early.play(rng.choice(moves))
+        if early.outcome.spaces_left:
+            yield "early", early, None
+            return
+    raise AssertionError("no game was decided early")
+
+
+def _makes_a_hong(game, move: str, count: int) -> bool:
+    game.play(move)
+    made = game.hong_count() > count
+    game.pop()
+    return made
+
+
+HK = list(hk_positions())
+HONG = list(hong_positions())
+CASES = [("hongkong", what, game, ended) for what, game, ended in HK] + [
+    ("hong", what, game, ended) for what, game, ended in HONG]
+RENDER = {"hongkong": render_hk, "hong": render_hong}
+IMAGE = {"hongkong": hk_image, "hong": hong_image}
+
+
+def decode(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png)).convert("RGB")
+
+
+# --- German: longer words fit -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which, what, game, ended", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("names", [NAMES, ("W" * 32, "Benedict Cumberbatch-Smythe the Third")], ids=["names", "long"])
+def test_every_label_fits_in_german_as_in_english(drawn, which, what, game, ended, names):
+    for language in (gettext.NullTranslations(), translations("de", GERMAN)):  # new objects: nothing cached
+        drawn.clear()
+        RENDER[which](game, names, ended=ended, translations=language)
+        assert drawn and misplaced(drawn) == [], (what, language)
+
+
+def test_the_german_words_are_drawn(drawn):
+    de = translations("de", GERMAN)
+    texts = []
+    for what, game, ended in HK:
+        render_hk(game, NAMES, ended=ended, translations=de)
+    texts += [text for _, text, _ in drawn]
+    for word in ("Grundstücke", "Schnellbaustein", "Baustein", "Dach", "Stadtmitte C3", "Zahl = Höhe in Bausteinen",
+                 "ist am Zug", "Spiel vorbei", "durch Aufgabe", "durch Zeitüberschreitung", "Kein Ergebnis", "blau",
+                 "Spielplan voll", "Letzter Spielzug: ", "Spielzug 1"):
+        assert any(word in text for text in texts), word
+    assert not any(english in text for text in texts
+                   for english in ("building", "to move", "game over", "Last turn", "quick block", "blue"))
+    drawn.clear()
+    for what, game, ended in HONG:
+        render_hong(game, NAMES, ended=ended, translations=de)
+    texts = [text for _, text, _ in drawn]
+    for word in ("KAISER", "DRACHENMEISTER", "IST AM ZUG", "GEWINNT", "HERBEIGERUFEN", "DER HORT:", "waagerecht",
+                 "Zahl: seine", "gewinnt durch Aufgabe", "ruft einen Großen Drachen herbei: "):
+        assert any(word in text for text in texts), word
+    assert "rotate" in texts  # the dragons' actions are notation: the same in every language
+
+
+def test_a_count_takes_the_languages_plural_form(drawn):
+    de = translations("de", GERMAN)
+    game = hk.new_game(first=0)
+    game.play("S@B2")  # Ann controls 1 building, Ben none
+    render_hk(game, NAMES, translations=de)
+    texts = {text for _, text, _ in drawn}
+    assert {"1 Grundstück", "0 Grundstücke"} <= texts
+
+
+def test_only_the_words_change(drawn):
+    """A German board is the English board but for its words: the plots are the same pixels, the header and
+    footer differ."""
+    _, game, _ = HK[1]
+    english, german = decode(render_hk(game, NAMES)), decode(render_hk(game, NAMES, translations=translations(
+        "de", GERMAN)))
+    plots = (0, BOARD_TOP, english.width, BOARD_TOP + SIZE * CELL)
+    assert english.crop(plots).tobytes() == german.crop(plots).tobytes()
+    assert english.crop((0, 0, english.width, BOARD_TOP)).tobytes() != german.crop((0, 0, english.width, BOARD_TOP)).tobytes()
+    footer = (0, BOARD_TOP + SIZE * CELL, english.width, english.height)
+    assert english.crop(footer).tobytes() != german.crop(footer).tobytes()
+    _, game, _ = HONG[1]
+    english, german = decode(render_hong(game, NAMES)), decode(render_hong(game, NAMES, translations=translations(
+        "de", GERMAN)))
+    assert english.size == german.size and english.tobytes() != german.tobytes()
+    board = (0, 280, english.width, 1040)  # the board and its coordinates: no words
+    assert english.crop(board).tobytes() == german.crop(board).tobytes()
+
+
+# --- Japanese: CJK glyphs -------------------------------------------------------------------------
+
+
+def test_a_japanese_status_line_is_drawn_in_cjk_glyphs(drawn):
+    ja = translations("ja", JAPANESE)
+    game = hong.new_game("castle", seed=1)
+    game.play(game.legal_moves()[0])
+    render_hong(game, NAMES, translations=ja)
+    role = ("（皇帝）", "（竜使い）")[game.to_move]
+    status = [text for _, text, _ in drawn if "の手番" in text]  # (the name before it is drawn on its own)
+    assert status == [f"{role}の手番   -   直前: {game.moves[-1]}"]
+    cjk = [p for p in pieces(status[0]) if any("\u3040" <= ch <= "\u9fff" for ch in p.text)]
+    assert cjk and all(p.face.name == "NotoSansCJK" and p.region == "ja" for p in cjk)
+    assert all(p.face is not BUILTIN and all(p.face.covers(ch) for ch in p.text) for p in cjk)
+
+    def image(text: str) -> bytes:  # a missing-glyph box would look the same for both
+        label = render_label(text, Style(30), common.INK, common.BACKGROUND, common.Palette([common.INK, common.BACKGROUND]))
+        return label.mask.tobytes()
+
+    assert image("手") != image("番")
+    drawn.clear()
+    render_hk(hk.new_game(first=0), NAMES, translations=ja)
+    texts = {text for _, text, _ in drawn}
+    assert {"Ann", " の手番", "第 1 手", "ブロック", "クイックブロック", "数字 = ブロックの高さ", "青", "オレンジ"} <= texts
+    assert misplaced(drawn) == []
+
+
+# --- English as before; broken translations ------------------------------------------------------
+
+
+@pytest.mark.parametrize("which, what, game, ended", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_english_is_the_default_and_a_catalog_without_these_words(which, what, game, ended):
+    english = RENDER[which](game, NAMES, ended=ended)
+    assert RENDER[which](game, NAMES, ended=ended, translations=gettext.NullTranslations()) == english
+    assert RENDER[which](game, NAMES, ended=ended, translations=translations("fr", {"unrelated": "autre"})) == english
+
+
+def test_a_broken_translation_falls_back_to_english():
+    broken = translations("de", {"{name} to move": "{nmae} ist am Zug", "{name} wins {score}": "{name} gewinnt {"})
+    assert headline(hk.new_game(first=0), NAMES, translations=broken) == "Ann to move"
+    _, game, _ = HK[-1]
+    assert headline(game, NAMES, translations=broken) == headline(game, NAMES)
+    assert render_hk(hk.new_game(first=0), NAMES, translations=broken) == render_hk(hk.new_game(first=0), NAMES)
+
+
+def test_headline_in_german():
+    de = translations("de", GERMAN)
+    assert headline(hk.new_game(first=1), NAMES, translations=de) == "Benedict Cumberbatch ist am Zug"
+    _, game, ended = HK[2]
+    assert headline(game, NAMES, ended, translations=de) == "Benedict Cumberbatch gewinnt durch Aufgabe"
+
+
+# --- replays --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["hongkong", "hong"])
+def test_a_replay_frame_is_the_live_board_in_the_same_language(drawn, which):
+    de = translations("de", GERMAN)
+    game = HK[-1][1] if which == "hongkong" else HONG[-2][1]
+    start = hk.new_game(first=0) if which == "hongkong" else hong.new_game("castle", seed=1, expansion=True)
+    moves = game.moves[:6]
+    replay = build_gif(start, moves, RENDER[which], NAMES, translations=de, final_text="Ann hat gewonnen",
+                       width=IMAGE[which](start, NAMES).width)
+    live = start.copy()
+    gif = Image.open(io.BytesIO(replay.gif))
+    for n in range(len(moves) + 1):
+        gif.seek(n)
+        frame = gif.convert("RGB")
+        board = IMAGE[which](live, NAMES, translations=de).convert("RGB")
+        assert frame.crop((0, 0, board.width, board.height)).tobytes() == board.tobytes(), n
+        if n < len(moves):
+            live.play(moves[n])
+    height = IMAGE[which](start, NAMES).height
+    captions = [(size, text, box) for size, text, box in drawn if size[1] > height]  # the frames with their caption
+    texts = [text for _, text, _ in captions]
+    assert "Ausgangsstellung · 6 Spielzüge" in texts
+    assert any(text.startswith("Spielzug 6/6 · ") for text in texts)
+    assert any(text.endswith(" · Ann hat gewonnen") for text in texts)
+    assert all(0 <= x0 and x1 <= size[0] - 12 and y0 >= height for size, _, (x0, y0, x1, _) in captions)
+
+
+# --- the messages as the catalogs see them --------------------------------------------------------
+
+
+RENDER_DIR = Path(__file__).resolve().parents[2] / "render"
+MARKERS = {"gettext": (0,), "ngettext": (0, 1), "pgettext": (1,)}
+
+
+def calls():
+    """``(file, line, call, marker)`` for every ``….gettext/ngettext/pgettext(…)`` in render/ but render/words.py
+    (which defines them)."""
+    for path in sorted(RENDER_DIR.glob("*.py")):
+        if path.name == "words.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MARKERS:
+                yield path.name, node.lineno, node, node.func.attr
+
+
+def test_the_images_messages_follow_the_catalogs_conventions():
+    """As bot/'s (tests/bot/test_wording.py): a literal template or a marked constant, named fields only, and the
+    fields exactly the keywords given (``ngettext`` fills ``{count}``); contexts only "image"."""
+    wrong, found = [], 0
+    for where, line, call, marker in calls():
+        found += 1
+        if marker == "pgettext" and not (isinstance(call.args[0], ast.Constant) and call.args[0].value == "image"):
+            wrong.append(f"{where}:{line}: context {ast.unparse(call.args[0])}")
+        given = {k.arg for k in call.keywords} | ({"count"} if marker == "ngettext" else set())
+        used: set[str] = set()
+        for i in MARKERS[marker]:
+            arg = call.args[i]
+            if isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript)):
+                used = given  # a constant marked with N_ where it is defined
+                continue
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                wrong.append(f"{where}:{line}: not a literal: {ast.unparse(arg)}")
+                continue
+            fields = {f for _t, f, _s, _c in string.Formatter().parse(arg.value) if f is not None}
+            if any(not f or f[0].isdigit() for f in fields):
+                wrong.append(f"{where}:{line}: unnamed field in {arg.value!r}")
+            if fields - given:
+                wrong.append(f"{where}:{line}: {arg.value!r}: no keyword for {sorted(fields - given)}")
+            used |= fields
+        if given - used - ({"count"} if marker == "ngettext" else set()):
+            wrong.append(f"{where}:{line}: unused keywords {sorted(given - used)}")
+    assert found > 30 and wrong == []
