@@ -73,8 +73,9 @@ class GameKind:
         name: command group and stored ``kind`` (``"hongkong"``); lowercase, ≤ 32 characters.
         title: the game's name for players (``"Hong Kong"``).
         engine: the engine module (``new_game(**options)``, ``from_dict(d)``).
-        render: ``(game, names: tuple[str, str], *, ended: render.common.Ended | None = None) -> PNG bytes``;
-            pure, run in a worker thread (``ended``: a result reached off the board, see ``Ended``).
+        render: ``(game, names: tuple[str, str], *, ended: engine.result.Ended | None = None, translations=None)
+            -> PNG bytes``; pure, run in a worker (``ended``: a result reached off the board, see ``Ended``;
+            ``translations``: the language of its words, see :mod:`render.words`; :mod:`bot.rendering` passes it).
         roles: what each seat is called, in English (``("blue", "orange")``, ``("emperor", "dragon master")``,
             marked for the catalogs where they are defined); :meth:`role` says it in the current language.
         seat_options: ``(challenge options, rng) -> (challenger's seat 0|1, engine new_game kwargs)``:

@@ -5,8 +5,13 @@ with bounded concurrency and people first.
 ``render_workers`` setting (:func:`default_workers`: half the CPUs, at least one) at start-up. The workers are spawned
 on the first board (or by :meth:`Renderer.warm_up`), die with the bot however it ends (a
 :class:`bot.computer.WorkerPool`, as the computer's), and get only what a drawing needs — the engine's state, the names, how the game
-ended — so they import the engines and the renderers, never the bot. With 0 workers boards are drawn in a thread of
-the bot's process instead.
+ended, the language's code — so they import the engines, the renderers and the catalogs (:mod:`bot.i18n`), never the
+rest of the bot. With 0 workers boards are drawn in a thread of the bot's process instead.
+
+Language: a board is drawn in the language current where it is asked for (:func:`bot.i18n.current`, e.g. inside
+``with i18n.language(server)`` while its post is built), so the image says what its post says; the code crosses the
+queue and the process boundary, and the worker reads that language's catalog once (:func:`bot.i18n.translations` is
+cached per process). :func:`build_replay` draws a ``/replay`` GIF the same way.
 
 At most :attr:`Renderer.slots` drawings are handed to the workers at once; the others wait by priority —
 :data:`PLAYER` (a board a person is waiting for: their move, a new game, ``/board``) before :data:`CHANNEL` (the
@@ -26,8 +31,13 @@ import logging
 import os
 import random
 import time
-from typing import AsyncIterator, Callable
+from pathlib import Path
+from typing import AsyncIterator, Callable, Sequence
 
+from engine.result import Ended
+from render.replay import DISCORD_LIMIT, WIDTH, Replay, build_gif
+
+from . import i18n
 from .computer import WorkerPool
 from .kinds import Game, GameKind
 from .metrics import QUEUE_LENGTH
@@ -46,10 +56,33 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[str, str], ended) -> bytes:
-    """In a worker: the engine game restored from its position (no replay: the bot checked it), drawn."""
+def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[str, str], ended,
+          language: str = i18n.SOURCE, locales: Path | None = None) -> bytes:
+    """In a worker: the engine game restored from its position (no replay: the bot checked it), drawn in
+    ``language`` (a code of :func:`bot.i18n.languages`; its catalog read once per process) from the catalogs in
+    ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for."""
+    if locales is not None and locales != i18n.LOCALES:
+        i18n.LOCALES = locales
+        i18n.languages.cache_clear()
+        i18n.translations.cache_clear()
     game = importlib.import_module(engine).from_dict(state, replay=False)
-    return render(game, names, ended=ended)
+    return render(game, names, ended=ended, translations=i18n.translations(language))
+
+
+def build_replay(kind: GameKind, start: Game, moves: Sequence[str], names: tuple[str, str], *,
+                 max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "", ended: Ended | None = None,
+                 language: str | None = None) -> Replay:
+    """:func:`render.replay.build_gif` with ``kind``'s renderer, every frame and caption in ``language`` (default:
+    the current language, :func:`bot.i18n.current` — a thread started with :func:`asyncio.to_thread` keeps its
+    caller's). CPU-bound: call it in a worker thread. ``final_text`` is the bot's, in that language already.
+
+    Raises:
+        engine.IllegalMove: the record does not replay; render.replay.ReplayTooLarge: over ``max_bytes`` even at
+            its smallest.
+    """
+    code = i18n.current() if language is None else language
+    return build_gif(start, moves, kind.render, names, max_bytes=max_bytes, width=width, final_text=final_text,
+                     ended=ended, translations=i18n.translations(code))
 
 
 class Renderer(WorkerPool):
@@ -138,19 +171,23 @@ class Renderer(WorkerPool):
     # --- drawing ----------------------------------------------------------------------------------------------------
 
     async def png(self, kind: GameKind, game: Game, names: tuple[str, str], *, ended=None,
-                  priority: int = PLAYER) -> bytes:
+                  priority: int = PLAYER, language: str | None = None) -> bytes:
         """The board of ``game`` as PNG bytes (``kind.render``'s image: the same bytes in a worker or here), drawn
-        when a slot is free for ``priority``.
+        when a slot is free for ``priority``, every word in ``language`` (a code of :func:`bot.i18n.languages`;
+        default: the language current when this is called — the post's, built ``with i18n.language(…)``).
 
         A worker that died is replaced and the board drawn once more (:meth:`bot.computer.WorkerPool.run`).
 
         Raises:
             BrokenProcessPool: the fresh pool broke too.
         """
+        language = i18n.current() if language is None else language
         async with self.slot(priority):
             if self.workers <= 0:
-                return await asyncio.to_thread(kind.render, game, names, ended=ended)
-            return await self.run(_draw, kind.render, kind.engine.__name__, game.to_dict(), names, ended)
+                return await asyncio.to_thread(kind.render, game, names, ended=ended,
+                                               translations=i18n.translations(language))
+            return await self.run(_draw, kind.render, kind.engine.__name__, game.to_dict(), names, ended, language,
+                                  i18n.LOCALES)
 
     async def warm_up(self, kinds) -> None:
         """Start the workers and draw a first board of every game in each (imports and fonts take ~0.5 s), so the
@@ -169,4 +206,4 @@ class Renderer(WorkerPool):
 renderer = Renderer()
 QUEUE_LENGTH.labels("boards").set_function(lambda: renderer.waiting)
 
-__all__ = ["Renderer", "renderer", "default_workers", "PLAYER", "CHANNEL", "BUSY_WAIT"]
+__all__ = ["Renderer", "renderer", "default_workers", "build_replay", "PLAYER", "CHANNEL", "BUSY_WAIT"]

@@ -120,11 +120,15 @@ async def resign(emu, user, channel: int, game: str = "hongkong"):
 @contextlib.contextmanager
 def temporary_catalogs(folder, messages: dict[str, dict], monkeypatch) -> Iterator[None]:
     """Small message catalogs in ``folder`` stand in for ``bot/locales`` inside the block: ``messages`` maps a
-    language code to ``{msgid or (context, msgid): translation}``, each written as ``<code>.po``; the catalog
-    caches are cleared before and after, so no other test sees them."""
+    language code to ``{msgid or (context, msgid): translation}`` — or ``{(singular, plural): (forms…)}`` for a
+    counted message — each written as ``<code>.po``; the catalog caches are cleared before and after, so no other
+    test sees them."""
     for code, entries in messages.items():
         catalog = Catalog(locale=code)
         for key, text in entries.items():
+            if isinstance(text, tuple):  # a counted message: its forms in the language's plural rule
+                catalog.add(key, text)
+                continue
             context, message = key if isinstance(key, tuple) else (None, key)
             catalog.add(message, text, context=context)
         with (folder / f"{code}.po").open("wb") as f:
