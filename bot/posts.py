@@ -45,13 +45,14 @@ GAME_FINISHED = "game_finished"
 POSTING: set[str] = set()
 
 
-async def server_language(bot: discord.Client, guild_id: int | None) -> str:
-    """The language of public posts in the server ``guild_id`` (:meth:`bot.settings.SettingsStore.language_of`;
-    a server not in the bot's cache still gets its ``/settings language``, only its preferred locale is unknown;
-    None, a DM: English)."""
+async def server_language(bot: discord.Client, guild_id: int | None, layer=None) -> str:
+    """The language of public posts in the server ``guild_id`` (:meth:`bot.settings.SettingsStore.language_of`
+    of ``layer``'s settings, default the bot's game layer; a server not in the bot's cache still gets its
+    ``/settings language``, only its preferred locale is unknown; None, a DM: English). Every feature asks here."""
     if guild_id is None:
         return i18n.SOURCE
-    return await bot.layer.settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
+    settings = (layer or bot.layer).settings
+    return await settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
 
 
 async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,

@@ -12,23 +12,16 @@ from typing import AsyncIterator
 import discord
 
 from ... import i18n
+from ...posts import server_language
 from ...session import GameLayer
-
-
-async def server_language(bot: discord.Client, layer: GameLayer, guild_id: int | None) -> str:
-    """The language of public posts in the server ``guild_id`` (None: a DM, English). A server not in the bot's
-    cache (removed, not loaded yet) still gets its ``/settings language``; only its preferred locale is unknown."""
-    if guild_id is None:
-        return i18n.SOURCE
-    return await layer.settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
 
 
 @asynccontextmanager
 async def public(bot: discord.Client, layer: GameLayer, guild_id: int | None) -> AsyncIterator[str]:
     """``async with public(bot, layer, guild_id):`` builds the text of a post in the server's language (see
-    :func:`server_language`); the language before it after. Yields the language's code."""
-    with i18n.language(await server_language(bot, layer, guild_id)) as code:
+    :func:`bot.posts.server_language`); the language before it after. Yields the language's code."""
+    with i18n.language(await server_language(bot, guild_id, layer)) as code:
         yield code
 
 
-__all__ = ["server_language", "public"]
+__all__ = ["public"]
