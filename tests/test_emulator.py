@@ -174,9 +174,10 @@ class EmuBot(commands.Bot):
 
 @contextlib.asynccontextmanager
 async def running_bot(emu: DiscordEmulator, label: str = 'bot-1', guild_id: Optional[int] = None,
-                      **options: Any) -> AsyncIterator[EmuBot]:
-    """``options``: discord.py's, e.g. ``shard_id=0, shard_count=2`` for one shard of two."""
-    bot = EmuBot(label, guild_id, **options)
+                      bot: Optional[EmuBot] = None, **options: Any) -> AsyncIterator[EmuBot]:
+    """``options``: discord.py's, e.g. ``shard_id=0, shard_count=2`` for one shard of two. ``bot``: one made
+    already (e.g. with a translator set), started instead of a new one."""
+    bot = bot or EmuBot(label, guild_id, **options)
     task = asyncio.create_task(bot.start(emu.token), name=f'bot {label}')
     try:
         shard = (options['shard_id'], options['shard_count']) if 'shard_count' in options else None
@@ -465,6 +466,12 @@ async def test_bad_command_name_is_refused_at_sync(emu: DiscordEmulator, world: 
     async def good(interaction: discord.Interaction) -> None: ...
 
     good.name = 'Bad Name'  # discord.py validates names locally; sneak it past to see Discord's answer
+    assert await refused_sync(emu, client, tree) == {'0': {'name': {'_errors': [
+        {'code': 'APPLICATION_COMMAND_INVALID_NAME', 'message': 'Command name is invalid'}]}}}
+
+
+async def refused_sync(emu: DiscordEmulator, client: discord.Client, tree: app_commands.CommandTree) -> Dict[str, Any]:
+    """Sync ``tree``, which Discord must refuse: the errors of its 400 (50035), nothing stored."""
     await client.login(emu.token)
     try:
         with pytest.raises(app_commands.CommandSyncFailure):
@@ -472,9 +479,93 @@ async def test_bad_command_name_is_refused_at_sync(emu: DiscordEmulator, world: 
     finally:
         await client.close()
     [err] = emu.errors
-    assert err.code == 50035 and err.body['errors'] == {'0': {'name': {'_errors': [
-        {'code': 'APPLICATION_COMMAND_INVALID_NAME', 'message': 'Command name is invalid'}]}}}
-    assert emu.commands == [] and emu.sync_count == 0
+    assert err.code == 50035 and emu.commands == [] and emu.sync_count == 0
+    return err.body['errors']
+
+
+async def test_bad_localisations_are_refused_at_sync(emu: DiscordEmulator, world: World) -> None:
+    """A translator giving a German name Discord refuses (a space): the whole sync is refused as Discord does, at
+    the localisation, and nothing is stored."""
+    class Naive(app_commands.Translator):
+        async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                            context: app_commands.TranslationContext) -> Optional[str]:
+            if locale is discord.Locale.german:
+                return {'place': 'Zug machen', 'Place a piece': 'Einen Stein setzen'}.get(string.message)
+            return None
+
+    client = discord.Client(intents=discord.Intents.default())
+    tree = app_commands.CommandTree(client)
+
+    @tree.command(description='Place a piece')
+    async def place(interaction: discord.Interaction) -> None: ...
+
+    await tree.set_translator(Naive())
+    assert await refused_sync(emu, client, tree) == {'0': {'name_localizations': {'de': {'_errors': [
+        {'code': 'APPLICATION_COMMAND_INVALID_NAME', 'message': 'Command name is invalid'}]}}}}
+
+
+async def test_a_good_localisation_is_kept_and_interactions_carry_the_clients_locale(emu: DiscordEmulator,
+                                                                                      world: World) -> None:
+    """Each user's client language is the interaction's ``locale``, the guild's preferred locale its
+    ``guild_locale`` (changed with GUILD_UPDATE); the localisations synced are kept for tests to read."""
+    class German(app_commands.Translator):
+        async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                            context: app_commands.TranslationContext) -> Optional[str]:
+            return 'wer-bin-ich' if locale is discord.Locale.german and string.message == 'whoami' else None
+
+    german = emu.create_user('greta', locale='de')
+    emu.add_member(world.gid, german)
+    seen = []
+    bot = EmuBot('A')
+
+    @bot.listen()
+    async def on_interaction(interaction: discord.Interaction) -> None:
+        seen.append((interaction.locale, interaction.guild_locale))
+
+    await bot.tree.set_translator(German())
+    async with running_bot(emu, bot=bot):
+        await emu.wait_for_commands(timeout=10)
+        assert next(c for c in emu.commands if c['name'] == 'whoami')['name_localizations'] == {'de': 'wer-bin-ich'}
+        await (await emu.slash(german, world.cid, 'whoami')).wait_done()
+        await (await emu.slash(world.ann, world.cid, 'whoami')).wait_done()
+        await emu.set_guild_locale(world.gid, 'ja')
+        emu.set_locale(world.ann, 'pt-BR')
+        await (await emu.slash(world.ann, world.cid, 'whoami')).wait_done()
+        assert bot.get_guild(world.gid).preferred_locale is discord.Locale.japanese
+    assert seen == [(discord.Locale.german, discord.Locale.american_english),
+                    (discord.Locale.american_english, discord.Locale.american_english),
+                    (discord.Locale.brazil_portuguese, discord.Locale.japanese)]
+    with pytest.raises(ValueError):
+        emu.create_user('typo', locale='de-DE')
+
+
+def test_localisations_are_checked_as_discord_checks_them() -> None:
+    """A localised name with a capital or a space, an unknown locale, a description over 100 characters, two
+    options alike in one language are refused; Hindi, Thai and Japanese names pass."""
+    def command(**localised: Any) -> Dict[str, Any]:
+        return {'name': 'place', 'description': 'Place a piece', 'type': 1, 'options': [
+            {'name': 'square', 'description': 'Where', 'type': 3, **localised},
+            {'name': 'quick', 'description': 'Where else', 'type': 3, 'name_localizations': {'de': 'schnell'}}]}
+
+    def verdict(cmd: Dict[str, Any]) -> str:
+        return str(_errors(limits.validate_command_list, [cmd]))
+
+    assert verdict(command(name_localizations={'hi': 'स्थान', 'th': 'ช่อง', 'ja': 'マス', 'de': 'feld'})) == '{}'
+    assert _errors(limits.validate_command_list, [command(name_localizations={'de': 'Feld'})]) == {
+        '0': {'options': {'0': {'name_localizations': {'de': {'_errors': [
+            {'code': 'APPLICATION_COMMAND_INVALID_NAME', 'message': 'Command name is invalid'}]}}}}}}
+    assert 'APPLICATION_COMMAND_INVALID_NAME' in verdict(command(name_localizations={'fr': 'la case'}))
+    assert 'BASE_TYPE_CHOICES' in verdict(command(name_localizations={'de-AT': 'feld'}))
+    assert 'BASE_TYPE_BAD_LENGTH' in verdict(command(description_localizations={'de': 'x' * 101}))
+    assert 'OPTION_NAME_ALREADY_EXISTS' in verdict(command(name_localizations={'de': 'schnell'}))
+    unlocalised = command(name_localizations={'fr': 'quick'})  # the other option is "quick" in French too
+    del unlocalised['options'][1]['name_localizations']
+    assert 'OPTION_NAME_ALREADY_EXISTS' in verdict(unlocalised)
+    twins = [dict(command(), name='place', name_localizations={'de': 'setzen'}),
+             dict(command(), name='put', name_localizations={'de': 'setzen'})]
+    assert 'APPLICATION_COMMANDS_DUPLICATE_NAME' in str(_errors(limits.validate_command_list, twins))
+    with pytest.raises(ValueError):
+        limits.check_locale('de-DE')
 
 
 # ============================================================================================

@@ -9,7 +9,9 @@ Component / Application Command / Interaction Response reference pages).
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import regex
 
 from .errors import ErrorTree, Path
 
@@ -46,7 +48,15 @@ CHOICE_NAME_MAX = 100
 CHOICE_STRING_VALUE_MAX = 100
 
 # --- application commands -------------------------------------------------------------------
-COMMAND_NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
+# Application Command Naming: letters and digits of every script, - and _, Devanagari and Thai (with their vowel
+# signs); lowercase where a letter has a lowercase form. (The docs' newer regex also lists "'", which the API
+# refuses: discord-api-docs issue 7371.)
+COMMAND_NAME_RE = regex.compile(r"^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$")
+# The locales Discord's clients use (Reference → Locales): the keys of name_localizations and
+# description_localizations, and an interaction's locale and guild_locale.
+LOCALES = ('id', 'da', 'de', 'en-GB', 'en-US', 'es-ES', 'es-419', 'fr', 'hr', 'it', 'lt', 'hu', 'nl', 'no', 'pl',
+           'pt-BR', 'ro', 'fi', 'sv-SE', 'vi', 'tr', 'cs', 'el', 'bg', 'ru', 'uk', 'hi', 'th', 'zh-CN', 'ja', 'zh-TW',
+           'ko')
 COMMAND_DESCRIPTION_MAX = 100
 COMMAND_OPTIONS_MAX = 25
 COMMAND_CHOICES_MAX = 25
@@ -380,12 +390,71 @@ def validate_modal(tree: ErrorTree, data: Any) -> None:
 # ============================================================================================
 
 
+def check_locale(locale: str) -> str:
+    """``locale`` if Discord has it (:data:`LOCALES`), for the emulator's own helpers; a typo in a test fails."""
+    if locale not in LOCALES:
+        raise ValueError(f'{locale!r} is not a Discord locale (one of {", ".join(LOCALES)})')
+    return locale
+
+
 def _validate_name(tree: ErrorTree, path: Path, name: Any, *, chat_input: bool) -> None:
     if chat_input:
         if not isinstance(name, str) or not COMMAND_NAME_RE.match(name) or name != name.lower():
             tree.add(path, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid')
     else:
         _bad_len(tree, path, name, 1, 32)
+
+
+def _validate_localizations(tree: ErrorTree, path: Path, value: Any,
+                            check: Callable[[ErrorTree, Path, Any], None]) -> None:
+    """A ``*_localizations`` map (absent or null allowed): every key a Discord locale, every value passing ``check``
+    (the rule of the field it localises)."""
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        tree.add(path, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType')
+        return
+    for locale, text in value.items():
+        if locale not in LOCALES:
+            tree.add(path + (locale,), 'BASE_TYPE_CHOICES', f'Value must be one of {LOCALES}.')
+        else:
+            check(tree, path + (locale,), text)
+
+
+def _validate_texts(tree: ErrorTree, path: Path, item: Dict[str, Any], *, chat_input: bool = True,
+                    choice: bool = False) -> None:
+    """The localisations of a command's, option's or choice's name and description."""
+    if choice:
+        _validate_localizations(tree, path + ('name_localizations',), item.get('name_localizations'),
+                                lambda t, p, v: _bad_len(t, p, v, 1, CHOICE_NAME_MAX))
+        return
+    _validate_localizations(tree, path + ('name_localizations',), item.get('name_localizations'),
+                            lambda t, p, v: _validate_name(t, p, v, chat_input=chat_input))
+    if chat_input:
+        _validate_localizations(tree, path + ('description_localizations',), item.get('description_localizations'),
+                                lambda t, p, v: _bad_len(t, p, v, 1, COMMAND_DESCRIPTION_MAX))
+
+
+def shown_name(item: Dict[str, Any], locale: Optional[str]) -> Any:
+    """The name a client of ``locale`` shows for a command, option or choice: its localisation, else its name."""
+    return (item.get('name_localizations') or {}).get(locale) or item.get('name')
+
+
+def _unique_per_locale(tree: ErrorTree, path: Path, items: Any, code: str, message: str, *,
+                       by_type: bool = False) -> None:
+    """Names at one level must differ in every locale too, each as that locale's clients show it (``by_type``:
+    top-level commands, unique among those of the same type). The error is at the localisation that clashes."""
+    items = list(enumerate(items)) if isinstance(items, list) else []
+    items = [(i, item) for i, item in items if isinstance(item, dict)]
+    locales = {loc for _i, item in items for loc in (item.get('name_localizations') or {}) if loc in LOCALES}
+    for locale in sorted(locales):
+        seen: Dict[Any, int] = {}
+        for i, item in items:
+            key = (item.get('type', 1) if by_type else None, shown_name(item, locale))
+            if key in seen:
+                at = i if locale in (item.get('name_localizations') or {}) else seen[key]
+                tree.add(path + (at, 'name_localizations', locale), code, f'{message} ({locale}: {key[1]!r})')
+            seen.setdefault(key, i)
 
 
 def _validate_options(tree: ErrorTree, path: Path, options: Any, *, depth: int) -> None:
@@ -411,6 +480,7 @@ def _validate_options(tree: ErrorTree, path: Path, options: Any, *, depth: int) 
             continue
         _validate_name(tree, op + ('name',), opt.get('name'), chat_input=True)
         _bad_len(tree, op + ('description',), opt.get('description'), 1, COMMAND_DESCRIPTION_MAX)
+        _validate_texts(tree, op, opt)
         if opt.get('name') in names:
             tree.add(op + ('name',), 'APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS', 'Option names must be unique')
         names.add(opt.get('name'))
@@ -457,6 +527,8 @@ def _validate_options(tree: ErrorTree, path: Path, options: Any, *, depth: int) 
             _list_max(tree, op + ('choices',), choices, COMMAND_CHOICES_MAX)
             for k, ch in enumerate(choices):
                 _validate_choice(tree, op + ('choices', k), ch, otype)
+                if isinstance(ch, dict):
+                    _validate_texts(tree, op + ('choices', k), ch, choice=True)
             if opt.get('autocomplete'):
                 tree.add(op + ('autocomplete',), 'APPLICATION_COMMAND_AUTOCOMPLETE_INCOMPATIBLE_WITH_CHOICES',
                          'Autocomplete cannot be enabled on an option that has choices')
@@ -472,28 +544,36 @@ def _validate_options(tree: ErrorTree, path: Path, options: Any, *, depth: int) 
             if v is not None and (otype not in (OPT_INTEGER, OPT_NUMBER) or not _is_number(v)):
                 tree.add(op + (key,), 'APPLICATION_COMMAND_OPTION_TYPE_INVALID',
                          'min_value/max_value are only allowed on integer and number options')
+    _unique_per_locale(tree, path, options, 'APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS',
+                       'Option names must be unique')
     if kinds == {'sub', 'value'}:
         tree.add(path, 'APPLICATION_COMMAND_OPTIONS_TYPE_INVALID',
                  'Sub-command and sub-command group option types are mutually exclusive to all other types')
 
 
-def command_text_length(cmd: Dict[str, Any]) -> int:
+def command_text_length(cmd: Dict[str, Any], locale: Optional[str] = None) -> int:
     """Discord: combined length of name, description and value properties for a command, its
-    options (including subcommands and groups) and choices must be <= 4000."""
-    total = len(cmd.get('name') or '') + len(cmd.get('description') or '')
+    options (including subcommands and groups) and choices must be <= 4000 — in each locale (its
+    localised names and descriptions where it has them)."""
+    def name(item: Dict[str, Any]) -> str:
+        return str(shown_name(item, locale) or '')
+
+    def description(item: Dict[str, Any]) -> str:
+        return str((item.get('description_localizations') or {}).get(locale) or item.get('description') or '')
 
     def walk(opts: Any) -> int:
         n = 0
         for o in opts or []:
             if not isinstance(o, dict):
                 continue
-            n += len(o.get('name') or '') + len(o.get('description') or '')
+            n += len(name(o)) + len(description(o))
             for ch in o.get('choices') or []:
-                n += len(str(ch.get('name') or '')) + len(str(ch.get('value') or ''))
+                if isinstance(ch, dict):
+                    n += len(name(ch)) + len(str(ch.get('value') or ''))
             n += walk(o.get('options'))
         return n
 
-    return total + walk(cmd.get('options'))
+    return len(name(cmd)) + len(description(cmd)) + walk(cmd.get('options'))
 
 
 def validate_command(tree: ErrorTree, path: Path, cmd: Any) -> None:
@@ -506,6 +586,7 @@ def validate_command(tree: ErrorTree, path: Path, cmd: Any) -> None:
         return
     chat_input = ctype == 1
     _validate_name(tree, path + ('name',), cmd.get('name'), chat_input=chat_input)
+    _validate_texts(tree, path, cmd, chat_input=chat_input)
     if chat_input:
         _bad_len(tree, path + ('description',), cmd.get('description'), 1, COMMAND_DESCRIPTION_MAX)
         _validate_options(tree, path + ('options',), cmd.get('options'), depth=0)
@@ -522,7 +603,7 @@ def validate_command(tree: ErrorTree, path: Path, cmd: Any) -> None:
             int(dmp)
         except (TypeError, ValueError):
             tree.add(path + ('default_member_permissions',), 'NUMBER_TYPE_COERCE', f'Value "{dmp}" is not snowflake.')
-    if command_text_length(cmd) > COMMAND_TOTAL_CHARS_MAX:
+    if max(command_text_length(cmd, locale) for locale in (None, *LOCALES)) > COMMAND_TOTAL_CHARS_MAX:
         tree.add(path, 'APPLICATION_COMMAND_TOO_LARGE', f'Command exceeds maximum size ({COMMAND_TOTAL_CHARS_MAX})')
 
 
@@ -542,6 +623,8 @@ def validate_command_list(tree: ErrorTree, commands: Any) -> None:
             if key in seen:
                 tree.add((i, 'name'), 'APPLICATION_COMMANDS_DUPLICATE_NAME', f'Application command names must be unique (duplicate: {cmd.get("name")!r})')
             seen[key] = i
+    _unique_per_locale(tree, (), commands, 'APPLICATION_COMMANDS_DUPLICATE_NAME',
+                       'Application command names must be unique', by_type=True)
     for ctype, limit, label in ((1, CHAT_INPUT_COMMANDS_MAX, 'chat input'), (2, USER_COMMANDS_MAX, 'user'),
                                 (3, MESSAGE_COMMANDS_MAX, 'message')):
         if counts[ctype] > limit:

@@ -122,7 +122,10 @@ class DiscordEmulator:
         # GET /gateway/bot recommends a shard per ``guilds_per_recommended_shard`` guilds (see recommended_shards)
         self.max_guilds_per_shard = max_guilds_per_shard
         self.guilds_per_recommended_shard = guilds_per_recommended_shard
+        # the client language of a user without one of their own (create_user(locale=...), set_locale), and the
+        # preferred locale of a guild created without one (create_guild(locale=...))
         self.locale = 'en-US'
+        self._user_locales: Dict[int, str] = {}
         self.presence: Any = None
         self.connect_grace = 5.0  # how long interaction helpers wait for a (re)connecting bot
 
@@ -237,7 +240,10 @@ class DiscordEmulator:
     # ========================================================================================
     # building the world
     # ========================================================================================
-    def create_user(self, name: str, *, global_name: Optional[str] = None, bot: bool = False) -> Dict[str, Any]:
+    def create_user(self, name: str, *, global_name: Optional[str] = None, bot: bool = False,
+                    locale: Optional[str] = None) -> Dict[str, Any]:
+        """A user. ``locale``: their Discord client's language (a Discord locale, e.g. ``'de'``, ``'pt-BR'``), sent
+        as ``locale`` with each of their interactions; None: :attr:`locale`, whatever it is then."""
         uid = self._ids()
         user = {
             'id': str(uid), 'username': name, 'global_name': global_name if global_name is not None else name,
@@ -246,13 +252,31 @@ class DiscordEmulator:
             'primary_guild': None,
         }
         self._users[uid] = user
+        if locale is not None:
+            self.set_locale(user, locale)
         return user
+
+    def set_locale(self, user: UserLike, locale: str) -> None:
+        """``user`` switches their client to ``locale`` (a Discord locale): their next interactions carry it."""
+        self._user_locales[int(self._resolve_user(user)['id'])] = limits.check_locale(locale)
+
+    def user_locale(self, user: UserLike) -> str:
+        """The ``locale`` of ``user``'s interactions: their client's language."""
+        return self._user_locales.get(int(self._resolve_user(user)['id']), self.locale)
+
+    async def set_guild_locale(self, guild_id: int, locale: str) -> None:
+        """A server admin changes the server's language (Server Settings → Community: preferred_locale): the bot gets
+        GUILD_UPDATE, and later interactions in the guild carry it as ``guild_locale``."""
+        self._guild(guild_id)['preferred_locale'] = limits.check_locale(locale)
+        await self._broadcast('GUILD_UPDATE', self._guild_payload(guild_id), guild_id)
 
     def create_guild(self, name: str, *, everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
                      bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
-                     owner: Optional[Dict[str, Any]] = None, shard: Optional[Tuple[int, int]] = None) -> int:
+                     owner: Optional[Dict[str, Any]] = None, shard: Optional[Tuple[int, int]] = None,
+                     locale: Optional[str] = None) -> int:
         """A guild the bot is in. ``shard=(shard_id, num_shards)`` picks its id so that Discord would send its
-        events to that shard (``(guild_id >> 22) % num_shards == shard_id``)."""
+        events to that shard (``(guild_id >> 22) % num_shards == shard_id``). ``locale``: its preferred locale (the
+        server's language in Discord); None: :attr:`locale` now."""
         gid = self._ids() if shard is None else self._ids.on_shard(*shard)
         if owner is None:
             owner = self.create_user(f'{name} owner'.lower().replace(' ', '-'))
@@ -267,6 +291,7 @@ class DiscordEmulator:
             'members': {},
             'channels': [],
             'bot_role_id': bot_role_id,
+            'preferred_locale': limits.check_locale(locale if locale is not None else self.locale),
         }
         self._guilds[gid] = guild
         guild['members'][self.application_id] = {'roles': [bot_role_id], 'joined_at': time.time(), 'nick': None}
@@ -593,7 +618,7 @@ class DiscordEmulator:
             'explicit_content_filter': 0, 'roles': list(g['roles'].values()), 'emojis': [], 'features': [],
             'mfa_level': 0, 'application_id': None, 'system_channel_id': None, 'system_channel_flags': 0,
             'rules_channel_id': None, 'max_members': 500000, 'vanity_url_code': None, 'description': None,
-            'banner': None, 'premium_tier': 0, 'premium_subscription_count': 0, 'preferred_locale': self.locale,
+            'banner': None, 'premium_tier': 0, 'premium_subscription_count': 0, 'preferred_locale': g['preferred_locale'],
             'public_updates_channel_id': None, 'nsfw_level': 0, 'stickers': [], 'premium_progress_bar_enabled': False,
             'safety_alerts_channel_id': None, 'approximate_member_count': len(g['members']),
             'approximate_presence_count': 0,
@@ -1154,12 +1179,13 @@ class DiscordEmulator:
         channel_payload['permissions'] = str(self._channel_permissions(channel_id, uid))
         payload: Dict[str, Any] = {
             'id': str(iid), 'application_id': str(self.application_id), 'type': itype, 'data': data,
-            'guild_id': str(gid), 'guild': {'id': str(gid), 'locale': self.locale, 'features': []},
+            'guild_id': str(gid), 'guild': {'id': str(gid), 'locale': self._guilds[gid]['preferred_locale'],
+                                            'features': []},
             'channel_id': str(channel_id), 'channel': channel_payload,
             'member': self._member_payload(gid, uid, channel_id=channel_id),
             'token': token, 'version': 1,
             'app_permissions': str(self._channel_permissions(channel_id, self.application_id)),
-            'locale': self.locale, 'guild_locale': self.locale,
+            'locale': self.user_locale(u), 'guild_locale': self._guilds[gid]['preferred_locale'],
             'entitlements': [], 'entitlement_sku_ids': [],
             'authorizing_integration_owners': {'0': str(gid)}, 'context': 0,
             'attachment_size_limit': self.attachment_size_limit,
