@@ -3,7 +3,8 @@
 ``setup_hook`` connects to Redis, builds the services every feature uses (``bot.kinds``: the hosted games;
 ``bot.layer``: the :class:`~bot.session.GameLayer`), loads :data:`EXTENSIONS` (each adds one cog: its commands,
 buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands — only
-when their definitions changed since the last sync (:func:`sync_commands`). It also sizes the board renderer's worker
+when their definitions changed since the last sync (:func:`sync_commands`), in every language of the catalogs (the
+tree's :class:`~bot.translator.CommandTranslator`). It also sizes the board renderer's worker
 processes (:mod:`bot.rendering`) and, with ``metrics_port`` set, serves the metrics and the health check
 (:mod:`bot.metrics`).
 """
@@ -29,6 +30,7 @@ from .rendering import default_workers, renderer
 from .replies import on_error
 from .session import GameLayer
 from .store import GameStore, Keys, RedisHandle, Shards, connect
+from .translator import CommandTranslator
 from .tree import Tree
 
 log = logging.getLogger(__name__)
@@ -97,11 +99,9 @@ class HongBot(commands.AutoShardedBot):
                                         allow_unsafe=self.config.allow_unsafe_redis,
                                         pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout,
                                         cluster=self.config.redis_cluster)
-        self.layer = GameLayer(
-            GameStore(self._redis.client), self.kinds, challenge_timeout=self.config.challenge_timeout,
-            clock=self.clock, rng=self.rng,
-        )
+        self.layer = self.game_layer(self._redis.client)
         self.tree.error(on_error)
+        await self.tree.set_translator(CommandTranslator(self.tree))
         workers = self.config.render_workers
         renderer.configure(default_workers() if workers is None else workers)
         self._warm_up = asyncio.create_task(renderer.warm_up(self.kinds.values()))  # workers ready for the first move
@@ -114,6 +114,11 @@ class HongBot(commands.AutoShardedBot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         await sync_commands(self.tree, self._redis.client, guild)
+
+    def game_layer(self, client: aioredis.Redis) -> GameLayer:
+        """The game layer every feature plays through, on the Redis ``client``."""
+        return GameLayer(GameStore(client), self.kinds, challenge_timeout=self.config.challenge_timeout,
+                         clock=self.clock, rng=self.rng)
 
     @property
     def served_shards(self) -> Shards:
@@ -143,7 +148,8 @@ class HongBot(commands.AutoShardedBot):
 async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
                         guild: discord.abc.Snowflake | None) -> bool:
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
-    sync would send — changed since the last sync for this application and scope, whose hash is kept in Redis
+    sync would send, with every language's names and descriptions from the tree's translator (so a changed catalog
+    syncs again) — changed since the last sync for this application and scope, whose hash is kept in Redis
     (:meth:`bot.store.Keys.commands`). Returns whether it synced.
 
     A restart with unchanged commands makes no request (a sync is a bulk overwrite Discord rate-limits, and slow

@@ -244,3 +244,9 @@ def write_catalogs(template: Catalog) -> list[Path]:
 
 __all__ = ["LOCALES", "TEMPLATE", "SOURCE", "KEYWORDS", "languages", "language_name", "translations", "resolve",
            "current", "use", "language", "server_language", "fields", "extract", "write_catalogs", "_", "n_", "p_", "N_"]
+
+
+if __name__ == "__main__":  # python -m bot.i18n extract: run as a script, this hands over to bot.extract (a run, not
+    import runpy  # an import: bot.i18n itself depends on no other part of the bot)
+
+    runpy.run_module("bot.extract", run_name="__main__", alter_sys=True)

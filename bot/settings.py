@@ -13,6 +13,7 @@ import redis.asyncio as aioredis
 
 from . import i18n
 from .errors import UserError
+from .i18n import _
 from .store import Keys
 from .words import describe_duration
 
@@ -47,28 +48,32 @@ def parse_duration(text: str) -> int:
 
     Raises:
         UserError: unreadable, a number without its unit (``"90"``: minutes or seconds?), or outside
-            1 minute … 7 days — said in words (``"'3 weeks' is too long: the turn timer can be at most 7 days"``).
+            1 minute … 7 days — said in words in the current language (``"'3 weeks' is too long: the turn timer can
+            be at most 7 days"``). The text read stays English-only (pytimeparse2's units).
     """
     shown = " ".join((text or "").split())
     t = unicodedata.normalize("NFKC", shown).lower()
     t = re.sub(r"^an? ", "1 ", re.sub(r"\band\b", " ", t))  # "a day", "1 hour and 30 minutes"
-    bounds = f"{describe_duration(MIN_TURN_TIMER)} and {describe_duration(MAX_TURN_TIMER)}"
+    least, most = describe_duration(MIN_TURN_TIMER), describe_duration(MAX_TURN_TIMER)
     if re.fullmatch(r"[0-9.]+", t):
-        raise UserError(f"'{shown}' has no unit: write e.g. {shown}m for minutes or {shown}h for hours (the turn "
-                        f"timer is between {bounds}).")
+        # TRANSLATORS: {text} is what was typed, a bare number like 90; "m" and "h" are the units the bot reads
+        # (keep them); {least} and {most} are durations ("1 minute", "7 days")
+        raise UserError(_("'{text}' has no unit: write e.g. {text}m for minutes or {text}h for hours (the turn "
+                          "timer is between {least} and {most}).", text=shown, least=least, most=most))
     if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
         total: float | None = MAX_TURN_TIMER + 1
     else:
         total = pytimeparse2.parse(t) if t else None
     if total is None:
-        raise UserError(f"Can't read '{shown}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
-                        "12 hours or 2 days.")
+        # TRANSLATORS: the examples are what the bot reads (English units): keep them as they are
+        raise UserError(_("Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
+                          "12 hours or 2 days.", text=shown))
     if total < MIN_TURN_TIMER:
-        raise UserError(f"'{shown}' is too short: the turn timer must be at least {describe_duration(MIN_TURN_TIMER)} "
-                        f"(it can be between {bounds}).")
+        raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between {least} "
+                          "and {most}).", text=shown, least=least, most=most))
     if total > MAX_TURN_TIMER:
-        raise UserError(f"'{shown}' is too long: the turn timer can be at most {describe_duration(MAX_TURN_TIMER)} "
-                        f"(it can be between {bounds}).")
+        raise UserError(_("'{text}' is too long: the turn timer can be at most {most} (it can be between {least} "
+                          "and {most}).", text=shown, least=least, most=most))
     return int(round(total))
 
 

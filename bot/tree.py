@@ -10,6 +10,11 @@ the user gets no answer at all). :meth:`Tree.interaction_check` is the one place
 compares each option with the command's parameters (type, resolved value, choices, ranges, required) and raises
 :class:`BadOption`, which the one error path (:func:`bot.replies.on_error`) shows as an ephemeral refusal naming
 the option and what it accepts. Nothing runs, so nothing is stored.
+
+Every interaction the tree receives (a command, an autocomplete) is answered in the caller's language: the check
+makes ``interaction.locale`` the current language first (:func:`bot.i18n.use`), so a refusal, an ephemeral answer
+and every message built while handling it come from that language's catalog. Command names in these messages stay
+the English ones (``/hong place``): Discord shows each user the names of their own client's language.
 """
 from __future__ import annotations
 
@@ -17,20 +22,30 @@ import math
 from typing import Any, Mapping
 
 import discord
+from babel.lists import format_list
 from discord import AppCommandOptionType as T
 from discord import app_commands
 
+from . import i18n
 from .errors import UserError
+from .i18n import N_, _, n_
 
-#: Said when the request can only come from a client whose list of commands is out of date.
-RELOAD = "(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the app.)"
+#: Said when the request can only come from a client whose list of commands is out of date (a catalog message:
+#: show it with ``_(RELOAD)``).
+RELOAD = N_("(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the "
+            "app.)")
 
+#: What an option of each type takes, in words (catalog messages).
 _WHAT = {
-    T.string: "text", T.integer: "a whole number", T.number: "a number", T.boolean: "True or False",
-    T.user: "a member of this server (pick one from the list)", T.channel: "a channel (pick one from the list)",
-    T.role: "a role (pick one from the list)", T.mentionable: "a member or a role (pick one from the list)",
-    T.attachment: "a file",
+    T.string: N_("text"), T.integer: N_("a whole number"), T.number: N_("a number"), T.boolean: N_("True or False"),
+    T.user: N_("a member of this server (pick one from the list)"), T.channel: N_("a channel (pick one from the list)"),
+    T.role: N_("a role (pick one from the list)"), T.mentionable: N_("a member or a role (pick one from the list)"),
+    T.attachment: N_("a file"),
 }
+#: An option of a type not listed above.
+_ANY = N_("a value Discord offers in the list")
+#: A number option with both bounds, in words.
+_WHAT_RANGE = {T.integer: N_("a whole number from {min} to {max}"), T.number: N_("a number from {min} to {max}")}
 #: Where each snowflake type's value must be found in the interaction's ``resolved`` data.
 _RESOLVED = {T.user: ("users",), T.channel: ("channels",), T.role: ("roles",), T.mentionable: ("users", "roles"),
              T.attachment: ("attachments",)}
@@ -43,21 +58,30 @@ class BadOption(UserError, app_commands.AppCommandError):
 
 def _quoted(value: Any) -> str:
     """A value as received, for a message: in code quotes (backticks replaced), at most 40 characters."""
-    text = "nothing" if value is None else str(value).replace("`", "ˋ")
+    text = _("nothing") if value is None else str(value).replace("`", "ˋ")
     return f"`{text[:40]}{'…' if len(text) > 40 else ''}`"
 
 
+def _or_list(values: list[str]) -> str:
+    """``a, b or c`` in the current language (CLDR's "or" list; English as en_GB: no comma before "or")."""
+    code = i18n.current()
+    return format_list(values, style="or", locale="en_GB" if code == i18n.SOURCE else code)
+
+
 def accepts(param: app_commands.Parameter) -> str:
-    """What a parameter takes, in words: its choices, or its type with its range."""
+    """What a parameter takes, in words (current language): its choices, or its type with its range."""
     if param.choices:
-        values = [f"`{c.value}`" for c in param.choices]
-        return "one of " + (", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0])
+        # TRANSLATORS: {choices} lists an option's values in code quotes, e.g. `server` or `global`
+        return _("one of {choices}", choices=_or_list([f"`{c.value}`" for c in param.choices]))
     lo, hi = param.min_value, param.max_value
     if param.type is T.string and (lo is not None or hi is not None):
-        return f"text of {lo or 0} to {hi} characters" if hi is not None else f"text of at least {lo} characters"
-    if param.type in (T.integer, T.number) and lo is not None and hi is not None:
-        return f"{_WHAT[param.type]} from {lo} to {hi}"
-    return _WHAT.get(param.type, "a value Discord offers in the list")
+        if hi is not None:
+            return _("text of {min} to {max} characters", min=lo or 0, max=hi)
+        return _("text of at least {min} characters", min=lo)
+    if param.type in _WHAT_RANGE and lo is not None and hi is not None:
+        return _(_WHAT_RANGE[param.type], min=lo, max=hi)
+    what = _WHAT.get(param.type, _ANY)
+    return _(what)
 
 
 def _of_type(param: app_commands.Parameter, value: Any, resolved: Mapping[str, Any]) -> bool:
@@ -75,26 +99,35 @@ def _of_type(param: app_commands.Parameter, value: Any, resolved: Mapping[str, A
     return True
 
 
+def _takes(param: app_commands.Parameter, got: str) -> str:
+    # TRANSLATORS: {option} is an option's name and {command} a command (`/hong place`), both as typed in Discord;
+    # {accepts} says what the option takes ("a whole number from 1 to 5"), {got} what it got (`maybe`, "41 characters")
+    command = f"`/{param.command.qualified_name}`"
+    return _("The option `{option}` of {command} takes {accepts}, not {got}.", option=param.display_name,
+             command=command, accepts=accepts(param), got=got)
+
+
 def value_problem(param: app_commands.Parameter, option: Mapping[str, Any], resolved: Mapping[str, Any]) -> str | None:
-    """Why ``option`` (as Discord sent it) is not a value ``param`` takes, or None if it is."""
+    """Why ``option`` (as Discord sent it) is not a value ``param`` takes, as a sentence in the current language
+    naming the option and its command, or None if it is."""
     value = option.get("value")
     if option.get("type") != param.type.value or not _of_type(param, value, resolved):
-        return f"takes {accepts(param)}, not {_quoted(value)}."
+        return _takes(param, _quoted(value))
     if param.choices and value not in [c.value for c in param.choices]:
-        return f"takes {accepts(param)}, not {_quoted(value)}."
+        return _takes(param, _quoted(value))
     lo, hi = param.min_value, param.max_value
     size = len(value) if param.type is T.string else value if param.type in (T.integer, T.number) else None
     if size is not None and ((lo is not None and size < lo) or (hi is not None and size > hi)):
-        got = f"{size} characters" if param.type is T.string else _quoted(value)
-        return f"takes {accepts(param)}, not {got}."
+        got = n_("{count} character", "{count} characters", size) if param.type is T.string else _quoted(value)
+        return _takes(param, got)
     return None
 
 
 def options_problem(command: app_commands.Command, options: list[Mapping[str, Any]],
                     resolved: Mapping[str, Any], *, partial: bool = False) -> str | None:
     """Why the options Discord sent can't run ``command`` (an unknown, repeated, malformed or missing option), or
-    None when they can. ``partial``: an autocomplete — the focused option (a value still being typed) is not
-    checked, nor are required options not filled in yet."""
+    None when they can (in the current language). ``partial``: an autocomplete — the focused option (a value still
+    being typed) is not checked, nor are required options not filled in yet."""
     where = f"`/{command.qualified_name}`"
     params = {p.display_name: p for p in command.parameters}
     seen: set[str] = set()
@@ -102,28 +135,40 @@ def options_problem(command: app_commands.Command, options: list[Mapping[str, An
         name = option.get("name")
         param = params.get(name) if isinstance(name, str) else None
         if param is None:
-            known = ", ".join(f"`{n}`" for n in params) or "none"
-            return f"{where} has no option {_quoted(name)} (its options: {known}). {RELOAD}"
+            known = ", ".join(f"`{n}`" for n in params) or _("none")
+            # TRANSLATORS: {command} is a command as typed (`/hong place`), {option} the unknown option's name,
+            # {known} the command's options (`square`, `rotate`)
+            return _reload(_("{command} has no option {option} (its options: {known}).", command=where,
+                             option=_quoted(name), known=known))
         if name in seen:
-            return f"{where} got the option `{name}` twice. {RELOAD}"
+            return _reload(_("{command} got the option `{option}` twice.", command=where, option=name))
         seen.add(name)
         if option.get("focused"):
             continue
         problem = value_problem(param, option, resolved)
         if problem:
-            return f"The option `{name}` of {where} {problem} {RELOAD}"
+            return _reload(problem)
     missing = [p for p in command.parameters if p.required and p.display_name not in seen]
     if missing and not partial:
-        return f"{where} needs the option `{missing[0].display_name}` ({accepts(missing[0])}). {RELOAD}"
+        # TRANSLATORS: {accepts} says what the option takes, e.g. "a member of this server (pick one from the list)"
+        return _reload(_("{command} needs the option `{option}` ({accepts}).", command=where,
+                         option=missing[0].display_name, accepts=accepts(missing[0])))
     return None
+
+
+def _reload(problem: str) -> str:
+    """A problem only an out-of-date client can cause, and how to fix that (:data:`RELOAD`)."""
+    return f"{problem} {_(RELOAD)}"
 
 
 class Tree(app_commands.CommandTree):
     """The command tree with every slash command's options checked first (see the module docstring)."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        """True to run the command. Raises :class:`BadOption` for options the command can't take (shown to the user
-        as a refusal); an autocomplete with such options gets no choices."""
+        """True to run the command. First makes the caller's language (``interaction.locale``) the current one, for
+        everything said while handling the interaction. Raises :class:`BadOption` for options the command can't take
+        (shown to the user as a refusal); an autocomplete with such options gets no choices."""
+        i18n.use(interaction.locale)
         data = interaction.data or {}
         if interaction.type not in (discord.InteractionType.application_command,
                                     discord.InteractionType.autocomplete) or data.get("type", 1) != 1:
@@ -131,7 +176,7 @@ class Tree(app_commands.CommandTree):
         try:
             command, options = self._get_app_command_options(data)  # type: ignore[arg-type]
         except (app_commands.CommandNotFound, app_commands.CommandSignatureMismatch):
-            problem = f"This command has changed since Discord loaded it. {RELOAD}"
+            problem = _reload(_("This command has changed since Discord loaded it."))
         else:
             problem = options_problem(command, options, data.get("resolved") or {},
                                       partial=interaction.type is discord.InteractionType.autocomplete)

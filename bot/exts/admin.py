@@ -1,16 +1,24 @@
-"""Running the bot in a server: ``/settings`` (turn timer, reminders, threads), ``/game abort`` and ``/games``."""
+"""Running the bot in a server: ``/settings`` (turn timer, reminders, threads, the language of its posts),
+``/game abort`` and ``/games``.
+
+Every answer here is ephemeral, in the caller's language (the command tree makes it current).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 from discord.ext import commands
 
+from .. import i18n
 from ..errors import UserError
+from ..i18n import _, n_
 from ..options import person
 from ..posts import post_turn
-from ..settings import parse_duration
+from ..settings import GuildSettings, parse_duration
+from ..translator import untranslated
 from ..words import describe_duration, jump_link
 
 if TYPE_CHECKING:
@@ -18,6 +26,36 @@ if TYPE_CHECKING:
 
 #: Discord's limit on an embed's fields.
 MAX_FIELDS = 25
+#: Discord's limit on an option's choices.
+MAX_CHOICES = 25
+#: ``/settings language:auto``: the server's preferred locale decides (see :meth:`bot.settings.SettingsStore.update`).
+AUTO = "auto"
+
+
+def language_choices() -> list[app_commands.Choice[str]]:
+    """The ``language`` option's choices: ``auto`` (the server's language in Discord), then every language the
+    bot speaks (:func:`bot.i18n.languages`, read when this module is loaded: a catalog added is offered after a
+    restart), each by its own name ("Deutsch", "日本語"), the same in every language."""
+    languages = [app_commands.Choice(name=untranslated(i18n.language_name(code)), value=code)
+                 for code in i18n.languages()]
+    return [app_commands.Choice(name="auto: the server's language in Discord", value=AUTO), *languages][:MAX_CHOICES]
+
+
+def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, changed: bool) -> str:
+    """What ``/settings`` answers (current language): each setting and what it does; the language of the
+    server's posts by its own name, and whether it follows the server's language in Discord."""
+    posts = i18n.language_name(i18n.server_language(settings.language, getattr(guild, "preferred_locale", None)))
+    lines = [
+        _("Settings updated for this server:") if changed else _("Settings for this server:"),
+        _("• turn timer: **{duration}** (a player who doesn't move in time forfeits; applies from the next turn)",
+          duration=describe_duration(settings.turn_timer)),
+        _("• reminders: **{state}** (once, at half the time)", state=_("on") if settings.reminders else _("off")),
+        _("• a thread per game: **{state}**", state=_("on") if settings.threads else _("off")),
+        # TRANSLATORS: {language} is a language's own name, e.g. "Deutsch", "日本語"
+        _("• language of the bot's posts: **{language}**", language=posts) if settings.language else
+        _("• language of the bot's posts: **{language}** (auto: the server's language in Discord)", language=posts),
+    ]
+    return "\n".join(lines)
 
 
 class Admin(commands.Cog):
@@ -32,7 +70,9 @@ class Admin(commands.Cog):
         turn_timer="Time for a turn, 1 minute to 7 days, e.g. 90 minutes, 1h 30m, 2 days (default 24 hours)",
         reminders="Remind the player to move at half the time (default True)",
         threads="Open a thread for each game (default False)",
+        language="The language of the bot's posts here (default auto: the server's language in Discord)",
     )
+    @app_commands.choices(language=language_choices())
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     async def settings(
@@ -41,28 +81,25 @@ class Admin(commands.Cog):
         turn_timer: app_commands.Range[str, 1, 20] | None = None,
         reminders: bool | None = None,
         threads: bool | None = None,
+        language: str | None = None,
     ) -> None:
-        """Show (and, with options, change) the server's settings. Needs Manage Server.
+        """Show (and, with options, change) the server's settings. Needs Manage Server. ``language``: a code of
+        :func:`bot.i18n.languages` for the server's public posts, or ``"auto"`` (the server's preferred locale).
 
         Raises:
             UserError: outside a server, without the permission, or an unreadable or out-of-range timer.
         """
         if interaction.guild_id is None:
-            raise UserError("Use /settings in a server.")
+            raise UserError(_("Use /settings in a server."))
         if not interaction.permissions.manage_guild:
-            raise UserError("Only members with the **Manage Server** permission can view or change the bot's settings.")
+            raise UserError(_("Only members with the **Manage Server** permission can view or change the bot's "
+                              "settings."))
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
         settings = await self.layer.settings.update(interaction.guild_id, turn_timer=seconds, reminders=reminders,
-                                                    threads=threads)
-        changed = any(v is not None for v in (turn_timer, reminders, threads))
-        text = (
-            f"{'Settings updated' if changed else 'Settings'} for this server:\n"
-            f"• turn timer: **{describe_duration(settings.turn_timer)}** (a player who doesn't move in time forfeits; "
-            "applies from the next turn)\n"
-            f"• reminders: **{'on' if settings.reminders else 'off'}** (once, at half the time)\n"
-            f"• a thread per game: **{'on' if settings.threads else 'off'}**"
-        )
-        await interaction.response.send_message(text, ephemeral=True)
+                                                    threads=threads, language=language)
+        changed = any(v is not None for v in (turn_timer, reminders, threads, language))
+        await interaction.response.send_message(describe_settings(settings, interaction.guild, changed=changed),
+                                                ephemeral=True)
 
     game = app_commands.Group(
         name="game", description="Moderate games in this server", guild_only=True,
@@ -77,7 +114,7 @@ class Admin(commands.Cog):
             UserError: without the permission, or no game running here.
         """
         if not interaction.permissions.manage_messages:
-            raise UserError("Only members with the **Manage Messages** permission can abort a game.")
+            raise UserError(_("Only members with the **Manage Messages** permission can abort a game."))
         turn = await self.layer.abort(interaction.channel_id, person(interaction.user))
         await post_turn(self.bot, interaction, self.layer.kinds[turn.record.kind], turn)
 
@@ -90,25 +127,30 @@ class Admin(commands.Cog):
             UserError: outside a server, or no game running.
         """
         if interaction.guild_id is None:
-            raise UserError("Use /games in a server.")
+            raise UserError(_("Use /games in a server."))
         games = await self.layer.active_games(interaction.guild_id)
         if not games:
-            start = " or ".join(f"/{name} challenge" for name in self.layer.kinds)
-            raise UserError(f"No games are running in this server right now. Start one with {start}.")
-        embed = discord.Embed(title=f"Games in progress ({len(games)})", colour=discord.Colour.blurple())
+            start = format_list([f"/{name} challenge" for name in self.layer.kinds], style="or", locale=i18n.current())
+            # TRANSLATORS: {commands} is e.g. "/hong challenge or /hongkong challenge"
+            raise UserError(_("No games are running in this server right now. Start one with {commands}.",
+                              commands=start))
+        embed = discord.Embed(title=_("Games in progress ({count})", count=len(games)), colour=discord.Colour.blurple())
         for record, game in games[:MAX_FIELDS]:
             kind = self.layer.kinds[record.kind]
             a, b = record.names
             seat = game.to_move
             left = describe_duration(record.deadline - self.layer.clock()) if record.deadline else "—"
-            embed.add_field(
-                name=f"{kind.title}: {a} vs {b}"[:256],
-                value=(f"{record.player(seat).shown} ({kind.roles[seat]}) to move · turn {kind.turn_number(game)} · "
-                       f"{left} left · [watch]({jump_link(record.guild_id, record.channel_id)})")[:1024],
-                inline=False,
-            )
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} are the players' names
+            name = _("{game}: {first} vs {second}", game=kind.title, first=a, second=b)
+            # TRANSLATORS: {role} is the seat's name (blue, emperor …), {left} the time left ("2 hours 5 minutes", or
+            # "—" without a turn timer), {link} the channel's address
+            value = _("{player} ({role}) to move · turn {turn} · {left} left · [watch]({link})",
+                      player=record.player(seat).shown, role=kind.role(seat), turn=kind.turn_number(game), left=left,
+                      link=jump_link(record.guild_id, record.channel_id))
+            embed.add_field(name=name[:256], value=value[:1024], inline=False)
         if len(games) > MAX_FIELDS:
-            embed.set_footer(text=f"… and {len(games) - MAX_FIELDS} more")
+            more = len(games) - MAX_FIELDS
+            embed.set_footer(text=n_("… and {count} more", "… and {count} more", more))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 

@@ -280,7 +280,7 @@ def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
 
     worst = "*_~`|>\\" * 10  # every character needs escaping
     page = Page([(n + 991, Standing(n, worst, mu=30.0, sigma=1.0, games=99999, wins=99999)) for n in range(10)], 99, 1000, 9999)
-    embed = leaderboard_embed(HONGKONG, "this server's", page).to_dict()
+    embed = leaderboard_embed(HONGKONG, "s", page).to_dict()
     assert len(embed["description"]) <= 4096 and len(embed["title"]) <= 256 and len(embed["footer"]["text"]) <= 2048
     assert len(embed["description"]) + len(embed["title"]) + len(embed["footer"]["text"]) <= 6000
     assert embed["description"].count("\n") == 9 and "`1000.`" in embed["description"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from ...buttons import GameButton, view
+from ...i18n import p_
 from ...ratings import Page
 from ...words import GAME_ID
 
@@ -20,11 +21,11 @@ def _stats(interaction: discord.Interaction) -> "Stats":
 
 
 class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", final_board=1):
-    """"Replay" on a final board: the clicker gets the game's animated GIF (ephemeral, so clicks don't
-    flood the channel)."""
+    """"Replay" on a final board (its label in the language current when it is made: the board's): the clicker
+    gets the game's animated GIF (ephemeral, so clicks don't flood the channel)."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(discord.ui.Button(label="Replay", emoji="🎞️", style=discord.ButtonStyle.secondary,
+        super().__init__(discord.ui.Button(label=p_("button", "Replay"), emoji="🎞️", style=discord.ButtonStyle.secondary,
                                            custom_id=f"hb:replay:{game_id}"))
         self.game_id = game_id
 
@@ -44,7 +45,7 @@ class LeaderboardButton(
 
     def __init__(self, direction: str, kind: str, scope: str, page: int, guild_id: int, user_id: int,
                  *, disabled: bool = False) -> None:
-        label = "Previous" if direction == "p" else "Next"
+        label = p_("button", "Previous") if direction == "p" else p_("button", "Next")
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, disabled=disabled,
             custom_id=f"hb:lb:{direction}:{kind}:{scope}:{page}:{guild_id}:{user_id}",

@@ -4,6 +4,11 @@ every game when it ends (the ``game_finished`` event).
 Discord glue only: the records and their indexes live in :mod:`bot.records`, the ratings in :mod:`bot.ratings`,
 the GIF in :mod:`render.replay`, the text record in :mod:`engine.movetext`. Every refusal is a
 :class:`~bot.errors.UserError` that says why (unknown game id, a game still running, no games yet, …).
+
+Languages: a refusal and an answer only the caller sees (``ephemeral``) are in the caller's language (the command
+tree and the buttons make it current); an answer the channel reads, and the rating line after a game, in the
+server's (:meth:`bot.settings.SettingsStore.language_of`). A game's move record file stays English: it is a
+notation, read back by :mod:`engine.movetext`.
 """
 from __future__ import annotations
 
@@ -21,18 +26,22 @@ from discord.ext import commands
 from discord.utils import escape_markdown
 
 from engine.movetext import record_text
-from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, build_gif, positions
+from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, positions
 
+from ... import i18n
 from ...errors import UserError
 from ...games import all_kinds
+from ...i18n import _, n_
 from ...kinds import GameKind
 from ...options import EPHEMERAL_HELP
 from ...outbox import Announcement
 from ...posts import already_posted, board_file, nonce, send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
+from ...rendering import build_replay
 from ...records import Records
-from ...words import NO_MENTIONS, plain_names, player_name, plural, result_for, result_short, shown_user
+from ...translator import untranslated
+from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short, shown_user
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
 from ._words import game_label, leaderboard_embed, rating_change_line, streak_text, when
 
@@ -46,8 +55,8 @@ HISTORY_SIZE = 15
 LAST_GAMES = 5
 _GAME_ID = re.compile(r"^[a-z0-9]{4,16}$")
 _REPLAY_CACHE = 4
-#: The ``game`` option's choices: every hosted game.
-GAME_CHOICES = [app_commands.Choice(name=k.title, value=k.name) for k in all_kinds().values()]
+#: The ``game`` option's choices: every hosted game, by its title (the same in every language).
+GAME_CHOICES = [app_commands.Choice(name=untranslated(k.title), value=k.name) for k in all_kinds().values()]
 SCOPE_CHOICES = [app_commands.Choice(name="server", value="server"), app_commands.Choice(name="global", value="global")]
 
 
@@ -121,7 +130,8 @@ class Stats(commands.Cog):
             if not await outbox.is_pending(announcement) or not (held := await outbox.hold(announcement)):
                 return  # made already, or being made by another handler right now
             change = await self.ratings.change(record.kind, guild_scope(record.guild_id), record.id)
-            line = rating_change_line(record, change)
+            with i18n.language(await self._server_language(record.guild_id)):
+                line = rating_change_line(record, change)
             text = f"📈 {self._title(record)} · {line}"
             if line and not await already_posted(self.bot, record.channel_id, text=text):
                 if not await send_quietly(self.bot, record.channel_id, text, nonce=nonce(announcement)):
@@ -149,19 +159,29 @@ class Stats(commands.Cog):
             UserError: an unknown game, or nobody rated there yet.
         """
         code = "g" if scope == "global" else "s"
-        embed, buttons = await self._leaderboard_page(self._kind(game), code, 0, interaction.guild_id, interaction.user.id)
+        data = await self._leaderboard_page(self._kind(game), code, 0, interaction.guild_id)
+        with i18n.language(await self._answer_language(interaction, ephemeral)):
+            embed = leaderboard_embed(self._kind(game), code, data)
+            buttons = leaderboard_view(game, code, data, interaction.guild_id, interaction.user.id)
         await interaction.response.send_message(embed=embed, view=buttons, ephemeral=ephemeral,
                                                 allowed_mentions=NO_MENTIONS)
 
-    async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int, user_id: int):
+    async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int):
+        """One page of ``kind``'s leaderboard (``code`` "g" global, "s" the server's).
+
+        Raises:
+            UserError: nobody rated there yet.
+        """
         scope = GLOBAL if code == "g" else guild_scope(guild_id)
         data = await self.ratings.page(kind.name, scope, page, PER_PAGE)
         if not data.total:
-            where = "anywhere" if code == "g" else "in this server"
-            raise UserError(f"No rated {kind.title} games {where} yet. Finish one (/{kind.name} challenge) "
-                            "and its players appear here.")
-        label = "global" if code == "g" else "this server's"
-        return leaderboard_embed(kind, label, data), leaderboard_view(kind.name, code, data, guild_id, user_id)
+            command = f"/{kind.name} challenge"
+            if code == "g":
+                raise UserError(_("No rated {game} games anywhere yet. Finish one ({command}) and its players appear "
+                                  "here.", game=kind.title, command=command))
+            raise UserError(_("No rated {game} games in this server yet. Finish one ({command}) and its players "
+                              "appear here.", game=kind.title, command=command))
+        return data
 
     async def turn_page(self, interaction: discord.Interaction, button: LeaderboardButton) -> None:
         """Previous/Next pressed: only the user who ran the command turns the page.
@@ -170,10 +190,14 @@ class Stats(commands.Cog):
             UserError: someone else pressed, or the leaderboard is empty now.
         """
         if interaction.user.id != button.user_id:
-            raise UserError(f"These buttons belong to <@{button.user_id}>'s leaderboard. "
-                            "Run /leaderboard yourself to browse it.")
+            raise UserError(_("These buttons belong to {user}'s leaderboard. Run /leaderboard yourself to browse it.",
+                              user=f"<@{button.user_id}>"))
         kind = self._kind(button.kind)
-        embed, buttons = await self._leaderboard_page(kind, button.scope, button.page, button.guild_id, button.user_id)
+        data = await self._leaderboard_page(kind, button.scope, button.page, button.guild_id)
+        ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
+        with i18n.language(await self._answer_language(interaction, ephemeral)):
+            embed = leaderboard_embed(kind, button.scope, data)
+            buttons = leaderboard_view(kind.name, button.scope, data, button.guild_id, button.user_id)
         await interaction.response.edit_message(embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
 
     # --- /stats -----------------------------------------------------------------------------------
@@ -193,44 +217,62 @@ class Stats(commands.Cog):
         """
         user = user or interaction.user
         if self.bot is not None and self.bot.user is not None and user.id == self.bot.user.id:
-            raise UserError(f"{shown_user(user)} plays as the computer, but games against the computer are unrated, "
-                            "so it has no stats. Try /stats for a person, or /history for the games played here.")
+            raise UserError(_("{user} plays as the computer, but games against the computer are unrated, so it has "
+                              "no stats. Try /stats for a person, or /history for the games played here.",
+                              user=shown_user(user)))
         if user.bot:
-            raise UserError(f"{shown_user(user)} is a bot: only people play here, so it has no stats.")
+            raise UserError(_("{user} is a bot: only people play here, so it has no stats.", user=shown_user(user)))
         guild = interaction.guild_id
         kinds = [self._kind(game)] if game else list(self.kinds.values())
         recent = await self.records.recent(guild, user.id, limit=LAST_GAMES, kind=game)
         if not recent:
-            what = f"{kinds[0].title} game" if game else "game"
-            raise UserError(f"{shown_user(user)} hasn't finished a {what} in this server yet.")
-        embed = discord.Embed(title=f"{shown_user(user)} — stats", colour=discord.Colour.blurple())
-        for kind in kinds:
-            here = await self.ratings.standing(kind.name, guild_scope(guild), user.id)
-            if here is None:
-                if game:
-                    embed.add_field(name=kind.title, value="No rated games in this server yet.", inline=False)
-                continue
-            embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
-        lines = [f"`{r.id}` {self._title(r)} vs {player_name(r, 1 - (r.seat_of(user.id) or 0))} — "
-                 f"{result_for(r, user.id)} · {when(r.ended)}" for r in recent]
-        embed.add_field(name=f"Last {plural(len(lines), 'game')} in this server",
-                        value=_fit_lines(lines, 1024), inline=False)
-        embed.set_footer(text="Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)")
+            if game:
+                # TRANSLATORS: {game} is "Hong Kong" or "Hong"
+                raise UserError(_("{user} hasn't finished a {game} game in this server yet.", user=shown_user(user),
+                                  game=kinds[0].title))
+            raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(user)))
+        standings = [(kind, await self.ratings.standing(kind.name, guild_scope(guild), user.id)) for kind in kinds]
+        with i18n.language(await self._answer_language(interaction, ephemeral)):
+            embed = discord.Embed(title=_("{user} — stats", user=shown_user(user)), colour=discord.Colour.blurple())
+            for kind, here in standings:
+                if here is None:
+                    if game:
+                        embed.add_field(name=kind.title, value=_("No rated games in this server yet."), inline=False)
+                    continue
+                embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
+            # TRANSLATORS: one of a player's last games: "`k3x9q2ab` Hong Kong vs Ben — won · <date>"
+            lines = [_("`{id}` {game} vs {opponent} — {result} · {date}", id=r.id, game=self._title(r),
+                       opponent=player_name(r, 1 - (r.seat_of(user.id) or 0)), result=result_for(r, user.id),
+                       date=when(r.ended)) for r in recent]
+            embed.add_field(name=n_("Last {count} game in this server", "Last {count} games in this server",
+                                    len(lines)),
+                            value=_fit_lines(lines, 1024), inline=False)
+            embed.set_footer(text=_("Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)"))
         await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def _standing_text(self, kind: GameKind, guild: int, here: Standing) -> str:
         rank = await self.ratings.rank(kind.name, guild_scope(guild), here.user_id)
         world = await self.ratings.standing(kind.name, GLOBAL, here.user_id)
         world_rank = await self.ratings.rank(kind.name, GLOBAL, here.user_id)
-        provisional = " (provisional)" if here.provisional else ""
-        lines = [f"Rating **{here.rating_text()}**{provisional} · rank #{rank[0]} of {rank[1]} in this server"]
+        if here.provisional:
+            line = _("Rating **{rating}** (provisional) · rank #{rank} of {players} in this server",
+                     rating=here.rating_text(), rank=rank[0], players=rank[1])
+        else:
+            line = _("Rating **{rating}** · rank #{rank} of {players} in this server", rating=here.rating_text(),
+                     rank=rank[0], players=rank[1])
+        lines = [line]
         if world and world_rank:
-            lines.append(f"Global **{world.rating_text()}** · rank #{world_rank[0]} of {world_rank[1]}")
-        lines.append(f"Record {here.record_text()} (W–L–D) in {plural(here.games, 'rated game')}"
-                     f" · streak: {streak_text(here.streak)}")
+            lines.append(_("Global **{rating}** · rank #{rank} of {players}", rating=world.rating_text(),
+                           rank=world_rank[0], players=world_rank[1]))
+        # TRANSLATORS: {record} is wins–losses–draws, e.g. 3–1–0; {streak} e.g. "2 wins"
+        lines.append(n_("Record {record} (W–L–D) in {count} rated game · streak: {streak}",
+                        "Record {record} (W–L–D) in {count} rated games · streak: {streak}", here.games,
+                        record=here.record_text(), streak=streak_text(here.streak)))
         if kind.record_by_role:
-            (ew, el, _), (dw, dl, _) = here.seats
-            lines.append(f"As {kind.roles[0]} {ew}–{el} · as {kind.roles[1]} {dw}–{dl}")
+            (ew, el, _draws), (dw, dl, _draws) = here.seats
+            # TRANSLATORS: a player's wins–losses in each role: "As emperor 3–1 · as dragon master 2–2"
+            lines.append(_("As {first_role} {first_record} · as {second_role} {second_record}", first_role=kind.role(0),
+                           first_record=f"{ew}–{el}", second_role=kind.role(1), second_record=f"{dw}–{dl}"))
         return "\n".join(lines)
 
     # --- /history ---------------------------------------------------------------------------------
@@ -248,14 +290,19 @@ class Stats(commands.Cog):
         """
         records = await self.records.recent(interaction.guild_id, user.id if user else None, limit=HISTORY_SIZE)
         if not records:
-            who = f"{shown_user(user)} hasn't" if user else "Nobody has"
-            raise UserError(f"{who} finished a game in this server yet.")
-        lines = [f"`{r.id}` **{self._title(r)}** · {player_name(r, 0)} vs {player_name(r, 1)} — "
-                 f"{result_short(r)} · {when(r.ended)}" for r in records]
-        title = f"{shown_user(user)}'s recent games" if user else "Recent games"
-        embed = discord.Embed(title=f"{title} in this server", description=_fit_lines(lines, 4000),
-                              colour=discord.Colour.blurple())
-        embed.set_footer(text="/replay game:<id> for an animated replay · /record game:<id> for the move record")
+            if user:
+                raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(user)))
+            raise UserError(_("Nobody has finished a game in this server yet."))
+        with i18n.language(await self._answer_language(interaction, ephemeral)):
+            # TRANSLATORS: one finished game: "`k3x9q2ab` **Hong Kong** · Ann vs Ben — Ann won · <date>"
+            lines = [_("`{id}` **{game}** · {first} vs {second} — {result} · {date}", id=r.id, game=self._title(r),
+                       first=player_name(r, 0), second=player_name(r, 1), result=result_short(r), date=when(r.ended))
+                     for r in records]
+            title = (_("{user}'s recent games in this server", user=shown_user(user)) if user
+                     else _("Recent games in this server"))
+            embed = discord.Embed(title=title, description=_fit_lines(lines, 4000), colour=discord.Colour.blurple())
+            # TRANSLATORS: "/replay game:<id>" is typed as it is (the command and its option in English)
+            embed.set_footer(text=_("/replay game:<id> for an animated replay · /record game:<id> for the move record"))
         await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     # --- /replay and /record ----------------------------------------------------------------------
@@ -283,11 +330,12 @@ class Stats(commands.Cog):
         moves = len(self.kinds[record.kind].load(record.state).moves)
         file = discord.File(io.BytesIO(self.record_text(record).encode("utf-8")),
                             filename=f"{record.kind}-{record.id}.txt")
-        await interaction.response.send_message(
-            f"Move record of **{self._title(record)}** `{record.id}` ({plural(moves, 'move')}): "
-            f"{player_name(record, 0)} vs {player_name(record, 1)} — {result_short(record)}.",
-            file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS,
-        )
+        with i18n.language(await self._answer_language(interaction, ephemeral)):
+            text = n_("Move record of **{game}** `{id}` ({count} move): {first} vs {second} — {result}.",
+                      "Move record of **{game}** `{id}` ({count} moves): {first} vs {second} — {result}.", moves,
+                      game=self._title(record), id=record.id, first=player_name(record, 0),
+                      second=player_name(record, 1), result=result_short(record))
+        await interaction.response.send_message(text, file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     @replay.autocomplete("game")
     @record.autocomplete("game")
@@ -311,14 +359,16 @@ class Stats(commands.Cog):
         """
         gid = (game_id or "").strip().split(" ")[0].lower()
         if not _GAME_ID.match(gid):
-            raise UserError(f"`{escape_markdown(game_id[:40])}` is not a game id: ids are 8 letters and digits, like "
-                            "`k3x9q2ab`. Pick one from the list as you type, or see /history.")
+            raise UserError(_("`{text}` is not a game id: ids are 8 letters and digits, like `k3x9q2ab`. Pick one "
+                              "from the list as you type, or see /history.", text=escape_markdown(game_id[:40])))
         record = await self.records.find(gid)
         if record is None or record.guild_id != interaction.guild_id:
             running = await self.bot.layer.active_games(interaction.guild_id)
-            if any(r.id == gid for r, _ in running):
-                raise UserError(f"Game `{gid}` is still being played; its replay and record are ready once it ends.")
-            raise UserError(f"There is no finished game `{gid}` in this server. See /history for the games played here.")
+            if any(r.id == gid for r, _game in running):
+                raise UserError(_("Game `{id}` is still being played; its replay and record are ready once it ends.",
+                                  id=gid))
+            raise UserError(_("There is no finished game `{id}` in this server. See /history for the games played "
+                              "here.", id=gid))
         return record
 
     async def send_replay(self, interaction: discord.Interaction, game_id: str, *, ephemeral: bool = False) -> None:
@@ -330,6 +380,7 @@ class Stats(commands.Cog):
         """
         record = await self.finished_here(interaction, game_id)
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        i18n.use(await self._answer_language(interaction, ephemeral))  # the rest of this task: the replay's language
         limit = min(DISCORD_LIMIT, getattr(interaction, "filesize_limit", DISCORD_LIMIT) or DISCORD_LIMIT)
         try:
             await self._post_replay(interaction, record, limit, ephemeral)
@@ -345,9 +396,12 @@ class Stats(commands.Cog):
             ReplayTooLarge: it can't be made small enough; discord.HTTPException: the post failed (413: too large).
         """
         replay = await self.replay_for(record, limit)
-        a, b = player_name(record, 0), player_name(record, 1)
-        text = (f"**{self._title(record)}** `{record.id}`: {a} vs {b} — {result_short(record)}. "
-                f"Replay: {plural(replay.frames - 1, 'move')}, {round(replay.duration_ms / 1000)} s.")
+        # TRANSLATORS: {seconds} is the replay's length in seconds ("s" its unit)
+        text = n_("**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} move, {seconds} s.",
+                  "**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} moves, {seconds} s.",
+                  replay.frames - 1, game=self._title(record), id=record.id, first=player_name(record, 0),
+                  second=player_name(record, 1), result=result_short(record),
+                  seconds=round(replay.duration_ms / 1000))
         file = discord.File(io.BytesIO(replay.gif), filename=f"{record.kind}-{record.id}.gif")
         await interaction.followup.send(text[:2000], file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
@@ -355,7 +409,9 @@ class Stats(commands.Cog):
                                 ephemeral: bool) -> None:
         """The replay can't be uploaded here (over the server's limit even at its smallest): the caller alone is
         told so and gets the game's final board instead, or — if even that is over the limit — the way to its text
-        record. A public "thinking…" placeholder is removed first, so nothing of it shows in the channel."""
+        record. A public "thinking…" placeholder is removed first, so nothing of it shows in the channel. Said in
+        the caller's language."""
+        i18n.use(interaction.locale)
         if not ephemeral:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
@@ -364,21 +420,25 @@ class Stats(commands.Cog):
         where = f"**{self._title(record)}** `{record.id}`"
         size = f"{limit / 1_000_000:.1f} MB" if limit >= 1_000_000 else f"{limit // 1000} KB"
         files = [board] if board.fp.getbuffer().nbytes < limit else []
-        instead = "so here is its final board instead" if files else "and so is a picture of its final board"
-        await interaction.followup.send(
-            f"The replay of {where} is too large for this server's upload limit ({size}) even at its smallest, "
-            f"{instead}. `/record game:{record.id}` gives every move as text.",
-            files=files, ephemeral=True, allowed_mentions=NO_MENTIONS,
-        )
+        # TRANSLATORS: {game} is e.g. **Hong Kong** `k3x9q2ab`; {size} an upload limit, e.g. 8.0 MB
+        if files:
+            text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
+                     "so here is its final board instead. `/record game:{id}` gives every move as text.",
+                     game=where, size=size, id=record.id)
+        else:
+            text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
+                     "and so is a picture of its final board. `/record game:{id}` gives every move as text.",
+                     game=where, size=size, id=record.id)
+        await interaction.followup.send(text, files=files, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
-        """The game's GIF, built in a worker thread (one build at a time; the last few are kept in memory,
-        and simultaneous requests for the same game share one build).
+        """The game's GIF in the current language (its words), built in a worker thread (one build at a time; the
+        last few are kept in memory, and simultaneous requests for the same game share one build).
 
         Raises:
             engine.IllegalMove: the stored record does not replay.
         """
-        key = (record.id, max_bytes)
+        key = (record.id, max_bytes, i18n.current())
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
             replay = self._replays.get(key)
@@ -394,24 +454,40 @@ class Stats(commands.Cog):
     def _build_replay(self, record: Record, max_bytes: int) -> Replay:
         kind = self.kinds[record.kind]
         moves = list(kind.load(record.state).moves)
-        return build_gif(kind.new_game(record.options), moves, kind.render, plain_names(record), max_bytes=max_bytes,
-                         final_text=discord.utils.remove_markdown(result_short(record)), ended=record.ended_off_board)
+        # (in a worker thread with the caller's context: frames and captions in the language of the answer)
+        return build_replay(kind, kind.new_game(record.options), moves, plain_names(record), max_bytes=max_bytes,
+                            final_text=discord.utils.remove_markdown(result_short(record)),
+                            ended=record.ended_off_board)
 
     def record_text(self, record: Record) -> str:
-        """The text of a game's record (see :mod:`engine.movetext`); replays the moves to name who played each."""
+        """The text of a game's record (see :mod:`engine.movetext`), in English whoever asks (a notation, read back
+        by its parser); replays the moves to name who played each."""
         kind = self.kinds[record.kind]
         moves = list(kind.load(record.state).moves)
-        movers = [mover for _, _, mover in positions(kind.new_game(record.options), moves)][1:]
+        movers = [mover for _before, _move, mover in positions(kind.new_game(record.options), moves)][1:]
         first = movers[0] if movers else kind.new_game(record.options).to_move
-        return record_text(record.to_dict(), title=kind.title, roles=kind.roles,
-                           options_text=kind.describe_options(record.options) or "none", movers=movers, first=first)
+        with i18n.language(i18n.SOURCE):
+            options = kind.describe_options(record.options) or "none"
+        return record_text(record.to_dict(), title=kind.title, roles=kind.roles, options_text=options, movers=movers,
+                           first=first)
 
     # --- helpers ----------------------------------------------------------------------------------
 
     def _kind(self, name: str) -> GameKind:
         if name not in self.kinds:
-            raise UserError(f"Unknown game `{name}`: choose one of {', '.join(self.kinds)}.")
+            raise UserError(_("Unknown game `{name}`: choose one of {games}.", name=name, games=", ".join(self.kinds)))
         return self.kinds[name]
+
+    async def _server_language(self, guild_id: int | None) -> str:
+        """The language of public posts in the server ``guild_id`` (known even when it is not in the cache)."""
+        if guild_id is None:
+            return i18n.SOURCE
+        guild = self.bot.get_guild(guild_id) if self.bot is not None else None
+        return await self.bot.layer.settings.language_of(guild or discord.Object(guild_id))
+
+    async def _answer_language(self, interaction: discord.Interaction, ephemeral: bool) -> str:
+        """The language of an answer: the caller's (current) when only they see it, else the server's."""
+        return i18n.current() if ephemeral else await self._server_language(interaction.guild_id)
 
     def _title(self, record: Record) -> str:
         kind = self.kinds.get(record.kind)

@@ -1,6 +1,7 @@
 """The stats feature's own wording: Discord timestamps, streaks, rating changes, game labels, leaderboard pages.
 
-Shared wording (names, results, durations) is in :mod:`bot.words`; this is only what the stats commands say.
+Shared wording (names, results, durations) is in :mod:`bot.words`; this is only what the stats commands say, in
+the current language (:mod:`bot.i18n`).
 """
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import time
 
 import discord
 
+from ...i18n import _, n_
 from ...kinds import GameKind
 from ...names import escape
 from ...ratings import Page
 from ...record import Record
-from ...words import player_name, plural
+from ...words import player_name
 
 
 def when(ts: float | None, style: str = "d") -> str:
@@ -23,10 +25,11 @@ def when(ts: float | None, style: str = "d") -> str:
 def streak_text(streak: int) -> str:
     """+3 → "3 wins", −1 → "1 loss", 0 → "none"."""
     if streak > 0:
-        return plural(streak, "win")
+        return n_("{count} win", "{count} wins", streak)
     if streak < 0:
-        return plural(-streak, "loss", "losses")
-    return "none"
+        return n_("{count} loss", "{count} losses", -streak)
+    # TRANSLATORS: a streak of no wins and no losses
+    return _("none")
 
 
 def signed(n: int) -> str:
@@ -46,7 +49,8 @@ def rating_change_line(record: Record, change: dict[int, tuple[int, int]] | None
         before, after = change.get(player.id, (None, None))
         if before is not None:
             parts.append(f"{player_name(record, seat)} {before} → {after} ({signed(after - before)})")
-    return "ratings in this server: " + " · ".join(parts)
+    # TRANSLATORS: {changes} is e.g. "Ann 1500 → 1658 (+158) · Ben 1500 → 1342 (−158)"
+    return _("ratings in this server: {changes}", changes=" · ".join(parts))
 
 
 def game_label(record: Record, kinds: dict[str, GameKind]) -> str:
@@ -57,18 +61,25 @@ def game_label(record: Record, kinds: dict[str, GameKind]) -> str:
     return f"{record.id} · {title}: {a} vs {b} · {day}"[:100]
 
 
-def leaderboard_embed(kind: GameKind, scope_label: str, page: Page) -> discord.Embed:
-    """The embed of one leaderboard page (rank, player, rating ± uncertainty or "?", games, W–L–D)."""
+def leaderboard_embed(kind: GameKind, scope: str, page: Page) -> discord.Embed:
+    """The embed of one leaderboard page (rank, player, rating ± uncertainty or "?", games, W–L–D); ``scope``:
+    ``"g"`` the global leaderboard, else this server's."""
     lines = []
     for rank, s in page.entries:
         name = escape(s.name)
         rating = f"**{s.rating}**" + ("?" if s.provisional else "")
-        lines.append(f"`{rank:>3}.` {name} — {rating} ± {s.uncertainty} · {plural(s.games, 'game')}"
-                     f" · {s.record_text()}")
-    embed = discord.Embed(title=f"{kind.title} — {scope_label} leaderboard", description="\n".join(lines),
-                          colour=discord.Colour.blurple())
-    embed.set_footer(text=f"Page {page.page + 1}/{page.pages} · {plural(page.total, 'player')}"
-                          f" · rating ± uncertainty · W–L–D · ? = provisional (fewer than 5 rated games)")
+        # TRANSLATORS: one line of a leaderboard: "` 1.` Ann — **1658** ± 120 · 3 games · 3–0–0" ({record}: W–L–D)
+        lines.append(n_("`{rank}.` {name} — {rating} ± {uncertainty} · {count} game · {record}",
+                        "`{rank}.` {name} — {rating} ± {uncertainty} · {count} games · {record}", s.games,
+                        rank=f"{rank:>3}", name=name, rating=rating, uncertainty=s.uncertainty,
+                        record=s.record_text()))
+    title = (_("{game} — global leaderboard", game=kind.title) if scope == "g"
+             else _("{game} — this server's leaderboard", game=kind.title))
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=discord.Colour.blurple())
+    embed.set_footer(text=n_("Page {page}/{pages} · {count} player · rating ± uncertainty · W–L–D · ? = provisional "
+                             "(fewer than 5 rated games)",
+                             "Page {page}/{pages} · {count} players · rating ± uncertainty · W–L–D · ? = provisional "
+                             "(fewer than 5 rated games)", page.total, page=page.page + 1, pages=page.pages))
     return embed
 
 
