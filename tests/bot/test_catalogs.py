@@ -1,0 +1,125 @@
+"""The message catalogs (bot/locales/*.po) against the code and against each other.
+
+Every language the issue asks for has a catalog; every catalog has every message of the template, translated, with
+the same fields as the English (a missing or misspelt ``{name}`` fails here, not in a player's reply); the template is
+what the code marks today (a message added without ``python -m bot.i18n extract`` fails); each catalog's plural rule
+is CLDR's for its language, and counted messages come out right for 0, 1, 2, 5 and 21.
+"""
+from __future__ import annotations
+
+import pytest
+from babel.messages.plurals import get_plural
+from babel.messages.pofile import read_po
+
+from bot import i18n
+
+#: The languages issue 16 asks for, besides English.
+REQUIRED = ("de", "es", "fr", "pt_BR", "zh_CN", "ja")
+
+
+def catalog(code: str):
+    with (i18n.LOCALES / f"{code}.po").open("rb") as f:
+        return read_po(f, locale=code)
+
+
+def template():
+    with i18n.TEMPLATE.open("rb") as f:
+        return read_po(f)
+
+
+def key(message) -> tuple:
+    return (message.context, message.id)
+
+
+def real(messages) -> list:
+    return [m for m in messages if m.id]
+
+
+def test_every_required_language_has_a_catalog():
+    assert set(REQUIRED) <= set(i18n.languages())
+    assert i18n.languages()[0] == "en"
+
+
+async def test_the_template_is_what_the_code_marks():
+    """The committed template equals a fresh extraction (messages and contexts; locations may differ)."""
+    from bot.extract import command_tree  # the command tree (offline): its names, descriptions and choices
+    from bot.translator import command_strings
+
+    fresh = {key(m) for m in real(i18n.extract(await command_strings(await command_tree())))}
+    stored = {key(m) for m in real(template())}
+    assert not fresh - stored, f"run `python -m bot.i18n extract`: not in the template: {sorted(fresh - stored)[:5]}"
+    assert not stored - fresh, f"run `python -m bot.i18n extract`: no longer in the code: {sorted(stored - fresh)[:5]}"
+    assert len(stored) > 300
+
+
+@pytest.mark.parametrize("code", REQUIRED)
+def test_catalog_has_every_message_translated(code):
+    wanted = {key(m) for m in real(template())}
+    have = {key(m): m for m in real(catalog(code))}
+    assert not wanted - have.keys(), f"{code}: missing {sorted(wanted - have.keys())[:5]}"
+    assert not have.keys() - wanted, f"{code}: not in the template {sorted(have.keys() - wanted)[:5]}"
+    untranslated = [m.id for m in have.values() if not m.string or (isinstance(m.string, tuple) and not all(m.string))]
+    fuzzy = [m.id for m in have.values() if m.fuzzy]
+    assert not untranslated, f"{code}: {len(untranslated)} untranslated, e.g. {untranslated[:3]}"
+    assert not fuzzy, f"{code}: {len(fuzzy)} fuzzy, e.g. {fuzzy[:3]}"
+
+
+@pytest.mark.parametrize("code", REQUIRED)
+def test_translations_have_the_same_fields(code):
+    """A translation uses exactly the English message's fields; a plural form may leave out ``{count}`` (e.g.
+    "one space" for 1), nothing else."""
+    broken = []
+    for m in real(catalog(code)):
+        if isinstance(m.id, tuple):
+            english = i18n.fields(m.id[0]) | i18n.fields(m.id[1])
+            for form in m.string:
+                got = i18n.fields(form)
+                if not (english - {"count"} <= got <= english):
+                    broken.append((m.id[0], form))
+        else:
+            if i18n.fields(m.string) != i18n.fields(m.id):
+                broken.append((m.id, m.string))
+    assert not broken, f"{code}: {len(broken)} with other fields, e.g. {broken[:3]}"
+
+
+@pytest.mark.parametrize("code", REQUIRED)
+def test_plural_rule_is_cldrs(code):
+    c = catalog(code)
+    rule = get_plural(code)
+    assert c.num_plurals == rule.num_plurals
+    assert c.plural_expr.replace(" ", "") == rule.plural_expr.replace(" ", "")
+
+
+#: "{count} building(s)" and "Hongs … ({count} space(s) left)" for 0, 1, 2, 5, 21, as each language says them: French
+#: and Brazilian Portuguese take the singular for 0 (CLDR "one" is 0 and 1 there), German, Spanish and English the
+#: plural; Chinese and Japanese have one form (a counter word, no plural).
+PLURALS = {
+    "en": (["0 buildings", "1 building", "2 buildings", "5 buildings", "21 buildings"],
+           ["(castle, 0 spaces left)", "(castle, 1 space left)", "(castle, 2 spaces left)", "(castle, 5 spaces left)",
+            "(castle, 21 spaces left)"]),
+    "de": (None, ["noch 0 freie Felder", "noch 1 freies Feld", "noch 2 freie Felder", "noch 5 freie Felder",
+                  "noch 21 freie Felder"]),
+    "es": (["0 edificios", "1 edificio", "2 edificios", "5 edificios", "21 edificios"],
+           ["quedan 0 casillas", "queda 1 casilla", "quedan 2 casillas", "quedan 5 casillas", "quedan 21 casillas"]),
+    "fr": (["0 immeuble", "1 immeuble", "2 immeubles", "5 immeubles", "21 immeubles"],
+           ["0 case restante", "1 case restante", "2 cases restantes", "5 cases restantes", "21 cases restantes"]),
+    "pt_BR": (["0 prédio", "1 prédio", "2 prédios", "5 prédios", "21 prédios"],
+              ["0 casa restante", "1 casa restante", "2 casas restantes", "5 casas restantes", "21 casas restantes"]),
+    "zh_CN": (["0 座建筑", "1 座建筑", "2 座建筑", "5 座建筑", "21 座建筑"],
+              ["剩余 0 格", "剩余 1 格", "剩余 2 格", "剩余 5 格", "剩余 21 格"]),
+    "ja": (["建物0棟", "建物1棟", "建物2棟", "建物5棟", "建物21棟"],
+           ["残り0マス", "残り1マス", "残り2マス", "残り5マス", "残り21マス"]),
+}
+
+
+@pytest.mark.parametrize("code", sorted(PLURALS))
+def test_plurals_for_0_1_2_5_21(code):
+    buildings, spaces = PLURALS[code]
+    with i18n.language(code):
+        for n, want_building, want_space in zip((0, 1, 2, 5, 21), buildings or [None] * 5, spaces):
+            if want_building is not None:
+                assert i18n.n_("{count} building", "{count} buildings", n) == want_building
+            said = i18n.n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
+                           "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", n,
+                           hongs=3, threshold=15, board="castle")
+            assert want_space in said, (n, said)
