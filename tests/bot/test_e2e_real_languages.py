@@ -1,0 +1,91 @@
+"""A game with the real catalogs (bot/locales), as issue 16 asks: a German and a Japanese client in a French
+server. Each player's refusals come in their own language, the channel's posts in the server's (its preferred
+locale in Discord, no ``/settings language``), and nothing is English where a catalog has the words.
+
+Expected texts are built by the bot's own builders inside ``i18n.language(...)``, so the test checks that the right
+language reaches each reply and post; tests/bot/test_catalogs.py checks the catalogs' contents.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot import i18n
+from bot.games.hongkong import HONGKONG
+from bot.replies import refusal
+from bot.store import GameStore
+from bot.words import describe_duration
+from engine import IllegalMove, hongkong
+
+from .harness import display, refused
+from .test_e2e_lifecycle import bots, place, world  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.timeout(240)
+DAY = 24 * 3600
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def mention(user) -> str:
+    return f"<@{user['id']}>"
+
+
+async def test_a_game_with_german_and_japanese_clients_in_a_french_server(emu, world, bots, redis):
+    assert {"de", "ja", "fr"} <= set(i18n.languages())
+    emu.set_locale(world.ann, "de")
+    emu.set_locale(world.ben, "ja")
+    await emu.set_guild_locale(world.guild, "fr")
+    await bots()
+
+    # the challenge is public: French, with French buttons; Ben (Japanese) accepts with the French "Accept" button
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben, first="me")
+    challenge = await it.wait_done()
+    with i18n.language("fr"):
+        accept = i18n.p_("button", "Accept")
+    assert accept != "Accept" and challenge.button(accept)
+    click = await emu.click(world.ben, challenge, challenge.button(accept)["custom_id"])
+    await click.wait_done()
+
+    # Ben moves out of turn: refused in Japanese, to him alone
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="C2")
+    text = await refused(it)
+    with i18n.language("ja"):
+        want = i18n._("It's not your turn: {name} ({role}) is to move.", name=display(world.ann),
+                      role=HONGKONG.role(0))
+    assert text == want and JAPANESE.search(text)
+
+    # Ann moves: the board post in French, pinging Ben with the French turn line
+    post = await place(emu, world, world.ann, "B2")
+    with i18n.language("fr"):
+        turn = i18n._("{mention}, your turn ({role}). You have {time}.", mention=mention(world.ben),
+                      role=HONGKONG.role(1), time=describe_duration(DAY))
+    assert post.content.split("\n")[-1] == turn and "your turn" not in turn
+    assert post.attachments
+
+    # Ben plays onto Ann's fresh building illegally: the engine's refusal, in Japanese
+    game = hongkong.new_game(first=0)
+    game.play("S@B2")
+    with pytest.raises(IllegalMove) as caught:
+        game.play("R@B2")
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="B2", piece="roof")
+    text = await refused(it)
+    with i18n.language("ja"):
+        assert text == refusal(caught.value)
+    assert text != str(caught.value) and JAPANESE.search(text)
+
+    # Ann types a square that is none: refused in German (not the English an English client gets)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B 3 4")
+    text = await refused(it)
+    assert text != (await refused_in_english(emu, world)) and text
+
+    assert (await GameStore(redis).get(world.channel)).record.state["moves"] == ["S@B2"]  # only Ann's move stored
+    assert emu.errors == []
+
+
+async def refused_in_english(emu, world) -> str:
+    """The same refusal for an English client (Ann switched back, then to German again)."""
+    emu.set_locale(world.ann, "en-US")
+    try:
+        return await refused(await emu.slash(world.ann, world.channel, "hongkong place", square="B 3 4"))
+    finally:
+        emu.set_locale(world.ann, "de")
