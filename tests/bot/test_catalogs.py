@@ -15,6 +15,8 @@ from bot import i18n
 
 #: The languages issue 16 asks for, besides English.
 REQUIRED = ("de", "es", "fr", "pt_BR", "zh_CN", "ja")
+#: Every catalog there is (a language added later is held to the same fields and plural rule).
+ALL = i18n.languages()[1:]
 
 
 def catalog(code: str):
@@ -64,12 +66,14 @@ def test_catalog_has_every_message_translated(code):
     assert not fuzzy, f"{code}: {len(fuzzy)} fuzzy, e.g. {fuzzy[:3]}"
 
 
-@pytest.mark.parametrize("code", REQUIRED)
+@pytest.mark.parametrize("code", ALL)
 def test_translations_have_the_same_fields(code):
     """A translation uses exactly the English message's fields; a plural form may leave out ``{count}`` (e.g.
     "one space" for 1), nothing else."""
     broken = []
     for m in real(catalog(code)):
+        if not m.string or (isinstance(m.string, tuple) and not all(m.string)):
+            continue  # untranslated: English is used (a required language is held to completeness above)
         if isinstance(m.id, tuple):
             english = i18n.fields(m.id[0]) | i18n.fields(m.id[1])
             for form in m.string:
@@ -82,7 +86,7 @@ def test_translations_have_the_same_fields(code):
     assert not broken, f"{code}: {len(broken)} with other fields, e.g. {broken[:3]}"
 
 
-@pytest.mark.parametrize("code", REQUIRED)
+@pytest.mark.parametrize("code", ALL)
 def test_plural_rule_is_cldrs(code):
     c = catalog(code)
     rule = get_plural(code)
