@@ -7,7 +7,6 @@ plain and escaped once here, on the way into a message (:mod:`bot.names`).
 """
 from __future__ import annotations
 
-import warnings
 
 import discord
 from babel.lists import format_list
@@ -102,17 +101,6 @@ def result_for(record: Record, user_id: int) -> str:
     return _("won") if won else _("lost")
 
 
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """Deprecated: English only. Write the whole phrase with :func:`bot.i18n.n_` —
-    ``n_("{count} space left", "{count} spaces left", n)`` — so each language gets its own plural forms.
-
-    A count and its noun, agreeing: ``plural(1, "space")`` → ``"1 space"``, ``plural(2, "loss", "losses")`` →
-    ``"2 losses"``."""
-    warnings.warn("bot.words.plural is English only: use bot.i18n.n_ with the whole phrase", DeprecationWarning,
-                  stacklevel=2)
-    return f"{n} {noun if n == 1 else (many or noun + 's')}"
-
-
 #: The units of :func:`describe_duration`, largest first: CLDR's unit name and its length in seconds.
 _UNITS = (("duration-day", 86400), ("duration-hour", 3600), ("duration-minute", 60), ("duration-second", 1))
 
@@ -138,4 +126,4 @@ def describe_duration(seconds: float) -> str:
 
 
 __all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
-           "jump_link", "translate", "result_short", "result_for", "plural", "describe_duration"]
+           "jump_link", "translate", "result_short", "result_for", "describe_duration"]

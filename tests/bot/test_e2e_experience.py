@@ -12,7 +12,7 @@ import pytest
 import engine.hong as hong
 import engine.hongkong as hk
 from bot.store import GameStore
-from bot.words import plural
+from bot.i18n import n_
 
 from .harness import decode_png, display, refused, resign
 from .test_e2e_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
@@ -211,8 +211,9 @@ async def test_stats_of_the_bot_and_a_waiting_challenge(emu, world, running):
 
 
 def test_plural():
-    assert [plural(n, "space") for n in (0, 1, 2)] == ["0 spaces", "1 space", "2 spaces"]
-    assert plural(1, "loss", "losses") == "1 loss" and plural(3, "loss", "losses") == "3 losses"
+    """Counts agree with their nouns (English: the plural for 0 and 2, the singular for 1)."""
+    assert [n_("{count} space", "{count} spaces", n) for n in (0, 1, 2)] == ["0 spaces", "1 space", "2 spaces"]
+    assert n_("{count} loss", "{count} losses", 1) == "1 loss" and n_("{count} loss", "{count} losses", 3) == "3 losses"
 
 
 # --- 3. takeback requests close themselves; one a turn ------------------------------------------------------------
