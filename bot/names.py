@@ -4,7 +4,8 @@ A leaf module (of the bot it imports only :mod:`bot.i18n`): :mod:`bot.record` st
 leaves them and :mod:`bot.words` writes them into messages through :func:`escape`. Images draw the plain name.
 
 - :func:`clean` — what is stored: a display name without invisible and format characters (Unicode categories
-  Cc, Cf, Zl, Zp, Cs, Co, Cn — bidi overrides, zero-width joiners and spaces, soft hyphens, tag characters … —
+  Cc, Cf, Zl, Zp, Cs, Co, Cn — bidi overrides, zero-width spaces, soft hyphens, tag characters … ; a zero-width
+  joiner or non-joiner is kept only alone between two visible characters, where it shapes them: 👩‍👩‍👧, Persian —
   and the blank letters Discord users pick to look nameless: the Hangul fillers and the Braille blank),
   without combining marks that have nothing to sit on, white space folded, at most 32 characters; ``""`` when
   nothing visible is left (the caller falls back to the username, then to "Player", in the current language).
@@ -35,6 +36,24 @@ INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5")
 
 
+#: Zero-width joiner and non-joiner: invisible, but they shape the characters on either side (emoji sequences such as
+#: 👩‍👩‍👧, Persian and Indic words), so they are kept between two visible characters and dropped anywhere else.
+JOINERS = frozenset("\u200c\u200d")
+
+
+def _joined(text: str) -> str:
+    """``text`` keeping a joiner only where a visible character is on each side of it."""
+    out: list[str] = []
+    for i, char in enumerate(text):
+        if char in JOINERS:
+            before, after = text[i - 1] if i else " ", text[i + 1] if i + 1 < len(text) else " "
+            if before not in JOINERS and not before.isspace() and after not in JOINERS and not after.isspace():
+                out.append(char)
+            continue
+        out.append(char)
+    return "".join(out)
+
+
 def _visible(char: str) -> bool:
     return char not in BLANK and unicodedata.category(char) not in INVISIBLE_CATEGORIES
 
@@ -45,10 +64,10 @@ def clean(name: str | None) -> str:
     space, cut to :data:`MAX_LENGTH` characters. ``""`` if no letter, digit, symbol or punctuation is left
     (a name of zero-width joiners, of combining marks only, of blanks …)."""
     spaced = " ".join(unicodedata.normalize("NFC", name or "").split())  # line breaks, tabs … separate words
-    words = " ".join("".join(c for c in spaced if _visible(c)).split())
+    words = " ".join(_joined("".join(c for c in spaced if _visible(c) or c in JOINERS)).split())
     while words and unicodedata.category(words[0]).startswith("M"):
         words = words[1:].lstrip()
-    words = words[:MAX_LENGTH].rstrip()
+    words = words[:MAX_LENGTH].rstrip(" \u200c\u200d")
     if not any(not unicodedata.category(c).startswith(("M", "Z")) for c in words):
         return ""
     return words

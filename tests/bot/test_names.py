@@ -23,6 +23,12 @@ from bot.names import FALLBACK, best, clean, escape, unescape
     ("\U000e0041\U000e0042tag", "tag"),              # tag characters
     ("李小龙", "李小龙"), ("👍🏽", "👍🏽"), ("❤️", "❤️"),   # scripts and emoji (with their modifiers) stay
     ("x" * 40, "x" * 32),
+    # joiners shape what is on either side: kept between two visible characters, dropped anywhere else
+    ("👩\u200d👩\u200d👧", "👩\u200d👩\u200d👧"),        # one family emoji, not three people
+    ("می\u200cخواهم", "می\u200cخواهم"),              # Persian: the non-joiner keeps the word's shape
+    ("\u200dAnn\u200d", "Ann"), ("A\u200d\u200dnn", "Ann"), ("Ann \u200d Lee", "Ann Lee"),
+    ("\u200bA\u200b\u200dB", "A\u200dB"),              # a zero-width space is removed first, then judged
+    ("x" * 31 + "\u200dy", "x" * 31),                   # a joiner left at the cut goes
 ])
 def test_clean(raw, stored):
     assert clean(raw) == stored
