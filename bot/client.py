@@ -4,7 +4,8 @@
 ``bot.layer``: the :class:`~bot.session.GameLayer`), loads :data:`EXTENSIONS` (each adds one cog: its commands,
 buttons and listeners), routes every command error to :func:`bot.replies.on_error`, and syncs the commands — only
 when their definitions changed since the last sync (:func:`sync_commands`), in every language of the catalogs (the
-tree's :class:`~bot.translator.CommandTranslator`). It also sizes the board renderer's worker
+tree's :class:`~bot.translator.CommandTranslator`), and installs the commands' ids for mentions in messages
+(:mod:`bot.mentions`). It also sizes the board renderer's worker
 processes (:mod:`bot.rendering`) and, with ``metrics_port`` set, serves the metrics and the health check
 (:mod:`bot.metrics`).
 """
@@ -24,6 +25,7 @@ import discord
 from discord.ext import commands
 
 from .config import Config
+from . import mentions
 from .games import all_kinds
 from .metrics import MetricsServer
 from .rendering import default_workers, renderer
@@ -90,6 +92,7 @@ class HongBot(commands.AutoShardedBot):
         self.kinds = all_kinds()
         self.layer: GameLayer | None = None
         self.metrics_server: MetricsServer | None = None
+        self._command_ids: dict[str, int] = {}
 
     async def setup_hook(self) -> None:
         """Connect to Redis, build the game layer, load the features, sync the commands (discord.py calls this
@@ -114,6 +117,8 @@ class HongBot(commands.AutoShardedBot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         await sync_commands(self.tree, self._redis.client, guild)
+        self._command_ids = await command_ids(self.tree, self._redis.client, guild)
+        mentions.install(self.tree, self._command_ids)
 
     def game_layer(self, client: aioredis.Redis) -> GameLayer:
         """The game layer every feature plays through, on the Redis ``client``."""
@@ -140,6 +145,8 @@ class HongBot(commands.AutoShardedBot):
             await self.metrics_server.stop()
             self.metrics_server = None
         await super().close()
+        if self._command_ids and mentions.installed_ids() == self._command_ids:
+            mentions.install(None, {})  # this bot's commands are no longer served from this process
         if self._owns_redis and self._redis is not None:
             await self._redis.close()
             self._redis = None
@@ -170,6 +177,29 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
         log.info("%s commands unchanged since the last sync: not synced", scope)
         return False
     synced = await tree.sync(guild=guild)
+    ids = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
+    await redis.delete(ids)  # the ids first: a death in between leaves the hash, and the next start fetches the ids
+    await redis.hset(ids, mapping={c.name: c.id for c in synced})
     await redis.set(key, digest)
     log.info("synced %d %s command groups: %s", len(synced), scope, ", ".join(c.name for c in synced))
     return True
+
+
+async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+                      guild: discord.abc.Snowflake | None) -> dict[str, int]:
+    """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
+    (:mod:`bot.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and
+    kept. Never raises for Discord: if the fetch fails, no ids (messages then write commands as typed)."""
+    key = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
+    kept = await redis.hgetall(key)
+    if kept:
+        return {(name.decode() if isinstance(name, bytes) else name): int(snowflake) for name, snowflake in kept.items()}
+    try:
+        fetched = await tree.fetch_commands(guild=guild)
+    except discord.HTTPException as error:
+        log.warning("couldn't fetch the commands' ids (%s): messages name commands as typed", error)
+        return {}
+    ids = {c.name: c.id for c in fetched}
+    if ids:
+        await redis.hset(key, mapping=ids)
+    return ids

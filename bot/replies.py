@@ -29,7 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine import IllegalMove
 
-from . import i18n
+from . import i18n, mentions
 from .errors import UserError
 from .i18n import _
 from .metrics import FAILURES
@@ -63,13 +63,14 @@ def apology(game_names, error: BaseException | None = None) -> str:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
     connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
     a stored one's board follows."""
-    boards = format_list([f"`/{name} board`" for name in game_names], style="or", locale=i18n.current())
+    boards = format_list([mentions.command(f"{name} board") for name in game_names], style="or",
+                         locale=i18n.current())
     if isinstance(getattr(error, "original", error), UNREACHABLE):
-        # TRANSLATORS: {boards} is a command or two, e.g. "`/hongkong board` or `/hong board`".
+        # TRANSLATORS: {boards} is a command or two (mentions), e.g. "/hongkong board or /hong board".
         return _("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
                  "shortly; if not, please try again in a moment ({boards} shows the game as it is stored).",
                  boards=boards)
-    # TRANSLATORS: {boards} is a command or two, e.g. "`/hongkong board` or `/hong board`".
+    # TRANSLATORS: {boards} is a command or two (mentions), e.g. "/hongkong board or /hong board".
     return _("Something went wrong on our side. Please try again; {boards} shows the game as it is stored.",
              boards=boards)
 

@@ -19,7 +19,7 @@ from babel.lists import format_list
 from engine import IllegalMove
 from engine.result import EndReason
 
-from . import i18n
+from . import i18n, mentions
 from .deadlines import Deadline, Deadlines
 from .errors import GameChanged, UserError
 from .i18n import _
@@ -187,8 +187,9 @@ class GameLayer:
                               "accepts it.", game=title))
         if stored is None or stored.record.status is not Status.ACTIVE:
             names = [kind.name] if kind else list(self.kinds)
-            hint = format_list([f"/{name} challenge" for name in names], style="or", locale=i18n.current())
-            # TRANSLATORS: {commands} is a command or two: "/hongkong challenge or /hong challenge".
+            hint = format_list([mentions.command(f"{name} challenge") for name in names], style="or",
+                               locale=i18n.current())
+            # TRANSLATORS: {commands} is a command or two (mentions): "/hongkong challenge or /hong challenge".
             raise UserError(_("There is no game running in this channel. Start one with {commands}.", commands=hint))
         record = stored.record
         if kind is not None and record.kind != kind.name:
@@ -233,8 +234,10 @@ class GameLayer:
             IllegalMove: the options are not valid for the game (from the engine).
         """
         if opponent is not None and opponent.id == challenger.id:
-            raise UserError(_("You can't challenge yourself. Pick another member as `opponent`, or leave it out "
-                              "for an open challenge anyone can accept."))
+            # TRANSLATORS: {option} is the option "opponent" as Discord shows it in this language.
+            raise UserError(_("You can't challenge yourself. Pick another member as `{option}`, or leave it out "
+                              "for an open challenge anyone can accept.",
+                              option=mentions.option(f"{kind.name} challenge", "opponent")))
         stored = await self._free_channel(channel_id)
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
@@ -320,11 +323,11 @@ class GameLayer:
             return _("There is already an open {game} challenge in this channel. Wait for it to be answered or to "
                      "expire, or play in another channel.", game=kind.title)
         a, b = record.names
-        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {command} the
-        # game's command name, "hongkong" or "hong".
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {board} the
+        # command /hongkong board or /hong board (a mention).
         return _("A game of {game} is already running in this channel ({first} vs {second}). Watch it with "
-                 "/{command} board, or start yours in another channel.", game=kind.title, first=a, second=b,
-                 command=kind.name)
+                 "{board}, or start yours in another channel.", game=kind.title, first=a, second=b,
+                 board=mentions.command(f"{kind.name} board"))
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int) -> None:
         """Note the challenge message's id, so it can be edited when the challenge expires.
@@ -342,7 +345,9 @@ class GameLayer:
         if stored is None or stored.record.id != game_id or stored.record.status is not Status.CHALLENGE:
             raise UserError(_("This challenge is no longer open."))
         if self._expired(stored.record):
-            raise UserError(_("This challenge has expired. Start a new one with the challenge command."))
+            # TRANSLATORS: {command} is the command /hongkong challenge or /hong challenge (a mention).
+            raise UserError(_("This challenge has expired. Start a new one with {command}.",
+                              command=mentions.command(f"{stored.record.kind} challenge")))
         return stored
 
     async def accept(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game]:
@@ -539,10 +544,11 @@ class GameLayer:
         seat = record.seat_of(user_id)
         if seat is None:
             a, b = record.names
-            # TRANSLATORS: {first} and {second} are the players' names; {command} the game's command name,
-            # "hongkong" or "hong".
-            raise UserError(_("You're not playing in this game ({first} vs {second}). Watch with /{command} board, "
-                              "or challenge someone in another channel.", first=a, second=b, command=kind.name))
+            # TRANSLATORS: {first} and {second} are the players' names; {board} the command /hongkong board or
+            # /hong board (a mention).
+            raise UserError(_("You're not playing in this game ({first} vs {second}). Watch with {board}, "
+                              "or challenge someone in another channel.", first=a, second=b,
+                              board=mentions.command(f"{kind.name} board")))
         return seat
 
     async def _timed(self, record: Record, game: Game, start: float) -> tuple[Record, tuple[tuple[str, float], ...]]:

@@ -161,6 +161,12 @@ class Keys:
         ``global``): commands are synced again only when theirs changes (see :mod:`bot.client`)."""
         return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}"
 
+    @staticmethod
+    def command_ids(application_id: int, guild_id: int | None) -> str:
+        """The ids Discord gave the application's top-level commands at the last sync (in one server, or
+        ``global``): a hash, command name → id, for command mentions (:mod:`bot.mentions`)."""
+        return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}:ids"
+
     @classmethod
     def active(cls, guild_id: int, bucket: int = 0) -> str:
         """Set of the server's channel ids (of one bucket) with a running game."""

@@ -13,8 +13,8 @@ the option and what it accepts. Nothing runs, so nothing is stored.
 
 Every interaction the tree receives (a command, an autocomplete) is answered in the caller's language: the check
 makes ``interaction.locale`` the current language first (:func:`bot.i18n.use`), so a refusal, an ephemeral answer
-and every message built while handling it come from that language's catalog. Command names in these messages stay
-the English ones (``/hong place``): Discord shows each user the names of their own client's language.
+and every message built while handling it come from that language's catalog. Messages name commands by their
+mentions and options as Discord shows them in that language (:mod:`bot.mentions`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from babel.lists import format_list
 from discord import AppCommandOptionType as T
 from discord import app_commands
 
-from . import i18n
+from . import i18n, mentions
 from .errors import UserError
 from .i18n import N_, _, n_
 
@@ -100,11 +100,13 @@ def _of_type(param: app_commands.Parameter, value: Any, resolved: Mapping[str, A
 
 
 def _takes(param: app_commands.Parameter, got: str) -> str:
-    # TRANSLATORS: {option} is an option's name and {command} a command (`/hong place`), both as typed in Discord;
-    # {accepts} says what the option takes ("a whole number from 1 to 5"), {got} what it got (`maybe`, "41 characters")
-    command = f"`/{param.command.qualified_name}`"
-    return _("The option `{option}` of {command} takes {accepts}, not {got}.", option=param.display_name,
-             command=command, accepts=accepts(param), got=got)
+    # TRANSLATORS: {option} is an option's name as Discord shows it in this language and {command} a command (a
+    # mention, /hong place); {accepts} says what the option takes ("a whole number from 1 to 5"), {got} what it got
+    # (`maybe`, "41 characters")
+    path = param.command.qualified_name
+    return _("The option `{option}` of {command} takes {accepts}, not {got}.",
+             option=mentions.option(path, param.display_name), command=mentions.command(path), accepts=accepts(param),
+             got=got)
 
 
 def value_problem(param: app_commands.Parameter, option: Mapping[str, Any], resolved: Mapping[str, Any]) -> str | None:
@@ -128,20 +130,22 @@ def options_problem(command: app_commands.Command, options: list[Mapping[str, An
     """Why the options Discord sent can't run ``command`` (an unknown, repeated, malformed or missing option), or
     None when they can (in the current language). ``partial``: an autocomplete — the focused option (a value still
     being typed) is not checked, nor are required options not filled in yet."""
-    where = f"`/{command.qualified_name}`"
+    path = command.qualified_name
+    where = mentions.command(path)
     params = {p.display_name: p for p in command.parameters}
     seen: set[str] = set()
     for option in options:
         name = option.get("name")
         param = params.get(name) if isinstance(name, str) else None
         if param is None:
-            known = ", ".join(f"`{n}`" for n in params) or _("none")
-            # TRANSLATORS: {command} is a command as typed (`/hong place`), {option} the unknown option's name,
-            # {known} the command's options (`square`, `rotate`)
+            known = ", ".join(f"`{mentions.option(path, n)}`" for n in params) or _("none")
+            # TRANSLATORS: {command} is a command (a mention, /hong place), {option} the unknown option's name,
+            # {known} the command's options as Discord shows them in this language (`square`, `rotate`)
             return _reload(_("{command} has no option {option} (its options: {known}).", command=where,
                              option=_quoted(name), known=known))
         if name in seen:
-            return _reload(_("{command} got the option `{option}` twice.", command=where, option=name))
+            return _reload(_("{command} got the option `{option}` twice.", command=where,
+                             option=mentions.option(path, name)))
         seen.add(name)
         if option.get("focused"):
             continue
@@ -152,7 +156,7 @@ def options_problem(command: app_commands.Command, options: list[Mapping[str, An
     if missing and not partial:
         # TRANSLATORS: {accepts} says what the option takes, e.g. "a member of this server (pick one from the list)"
         return _reload(_("{command} needs the option `{option}` ({accepts}).", command=where,
-                         option=missing[0].display_name, accepts=accepts(missing[0])))
+                         option=mentions.option(path, missing[0].display_name), accepts=accepts(missing[0])))
     return None
 
 

@@ -12,7 +12,7 @@ from babel.lists import format_list
 from discord import app_commands
 from discord.ext import commands
 
-from .. import i18n
+from .. import i18n, mentions
 from ..errors import UserError
 from ..i18n import _, n_
 from ..options import person
@@ -90,7 +90,7 @@ class Admin(commands.Cog):
             UserError: outside a server, without the permission, or an unreadable or out-of-range timer.
         """
         if interaction.guild_id is None:
-            raise UserError(_("Use /settings in a server."))
+            raise UserError(_("Use {settings} in a server.", settings=mentions.command("settings")))
         if not interaction.permissions.manage_guild:
             raise UserError(_("Only members with the **Manage Server** permission can view or change the bot's "
                               "settings."))
@@ -127,10 +127,11 @@ class Admin(commands.Cog):
             UserError: outside a server, or no game running.
         """
         if interaction.guild_id is None:
-            raise UserError(_("Use /games in a server."))
+            raise UserError(_("Use {games} in a server.", games=mentions.command("games")))
         games = await self.layer.active_games(interaction.guild_id)
         if not games:
-            start = format_list([f"/{name} challenge" for name in self.layer.kinds], style="or", locale=i18n.current())
+            start = format_list([mentions.command(f"{name} challenge") for name in self.layer.kinds], style="or",
+                                locale=i18n.current())
             # TRANSLATORS: {commands} is e.g. "/hong challenge or /hongkong challenge"
             raise UserError(_("No games are running in this server right now. Start one with {commands}.",
                               commands=start))

@@ -13,6 +13,7 @@ import engine.hong as hong
 from engine import N_, IllegalMove, squares
 from render.hong import render_board
 
+from .. import mentions
 from ..i18n import _, n_
 from ..kinds import GameKind, MoveCommand
 from ..words import translate
@@ -56,8 +57,9 @@ def score(game: hong.HongGame, names: tuple[str, str]) -> str:
             offers.append(_("**D{size} {action}** — {help} e.g. `{example}`", size=size, action=action,
                             help=action_help(action), example=example))
         # TRANSLATORS: {offers} lists the dragons the player may choose, separated by "; ".
-        line += "\n" + _("🐉 {name} summons a Great Dragon — choose one with `/hong dragon`: {offers}",
-                         name=names[pending.player], offers="; ".join(offers))
+        # {dragon} is the command /hong dragon (a mention: Discord shows it in each reader's language).
+        line += "\n" + _("🐉 {name} summons a Great Dragon — choose one with {dragon}: {offers}",
+                         name=names[pending.player], dragon=mentions.command("hong dragon"), offers="; ".join(offers))
     return line
 
 
@@ -157,9 +159,10 @@ def placement(square: str, rotate: bool = False) -> str:
     orientation = "V" if rotate else "H"
     if len(text) >= 3 and text[-1] in "HV" and text[-2].isdigit():
         if rotate and text[-1] == "H":
-            # TRANSLATORS: {square} is what the player typed, e.g. B3H; rotate:True is the command's option.
-            raise IllegalMove(N_("`{square}` says H but `rotate:True` says V: give one of them.",
-                                 square=square.strip()))
+            # TRANSLATORS: {square} is what the player typed, e.g. B3H; {rotate} the command's option "rotate" as
+            # Discord shows it in this language.
+            raise IllegalMove(N_("`{square}` says H but `{rotate}:True` says V: give one of them.",
+                                 square=square.strip(), rotate=mentions.option("hong place", "rotate")))
         square, orientation = text[:-1], text[-1]
     return squares.square_name(*squares.parse(square, example="C4")) + orientation
 

@@ -127,3 +127,44 @@ def test_plurals_for_0_1_2_5_21(code):
                            "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", n,
                            hongs=3, threshold=15, board="castle")
             assert want_space in said, (n, said)
+
+
+def _names(payload: dict, code_locales: set[str]):
+    """Every (English name, {locale: localised name}) in a command's payload, options and subcommands included."""
+    yield payload["name"], {k: v for k, v in (payload.get("name_localizations") or {}).items() if k in code_locales}
+    for option in payload.get("options") or []:
+        yield from _names(option, code_locales)
+
+
+@pytest.mark.parametrize("code", ALL)
+async def test_command_names_discord_receives_are_valid_and_all_used(code):
+    """Every catalog's command and option names reach Discord: the payload the sync sends passes Discord's rules
+    for localised names (the emulator's validator: lowercase letters of any script, digits, - or _, 1–32, no
+    spaces, unique beside each other in each language), and no name the catalog translates was refused (the
+    translator drops a bad one: Discord would then show English while the messages said the translation)."""
+    import discord
+
+    from bot.extract import command_tree
+    from bot.translator import CommandTranslator, valid_name
+    from tests.emulator.errors import ErrorTree
+    from tests.emulator.limits import validate_command_list
+
+    tree = await command_tree()
+    translator = CommandTranslator(tree)
+    payload = [await command.get_translated_payload(tree, translator) for command in tree.get_commands()]
+    errors = ErrorTree()
+    validate_command_list(errors, payload)
+    assert errors.lines() == []
+    locales = {locale.value for locale in discord.Locale if i18n.resolve(locale) == code}
+    assert locales, code
+    wanted = {m.id: m.string for m in real(catalog(code)) if m.context == "command name" and m.string != m.id}
+    sent: dict[str, set[str]] = {}
+    for command in payload:
+        for name, localised in _names(command, locales):
+            assert set(localised) in (set(), locales), (name, localised)  # every locale of the language, or none
+            for shown in localised.values():
+                assert valid_name(shown) and len(shown) <= 32 and " " not in shown and shown == shown.lower()
+                sent.setdefault(name, set()).add(shown)
+    assert {name: {wanted[name]} for name in wanted} == {name: sent.get(name) for name in wanted}
+    if code in REQUIRED:
+        assert len(wanted) >= 25, f"{code}: only {len(wanted)} command and option names translated"

@@ -165,7 +165,7 @@ def test_extract_writes_the_template_and_updates_each_catalog(tmp_path, monkeypa
     place = template.get("place", context=NAME)
     assert place is not None and ("/hong/place", None) in place.locations
     assert template.get("Show or change the bot's settings for this server") is not None
-    assert template.get("Use /settings in a server.") is not None  # from the code
+    assert template.get("Use {settings} in a server.") is not None  # from the code
     assert template.get("{count} win", context=None) is not None  # an n_ message
     assert german.get("place", context=NAME).string == "setzen"
     assert german.get("turn_timer", context=NAME) is not None
@@ -203,6 +203,7 @@ GERMAN_REFUSALS = {
     "The option `{option}` of {command} takes {accepts}, not {got}.":
         "Die Option `{option}` von {command} nimmt {accepts}, nicht {got}.",
     "one of {choices}": "eines von {choices}",
+    (NAME, "scope"): "bereich",
     "(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the app.)":
         "(Falls Discord das angeboten hat, ist seine Befehlsliste veraltet: Lade sie mit Strg+R neu.)",
     "Settings updated for this server:": "Einstellungen dieses Servers geändert:",
@@ -219,7 +220,8 @@ async def test_a_german_client_is_refused_in_german(emu, world, bots, tmp_path, 
         assert await refused(it) == ("'3 weeks' ist zu lang: Die Zugzeit darf höchstens 7 Tage betragen (zwischen "
                                      "1 Minute und 7 Tage).")
         it = await emu.slash_unchecked(world.admin, world.channel, "leaderboard", game="hongkong", scope="universe")
-        assert await refused(it) == ("Die Option `scope` von `/leaderboard` nimmt eines von `server` oder `global`, "
+        leaderboard = emu.mention(world.guild, "leaderboard")
+        assert await refused(it) == (f"Die Option `bereich` von {leaderboard} nimmt eines von `server` oder `global`, "
                                      "nicht `universe`. (Falls Discord das angeboten hat, ist seine Befehlsliste "
                                      "veraltet: Lade sie mit Strg+R neu.)")
         # the same refusals to an English client: English, as ever
@@ -228,7 +230,7 @@ async def test_a_german_client_is_refused_in_german(emu, world, bots, tmp_path, 
                                      "1 minute and 7 days).")
         it = await emu.slash_unchecked(world.english_admin, world.channel, "leaderboard", game="hongkong",
                                        scope="universe")
-        assert await refused(it) == ("The option `scope` of `/leaderboard` takes one of `server` or `global`, not "
+        assert await refused(it) == (f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
                                      "`universe`. (If Discord offered this, its list of commands is out of date: "
                                      "reload it with Ctrl+R or restart the app.)")
         assert (await SettingsStore(redis).get(world.guild)).turn_timer == 24 * 3600
@@ -264,3 +266,28 @@ async def test_settings_language_sets_and_shows_the_servers_language(emu, world,
         assert "takes one of `auto`, `en`, `de` or `ja`, not `xx`" in await refused(it)
         assert (await SettingsStore(redis).get(world.guild)).language is None
     assert emu.errors == []
+
+
+async def test_the_commands_ids_are_kept_fetched_when_missing_and_installed_for_mentions(emu, world, bots, redis):
+    """A sync keeps the ids Discord gave the commands; a restart with unchanged commands (no sync) installs the
+    kept ids; with them gone (a database from before, a lost key) it fetches them once and keeps them."""
+    from bot import mentions
+    from bot.client import command_ids
+    from bot.store import Keys
+
+    running = await bots()
+    synced = {c["name"]: int(c["id"]) for c in emu.guild_commands[world.guild]}
+    assert set(synced) >= {"hong", "hongkong", "settings", "leaderboard", "takeback"}
+    key = Keys.command_ids(running.bot.application_id, world.guild)
+    assert {k.decode() if isinstance(k, bytes) else k: int(v) for k, v in (await redis.hgetall(key)).items()} == synced
+    assert mentions.installed_ids() == synced
+    assert mentions.command("hong board") == f"</hong board:{synced['hong']}>" == emu.mention(world.guild, "hong board")
+    tree, guild = running.bot.tree, discord.Object(world.guild)
+    await redis.delete(key)
+    assert await command_ids(tree, redis, guild) == synced  # fetched from Discord
+    assert await redis.hlen(key) == len(synced)  # and kept
+    await running.stop()
+    assert mentions.installed_ids() == {}  # a stopped bot's ids are not used by anything else in the process
+    syncs = emu.sync_count
+    await bots()  # unchanged commands: not synced again, the kept ids installed
+    assert emu.sync_count == syncs and mentions.installed_ids() == synced

@@ -139,7 +139,8 @@ async def test_resign_asks_confirm_or_cancel_and_an_old_confirm_expires(emu, wor
     clock.advance(61)
     click = await emu.click(world.ben, old, old.button("Confirm")["custom_id"])
     await click.wait_done()
-    assert old.content == ("This confirmation expired after 1 minute: nothing happened. Use /hongkong resign again if "
+    command = emu.mention(world.guild, "hongkong resign")
+    assert old.content == (f"This confirmation expired after 1 minute: nothing happened. Use {command} again if "
                            "you still want to resign.") and old.buttons() == []
     assert (await store.get(world.channel)).record.status == "active"
     final = await resign(emu, world.ben, world.channel)

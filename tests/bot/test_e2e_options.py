@@ -92,13 +92,16 @@ async def test_every_option_of_every_command_refuses_wrong_values(emu, world, ru
                 assert f"needs the option `{required[0]['name']}`" in text, (command, text)
     # a few exact answers
     it = await emu.slash_unchecked(admin, world.other_channel, "leaderboard", game="hongkong", scope="universe")
-    assert await refused(it) == ("The option `scope` of `/leaderboard` takes one of `server` or `global`, not "
+    leaderboard = emu.mention(world.guild, "leaderboard")
+    assert await refused(it) == (f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
                                  "`universe`. (If Discord offered this, its list of commands is out of date: reload it "
                                  "with Ctrl+R or restart the app.)")
     it = await emu.slash_unchecked(admin, world.other_channel, "hong challenge", opponent=world.ben, expansion="maybe")
-    assert "The option `expansion` of `/hong challenge` takes True or False, not `maybe`." in await refused(it)
+    assert (f"The option `expansion` of {emu.mention(world.guild, 'hong challenge')} takes True or False, not `maybe`."
+            in await refused(it))
     it = await emu.slash_unchecked(admin, world.other_channel, "stats", user="123456789012345678")
-    assert "The option `user` of `/stats` takes a member of this server (pick one from the list)" in await refused(it)
+    assert (f"The option `user` of {emu.mention(world.guild, 'stats')} takes a member of this server (pick one from the "
+            "list)" in await refused(it))
     it = await emu.slash_unchecked(world.ann, world.channel, "hongkong place", square="A1", piece="tower")
     assert "takes one of `block` or `roof`, not `tower`" in await refused(it)
 

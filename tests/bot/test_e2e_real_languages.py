@@ -89,3 +89,38 @@ async def refused_in_english(emu, world) -> str:
         return await refused(await emu.slash(world.ann, world.channel, "hongkong place", square="B 3 4"))
     finally:
         emu.set_locale(world.ann, "de")
+
+
+async def test_messages_name_commands_and_options_as_a_german_client_shows_them(emu, world, bots, redis):
+    """Discord shows a German client the German command and option names of the catalog (`/hong setzen`,
+    `drehen`), so a German refusal must not tell them to type the English ones: commands are mentions (Discord
+    draws each in the reader's language), options carry the catalog's German name. Texts written out here, from
+    bot/locales/de.po."""
+    for user in (world.ann, world.ben, world.admin):
+        emu.set_locale(user, "de")
+    await emu.set_guild_locale(world.guild, "de")
+    await bots()
+    hong = next(c for c in emu.guild_commands[world.guild] if c["name"] == "hong")
+    place_command = next(o for o in hong["options"] if o["name"] == "place")
+    assert place_command["name_localizations"]["de"] == "setzen"
+    assert [o["name_localizations"]["de"] for o in place_command["options"]] == ["feld", "drehen"]
+
+    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben, role="emperor")
+    challenge = await it.wait_done()
+    with i18n.language("de"):
+        accept = i18n.p_("button", "Accept")
+    click = await emu.click(world.ben, challenge, challenge.button(accept)["custom_id"])
+    await click.wait_done()
+
+    # a square typed with H while rotate:True says V: the option by its German name
+    it = await emu.slash(world.ann, world.channel, "hong place", square="B3H", rotate=True)
+    assert await refused(it) == "`B3H` sagt H, aber `drehen:True` sagt V: Gib nur eins davon an."
+    # a watcher who tries to move: told to watch with /hong board, as a mention
+    it = await emu.slash(world.admin, world.channel, "hong place", square="B3")
+    board = emu.mention(world.guild, "hong board")
+    assert board.startswith("</hong board:")
+    assert await refused(it) == (f"Du spielst in dieser Partie nicht mit ({display(world.ann)} gegen "
+                                 f"{display(world.ben)}). Schau mit {board} zu oder fordere jemanden in einem "
+                                 f"anderen Kanal heraus.")
+    assert (await GameStore(redis).get(world.channel)).record.state["moves"] == []
+    assert emu.errors == []

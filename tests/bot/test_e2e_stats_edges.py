@@ -91,7 +91,8 @@ async def test_a_replay_too_large_for_the_upload_limit(emu, world, running, redi
     [note] = await it.wait_followups(1)
     assert note.ephemeral and note.visible_to == int(world.cleo["id"])
     assert note.content == (f"The replay of **Hong Kong** `{gid}` is too large for this server's upload limit (100 KB) "
-                            f"even at its smallest, so here is its final board instead. `/record game:{gid}` gives "
+                            f"even at its smallest, so here is its final board instead. "
+                            f"{emu.mention(world.guild, 'record')} `game:{gid}` gives "
                             "every move as text.")
     decode_png(note.attachments[0].data)
     assert it.original.deleted  # the public "thinking…" is gone: nothing shows in the channel

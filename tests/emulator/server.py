@@ -830,6 +830,13 @@ class DiscordEmulator:
             f'command {name!r} (type {ctype}) was not synced by the bot (global or in guild {guild_id}); '
             f'synced: {known}; sync count {self.sync_count}')
 
+    def mention(self, guild_id: Optional[int], command: str) -> str:
+        """How a message mentions the synced slash command ``command`` ("hong place") in ``guild_id``: ``</hong
+        place:ID>`` with the id this emulator gave the top-level command (the guild's command if synced there,
+        else the global one), as Discord's client reads it."""
+        cmd, _is_guild, _chain, _leaf = self._resolve_path(guild_id, command)
+        return f'</{command}:{cmd["id"]}>'
+
     def _resolve_path(self, guild_id: Optional[int], command: str) -> Tuple[Dict[str, Any], bool, List[Dict[str, Any]], List[Dict[str, Any]]]:
         """-> (top-level command, is_guild_command, chain of subcommand/group option defs, leaf option defs)"""
         parts = command.split()

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from ... import mentions
 from ...buttons import view
 from ...errors import UserError
 from ...i18n import _, p_
@@ -167,8 +168,9 @@ class Play(commands.Cog):
             await self.computer_game(interaction, kind, options, level or "medium")
             return
         if level is not None:
-            # TRANSLATORS: `level` is the option's name (keep it); {bot} is the bot's mention.
-            raise UserError(_("`level` is for games against the computer: challenge {bot} to play it.", bot=me.mention))
+            # TRANSLATORS: {option} is the option "level" as Discord shows it in this language; {bot} the bot's mention.
+            raise UserError(_("`{option}` is for games against the computer: challenge {bot} to play it.",
+                              option=mentions.option(f"{kind.name} challenge", "level"), bot=me.mention))
         if opponent is not None and not isinstance(opponent, discord.Member):
             raise UserError(_("{user} is not a member of this server, so they can't play here.",
                               user=shown_user(opponent)))
@@ -373,8 +375,8 @@ class Play(commands.Cog):
         if self.layer.clock() > button.expires:
             after = describe_duration(RESIGN_CONFIRMATION)
             if kind:
-                command = f"/{kind.name} resign"
-                # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command, e.g. "/hong resign" (keep it).
+                command = mentions.command(f"{kind.name} resign")
+                # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command /hong resign (a mention).
                 content = _("This confirmation expired after {duration}: nothing happened. Use {command} again if you "
                             "still want to resign.", duration=after, command=command)
             else:

@@ -19,6 +19,7 @@ from discord import app_commands
 from ... import i18n
 from ...kinds import GameKind, MoveCommand
 from ...options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ...translator import untranslated
 
 if TYPE_CHECKING:
     from ._cog import Play
@@ -31,7 +32,7 @@ _LEVEL = inspect.Parameter("level", _KEYWORD, default=None, annotation=Optional[
 
 def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
     """``/<kind.name>``: ``challenge``, the game's move commands, ``board`` and ``resign``, run by ``play``."""
-    group = app_commands.Group(name=kind.name, description=f"Play {kind.title}", guild_only=True)
+    group = app_commands.Group(name=untranslated(kind.name), description=f"Play {kind.title}", guild_only=True)
 
     async def challenge(interaction: discord.Interaction, *, opponent=None, level=None, **options) -> None:
         await play.challenge(interaction, kind, opponent, kind.challenge(**options), level)

@@ -30,7 +30,7 @@ import discord
 from babel.lists import format_list
 from discord.ext import commands
 
-from ... import i18n
+from ... import i18n, mentions
 from ...errors import UserError
 from ...i18n import N_, _, n_
 from ...posts import GAME_FINISHED, board_file, send_quietly, status_line
@@ -113,8 +113,10 @@ def require_postable(interaction: discord.Interaction, *, threads: bool = False)
     sentences.append(_("A server admin can grant them in the channel's permissions; or start the game in another "
                        "channel."))
     if thread_lacking:
-        # TRANSLATORS: `/settings threads:False` is a command: keep it as it is.
-        sentences.append(_("(`/settings threads:False` plays games in their channel instead.)"))
+        # TRANSLATORS: {settings} is the command /settings (a mention), {threads} its option "threads" as Discord
+        # shows it in this language.
+        sentences.append(_("({settings} with `{threads}:False` plays games in their channel instead.)",
+                           settings=mentions.command("settings"), threads=mentions.option("settings", "threads")))
     raise UserError(" ".join(sentences))
 
 

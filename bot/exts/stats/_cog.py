@@ -28,7 +28,7 @@ from discord.utils import escape_markdown
 from engine.movetext import record_text
 from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, positions
 
-from ... import i18n
+from ... import i18n, mentions
 from ...errors import UserError
 from ...games import all_kinds
 from ...i18n import _, n_
@@ -175,7 +175,7 @@ class Stats(commands.Cog):
         scope = GLOBAL if code == "g" else guild_scope(guild_id)
         data = await self.ratings.page(kind.name, scope, page, PER_PAGE)
         if not data.total:
-            command = f"/{kind.name} challenge"
+            command = mentions.command(f"{kind.name} challenge")
             if code == "g":
                 raise UserError(_("No rated {game} games anywhere yet. Finish one ({command}) and its players appear "
                                   "here.", game=kind.title, command=command))
@@ -190,8 +190,8 @@ class Stats(commands.Cog):
             UserError: someone else pressed, or the leaderboard is empty now.
         """
         if interaction.user.id != button.user_id:
-            raise UserError(_("These buttons belong to {user}'s leaderboard. Run /leaderboard yourself to browse it.",
-                              user=f"<@{button.user_id}>"))
+            raise UserError(_("These buttons belong to {user}'s leaderboard. Run {leaderboard} yourself to browse it.",
+                              user=f"<@{button.user_id}>", leaderboard=mentions.command("leaderboard")))
         kind = self._kind(button.kind)
         data = await self._leaderboard_page(kind, button.scope, button.page, button.guild_id)
         ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
@@ -218,8 +218,9 @@ class Stats(commands.Cog):
         user = user or interaction.user
         if self.bot is not None and self.bot.user is not None and user.id == self.bot.user.id:
             raise UserError(_("{user} plays as the computer, but games against the computer are unrated, so it has "
-                              "no stats. Try /stats for a person, or /history for the games played here.",
-                              user=shown_user(user)))
+                              "no stats. Try {stats} for a person, or {history} for the games played here.",
+                              user=shown_user(user), stats=mentions.command("stats"),
+                              history=mentions.command("history")))
         if user.bot:
             raise UserError(_("{user} is a bot: only people play here, so it has no stats.", user=shown_user(user)))
         guild = interaction.guild_id
@@ -301,8 +302,11 @@ class Stats(commands.Cog):
             title = (_("{user}'s recent games in this server", user=shown_user(user)) if user
                      else _("Recent games in this server"))
             embed = discord.Embed(title=title, description=_fit_lines(lines, 4000), colour=discord.Colour.blurple())
-            # TRANSLATORS: "/replay game:<id>" is typed as it is (the command and its option in English)
-            embed.set_footer(text=_("/replay game:<id> for an animated replay · /record game:<id> for the move record"))
+            # TRANSLATORS: {replay} and {record} are the commands /replay and /record, {game} their option "game",
+            # as Discord shows them in this language (a footer can't hold mentions).
+            embed.set_footer(text=_("{replay} {game}:<id> for an animated replay · {record} {game}:<id> for the move "
+                                    "record", replay=mentions.typed("replay"), record=mentions.typed("record"),
+                                    game=mentions.option("replay", "game")))
         await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     # --- /replay and /record ----------------------------------------------------------------------
@@ -360,15 +364,16 @@ class Stats(commands.Cog):
         gid = (game_id or "").strip().split(" ")[0].lower()
         if not _GAME_ID.match(gid):
             raise UserError(_("`{text}` is not a game id: ids are 8 letters and digits, like `k3x9q2ab`. Pick one "
-                              "from the list as you type, or see /history.", text=escape_markdown(game_id[:40])))
+                              "from the list as you type, or see {history}.", text=escape_markdown(game_id[:40]),
+                              history=mentions.command("history")))
         record = await self.records.find(gid)
         if record is None or record.guild_id != interaction.guild_id:
             running = await self.bot.layer.active_games(interaction.guild_id)
             if any(r.id == gid for r, _game in running):
                 raise UserError(_("Game `{id}` is still being played; its replay and record are ready once it ends.",
                                   id=gid))
-            raise UserError(_("There is no finished game `{id}` in this server. See /history for the games played "
-                              "here.", id=gid))
+            raise UserError(_("There is no finished game `{id}` in this server. See {history} for the games played "
+                              "here.", id=gid, history=mentions.command("history")))
         return record
 
     async def send_replay(self, interaction: discord.Interaction, game_id: str, *, ephemeral: bool = False) -> None:
@@ -423,12 +428,14 @@ class Stats(commands.Cog):
         # TRANSLATORS: {game} is e.g. **Hong Kong** `k3x9q2ab`; {size} an upload limit, e.g. 8.0 MB
         if files:
             text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
-                     "so here is its final board instead. `/record game:{id}` gives every move as text.",
-                     game=where, size=size, id=record.id)
+                     "so here is its final board instead. {record} `{option}:{id}` gives every move as text.",
+                     game=where, size=size, record=mentions.command("record"), option=mentions.option("record", "game"),
+                     id=record.id)
         else:
             text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
-                     "and so is a picture of its final board. `/record game:{id}` gives every move as text.",
-                     game=where, size=size, id=record.id)
+                     "and so is a picture of its final board. {record} `{option}:{id}` gives every move as text.",
+                     game=where, size=size, record=mentions.command("record"), option=mentions.option("record", "game"),
+                     id=record.id)
         await interaction.followup.send(text, files=files, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
