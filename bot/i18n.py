@@ -51,13 +51,23 @@ SOURCE = "en"
 _CODE = re.compile(r"[a-z]{2,3}(_[A-Z]{2}|_[0-9]{3})?")
 
 _current: ContextVar[str] = ContextVar("language", default=SOURCE)
+#: Discord's code for a language whose catalog Babel names otherwise: Norwegian is ``no`` in Discord, its written
+#: standard Bokmål ``nb`` in Babel (and CLDR).
+_SAME_LANGUAGE = {"no": "nb"}
 
 
 @functools.cache
 def languages() -> tuple[str, ...]:
-    """Every language the bot speaks: ``"en"`` first, then each catalog's code in ``bot/locales/``, sorted."""
+    """Every language the bot speaks: ``"en"`` first, then the code of each catalog in ``bot/locales/`` that can
+    be read (:func:`translations`), sorted. A catalog that can't be read is not offered anywhere."""
     found = sorted(p.stem for p in LOCALES.glob("*.po") if _CODE.fullmatch(p.stem))
-    return (SOURCE, *(code for code in found if code != SOURCE))
+    return (SOURCE, *(code for code in found if code != SOURCE and _compiled(code) is not None))
+
+
+def reload() -> None:
+    """Forget the catalogs read so far (after :data:`LOCALES` changed): they are read again when next needed."""
+    languages.cache_clear()
+    _compiled.cache_clear()
 
 
 def language_name(code: str) -> str:
@@ -68,38 +78,104 @@ def language_name(code: str) -> str:
         return code
 
 
-@functools.cache
 def translations(code: str) -> gettext.NullTranslations:
-    """The compiled catalog of a language (read from its ``.po`` once per process); English and an unknown code
-    get the identity (:class:`gettext.NullTranslations`).
+    """The compiled catalog of a language (read from its ``.po`` once per process); English, an unknown code and
+    a catalog that can't be read get the identity (:class:`gettext.NullTranslations`)."""
+    compiled = _compiled(code) if code != SOURCE and code in languages() else None
+    return compiled if compiled is not None else _IDENTITY
 
-    Raises nothing: a catalog that can't be read is logged and English is used.
-    """
+
+_IDENTITY = gettext.NullTranslations()
+
+
+@functools.cache
+def _compiled(code: str) -> gettext.NullTranslations | None:
+    """``bot/locales/<code>.po`` compiled, without the translations that can't be used (:func:`unfit`: each
+    logged), and without its counted messages if its plural rule fails (logged); None if it can't be read at all
+    (logged). Raises nothing: a damaged catalog must not take the bot down."""
     path = LOCALES / f"{code}.po"
-    if code == SOURCE or code not in languages():
-        return gettext.NullTranslations()
     try:
         with path.open("rb") as f:
             catalog = read_po(f, locale=code)
-        buffer = io.BytesIO()
-        write_mo(buffer, catalog)
-        buffer.seek(0)
-        return Translations(buffer)
-    except Exception:  # a damaged catalog must not take the bot down
+        for message in list(catalog):
+            why = unfit(message.id, message.string) if message.id and message.string else None
+            if why:
+                log.warning("the %s translation %r of %r %s; English is used for it", code, message.string,
+                            message.id, why)
+                catalog.delete(message.id, context=message.context)
+        compiled = _compile(catalog)
+        if not _plural_works(compiled, catalog.num_plurals):
+            log.warning("the %s catalog's plural rule %r fails for some counts; counted messages are in English",
+                        code, catalog.plural_expr)
+            for message in [m for m in catalog if m.id and isinstance(m.id, tuple)]:
+                catalog.delete(message.id, context=message.context)
+            compiled = _compile(catalog)
+        return compiled
+    except Exception:
         log.exception("could not read the catalog %s; answering in English", path)
-        return gettext.NullTranslations()
+        return None
+
+
+def _compile(catalog: Catalog) -> Translations:
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(buffer)
+
+
+def _plural_works(compiled: gettext.NullTranslations, forms: int) -> bool:
+    """Whether the catalog's plural rule picks one of its ``forms`` for every count (0–1,000 and some large)."""
+    plural = getattr(compiled, "plural", None)
+    if plural is None:
+        return True
+    try:
+        return all(0 <= plural(n) < forms for n in (*range(1001), 10**6, 10**9 + 1, 2**63 - 1))
+    except Exception:
+        return False
+
+
+def _spec(template: str) -> set[tuple[str, str, str | None]]:
+    """A template's fields with their format spec and conversion: ``"{n:>3}"`` → ``{("n", ">3", None)}``."""
+    return {(name, spec or "", conversion) for _text, name, spec, conversion in string.Formatter().parse(template)
+            if name is not None}
+
+
+def _written(fields: set[tuple[str, str, str | None]]) -> str:
+    return ", ".join(sorted("{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+                            for name, spec, conv in fields)) or "none"
+
+
+def unfit(english: str | tuple[str, str], translated: str | tuple[str, ...]) -> str | None:
+    """Why a translation can't stand for its English message, or None if it can. A translation uses exactly the
+    English message's fields, written the same way (format spec and conversion); a plural form may leave out
+    ``{count}`` ("one space" for 1), nothing else. ``english``: the message, or ``(singular, plural)``;
+    ``translated``: its translation, or the plural forms."""
+    sources = english if isinstance(english, tuple) else (english,)
+    forms = translated if isinstance(translated, tuple) else (translated,)
+    try:
+        wanted = set().union(*(_spec(source) for source in sources))
+        for form in forms:
+            if not form:
+                continue
+            got = _spec(form)
+            allowed = {f for f in wanted if f[0] != "count"} if isinstance(english, tuple) else wanted
+            if not allowed <= got <= wanted:
+                return f"has the fields {_written(got)}, not those of the English message {_written(wanted)}"
+    except ValueError as error:
+        return f"is not a valid template ({error})"
+    return None
 
 
 def resolve(locale: object) -> str:
     """The language to use for a Discord locale (``discord.Locale`` or its value, e.g. ``"pt-BR"``, ``"es-419"``,
     ``"en-GB"``) or one of our codes: the catalog of that exact locale, else the catalog of its bare language
-    (``es-419`` → ``es``, ``en-GB`` → ``en``), else English. Chinese is matched exactly (``zh-TW`` is written in
+    (``es-419`` → ``es``, ``en-GB`` → ``en``; Discord's ``no`` → ``nb``), else English. Chinese is matched exactly (``zh-TW`` is written in
     Traditional characters, so ``zh_CN`` doesn't serve it)."""
     value = str(getattr(locale, "value", locale) or "").strip().replace("-", "_")
     if not value:
         return SOURCE
     lang, _sep, region = value.partition("_")
-    lang = lang.lower()
+    lang = _SAME_LANGUAGE.get(lang.lower(), lang.lower())
     exact = f"{lang}_{region.upper()}" if region else lang
     have = languages()
     if exact in have:
@@ -166,7 +242,7 @@ def _format(translated: str, source: str, params: dict) -> str:
         return translated
     try:
         return translated.format(**params)
-    except (KeyError, IndexError, ValueError, AttributeError):
+    except Exception:
         if translated is not source:
             _warn_once(current(), source)
             return source.format(**params)
@@ -183,8 +259,13 @@ def n_(singular: str, plural: str, count: int, /, **params: object) -> str:
     """The form of a counted message for ``count`` in the current language (its CLDR plural rule; English:
     ``singular`` for 1, ``plural`` otherwise); ``{count}`` is ``count`` unless ``params`` gives it."""
     params.setdefault("count", count)
-    translated = translations(current()).ngettext(singular, plural, count)
-    return _format(translated, singular if count == 1 else plural, params)
+    english = singular if count == 1 else plural
+    try:
+        translated = translations(current()).ngettext(singular, plural, count)
+    except Exception:  # a plural rule that fails for this count (a catalog is checked for 0–1,000 when read)
+        _warn_once(current(), singular)
+        translated = english
+    return _format(translated, english, params)
 
 
 def p_(context: str, message: str, /, **params: object) -> str:
@@ -242,7 +323,8 @@ def write_catalogs(template: Catalog) -> list[Path]:
     return written
 
 
-__all__ = ["LOCALES", "TEMPLATE", "SOURCE", "KEYWORDS", "languages", "language_name", "translations", "resolve",
+__all__ = ["LOCALES", "TEMPLATE", "SOURCE", "KEYWORDS", "languages", "reload", "language_name", "translations", "unfit",
+           "resolve",
            "current", "use", "language", "server_language", "fields", "extract", "write_catalogs", "_", "n_", "p_", "N_"]
 
 

@@ -63,8 +63,7 @@ def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[s
     ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for."""
     if locales is not None and locales != i18n.LOCALES:
         i18n.LOCALES = locales
-        i18n.languages.cache_clear()
-        i18n.translations.cache_clear()
+        i18n.reload()
     game = importlib.import_module(engine).from_dict(state, replay=False)
     return render(game, names, ended=ended, translations=i18n.translations(language))
 

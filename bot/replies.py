@@ -41,9 +41,17 @@ log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 2000
 
 
+#: Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): one left open in text a player typed
+#: and a refusal quotes (``\u202eB3``) would reverse the rest of the refusal on screen. Names are cleaned of them
+#: when stored (:mod:`bot.names`); a refusal drops them from what it quotes.
+_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
 async def refuse(interaction: discord.Interaction, text: str) -> None:
     """An ephemeral message to the user only: the initial response, or a follow-up if one was sent (after
-    deferring). A failure to send is logged, never raised."""
+    deferring); without bidi controls (:data:`_BIDI_CONTROLS`), at most :data:`MESSAGE_LIMIT` characters. A
+    failure to send is logged, never raised."""
+    text = text.translate(_BIDI_CONTROLS)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text[:MESSAGE_LIMIT], ephemeral=True)

@@ -4,11 +4,14 @@ Stored as a hash (key: :meth:`bot.store.Keys.settings`); a missing field means t
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 
 import pytimeparse2
+from babel import Locale, UnknownLocaleError
+from babel.numbers import get_decimal_symbol
 import redis.asyncio as aioredis
 
 from . import i18n
@@ -41,31 +44,90 @@ class GuildSettings:
     language: str | None = None
 
 
+#: CLDR's duration units and the English word pytimeparse2 reads for each.
+_UNITS = {"duration-week": "weeks", "duration-day": "days", "duration-hour": "hours", "duration-minute": "minutes",
+          "duration-second": "seconds"}
+#: A number and the word after it: ``"1,5 Std."`` → ``("1,5", "std.")``.
+_AMOUNT = re.compile(r"([0-9]+(?:[.,][0-9]+)?)\s*([^\s0-9.,、]+\.?)?")
+
+
+@functools.cache
+def _unit_words(code: str) -> tuple[dict[str, str], str | None, str]:
+    """How language ``code`` writes the duration units, from CLDR (Babel's locale data: every width and plural
+    form, ``"Stunden"``, ``"Std."``, ``"時間"``, ``"heure"``) → the English unit; the word joining the last two of a
+    list (``"und"``, ``"和"``), and the decimal symbol. Lowercase, NFKC. English and an unknown code: nothing."""
+    words: dict[str, str] = {}
+    try:
+        locale = Locale.parse(code)
+    except (ValueError, UnknownLocaleError):
+        return words, None, "."
+    patterns = locale._data.get("unit_patterns", {})
+    for unit, english in _UNITS.items():
+        for width in ("long", "short", "narrow"):
+            for form, pattern in (patterns.get(unit, {}).get(width) or {}).items():
+                if form != "per" and "{0}" in pattern:
+                    word = unicodedata.normalize("NFKC", pattern.replace("{0}", "")).strip().lower()
+                    if word:
+                        words.setdefault(word, english)
+    joined = unicodedata.normalize("NFKC", locale.list_patterns.get("standard", {}).get("2", "{0}, {1}"))
+    joiner = joined.replace("{0}", "").replace("{1}", "").strip().lower() or None
+    return words, joiner, get_decimal_symbol(locale)
+
+
+def _in_english_units(text: str, code: str) -> str:
+    """``text`` (normalised, lowercase) with the units of language ``code`` written as the English ones
+    pytimeparse2 reads: ``"1 stunde und 30 min."`` → ``"1 hours 30 minutes"``, ``"2日"`` → ``"2 days"``; the text
+    unchanged if a word after a number is not one of that language's units."""
+    words, joiner, decimal = _unit_words(code)
+    if not words:
+        return text
+    if joiner:  # a word ("und") only where it stands alone; a sign ("、", "和") anywhere
+        text = re.sub(rf"(?<!\w){re.escape(joiner)}(?!\w)" if joiner.isalpha() and joiner.isascii() else
+                      re.escape(joiner), " ", text)
+    parts, end = [], 0
+    for match in _AMOUNT.finditer(text):
+        if text[end:match.start()].strip(" ,、"):
+            return text  # something between the amounts: not a duration written this way
+        number, word = match.group(1), match.group(2)
+        english = words.get(word or "") or words.get((word or "").rstrip("."))
+        if english is None:
+            return text
+        parts.append(f"{number.replace(',', '.') if decimal == ',' else number} {english}")
+        end = match.end()
+    return " ".join(parts) if parts and not text[end:].strip(" ,、") else text
+
+
 def parse_duration(text: str) -> int:
     """A duration as people write it → whole seconds: ``"90 minutes"``, ``"1h 30m"``, ``"1h30m"``, ``"12 hours"``,
     ``"2 days"``, ``"1.5h"``, ``"1 hour and 30 minutes"``, ``"a day"``, full-width ``"１２h"`` (read by pytimeparse2,
-    a maintained, dependency-free parser of time expressions).
+    a maintained, dependency-free parser of time expressions) — and in the current language, with CLDR's unit
+    names: ``"90 Minuten"``, ``"1 Std. 30 Min."``, ``"1,5 heure"``, ``"2日"``, ``"12小时"`` (:func:`_in_english_units`).
 
     Raises:
         UserError: unreadable, a number without its unit (``"90"``: minutes or seconds?), or outside
             1 minute … 7 days — said in words in the current language (``"'3 weeks' is too long: the turn timer can
-            be at most 7 days"``). The text read stays English-only (pytimeparse2's units).
+            be at most 7 days"``).
     """
     shown = " ".join((text or "").split())
     t = unicodedata.normalize("NFKC", shown).lower()
     t = re.sub(r"^an? ", "1 ", re.sub(r"\band\b", " ", t))  # "a day", "1 hour and 30 minutes"
     least, most = describe_duration(MIN_TURN_TIMER), describe_duration(MAX_TURN_TIMER)
+    if re.fullmatch(r"[0-9.]+", t) and not re.search(r"[1-9]", t):  # "0": no unit makes it long enough
+        raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between {least} "
+                          "and {most}).", text=shown, least=least, most=most))
     if re.fullmatch(r"[0-9.]+", t):
         # TRANSLATORS: {text} is what was typed, a bare number like 90; "m" and "h" are the units the bot reads
         # (keep them); {least} and {most} are durations ("1 minute", "7 days")
         raise UserError(_("'{text}' has no unit: write e.g. {text}m for minutes or {text}h for hours (the turn "
-                          "timer is between {least} and {most}).", text=shown, least=least, most=most))
+                          "timer is between {least} and {most}).", text=shown, least=least,
+                          most=most))
     if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
         total: float | None = MAX_TURN_TIMER + 1
     else:
-        total = pytimeparse2.parse(t) if t else None
+        total = (pytimeparse2.parse(t) or pytimeparse2.parse(_in_english_units(t, i18n.current()))) if t else None
     if total is None:
-        # TRANSLATORS: the examples are what the bot reads (English units): keep them as they are
+        # TRANSLATORS: the examples are what the bot reads: English units, and this language's units as CLDR writes
+        # them (tests/bot/test_durations.py reads the examples of each catalog)
         raise UserError(_("Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
                           "12 hours or 2 days.", text=shown))
     if total < MIN_TURN_TIMER:

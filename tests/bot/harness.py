@@ -134,10 +134,8 @@ def temporary_catalogs(folder, messages: dict[str, dict], monkeypatch) -> Iterat
         with (folder / f"{code}.po").open("wb") as f:
             write_po(f, catalog)
     monkeypatch.setattr(i18n, "LOCALES", folder)
-    i18n.languages.cache_clear()
-    i18n.translations.cache_clear()
+    i18n.reload()
     try:
         yield
     finally:
-        i18n.languages.cache_clear()
-        i18n.translations.cache_clear()
+        i18n.reload()

@@ -315,6 +315,10 @@ async def test_both_place_commands_read_squares_alike(emu, world, running, redis
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="3b")
     assert await refused(it) == ("'3b' is not a square on the board: use a column A–E and a row 1–5, like C3. "
                                  "Did you mean B3?")
+    # a bidi override typed in front would reverse the rest of the refusal on screen: the refusal drops it
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="\u202e3b\u2066")
+    assert await refused(it) == ("'3b' is not a square on the board: use a column A–E and a row 1–5, like C3. "
+                                 "Did you mean B3?")
     await resign(emu, world.ann, world.channel)
     await hong_game(emu, world)
     free = hong.from_dict((await GameStore(redis).get(world.channel)).record.state).empty_squares()[3]

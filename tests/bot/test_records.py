@@ -87,6 +87,9 @@ async def test_history_is_newest_first_and_per_player(layer, clock, records):
     assert result_for(first, ANN.id) == "lost (resignation)" and result_for(first, BEN.id) == "won (resignation)"
     label = game_label(first, KINDS)
     assert label.startswith(f"{first.id} · Hong Kong: Ann vs Ben · ") and len(label) <= 100
+    from bot import i18n
+    with i18n.language("de"):  # autocomplete runs in the caller's language
+        assert game_label(first, KINDS).startswith(f"{first.id} · Hong Kong: Ann gegen Ben · ")
 
 
 async def test_an_aborted_game_is_recorded_but_unrated(layer, clock, records):

@@ -48,11 +48,9 @@ def german(tmp_path, monkeypatch):
     with (tmp_path / "de.po").open("wb") as f:
         write_po(f, catalog)
     monkeypatch.setattr(i18n, "LOCALES", tmp_path)
-    i18n.languages.cache_clear()
-    i18n.translations.cache_clear()
+    i18n.reload()
     yield
-    i18n.languages.cache_clear()
-    i18n.translations.cache_clear()
+    i18n.reload()
 
 
 def taken_by_a_stone() -> IllegalMove:

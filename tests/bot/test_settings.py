@@ -20,7 +20,8 @@ def test_durations(text, seconds):
 @pytest.mark.parametrize("text, words", [
     ("90", "'90' has no unit: write e.g. 90m for minutes or 90h for hours (the turn timer is between 1 minute and "
            "7 days)."),
-    ("0", "'0' has no unit"),
+    ("0", "'0' is too short: the turn timer must be at least 1 minute"), ("00.0", "at least 1 minute"),
+    ("1.2.3", "has no unit"),
     ("1h30", "Can't read '1h30' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, 12 hours or 2 days."),
     ("⏰", "Can't read"), ("", "Can't read"), ("1 fortnight", "Can't read"),
     ("3 weeks", "'3 weeks' is too long: the turn timer can be at most 7 days (it can be between 1 minute and 7 days)."),
@@ -48,3 +49,36 @@ async def test_settings_store_round_trip(redis):
     changed = await store.update(1, turn_timer=3600, reminders=False)
     assert changed == GuildSettings(turn_timer=3600, reminders=False, threads=False)
     assert await store.get(1) == changed and await store.get(2) == GuildSettings()
+
+
+#: Durations as each language writes them (CLDR's unit names, every width; the language's "and" and decimal
+#: symbol), and which of them the language's catalog gives players as examples.
+IN_LANGUAGES = {
+    "de": {"90 Minuten": 5400, "1 Std. 30 Min.": 5400, "12 Stunden": 43200, "2 Tage": 172800,
+           "1 Stunde und 30 Minuten": 5400, "1,5 Std.": 5400, "1 Tag": 86400, "1 Woche": 604800, "90 minutes": 5400},
+    "es": {"90 minutos": 5400, "1 h 30 min": 5400, "12 horas": 43200, "2 días": 172800, "1 hora y 30 minutos": 5400},
+    "fr": {"90 minutes": 5400, "1 h 30 min": 5400, "12 heures": 43200, "2 jours": 172800, "1,5 h": 5400,
+           "1 heure et 30 minutes": 5400, "2 j": 172800},
+    "pt_BR": {"90 minutos": 5400, "1 h 30 min": 5400, "12 horas": 43200, "2 dias": 172800, "1 hora e 30 minutos": 5400},
+    "zh_CN": {"90分钟": 5400, "1小时30分钟": 5400, "12小时": 43200, "2天": 172800, "12 小时": 43200},
+    "ja": {"90分": 5400, "1時間30分": 5400, "12時間": 43200, "2日": 172800, "90 分": 5400},
+}
+
+
+@pytest.mark.parametrize("code", sorted(IN_LANGUAGES))
+def test_durations_in_the_players_language(code):
+    """A player types the turn timer in their own language, as the catalog's examples show it."""
+    from bot import i18n
+
+    with i18n.language(code):
+        assert {text: parse_duration(text) for text in IN_LANGUAGES[code]} == IN_LANGUAGES[code]
+        example = i18n._("Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
+                         "12 hours or 2 days.", text="x")
+        help_ = i18n._("Time for a turn, 1 minute to 7 days, e.g. 90 minutes, 1h 30m, 2 days (default 24 hours)")
+    shown = [text for text in IN_LANGUAGES[code] if text in example]
+    assert len(shown) >= 4, (code, example)  # the refusal's examples are all readable in the language
+    assert sum(text in help_ for text in IN_LANGUAGES[code]) >= 3, (code, help_)
+    with i18n.language("en"):  # another language's units are not read in English
+        with pytest.raises(UserError):
+            parse_duration({"de": "2 Tage", "es": "2 días", "fr": "2 jours", "pt_BR": "2 dias", "zh_CN": "2天",
+                            "ja": "2日"}[code])

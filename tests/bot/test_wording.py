@@ -306,3 +306,15 @@ def test_the_engines_refusals_are_catalog_messages():
                         and node.args and isinstance(node.args[0], (ast.Constant, ast.JoinedStr, ast.BinOp))):
                     wrong.append(f"{where}:{node.lineno} ({function.name}): {ast.unparse(node.args[0])[:70]}")
     assert wrong == []
+
+
+def test_a_seats_role_reaches_a_message_translated():
+    """``GameKind.roles`` are the English names (catalog markers): a message takes ``kind.role(seat)``, the name in
+    the current language. Indexing ``roles`` anywhere but ``kind.role`` put "blue" into German boards; the only other
+    use is the English move record (``record_text(roles=kind.roles)``)."""
+    found = []
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\.roles\[", line) and path.name != "kinds.py":
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []

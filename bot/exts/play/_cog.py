@@ -322,7 +322,7 @@ class Play(commands.Cog):
             # {player} the name of the player to move and {role} their side (e.g. "blue", "emperor").
             text = _("**{game}**: {first} vs {second}, turn {turn} — {player} ({role}) to move.", game=kind.title,
                      first=a, second=b, turn=kind.turn_number(game), player=record.player(seat).shown,
-                     role=kind.roles[seat])
+                     role=kind.role(seat))
             if record.deadline:
                 # TRANSLATORS: {duration} is e.g. "3 hours".
                 text += " " + _("Time left: {duration}.",

@@ -120,7 +120,7 @@ class Timers:
             # TRANSLATORS: {player} is a mention; {game} "Hong Kong" or "Hong"; {role} the player's side (e.g.
             # "blue", "emperor"); {duration} e.g. "2 hours".
             text = _("⏰ {player}, it's your turn in **{game}** ({role}). You have {duration} left before you forfeit.",
-                     player=record.mention(game.to_move), game=kind.title, role=kind.roles[game.to_move],
+                     player=record.mention(game.to_move), game=kind.title, role=kind.role(game.to_move),
                      duration=describe_duration(record.deadline - self.layer.clock()))
         await send_quietly(self.bot, deadline.channel_id, text, MENTION_PLAYERS,
                            nonce=f"r{deadline.game_id}-{deadline.marker}")

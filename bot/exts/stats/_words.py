@@ -58,7 +58,9 @@ def game_label(record: Record, kinds: dict[str, GameKind]) -> str:
     title = kinds[record.kind].title if record.kind in kinds else record.kind
     a, b = (name[:24] for name in record.plain_names)
     day = time.strftime("%Y-%m-%d", time.gmtime(record.ended or 0))
-    return f"{record.id} · {title}: {a} vs {b} · {day}"[:100]
+    # TRANSLATORS: also a game's line in the list of games as one types a game id.
+    players = _("{game}: {first} vs {second}", game=title, first=a, second=b)
+    return f"{record.id} · {players} · {day}"[:100]
 
 
 def leaderboard_embed(kind: GameKind, scope: str, page: Page) -> discord.Embed:
