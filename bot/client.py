@@ -37,6 +37,9 @@ from .tree import Tree
 
 log = logging.getLogger(__name__)
 
+# The bot never joins voice: discord.py's warnings that voice libraries (PyNaCl, davey) are missing are only noise.
+discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+
 #: The features, loaded in this order (see :mod:`bot.exts`).
 EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin")
 

@@ -28,7 +28,7 @@ from discord import app_commands
 
 from . import i18n, mentions
 from .errors import UserError
-from .i18n import N_, _, n_
+from .i18n import N_, _, n_, p_
 
 #: Said when the request can only come from a client whose list of commands is out of date (a catalog message:
 #: show it with ``_(RELOAD)``).
@@ -68,11 +68,20 @@ def _or_list(values: list[str]) -> str:
     return format_list(values, style="or", locale="en_GB" if code == i18n.SOURCE else code)
 
 
+def _choice_shown(choice: app_commands.Choice) -> str:
+    """A choice's name as Discord shows it in the current language (the catalog's, context "choice"; a name made
+    with :func:`bot.translator.untranslated`, like "Deutsch", as it is)."""
+    name = getattr(choice, "_locale_name", None)
+    if name is not None and name.extras.get("translate") is False:
+        return choice.name
+    return p_("choice", choice.name)
+
+
 def accepts(param: app_commands.Parameter) -> str:
     """What a parameter takes, in words (current language): its choices, or its type with its range."""
     if param.choices:
-        # TRANSLATORS: {choices} lists an option's values in code quotes, e.g. `server` or `global`
-        return _("one of {choices}", choices=_or_list([f"`{c.value}`" for c in param.choices]))
+        # TRANSLATORS: {choices} lists an option's choices in code quotes, e.g. `server` or `global`
+        return _("one of {choices}", choices=_or_list([f"`{_choice_shown(c)}`" for c in param.choices]))
     lo, hi = param.min_value, param.max_value
     if param.type is T.string and (lo is not None or hi is not None):
         if hi is not None:

@@ -11,6 +11,7 @@ import discord
 from babel.lists import format_list
 from discord import app_commands
 from discord.ext import commands
+from discord.utils import escape_markdown
 
 from .. import i18n, mentions
 from ..errors import UserError
@@ -38,7 +39,24 @@ def language_choices() -> list[app_commands.Choice[str]]:
     restart), each by its own name ("Deutsch", "日本語"), the same in every language."""
     languages = [app_commands.Choice(name=untranslated(i18n.language_name(code)), value=code)
                  for code in i18n.languages()]
-    return [app_commands.Choice(name="auto: the server's language in Discord", value=AUTO), *languages][:MAX_CHOICES]
+    return [app_commands.Choice(name="auto: the server's language in Discord", value=AUTO), *languages]
+
+
+async def complete_language(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The ``language`` option's suggestions when the languages are too many for choices: those whose name or
+    code contains what is typed (any case), ``auto`` first, at most :data:`MAX_CHOICES`."""
+    typed = current.casefold().strip()
+    return [choice for choice in language_choices()
+            if typed in choice.name.casefold() or typed in str(choice.value).casefold()][:MAX_CHOICES]
+
+
+def language_option(choices: list[app_commands.Choice[str]]):
+    """The ``language`` option as ``choices`` (a list Discord shows at once) when they fit in Discord's
+    :data:`MAX_CHOICES`, else as suggestions while typing (:func:`complete_language`) — a catalog past the
+    25th is never left out. A decorator for the ``/settings`` command."""
+    if len(choices) <= MAX_CHOICES:
+        return app_commands.choices(language=choices)
+    return app_commands.autocomplete(language=complete_language)
 
 
 def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, changed: bool) -> str:
@@ -72,7 +90,7 @@ class Admin(commands.Cog):
         threads="Open a thread for each game (default False)",
         language="The language of the bot's posts here (default auto: the server's language in Discord)",
     )
-    @app_commands.choices(language=language_choices())
+    @language_option(language_choices())
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     async def settings(
@@ -94,6 +112,10 @@ class Admin(commands.Cog):
         if not interaction.permissions.manage_guild:
             raise UserError(_("Only members with the **Manage Server** permission can view or change the bot's "
                               "settings."))
+        if language is not None and language not in (AUTO, *i18n.languages()):  # typed, not suggested
+            raise UserError(_("`{text}` is not a language I speak: pick one from the list ({languages}).",
+                              text=escape_markdown(language[:40]), languages=", ".join(
+                                  i18n.language_name(code) for code in i18n.languages())))
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
         settings = await self.layer.settings.update(interaction.guild_id, turn_timer=seconds, reminders=reminders,
                                                     threads=threads, language=language)

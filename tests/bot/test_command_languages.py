@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import discord
+from discord import app_commands
 import pytest
 from babel.messages.pofile import read_po
 
@@ -263,7 +264,7 @@ async def test_settings_language_sets_and_shows_the_servers_language(emu, world,
         assert (await SettingsStore(redis).get(world.guild)).language is None
         # a language Discord's client would not offer is refused, and nothing changes
         it = await emu.slash_unchecked(world.english_admin, world.channel, "settings", language="xx")
-        assert "takes one of `auto`, `en`, `de` or `ja`, not `xx`" in await refused(it)
+        assert ("takes one of `auto: the server's language in Discord`, `English`, `Deutsch` or `日本語`, not `xx`") in await refused(it)
         assert (await SettingsStore(redis).get(world.guild)).language is None
     assert emu.errors == []
 
@@ -291,3 +292,30 @@ async def test_the_commands_ids_are_kept_fetched_when_missing_and_installed_for_
     syncs = emu.sync_count
     await bots()  # unchanged commands: not synced again, the kept ids installed
     assert emu.sync_count == syncs and mentions.installed_ids() == synced
+
+
+async def test_more_languages_than_discord_takes_as_choices_are_suggested_as_typed(emu, world, bots, tmp_path,
+                                                                                   monkeypatch, redis):
+    """With more catalogs than Discord's 25 choices (31 Discord languages exist), /settings language suggests
+    them as the admin types instead of leaving some out; a typed code that is no language is refused."""
+    from bot.exts.admin import MAX_CHOICES, complete_language, language_choices, language_option
+
+    codes = ["bg", "cs", "da", "de", "el", "es", "fi", "fr", "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "nl",
+             "nb", "pl", "pt_BR", "ro", "ru", "sv", "th", "tr", "uk", "vi", "zh_CN", "zh_TW"]
+    with temporary_catalogs(tmp_path, {code: {} for code in codes}, monkeypatch):
+        choices = language_choices()
+        assert len(choices) == 1 + 1 + len(codes) > MAX_CHOICES  # auto, English, every catalog
+        assert [c.value for c in await complete_language(None, "zh")] == ["zh_CN", "zh_TW"]
+        assert [c.value for c in await complete_language(None, "DEUTSCH")] == ["de"]
+        assert len(await complete_language(None, "")) == MAX_CHOICES
+
+        async def settings(interaction, language: str) -> None: ...
+        command = app_commands.command(name="settings", description="x")(language_option(choices)(settings))
+        assert command._params["language"].autocomplete is not None and not command._params["language"].choices
+        command = app_commands.command(name="settings", description="x")(language_option(choices[:3])(settings))
+        assert [c.value for c in command._params["language"].choices] == ["auto", "en", "bg"]
+    # the real /settings refuses a language it doesn't speak, whichever way the value came
+    await bots()
+    it = await emu.slash_unchecked(world.english_admin, world.channel, "settings", language="xx")
+    assert "`xx`" in await refused(it)
+    assert (await SettingsStore(redis).get(world.guild)).language is None

@@ -122,5 +122,10 @@ async def test_messages_name_commands_and_options_as_a_german_client_shows_them(
     assert await refused(it) == (f"Du spielst in dieser Partie nicht mit ({display(world.ann)} gegen "
                                  f"{display(world.ben)}). Schau mit {board} zu oder fordere jemanden in einem "
                                  f"anderen Kanal heraus.")
+    # a choice Discord never offered (an outdated client): the choices named as the German client lists them
+    it = await emu.slash_unchecked(world.ann, world.channel, "hongkong challenge", first="nobody")
+    challenge_command = emu.mention(world.guild, "hongkong challenge")
+    assert (await refused(it)).startswith(f"Die Option `beginn` von {challenge_command} erwartet einen der Werte "
+                                          "`ich`, `Gegner` oder `zufällig`, nicht `nobody`.")
     assert (await GameStore(redis).get(world.channel)).record.state["moves"] == []
     assert emu.errors == []
