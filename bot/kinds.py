@@ -10,7 +10,7 @@ import random
 import sys
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from .i18n import _
 
@@ -36,7 +36,7 @@ class Game(Protocol):
     def copy(self) -> "Game":
         """An independent copy."""
 
-    def legal_moves(self) -> list[str]:
+    def legal_moves(self) -> Sequence[str]:
         """Every legal move now, canonical notation."""
 
     def to_dict(self) -> dict:

@@ -11,7 +11,9 @@ The contract (every game module follows it; python-chess's ``Board`` is the mode
   - ``play(move: str)``: apply one entry of the move list; raises :class:`IllegalMove` and changes nothing.
   - ``pop() -> str``: undo the last entry of ``moves`` and return it, restoring the state before it exactly;
     ``IndexError`` when there is nothing to undo. ``truncate(n)`` pops until ``len(moves) == n``.
-  - ``legal_moves() -> list[str]``: every legal move now, canonical notation; ``[]`` once over.
+  - ``legal_moves() -> Sequence[str]``: every legal move now, canonical notation, empty once over: a sequence
+    (``len``, index, iterate, ``in``; equal to a list of the same moves) that callers don't change — Hong's is a
+    list, Hong Kong's a lazy :class:`~engine.hongkong.LegalTurns` that writes a turn out only when it is read.
   - ``to_move`` (0 or 1), ``is_over`` (bool), ``winner`` (0, 1 or None), ``outcome`` (None while playing).
   - ``pending``: what the player to move must finish before the turn passes (Hong's summoned dragon), or None
     (always None in Hong Kong).

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import compress
+from collections.abc import Sequence
 from typing import Any, Iterator, Mapping
 
 from engine import N_, IllegalMove, InvalidState, Term, n_, squares
@@ -183,6 +184,79 @@ def _double_texts(turns: int) -> Iterator[str]:
     made into 0/1 bytes, they select from the texts (one pass in C, about 10 ns a turn: the floor of building the
     list)."""
     return compress(_DOUBLES, bin(turns | _DOUBLES_TOP)[3:].encode().translate(_TO_SELECTORS))
+
+
+def _highest(bits: int, k: int, width: int) -> int:
+    """The position of the ``k``-th highest set bit of ``bits`` (``k`` from 0; ``bits`` has at least ``k + 1``),
+    counted from bit 0: a binary search on the counts above each position (``int.bit_count``, about log2 ``width``
+    steps, each one pass in C)."""
+    lo, hi = 0, width  # the answer p has (bits >> p).bit_count() > k, and (bits >> (p + 1)).bit_count() <= k
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (bits >> mid).bit_count() > k:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class LegalTurns(Sequence[str]):
+    """The legal turns of one position, in :meth:`HongKongGame.legal_moves`'s order, as an immutable sequence made
+    from its sets of turns (bits) without writing the turns out: ``len()`` counts bits, ``turns[i]`` finds the i-th
+    one (a binary search: :func:`_highest`), ``in`` tests one bit, and only iterating writes every turn (six table
+    look-ups and one pass in C, see :func:`_single_texts`). So a random playout's ``rng.choice(legal_moves())``
+    writes one turn, not 800. Equal to any sequence of the same turns in the same order (``== []`` once over).
+
+    Raises (``turns[i]``): IndexError for ``i`` outside ``-len .. len - 1``; TypeError for an index that is not an
+    int or a slice.
+    """
+
+    __slots__ = ("_singles", "_doubles", "_count")
+
+    def __init__(self, singles: int, doubles: int) -> None:
+        self._singles, self._doubles = singles, doubles
+        self._count = singles.bit_count()
+
+    def __len__(self) -> int:
+        return self._count + self._doubles.bit_count()
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += len(self)
+        if index < 0:
+            raise IndexError("turn index out of range")
+        if index < self._count:
+            return _SINGLES[49 - _highest(self._singles, index, 50)]
+        index -= self._count
+        if index >= self._doubles.bit_count():
+            raise IndexError("turn index out of range")
+        return _DOUBLES[len(_DOUBLES) - 1 - _highest(self._doubles, index, len(_DOUBLES))]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from _single_texts(self._singles)
+        if self._doubles:
+            yield from _double_texts(self._doubles)
+
+    def __contains__(self, turn: object) -> bool:
+        known = _TURNS.get(turn) if type(turn) is str else None
+        return known is not None and bool((self._doubles if known[0] else self._singles) >> known[1] & 1)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalTurns):
+            return (self._singles, self._doubles) == (other._singles, other._doubles)
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # like a list
+
+    def __repr__(self) -> str:
+        return f"<LegalTurns {len(self)}: {', '.join(self[:3])}{', …' if len(self) > 3 else ''}>"
+
+
+_NO_TURNS = LegalTurns(0, 0)
 
 
 def _notation(placements) -> str:
@@ -621,12 +695,13 @@ class HongKongGame:
         captures |= captures >> 50
         return ((_ALL ^ (own | theirs >> _BUILDINGS_AT)) | (own & ~self._closed)) * _PAIR | captures & _BOTH
 
-    def legal_moves(self) -> list[str]:
-        """Every legal turn for the player to move, canonical notation, no duplicates.
+    def legal_moves(self) -> LegalTurns:
+        """Every legal turn for the player to move, canonical notation, no duplicates: an immutable sequence
+        (:class:`LegalTurns`: ``len``, index, iterate, ``in``; a turn is written out only when read).
 
         Order: single placements (``S`` then ``R``, plots A1…E5), then double moves by quick-block plot.
-        Empty once the game is over. At the start of a game there are exactly 1,200 (that list is made once, when
-        the module loads: the opening position is the same in every game).
+        Empty once the game is over. At the start of a game there are exactly 1,200 (their sets are made once,
+        when the module loads: the opening position is the same in every game).
 
         Generated on sets of turns (bits): the single turns from :meth:`_placeable`. A quick block on a plot q
         changes only q (now the player's, one block higher: a second piece still fits unless it had four blocks)
@@ -635,10 +710,10 @@ class HongKongGame:
         sets are kept until the position changes: :meth:`play` of a turn in them needs no further check.
         """
         if self._filled == PLOTS or self._left == 0:
-            return []
-        if not self.moves and _OPENING:  # (empty while the module loads and makes it)
+            return _NO_TURNS
+        if not self.moves and _OPENING_TURNS:  # (None while the module loads and makes it)
             self._legal = _OPENING_TURNS
-            return list(_OPENING)
+            return LegalTurns(*_OPENING_TURNS)
         player = self._to_move
         hand = self.remaining[player]
         singles = self._placeable(player)
@@ -647,7 +722,6 @@ class HongKongGame:
         quick = singles >> PLOTS if hand[QUICK] else 0  # a quick block goes where a block may go
         in_hand = (_ALL << PLOTS if hand[STANDARD] else 0) | (_ALL if hand[ROOF] else 0)
         singles &= in_hand
-        moves = _single_texts(singles)
         doubles = 0
         if quick and in_hand:
             spread = _SPREAD[0][quick >> 16] | _SPREAD[1][quick >> 8 & 255] | _SPREAD[2][quick & 255]
@@ -670,10 +744,8 @@ class HongKongGame:
                         captures |= turns
             if captures:
                 doubles |= captures if in_hand == _BOTH else captures & in_hand * _EVERY_BLOCK
-            if doubles:
-                moves += _double_texts(doubles)
         self._legal = (singles, doubles)
-        return moves
+        return LegalTurns(singles, doubles)
 
     def legal_squares(self, kind: str = STANDARD, quick: str | None = None) -> list[str]:
         """Squares where the player to move may put a ``kind`` piece now, after an optional quick block.
@@ -713,10 +785,10 @@ class HongKongGame:
         return f"<HongKongGame first={self.first} moves={len(self.moves)} to_move={self._to_move} over={self.is_over}>"
 
 
-#: The opening position's legal turns, and their sets (see :meth:`HongKongGame.legal_moves`).
-_OPENING: tuple[str, ...] = ()
+#: The opening position's sets of legal turns (see :meth:`HongKongGame.legal_moves`).
+_OPENING_TURNS: tuple[int, int] | None = None
 _opening = HongKongGame(0)
-_OPENING = tuple(_opening.legal_moves())
+_opening.legal_moves()
 _OPENING_TURNS = _opening._legal
 del _opening
 

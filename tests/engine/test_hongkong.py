@@ -479,16 +479,37 @@ def test_1200_legal_moves_at_the_start(first):
     assert set(moves) == brute_force_moves(game)
 
 
-def test_the_opening_turns_are_a_new_list_each_time():
-    # the opening's turns are made once when the module loads: a caller changing its list changes no other game's
+def test_the_turns_are_an_immutable_sequence_read_as_written():
+    # the opening's sets are made once when the module loads: no caller can change them for another game
     game = new_game(0)
-    game.legal_moves().clear()
-    mine = game.legal_moves()
-    mine[0] = "spoiled"
-    assert len(game.legal_moves()) == 1200 and game.legal_moves()[0] == "S@A1"
-    assert new_game(1).legal_moves() == game.legal_moves() and "spoiled" not in new_game(1).legal_moves()
-    game.play("Q@A1 S@A1")  # a turn from the kept list needs no second check, and is the rules' turn
+    turns = game.legal_moves()
+    with pytest.raises(TypeError):
+        turns[0] = "spoiled"
+    assert not hasattr(turns, "clear") and not hasattr(turns, "append")
+    written = list(turns)
+    assert len(turns) == 1200 and turns[0] == "S@A1" == written[0] and turns[-1] == "Q@E5 R@E5" == written[-1]
+    assert [turns[i] for i in range(1200)] == written and turns[10:13] == written[10:13]
+    assert turns[-1200] == "S@A1"
+    for bad in (1200, -1201):
+        with pytest.raises(IndexError):
+            turns[bad]
+    assert "Q@A1 S@A1" in turns and "S@C3" not in turns and "nonsense" not in turns and 5 not in turns
+    assert turns == written and written == turns and turns != written[:-1] and turns != "S@A1"
+    assert turns.index("Q@A1 S@A1") == 48 and new_game(1).legal_moves() == turns
+    game.play("Q@A1 S@A1")  # a turn from the kept sets needs no second check, and is the rules' turn
     assert game.stacks[0] == [(0, "Q"), (0, "S")] and game.pop() == "Q@A1 S@A1" and len(game.legal_moves()) == 1200
+
+
+def test_every_turn_read_by_index_is_the_turn_written_out():
+    rng = random.Random(5)
+    for _ in range(30):
+        game = new_game(rng.randrange(2))
+        while turns := game.legal_moves():
+            written = list(turns)
+            assert len(turns) == len(written) and [turns[i] for i in range(len(turns))] == written
+            assert all(turn in turns for turn in written)
+            game.play(turns[rng.randrange(len(turns))])
+        assert turns == [] and len(turns) == 0
 
 
 @pytest.mark.parametrize("opening, expected", [
