@@ -103,12 +103,16 @@ def _compiled(code: str) -> gettext.NullTranslations | None:
                 log.warning("the %s translation %r of %r %s; English is used for it", code, message.string,
                             message.id, why)
                 catalog.delete(message.id, context=message.context)
-        compiled = _compile(catalog)
-        if not _plural_works(compiled, catalog.num_plurals):
+        try:
+            compiled = _compile(catalog)
+        except (ValueError, RecursionError):  # Plural-Forms that Python's gettext can't even read
+            compiled = None
+        if compiled is None or not _plural_works(compiled, catalog.num_plurals):
             log.warning("the %s catalog's plural rule %r fails for some counts; counted messages are in English",
                         code, catalog.plural_expr)
             for message in [m for m in catalog if m.id and isinstance(m.id, tuple)]:
                 catalog.delete(message.id, context=message.context)
+            catalog._num_plurals, catalog._plural_expr = 2, "(n != 1)"  # English's rule: no counted message is left
             compiled = _compile(catalog)
         return compiled
     except Exception:
@@ -145,13 +149,27 @@ def _written(fields: set[tuple[str, str, str | None]]) -> str:
                             for name, spec, conv in fields)) or "none"
 
 
+def _has_fields(template: str) -> bool:
+    """Whether ``template`` has a field to fill, a name in braces (``{name}``); a lone ``{`` or ``{ and }``: plain
+    text (the code names every field, tests/bot/test_wording.py)."""
+    try:
+        return any(name.split(".")[0].split("[")[0].isidentifier() for name, _spec_, _conv in _spec(template))
+    except ValueError:
+        return False
+
+
 def unfit(english: str | tuple[str, str], translated: str | tuple[str, ...]) -> str | None:
     """Why a translation can't stand for its English message, or None if it can. A translation uses exactly the
     English message's fields, written the same way (format spec and conversion); a plural form may leave out
-    ``{count}`` ("one space" for 1), nothing else. ``english``: the message, or ``(singular, plural)``;
+    ``{count}`` ("one space" for 1), nothing else; none is blank. A message without fields is plain text: any
+    non-blank translation fits. ``english``: the message, or ``(singular, plural)``;
     ``translated``: its translation, or the plural forms."""
     sources = english if isinstance(english, tuple) else (english,)
     forms = translated if isinstance(translated, tuple) else (translated,)
+    if any(form is not None and not form.strip() for form in forms) and all(source.strip() for source in sources):
+        return "is blank (Discord refuses empty text)"
+    if not isinstance(english, tuple) and not _has_fields(english):
+        return None  # plain text, braces and all: the message is never formatted (see _format)
     try:
         wanted = set().union(*(_spec(source) for source in sources))
         for form in forms:

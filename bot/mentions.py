@@ -6,7 +6,7 @@ its **mention** (:func:`command`: ``</hong place:1234>``), which Discord draws a
 the *reader's* language — right for a public post read by players of several languages too — and which fills the
 chat box with the command on a click. A mention needs the command's id, which Discord gives when the commands are
 synced; :func:`bot.client.sync_commands` keeps the ids in Redis and installs them here (:func:`install`) at start.
-Until they are known (a failed sync or fetch), and where Discord draws no mentions (an embed's footer, an image:
+Until they are known (a failed fetch), and where Discord draws no mentions (an embed's footer, an image:
 :func:`typed`), a command is written as typed in the current language (``/hong setzen``).
 
 An option can't be mentioned: :func:`option` gives its name as Discord shows it in the current language (the
@@ -73,7 +73,10 @@ def _shown(path: str) -> str:
     names = path.split()
     if code == i18n.SOURCE:
         return path
-    shown = [localised_names(code, _level(" ".join(names[:i + 1])))[names[i]] for i in range(len(names))]
+    shown = []
+    for i, name in enumerate(names):
+        level = list(_level(" ".join(names[:i + 1])))
+        shown.append(localised_names(code, level if name in level else [name])[name])
     return " ".join(shown)
 
 

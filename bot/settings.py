@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import pytimeparse2
 from babel import Locale, UnknownLocaleError
-from babel.numbers import get_decimal_symbol
+from babel.numbers import NumberFormatError, parse_decimal
 import redis.asyncio as aioredis
 
 from . import i18n
@@ -48,53 +48,59 @@ class GuildSettings:
 _UNITS = {"duration-week": "weeks", "duration-day": "days", "duration-hour": "hours", "duration-minute": "minutes",
           "duration-second": "seconds"}
 #: A number and the word after it: ``"1,5 Std."`` → ``("1,5", "std.")``.
-_AMOUNT = re.compile(r"([0-9]+(?:[.,][0-9]+)?)\s*([^\s0-9.,、]+\.?)?")
+_AMOUNT = re.compile(r"([0-9]+(?:[.,][0-9]+)*)\s*([^\s0-9.,、]+\.?)?")
 
 
 @functools.cache
-def _unit_words(code: str) -> tuple[dict[str, str], str | None, str]:
+def _unit_words(code: str) -> tuple[dict[str, str], str | None, Locale | None]:
     """How language ``code`` writes the duration units, from CLDR (Babel's locale data: every width and plural
-    form, ``"Stunden"``, ``"Std."``, ``"時間"``, ``"heure"``) → the English unit; the word joining the last two of a
-    list (``"und"``, ``"和"``), and the decimal symbol. Lowercase, NFKC. English and an unknown code: nothing."""
-    words: dict[str, str] = {}
+    form, ``"Stunden"``, ``"Std."``, ``"時間"``, ``"heure"``; English's too, under the language's own) → the English
+    unit; the word joining the last two of a list (``"und"``, ``"和"``), and the locale (its numbers). Lowercase,
+    NFKC. An unknown code: English's."""
     try:
         locale = Locale.parse(code)
     except (ValueError, UnknownLocaleError):
-        return words, None, "."
-    patterns = locale._data.get("unit_patterns", {})
-    for unit, english in _UNITS.items():
-        for width in ("long", "short", "narrow"):
-            for form, pattern in (patterns.get(unit, {}).get(width) or {}).items():
-                if form != "per" and "{0}" in pattern:
-                    word = unicodedata.normalize("NFKC", pattern.replace("{0}", "")).strip().lower()
-                    if word:
-                        words.setdefault(word, english)
+        locale = Locale.parse("en")
+    words: dict[str, str] = {}
+    for source in (locale, Locale.parse("en")):
+        patterns = source._data.get("unit_patterns", {})
+        for unit, english in _UNITS.items():
+            for width in ("long", "short", "narrow"):
+                for form, pattern in (patterns.get(unit, {}).get(width) or {}).items():
+                    if form != "per" and "{0}" in pattern:
+                        word = unicodedata.normalize("NFKC", pattern.replace("{0}", "")).strip().lower()
+                        if word:
+                            words.setdefault(word, english)
     joined = unicodedata.normalize("NFKC", locale.list_patterns.get("standard", {}).get("2", "{0}, {1}"))
     joiner = joined.replace("{0}", "").replace("{1}", "").strip().lower() or None
-    return words, joiner, get_decimal_symbol(locale)
+    return words, joiner, locale
 
 
 def _in_english_units(text: str, code: str) -> str:
-    """``text`` (normalised, lowercase) with the units of language ``code`` written as the English ones
-    pytimeparse2 reads: ``"1 stunde und 30 min."`` → ``"1 hours 30 minutes"``, ``"2日"`` → ``"2 days"``; the text
-    unchanged if a word after a number is not one of that language's units."""
-    words, joiner, decimal = _unit_words(code)
-    if not words:
-        return text
+    """``text`` (normalised, lowercase) with the units and numbers of language ``code`` written as the English
+    ones pytimeparse2 reads: ``"1 stunde und 30 min."`` → ``"1 hours 30 minutes"``, ``"1.440 minuten"`` →
+    ``"1440 minutes"``, ``"1,5 std."`` → ``"1.5 hours"``, ``"2日"`` → ``"2 days"``; ``text`` unchanged if it isn't
+    written so (a number without its unit, a word that is no unit, a number the language doesn't write so)."""
+    words, joiner, locale = _unit_words(code)
+    joined = text
     if joiner:  # a word ("und") only where it stands alone; a sign ("、", "和") anywhere
-        text = re.sub(rf"(?<!\w){re.escape(joiner)}(?!\w)" if joiner.isalpha() and joiner.isascii() else
-                      re.escape(joiner), " ", text)
+        joined = re.sub(rf"(?<!\w){re.escape(joiner)}(?!\w)" if joiner.isalpha() and joiner.isascii() else
+                        re.escape(joiner), " ", joined)
     parts, end = [], 0
-    for match in _AMOUNT.finditer(text):
-        if text[end:match.start()].strip(" ,、"):
+    for match in _AMOUNT.finditer(joined):
+        if joined[end:match.start()].strip(" ,、"):
             return text  # something between the amounts: not a duration written this way
         number, word = match.group(1), match.group(2)
         english = words.get(word or "") or words.get((word or "").rstrip("."))
         if english is None:
             return text
-        parts.append(f"{number.replace(',', '.') if decimal == ',' else number} {english}")
+        try:
+            amount = parse_decimal(number, locale=locale, strict=True)
+        except NumberFormatError:
+            return text
+        parts.append(f"{amount} {english}")
         end = match.end()
-    return " ".join(parts) if parts and not text[end:].strip(" ,、") else text
+    return " ".join(parts) if parts and not joined[end:].strip(" ,、") else text
 
 
 def parse_duration(text: str) -> int:
@@ -112,14 +118,15 @@ def parse_duration(text: str) -> int:
     t = unicodedata.normalize("NFKC", shown).lower()
     t = re.sub(r"^an? ", "1 ", re.sub(r"\band\b", " ", t))  # "a day", "1 hour and 30 minutes"
     least, most = describe_duration(MIN_TURN_TIMER), describe_duration(MAX_TURN_TIMER)
-    if re.fullmatch(r"[0-9.]+", t) and not re.search(r"[1-9]", t):  # "0": no unit makes it long enough
-        raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between {least} "
-                          "and {most}).", text=shown, least=least, most=most))
-    if re.fullmatch(r"[0-9.]+", t):
-        # TRANSLATORS: {text} is what was typed, a bare number like 90; "m" and "h" are the units the bot reads
-        # (keep them); {least} and {most} are durations ("1 minute", "7 days")
-        raise UserError(_("'{text}' has no unit: write e.g. {text}m for minutes or {text}h for hours (the turn "
-                          "timer is between {least} and {most}).", text=shown, least=least,
+    if re.search(r"[0-9]", t) and not re.search(r"[^\W\d_]", t):  # numbers, no word: "90", "1:30", "+600 and"
+        if not re.search(r"[1-9]", t):  # "0": no unit makes it long enough
+            raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between "
+                              "{least} and {most}).", text=shown, least=least, most=most))
+        number = t.strip() if re.fullmatch(r"[0-9]+(\.[0-9]+)?", t.strip()) else "90"
+        # TRANSLATORS: {text} is what was typed (90, 1:30), {number} a number from it or 90; "m" and "h" are units
+        # the bot reads (keep them); {least} and {most} are durations ("1 minute", "7 days")
+        raise UserError(_("'{text}' has no unit: write e.g. {number}m for minutes or {number}h for hours (the turn "
+                          "timer is between {least} and {most}).", text=shown, number=number, least=least,
                           most=most))
     if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
         total: float | None = MAX_TURN_TIMER + 1

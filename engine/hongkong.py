@@ -22,6 +22,7 @@ Usage::
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from itertools import compress
@@ -208,7 +209,7 @@ class LegalTurns(Sequence[str]):
     writes one turn, not 800. Equal to any sequence of the same turns in the same order (``== []`` once over).
 
     Raises (``turns[i]``): IndexError for ``i`` outside ``-len .. len - 1``; TypeError for an index that is not an
-    int or a slice.
+    int (or ``__index__``) or a slice. Not a list: no ``+``, ``*`` or JSON; ``list(turns)`` makes one.
     """
 
     __slots__ = ("_singles", "_doubles", "_count")
@@ -223,6 +224,7 @@ class LegalTurns(Sequence[str]):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return list(self)[index]
+        index = operator.index(index)  # an int, or what stands for one (not 0.5)
         if index < 0:
             index += len(self)
         if index < 0:
@@ -240,7 +242,7 @@ class LegalTurns(Sequence[str]):
             yield from _double_texts(self._doubles)
 
     def __contains__(self, turn: object) -> bool:
-        known = _TURNS.get(turn) if type(turn) is str else None
+        known = _TURNS.get(str(turn)) if isinstance(turn, str) else None
         return known is not None and bool((self._doubles if known[0] else self._singles) >> known[1] & 1)
 
     def __eq__(self, other: object) -> bool:
@@ -251,6 +253,9 @@ class LegalTurns(Sequence[str]):
         return NotImplemented
 
     __hash__ = None  # like a list
+
+    def __reduce__(self):
+        return LegalTurns, (self._singles, self._doubles)
 
     def __repr__(self) -> str:
         return f"<LegalTurns {len(self)}: {', '.join(self[:3])}{', …' if len(self) > 3 else ''}>"

@@ -85,3 +85,20 @@ def test_discords_norwegian_finds_the_nb_catalog(locales):
     assert i18n.resolve("no") == "nb"
     with i18n.language("no"):
         assert _("Good game, {name}.", name="Ann") == "Godt spill, Ann."
+
+
+def test_a_blank_translation_is_left_out_and_a_brace_in_plain_text_is_kept(locales):
+    write(locales, "de", {"Keep": " ", "Accept": "\n", "Use { and } freely": "Nutze { und } frei"})
+    with i18n.language("de"):
+        assert _("Keep") == "Keep" and _("Accept") == "Accept"  # Discord refuses empty content or labels
+        assert _("Use { and } freely") == "Nutze { und } frei"  # no field in it: plain text
+
+
+@pytest.mark.parametrize("rule", ["nplurals=2; plural=(n != 1;", "nplurals=2; plural=" + "(" * 400 + "n" + ")" * 400 + ";"])
+def test_a_plural_rule_python_cant_read_drops_only_the_counted_messages(locales, rule):
+    write(locales, "de", {LEFT: ("noch {count} Feld", "noch {count} Felder"), "Good game, {name}.": "Gutes Spiel, {name}."},
+          plural_forms=rule)
+    assert "de" in i18n.languages()
+    with i18n.language("de"):
+        assert _("Good game, {name}.", name="Ann") == "Gutes Spiel, Ann."
+        assert n_(*LEFT, 3) == "3 spaces left"

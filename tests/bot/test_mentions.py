@@ -55,3 +55,10 @@ def test_before_install_commands_are_typed_in_english():
     mentions.install(None, {})
     assert mentions.command("hong board") == "`/hong board`"
     assert mentions.installed_ids() == {}
+
+
+async def test_a_command_of_a_game_no_longer_hosted_is_written_as_typed(installed):
+    mentions.install(installed, {})
+    with i18n.language("de"):
+        assert mentions.command("chess challenge") == "`/chess herausfordern`"
+        assert mentions.typed("chess") == "/chess"

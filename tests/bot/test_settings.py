@@ -82,3 +82,33 @@ def test_durations_in_the_players_language(code):
         with pytest.raises(UserError):
             parse_duration({"de": "2 Tage", "es": "2 días", "fr": "2 jours", "pt_BR": "2 dias", "zh_CN": "2天",
                             "ja": "2日"}[code])
+
+
+@pytest.mark.parametrize("code, text, seconds", [
+    ("de", "1.440 Minuten", 86400), ("es", "1.440 minutos", 86400), ("pt_BR", "1.440 minutos", 86400),
+    ("de", "10.080 Minuten", 604800), ("es", "1.000 minutos", 60000), ("de", "1,5 hours", 5400),
+    ("zh_CN", "1 min.", 60), ("ja", "1 min.", 60), ("de", "1 m.", 60), ("de", "1 Std. und 30 min", 5400),
+])
+def test_numbers_and_english_units_in_every_language(code, text, seconds):
+    """A number as the language groups it (1.440 is 1440 in German, not 1.44) and English units in any language
+    (found by a fresh tester: 1.440 Minuten was saved as 86 seconds)."""
+    from bot import i18n
+
+    with i18n.language(code):
+        assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("code, text, words", [
+    ("en", "600 and", "has no unit: write e.g. 600m"), ("en", "and 600", "has no unit"), ("en", "+600", "has no unit"),
+    ("de", "600 und", "lesbare Dauer"), ("fr", "600 et", "comme une durée"), ("pt_BR", "600 e", "como duração"),
+    ("zh_CN", "600和", "识别为时长"), ("ja", "600、", "単位がありません"), ("en", "1:30", "'1:30' has no unit"),
+    ("en", "10:00", "has no unit: write e.g. 90m"), ("de", "1,440.5 Minuten", "lesbare Dauer"), ("en", "600", "e.g. 600m"),
+])
+def test_a_number_without_its_unit_is_refused_in_every_language(code, text, words):
+    """A number is never read as seconds for want of a unit: "600 and" or "10:00" (minutes:seconds? hours?) are
+    refused like "600" (found by a fresh tester: they were saved as 600 seconds)."""
+    from bot import i18n
+
+    with i18n.language(code), pytest.raises(UserError) as refused:
+        parse_duration(text)
+    assert words in str(refused.value)

@@ -827,3 +827,26 @@ def test_from_dict_without_replay_trusts_the_rules_but_not_the_shape():
         for replay in (False, True):
             with pytest.raises(InvalidState, match=reason):
                 from_dict({"game": "hongkong", "first": 0, "moves": moves}, replay=replay)
+
+
+def test_the_turns_index_and_contain_like_a_list():
+    """Found by a fresh tester: a float index read a turn (turns[0.5] was the first), an ``__index__`` object and
+    a str subclass didn't work as with a list; old pickle protocols failed."""
+    import pickle
+
+    class Three:
+        def __index__(self):
+            return 3
+
+    class Text(str):
+        pass
+
+    turns = new_game(0).legal_moves()
+    written = list(turns)
+    for bad in (0.5, -0.5, 1.0, "1"):
+        with pytest.raises(TypeError):
+            turns[bad]
+    assert turns[Three()] == written[3] == "S@D1" and turns[True] == written[1]
+    assert Text("Q@A1 S@A1") in turns and Text("S@C3") not in turns
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(turns, protocol)) == written
