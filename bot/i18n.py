@@ -112,7 +112,7 @@ def _compiled(code: str) -> gettext.NullTranslations | None:
                         code, catalog.plural_expr)
             for message in [m for m in catalog if m.id and isinstance(m.id, tuple)]:
                 catalog.delete(message.id, context=message.context)
-            catalog._num_plurals, catalog._plural_expr = 2, "(n != 1)"  # English's rule: no counted message is left
+            catalog.mime_headers = [("Plural-Forms", "nplurals=2; plural=(n != 1);")]  # English's: none is left
             compiled = _compile(catalog)
         return compiled
     except Exception:
@@ -153,7 +153,7 @@ def _has_fields(template: str) -> bool:
     """Whether ``template`` has a field to fill, a name in braces (``{name}``); a lone ``{`` or ``{ and }``: plain
     text (the code names every field, tests/bot/test_wording.py)."""
     try:
-        return any(name.split(".")[0].split("[")[0].isidentifier() for name, _spec_, _conv in _spec(template))
+        return any(name.isidentifier() for name in fields(template))
     except ValueError:
         return False
 

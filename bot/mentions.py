@@ -17,7 +17,7 @@ One process serves one application, so the ids and the tree are this module's (:
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import discord
 from discord import app_commands
@@ -57,7 +57,7 @@ def _find(path: str) -> app_commands.Command | app_commands.Group | None:
     return found
 
 
-def _level(path: str) -> Iterable[str]:
+def _level(path: str) -> list[str]:
     """The English names beside the last name of ``path`` (its siblings, itself included)."""
     top, *rest = path.split()
     if not rest:
@@ -75,7 +75,7 @@ def _shown(path: str) -> str:
         return path
     shown = []
     for i, name in enumerate(names):
-        level = list(_level(" ".join(names[:i + 1])))
+        level = _level(" ".join(names[:i + 1]))
         shown.append(localised_names(code, level if name in level else [name])[name])
     return " ".join(shown)
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 
 import pytimeparse2
 from babel import Locale, UnknownLocaleError
-from babel.numbers import NumberFormatError, parse_decimal
+from babel.numbers import NumberFormatError, format_decimal, parse_decimal
+from babel.units import format_unit
 import redis.asyncio as aioredis
 
 from . import i18n
@@ -53,7 +54,7 @@ _AMOUNT = re.compile(r"([0-9]+(?:[.,][0-9]+)*)\s*([^\s0-9.,、]+\.?)?")
 
 @functools.cache
 def _unit_words(code: str) -> tuple[dict[str, str], str | None, Locale | None]:
-    """How language ``code`` writes the duration units, from CLDR (Babel's locale data: every width and plural
+    """How language ``code`` writes the duration units, from CLDR (Babel's ``format_unit``: every width and plural
     form, ``"Stunden"``, ``"Std."``, ``"時間"``, ``"heure"``; English's too, under the language's own) → the English
     unit; the word joining the last two of a list (``"und"``, ``"和"``), and the locale (its numbers). Lowercase,
     NFKC. An unknown code: English's."""
@@ -63,14 +64,14 @@ def _unit_words(code: str) -> tuple[dict[str, str], str | None, Locale | None]:
         locale = Locale.parse("en")
     words: dict[str, str] = {}
     for source in (locale, Locale.parse("en")):
-        patterns = source._data.get("unit_patterns", {})
         for unit, english in _UNITS.items():
             for width in ("long", "short", "narrow"):
-                for form, pattern in (patterns.get(unit, {}).get(width) or {}).items():
-                    if form != "per" and "{0}" in pattern:
-                        word = unicodedata.normalize("NFKC", pattern.replace("{0}", "")).strip().lower()
-                        if word:
-                            words.setdefault(word, english)
+                for count in (1, 2, 5, 21, 1.5):  # a count of each plural form (one, few, many, other)
+                    written = format_unit(count, unit, length=width, locale=source)
+                    number = format_decimal(count, locale=source)
+                    word = unicodedata.normalize("NFKC", written.replace(number, "", 1)).strip().lower()
+                    if word:
+                        words.setdefault(word, english)
     joined = unicodedata.normalize("NFKC", locale.list_patterns.get("standard", {}).get("2", "{0}, {1}"))
     joiner = joined.replace("{0}", "").replace("{1}", "").strip().lower() or None
     return words, joiner, locale

@@ -133,9 +133,11 @@ def temporary_catalogs(folder, messages: dict[str, dict], monkeypatch) -> Iterat
             catalog.add(message, text, context=context)
         with (folder / f"{code}.po").open("wb") as f:
             write_po(f, catalog)
+    before = i18n.LOCALES
     monkeypatch.setattr(i18n, "LOCALES", folder)
     i18n.reload()
     try:
         yield
-    finally:
+    finally:  # the real catalogs again at once (not only at the test's end): nothing after the block caches these
+        monkeypatch.setattr(i18n, "LOCALES", before)
         i18n.reload()
