@@ -7,6 +7,8 @@ caller. (Rematch asking once, and one takeback a turn: test_e2e_lifecycle; every
 """
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 import engine.hong as hong
@@ -255,6 +257,32 @@ async def test_a_takeback_request_closes_when_the_opponent_moves_the_game_ends_o
     await resign(emu, world.ben, world.channel)
     await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
     assert request.content == "~~Takeback request~~ — closed: the game has ended."
+    assert emu.errors == []
+
+
+async def test_a_move_whose_board_is_posted_late_leaves_the_request_made_after_it_open(emu, world, bots, redis):
+    """Found when a CI run was slow: Ann moved, asked for a takeback before her move's board was posted, and the
+    late board's clean-up (a move was made: close the turn's stale request) closed her new request as "ann moved
+    instead". The clean-up judges the request by the game as it is now."""
+    from bot.exts.play import _takebacks as takebacks
+
+    running = await bots()
+    await hongkong_game(emu, world)
+    await play(emu, world, world.ann, "hongkong place", square="A1")
+    after_move = (await GameStore(redis).get(world.channel)).record  # what Ann's move's post had in hand
+    request = await ask_takeback(emu, world, world.ann)
+    assert after_move.takeback is None
+    for _ in range(200):  # the request's message is noted just after it is posted
+        if await GameStore(redis).takeback_message(world.channel, after_move.id) is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert (await GameStore(redis).takeback_message(world.channel, after_move.id))[1] == request.id
+    layer = running.bot.layer
+    assert not await takebacks.close_stale(running.bot, layer, after_move, 0)  # the late clean-up of Ann's move
+    assert request.buttons() and "asks to take back" in request.content
+    await play(emu, world, world.ben, "hongkong place", square="E5")  # Ben's move does close it
+    await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
+    assert request.content == f"~~Takeback request~~ — closed: {display(world.ben)} moved instead."
     assert emu.errors == []
 
 

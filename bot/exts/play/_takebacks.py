@@ -50,9 +50,16 @@ async def _close_stale(bot: discord.Client, layer: GameLayer, record: Record, mo
     noted = await layer.store.takeback_message(record.channel_id, record.id)
     if noted is None:
         return False
-    request = record.takeback
-    if not record.finished and request is not None and request.nonce == noted[0]:
-        return False  # still this turn's request
+    if not record.finished:
+        # ``record`` is the game as this change left it; a request may have been made since (its board was posted
+        # late, after the player already asked): judge the request by the game as it is now
+        stored = await layer.store.get(record.channel_id)
+        now = stored.record if stored is not None and stored.record.id == record.id else None
+        if now is not None and now.finished:
+            return False  # the game's end closes it (on_game_finished)
+        request = now.takeback if now is not None else record.takeback
+        if request is not None and request.nonce == noted[0]:
+            return False  # still this turn's request
     async with public(bot, layer, record.guild_id):  # an edit of a public post
         if record.finished:
             why = _("~~Takeback request~~ — closed: the game has ended.")
