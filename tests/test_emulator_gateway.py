@@ -211,6 +211,13 @@ async def test_a_payload_over_4096_bytes_is_closed_with_4002(raw_emu: DiscordEmu
     assert 'at most 4096' in str(raw_emu.errors[-1])
 
 
+async def test_a_payload_that_is_not_an_object_is_closed_with_4002(raw_emu: DiscordEmulator, raw: Raw) -> None:
+    await raw.open()
+    await raw.ws.send_str('[1, 2]')
+    assert await raw.recv() is None and raw.ws.close_code == 4002
+    assert 'not a payload object' in str(raw_emu.errors[-1])
+
+
 # ============================================================================================
 # zombie connections
 # ============================================================================================

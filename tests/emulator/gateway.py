@@ -373,7 +373,10 @@ class GatewayServer:
                     try:
                         data = json.loads(msg.data)
                     except ValueError:
-                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON {msg.data[:200]!r}')
+                        data = None
+                    if not isinstance(data, dict):
+                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON or not a payload '
+                                                    f'object {msg.data[:200]!r}')
                         await conn.close(4002, 'Decode error')
                         break
                     await self._on_message(conn, data)
