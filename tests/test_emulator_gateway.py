@@ -211,11 +211,23 @@ async def test_a_payload_over_4096_bytes_is_closed_with_4002(raw_emu: DiscordEmu
     assert 'at most 4096' in str(raw_emu.errors[-1])
 
 
-async def test_a_payload_that_is_not_an_object_is_closed_with_4002(raw_emu: DiscordEmulator, raw: Raw) -> None:
+async def test_a_malformed_payload_is_closed_with_4002(raw_emu: DiscordEmulator, raw: Raw) -> None:
     await raw.open()
     await raw.ws.send_str('[1, 2]')
     assert await raw.recv() is None and raw.ws.close_code == 4002
     assert 'not a payload object' in str(raw_emu.errors[-1])
+    for bad in ({'op': 2, 'd': [1]}, {'op': 6, 'd': 'resume'}):
+        await raw.open()
+        await raw.ws.send_json(bad)
+        assert await raw.recv() is None and raw.ws.close_code == 4002
+    await raw.open()
+    await raw.identify()
+    await raw.until(lambda p: p.get('t') == 'GUILD_CREATE')
+    await raw.close(4000)
+    await raw.open()
+    await raw.send(6, {'token': raw_emu.token, 'session_id': raw.session_id, 'seq': 'two'})
+    assert await raw.recv() is None and raw.ws.close_code == 4002
+    assert [e.kind for e in raw_emu.errors] == ['gateway'] * 4
 
 
 # ============================================================================================

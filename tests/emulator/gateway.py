@@ -414,6 +414,9 @@ class GatewayServer:
                 conn.acks += 1
                 await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
             self.emu._notify()
+        elif op in (OP_IDENTIFY, OP_RESUME, OP_REQUEST_MEMBERS) and not isinstance(d, dict):
+            self.emu._record('gateway', f'gateway#{conn.number}: op {op} with d={d!r:.100} (an object is needed)')
+            await conn.close(4002, 'Decode error')
         elif op == OP_IDENTIFY:
             await self._identify(conn, d or {})
         elif op == OP_RESUME:
@@ -510,6 +513,10 @@ class GatewayServer:
             await conn.send({'op': OP_INVALID_SESSION, 'd': False, 's': None, 't': None})
             return
         since = d.get('seq') or 0
+        if not isinstance(since, int) or isinstance(since, bool):
+            self.emu._record('gateway', f'gateway#{conn.number}: RESUME with seq={since!r:.50} (a sequence number is needed)')
+            await conn.close(4002, 'Decode error')
+            return
         async with session._lock:  # no new dispatch slips in between the replayed ones
             old = session.conn
             session.conn = conn
