@@ -178,5 +178,30 @@ async def test_a_guild_outage_mid_game_keeps_the_game_and_it_goes_on_after(emu, 
     assert emu.errors == []
 
 
+async def test_a_bot_restarted_during_a_guild_outage_waits_for_the_guild_too(emu, world, running, clock, redis_server):
+    game = Game(emu, world)
+    await game.start()
+    await game.move()
+    await emu.guild_outage(world.guild)
+    await running.stop()
+    again = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(2), clock=clock,
+                            heartbeat_timeout=10.0)
+    try:
+        assert again.bot.get_guild(world.guild).unavailable  # known from READY only: no channel cached
+        assert again.bot.get_channel(world.channel) is None
+        clock.advance(13 * HOUR)
+        await asyncio.sleep(2.5)
+        assert emu.errors == [] and not reminders(emu, world)
+        await emu.end_guild_outage(world.guild)
+        await emu._wait_until(lambda: not again.bot.get_guild(world.guild).unavailable, 5, lambda: "the guild back")
+        clock.advance(61)
+        await emu.wait_for_message(world.channel, lambda m: m.content.startswith("⏰"))
+        await game.move()
+        game.check()
+        assert len(reminders(emu, world)) == 1
+    finally:
+        await again.stop()
+
+
 def reminders(emu, world) -> list:
     return [m for m in emu.messages(world.channel) if m.content.startswith("⏰")]

@@ -72,7 +72,7 @@ class Timers:
         many were claimed."""
         claimed = await self.layer.deadlines.claim_due(shards=self.bot.served_shards)
         for deadline in claimed:
-            if self._unavailable(deadline.channel_id):
+            if await self._unavailable(deadline.channel_id):
                 log.info("deadline %s waits: its server is unavailable (a Discord outage)", deadline.member)
                 continue  # not settled: it fires again when its lease ends
             try:
@@ -82,9 +82,13 @@ class Timers:
                 log.exception("deadline %s failed; it fires again when its lease ends", deadline.member)
         return len(claimed)
 
-    def _unavailable(self, channel_id: int) -> bool:
-        """Whether the channel's server is in a Discord outage (as the gateway last said)."""
+    async def _unavailable(self, channel_id: int) -> bool:
+        """Whether the channel's server is in a Discord outage, as the gateway last said (a server unavailable since
+        the bot connected has no channels cached: its game's record names it)."""
         guild = getattr(self.bot.get_channel(channel_id), "guild", None)
+        if guild is None:
+            stored = await self.layer.store.get(channel_id)
+            guild = stored and self.bot.get_guild(stored.record.guild_id)
         return guild is not None and guild.unavailable
 
     async def _fire(self, deadline: Deadline) -> None:
