@@ -283,6 +283,11 @@ async def test_a_zombie_spell_that_ends_sends_what_it_held_in_order(raw: Raw) ->
         assert kinds(got) == ['GUILD_UPDATE', 'GUILD_UPDATE'] and [p['s'] for p in got] == [3, 4]
         await client.send(1, client.seq)
         assert kinds(await client.until(lambda p: p['op'] == 11)) == [11]
+        # called without await (as stop_heartbeat_acks is), it still sends what was held
+        emu.stop_heartbeat_acks()
+        await emu._broadcast('GUILD_UPDATE', emu._guild_payload(gid), gid)
+        emu.resume_heartbeat_acks()
+        assert [p['s'] for p in await client.until(lambda p: p.get('s') == 5)] == [5]
         # acks-only: events still flow, ACKs don't
         emu.stop_heartbeat_acks(hold_events=False)
         await client.send(1, client.seq)

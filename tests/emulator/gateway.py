@@ -217,10 +217,9 @@ class GatewayConnection:
     async def release(self) -> None:
         """End a zombie spell: ACKs again, and what was held back is sent, in order."""
         self.acking = True
+        while self.held:  # what is sent meanwhile still queues behind: the order holds
+            await self._send_now(self.held.pop(0))
         self.holding = False
-        held, self.held = self.held, []
-        for payload in held:
-            await self._send_now(payload)
 
     async def _send_now(self, payload: Dict[str, Any]) -> None:
         text = json.dumps(payload, separators=(',', ':'))

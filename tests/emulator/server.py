@@ -787,13 +787,20 @@ class DiscordEmulator:
         conn.holding = hold_events
         session.expect_resume = True
 
-    async def resume_heartbeat_acks(self) -> None:
-        """End every zombie connection still open: ACKs again, and what it held back is sent, in order."""
-        for conn in self.gateway.connections:
-            if not conn.closed and (not conn.acking or conn.holding):
+    def resume_heartbeat_acks(self) -> 'asyncio.Task[None]':
+        """End every zombie connection still open: ACKs again, and what it held back is sent, in order. Needs a
+        running loop; returns the task sending what was held (await it to know it is out; no need to)."""
+        zombies = [c for c in self.gateway.connections if not c.closed and (not c.acking or c.holding)]
+        for conn in zombies:
+            conn.acking = True
+            if conn.session is not None and conn.session.conn is conn:
+                conn.session.expect_resume = False
+
+        async def release() -> None:
+            for conn in zombies:
                 await conn.release()
-                if conn.session is not None and conn.session.conn is conn:
-                    conn.session.expect_resume = False
+
+        return asyncio.get_running_loop().create_task(release())
 
     # -- guild outages ----------------------------------------------------------------------
     def in_outage(self, guild_id: int) -> bool:
