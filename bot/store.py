@@ -58,10 +58,11 @@ PREFIX = "hongbot"
 #: On a Redis Cluster, how long a commit waits at most for a replica to acknowledge it (milliseconds).
 REPLICA_WAIT_MS = 100
 
-#: The local time (``time.monotonic()``) by which a change made for the current interaction must be stored, or not
-#: at all (:meth:`GameStore.commit`); None outside an interaction (timers, the computer: no deadline). Set by
-#: :func:`bot.answers.watch` for the task handling an interaction.
-DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("store_deadline", default=None)
+#: The task handling an interaction and the local time (``time.monotonic()``) by which a change it makes must be
+#: stored, or not at all (:func:`deadline`); None outside an interaction (timers, the computer: no deadline). Set by
+#: :func:`fresh_task` (from :func:`bot.answers.watch`).
+_DEADLINE: contextvars.ContextVar[tuple[asyncio.Task | None, float] | None] = contextvars.ContextVar(
+    "store_deadline", default=None)
 #: Whether the current interaction has sent a write to Redis (a commit, a setting, a vote…): until it has, a
 #: failure to reach Redis means certainly nothing was saved (:func:`wrote`).
 _WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", default=False)
@@ -84,12 +85,23 @@ def fresh_task(deadline: float | None) -> None:
     """Start an interaction's accounting in the current task: nothing written yet, and its changes due by
     ``deadline`` (local ``time.monotonic()``; None: no deadline)."""
     _WROTE.set(False)
-    DEADLINE.set(deadline)
+    _DEADLINE.set(None if deadline is None else (asyncio.current_task(), deadline))
+
+
+def deadline() -> float | None:
+    """The local time (``time.monotonic()``) by which the current task's next change must be stored, or not at all:
+    the deadline of :func:`fresh_task`, while the task has written nothing yet (once it has, the interaction's
+    outcome is that write, and later changes go as any other); None otherwise — and in tasks started from it (the
+    computer's reply, an event's listeners: they don't inherit it)."""
+    found = _DEADLINE.get()
+    if found is None or found[0] is not asyncio.current_task() or _WROTE.get():
+        return None
+    return found[1]
 
 
 class NotSaved(Exception):
     """A change that was certainly not stored and never will be: the game store did not answer before the change's
-    deadline (:data:`DEADLINE`) — its commit was refused as late, never sent, or its reply was lost and the record,
+    deadline (:func:`deadline`) — its commit was refused as late, never sent, or its reply was lost and the record,
     re-read after the deadline, does not have it."""
 
 
@@ -673,20 +685,20 @@ class GameStore:
                 Keys.shards(outbox)]
         args = [expected, text, mode, channel_id, member, ended, active,
                 Shards.key(guild_id) if guild_id else "", "", *effects.args()]
-        deadline = DEADLINE.get()
-        if deadline is None:
+        due = deadline()
+        if due is None:
             writing()
             return await self._send(keys, args)
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= due:
             raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
-        args[8] = f"{deadline + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
-        if time.monotonic() >= deadline:
+        args[8] = f"{due + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
+        if time.monotonic() >= due:
             raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
         writing()
         try:
             result = await self._send(keys, args)
         except LOST as exc:
-            return await self._decide(exc, deadline, channel_id, mode, keys[1], expected, text)
+            return await self._decide(exc, due, channel_id, mode, keys[1], expected, text)
         if result == -2:
             raise NotSaved(f"Redis ran the change to channel {channel_id} after its deadline: refused")
         return result

@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 
 from bot import budget
 from bot.record import Player, Record, Status
-from bot.store import DEADLINE, Effects, GameStore, NotSaved, connect, fresh_task
+from bot.store import Effects, GameStore, NotSaved, connect, fresh_task
 
 from .harness import decode_png, display, place_options, start_bot
 
@@ -160,22 +160,21 @@ async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past
     before = await store.raw(channel)
     changed = record.replace(updated=record.updated + 1)
     client = aioredis.Redis(unix_socket_path=redis_server["unix_socket_path"], decode_responses=True,
-                            **{**budget.redis_options(), "socket_timeout": 0.5})
+                            **{**budget.redis_options(), "socket_timeout": 1.0})
     hung = GameStore(client)
     try:
         await hung._clock_offset()  # compared while the server answers
-        token = DEADLINE.set(None)
         fresh_task(time.monotonic() + 1.0)
         os.kill(redis_pid, signal.SIGSTOP)
         loop = asyncio.get_running_loop()
-        resume = loop.call_later(1.6, os.kill, redis_pid, signal.SIGCONT)  # the re-read (at 1.25 s) waits for it
+        # the reply times out at 1 s; the re-read (at 1.25 s, after the deadline) waits for the server to wake
+        resume = loop.call_later(1.7, os.kill, redis_pid, signal.SIGCONT)
         try:
             with pytest.raises(NotSaved):
                 await hung.commit(channel, changed, 1, Effects())
         finally:
             resume.cancel()
             os.kill(redis_pid, signal.SIGCONT)
-            DEADLINE.reset(token)
         await asyncio.sleep(0.3)
         assert await store.raw(channel) == before
         # a commit that reaches the server in time is applied as before
