@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Mapping
 
+from .budget import POOL_TIMEOUT
+
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY = "wss://gateway.discord.gg/"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -62,7 +64,7 @@ class Config:
     gateway_url: str = DEFAULT_GATEWAY
     allow_unsafe_redis: bool = False
     redis_pool_size: int = 50
-    redis_pool_timeout: float = 2.0  # bot.budget.POOL_TIMEOUT
+    redis_pool_timeout: float = POOL_TIMEOUT
     render_workers: int | None = None
     computer_workers: int | None = None
     metrics_port: int = 0
@@ -213,7 +215,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         shard_count=shard_count,
         shard_ids=shard_ids,
         redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
-        redis_pool_timeout=number("redis_pool_timeout", 2.0, 0.1, 600, "seconds"),
+        redis_pool_timeout=number("redis_pool_timeout", POOL_TIMEOUT, 0.1, 600, "seconds"),
         render_workers=workers("render_workers", 0),
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),

@@ -979,7 +979,8 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
     load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
     instead of failing at once as the default pool does when it is full. Every command waits at most
     :data:`bot.budget.SOCKET_TIMEOUT` for its reply and is not retried (:func:`bot.budget.redis_options`: the
-    interaction budget).
+    interaction budget) — on a Cluster it is, as redis-py's cluster client retries to follow a failover (slower, still
+    safe: a retried commit past its deadline is refused by the script).
 
     With ``cluster``, ``redis_url`` names one node of a Redis Cluster: the client is redis-py's
     ``redis.asyncio.cluster.RedisCluster`` (it finds the other nodes, follows the slots as they move and fails
@@ -1000,8 +1001,8 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
     if cluster:
-        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size,
-                                       **budget.redis_options())
+        timeouts = {k: v for k, v in budget.redis_options().items() if k != "retry"}  # its retries follow failovers
+        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
     else:
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
                                                         decode_responses=True, **budget.redis_options())
