@@ -25,7 +25,7 @@ import logging
 
 import discord
 
-from . import i18n
+from . import answers, i18n
 from .buttons import final_board_view
 from .kinds import Game, GameKind
 from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
@@ -104,21 +104,32 @@ def busy_note(turn: Turn) -> str:
 
 async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.Interaction | None:
     """Answer a committed change's interaction at once: Discord's "thinking…" while its board is drawn, or — when a
-    person's board would wait long (:meth:`bot.rendering.Renderer.busy`) — :func:`busy_note`, to the player alone.
+    person's board would wait long (:meth:`bot.rendering.Renderer.busy`) — :func:`busy_note`, to the player alone
+    (replacing the watchdog's private "thinking…" if it answered first: :mod:`bot.answers`).
     Returns the interaction, or None if it had expired (past Discord's 3 s: the board then goes to the channel)."""
     try:
         if renderer.busy():
-            await interaction.response.send_message(busy_note(turn), ephemeral=True)
+            first = await answers.send(interaction, busy_note(turn), ephemeral=True) is None
             BUSY.inc()
         else:
-            await interaction.response.defer(thinking=True)
+            first = await answers.defer(interaction, thinking=True)
     except discord.NotFound:
         FAILURES.labels("expired").inc()
         log.warning("interaction %s expired before its first answer; posting game %s in its channel",
                     interaction.id, turn.record.id)
         return None
-    FIRST_RESPONSE.observe(since(interaction))
+    if first:
+        FIRST_RESPONSE.observe(since(interaction))
     return interaction
+
+
+def done_note(turn: Turn) -> str:
+    """What the watchdog's private "thinking…" becomes when a change it waited for is stored and its board goes to
+    the channel (:func:`bot.answers.send`'s ``confirm``)."""
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("Your move `{move}` is saved; its board is posted in this channel.", move=turn.move)
+    return _("Done: the game is saved; its board is posted in this channel.")
 
 
 def saved_note(turn: Turn) -> str:
@@ -262,8 +273,9 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
     member = turn.announcement.member if turn.announcement is not None else ""
     POSTING.add(member)
     try:
-        if interaction is not None and not interaction.response.is_done():
+        if interaction is not None and (not interaction.response.is_done() or answers.pending(interaction)):
             interaction = await answer_first(interaction, turn)  # to the player alone: in their language
+        confirm = done_note(turn) if interaction is not None and answers.pending(interaction) else None
         priority = PLAYER if interaction is not None else CHANNEL
         with i18n.language(await server_language(bot, turn.record.guild_id)):  # the post: the server's language
             text, view = turn_message(kind, turn)
@@ -276,8 +288,8 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
 
             if interaction is not None:
                 try:
-                    await interaction.followup.send(text[:MESSAGE_LIMIT], **await board(),
-                                                    allowed_mentions=MENTION_PLAYERS, **extra)
+                    await answers.send(interaction, text[:MESSAGE_LIMIT], **await board(), confirm=confirm,
+                                       allowed_mentions=MENTION_PLAYERS, **extra)
                     posted = True
                     BOARD_POSTED.observe(since(interaction))
                 except discord.NotFound:  # the interaction expired: post in the channel instead
@@ -320,5 +332,5 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
 
 
 __all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_file", "busy_note", "answer_first", "board_name", "nonce",
-           "already_posted", "saved_note", "sides",
+           "already_posted", "done_note", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]
