@@ -168,6 +168,16 @@ async def test_a_dropped_connection_gets_no_reply(emu: DiscordEmulator, world: W
     assert ('POST', f'/api/v10/channels/{world.cid}/messages', 0) in emu.requests
 
 
+async def test_discord_py_does_not_retry_a_dropped_connection(emu: DiscordEmulator, world: World,
+                                                              http: HTTPClient) -> None:
+    """discord.py retries a reset only for errno 54/10054 (BSD/Windows ECONNRESET); a closed connection reaches the
+    caller as aiohttp's ServerDisconnectedError — not a discord.HTTPException — with the effect done or not."""
+    emu.faults.add('POST', r'/channels/\d+/messages', status=None, drop=True, when='after', times=1)
+    with handle_message_parameters(content='made') as params, pytest.raises(aiohttp.ServerDisconnectedError):
+        await http.send_message(world.cid, params=params)
+    assert [m.content for m in emu.messages(world.cid)] == ['made']
+
+
 async def test_probability_hits_a_seeded_share(emu: DiscordEmulator, world: World,
                                                raw: aiohttp.ClientSession) -> None:
     emu.faults.rng.seed(5)
@@ -548,3 +558,27 @@ async def test_a_bad_message_reference_is_refused_with_50035(emu: DiscordEmulato
     assert status == 400 and 'message_id' in data['errors']['message_reference']
     status, data = await post_json(raw, emu, world.cid, {'content': 'x', 'message_reference': 'abc'})
     assert status == 400 and 'message_reference' in data['errors']
+
+
+async def test_latency_before_the_callback_counts_against_the_3_s_deadline(emu: DiscordEmulator,
+                                                                           world: World) -> None:
+    """Latency on the way to Discord spends the interaction's 3 s: a deferral that arrives later is refused
+    (10062); latency on the way back (``when='after'``) does not (the deferral was made)."""
+    bot = FollowUpBot(world.gid)
+    task = asyncio.create_task(bot.start(emu.token))
+    try:
+        await emu.wait_for_ready()
+        await emu.wait_for_commands()
+        slow_in = emu.faults.add('POST', r'/interactions/\d+/[^/]+/callback', status=None, delay=3.2,
+                                 when='before', times=1)
+        late = await emu.slash(world.ann, world.cid, 'many', count=1)
+        await emu.wait_for_error(lambda e: e.interaction_id == late.id, timeout=15)
+        assert slow_in.hits == 1 and [e.code for e in emu.errors] == [10062]
+        slow_out = emu.faults.add('POST', r'/interactions/\d+/[^/]+/callback', status=None, delay=1.0,
+                                  when='after', times=1)
+        fine = await emu.slash(world.ann, world.cid, 'many', count=1)
+        assert (await fine.wait_followups(1, timeout=15))[0].content == 'follow-up 0'
+        assert slow_out.hits == 1 and len(emu.errors) == 1
+    finally:
+        await bot.close()
+        await asyncio.wait_for(task, timeout=10)
