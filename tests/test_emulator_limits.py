@@ -150,9 +150,11 @@ async def test_latency_is_added_before_the_reply(emu: DiscordEmulator, world: Wo
 
 
 async def test_latency_range_is_drawn_from_the_seeded_rng(emu: DiscordEmulator) -> None:
-    fault = emu.faults.add(None, r'/.*', status=None, delay=(0.05, 0.1))
+    fault = emu.faults.add(None, r'/.*', delay=(0.05, 0.1))
+    assert fault.status is None  # given only a delay: latency alone
     draws = [fault.draw_delay() for _ in range(20)]
     assert all(0.05 <= d <= 0.1 for d in draws) and len(set(draws)) > 1
+    assert emu.faults.add(None, r'/.*').status == 502 and emu.faults.add(None, r'/.*', delay=1, drop=True).drop
 
 
 async def test_a_dropped_connection_gets_no_reply(emu: DiscordEmulator, world: World,
