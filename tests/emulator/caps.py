@@ -10,8 +10,9 @@
 * **Edits of messages older than an hour**: code 30046 "Maximum number of edits to messages older than 1 hour reached.
   Try again later" (Discord's JSON error codes, added by discord-api-docs PR #4381). Discord publishes no number;
   bots report it as ``429 Too Many Requests (error code: 30046)`` raised at once by discord.py (e.g.
-  aikaterna/aikaterna-cogs#302), and the reply has no ``retry_after`` — with ``Via`` discord.py would look for one,
-  so the emulator answers it without ``Via``, the way discord.py surfaces it (an HTTPException with that code). The
+  aikaterna/aikaterna-cogs#302) — not waited on and retried, as a 429 with ``Via`` would be — so the emulator
+  answers it without ``Via`` (discord.py raises an HTTPException with that code at once); its body is the spec's
+  429 body (``RatelimitedResponse``: ``code``, ``message``, ``retry_after``, ``global``). The
   emulator allows ``emu.old_message_edits`` edits of hour-old messages per hour (default 0: stricter than Discord,
   so a bot that copes here copes there). Age is measured with ``emu.clock``, so a test moves time.
 * **Slowmode** (``rate_limit_per_user``, 0-21600 s): Channel resource: "bots, as well as users with the permission
@@ -73,7 +74,11 @@ class OldMessageEdits:
             return
         self._edits = [t for t in self._edits if now - t < OLD_MESSAGE_AGE]
         if len(self._edits) >= self.allowed:
+            # the spec's 429 body (RatelimitedResponse) requires retry_after and global: when the oldest counted
+            # edit leaves the hour (a whole hour when none is allowed)
+            retry = OLD_MESSAGE_AGE - (now - self._edits[0]) if self._edits and self.allowed else OLD_MESSAGE_AGE
             raise APIError(429, 30046, OLD_EDIT_MESSAGE, kind='limit', via=False,
+                           extra={'retry_after': round(retry, 3), 'global': False},
                            detail=f'the message is {now - created:.0f}s old; {len(self._edits)} edits of hour-old '
                                   f'messages in the last hour, {self.allowed} allowed (emu.old_message_edits)')
         self._edits.append(now)
