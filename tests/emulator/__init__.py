@@ -33,7 +33,11 @@ minute too (4008). ``DiscordEmulator(heartbeat_interval_ms=..., heartbeat_grace_
 Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
 (websocket sessions, zlib-stream/zstd-stream, heartbeats, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
-Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed).
+Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
+before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``
+(``emu.rate_limits``, on by default: per-route buckets with Discord's headers, 429s, the global limit, the
+invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``), ``caps``
+(Discord's other limits: follow-ups per interaction, 30046 edits of hour-old messages, slowmode, snowflakes).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
