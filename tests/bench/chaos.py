@@ -54,7 +54,11 @@ Printed per fault (target in brackets):
 - stored moves without a board [0]: stored moves no board shows (no board of that game's version or a later one —
   a later board shows the move too) once the drain is over;
 - invalid requests per 10 minutes [0; in the 429 faults < 100, 1% of Discord's 10,000 limit]: the 401/403/429
-  answers the emulator counted (``emu.invalid_requests(600)``; the run is shorter than 10 minutes); 404s apart.
+  answers the emulator counted (``emu.invalid_requests(600)``; the run is shorter than 10 minutes); 404s apart;
+- the Redis-emptied faults also: moves answered "There is no game running in this channel" after the loss [0] (the
+  bot should notice and apologise instead), and game records written after the loss [0] (new games the bot stored in
+  the empty Redis: it should write nothing until the operator decides);
+- ``kill-bot`` also: worker processes that outlived the killed bot [0].
 
 Also printed, without a target: first-response latency percentiles, moves sent/answered/refused, interactions not
 dispatched, 429s met, running games without a turn timer, and (``kill-bot``) worker processes left behind.
@@ -94,6 +98,7 @@ from tests.emulator import DiscordEmulator  # noqa: E402
 
 KINDS = all_kinds()
 DEADLINE = 3.0  # Discord's first-response deadline
+NO_GAME = "There is no game running in this channel"  # what a move meets where no game is stored
 log = logging.getLogger("chaos")
 
 
@@ -112,6 +117,7 @@ class Fault:
     inject: Callable[["Run"], Awaitable[None]]
     quick: bool = True  # run with --quick
     invalid_target: int = 0
+    loses_data: bool = False  # Redis emptied: also judge how the bot treats the loss
 
 
 async def redis_stall(run: "Run", seconds: float) -> None:
@@ -281,8 +287,8 @@ FAULTS = {f.name: f for f in (
     Fault("redis-stall-5", lambda run: redis_stall(run, 5)),
     Fault("redis-stall-30", lambda run: redis_stall(run, 30)),
     Fault("redis-stall-120", lambda run: redis_stall(run, 120), quick=False),
-    Fault("redis-flushall", redis_flushall),
-    Fault("redis-empty-restart", redis_empty_restart),
+    Fault("redis-flushall", redis_flushall, loses_data=True),
+    Fault("redis-empty-restart", redis_empty_restart, loses_data=True),
     Fault("429-route", tight_route_limits, invalid_target=100),
     Fault("429-global", tight_global_limit, invalid_target=100),
     Fault("5xx-before", lambda run: server_errors(run, "before")),
@@ -616,6 +622,16 @@ class Run:
                     no_timer += 1
         except RedisError:
             no_timer = -1
+        extra = dict(self.extra)
+        if self.fault.loses_data:  # after the loss: no "no game here" as if nothing happened, nothing written on
+            after = [s for s in self.sent if s.at >= self.fault_started]
+            extra["moves told no game here after the loss"] = sum(
+                any(NO_GAME in m.content for m in s.it.messages) for s in after)
+            known = {g for snap in self.snapshots for g in snap}
+            records = [k async for k in self.redis.scan_iter(match=Keys.GAME_PATTERN, count=500)]
+            docs = [await self.redis.hget(k, "doc") for k in records]
+            extra["game records written after the loss"] = sum(
+                bool(doc) and Record.from_json(doc).id not in known for doc in docs)
         return dict(
             interactions=len(self.interactions), answered=answered, first=first,
             moves=len(self.sent), told=sum(told),
@@ -624,7 +640,7 @@ class Run:
             doubled=doubled, unannounced=sum(self.unannounced(latest).values()),
             invalid=invalid, not_found=not_found, ratelimited=len(ratelimited), scopes=dict(scopes),
             no_timer=no_timer, not_dispatched=self.not_dispatched, not_sent=self.not_sent,
-            fault_hits=self.fault_hits, **self.extra,
+            fault_hits=self.fault_hits, **extra,
         )
 
 
@@ -651,6 +667,9 @@ def judge(fault: Fault, c: dict) -> list[tuple[str, str, bool]]:
         ("invalid requests per 10 minutes", f"{c['invalid']} (404s apart: {c['not_found']})",
          c["invalid"] <= fault.invalid_target),
     ]
+    for what in ("moves told no game here after the loss", "game records written after the loss"):
+        if what in c:
+            lines.append((what, str(c[what]), c[what] == 0))
     if "workers left" in c:
         lines.append(("worker processes left", str(c["workers left"]), c["workers left"] == 0))
     return lines
