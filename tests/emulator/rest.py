@@ -123,25 +123,35 @@ class RestAPI:
     # plumbing
     # ========================================================================================
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        """One REST request as Discord's edge would treat it: injected faults (``emu.faults``, faults.py) around
-        :meth:`_serve`; the reply's status is recorded in ``emu.requests`` (0 for a dropped connection)."""
+        """One REST request as Discord's edge would treat it: a Cloudflare ban, injected faults (``emu.faults``,
+        faults.py), the rate limits (``emu.rate_limits``, ratelimits.py), then :meth:`_serve`; the reply's status is
+        recorded in ``emu.requests`` (0 for a dropped connection) and counted for the invalid-request limit."""
         emu = self.emu
         m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
         sub = (m.group(1).rstrip('/') or '/') if m else request.path
+        if emu.rate_limits.banned():
+            reply = emu.rate_limits.ban_response()
+            emu.requests.append((request.method, request.path, reply.status))
+            return reply
         fault = emu.faults.pick(request.method, sub)
         reply: Optional[web.StreamResponse] = None
+        scope: Optional[str] = None
         try:
             if fault is not None and fault.when == 'before':
                 reply = await faults.apply_before(fault, request)
             if reply is None:
+                reply, headers, scope = emu.rate_limits.check(request.method, sub, 'Authorization' in request.headers)
+            if reply is None:
                 reply = await self._serve(request)
+                reply.headers.update(headers)
                 if fault is not None and fault.when == 'after':
                     reply = await faults.apply_after(fault, request, reply)
             return reply
         finally:
             dropped = fault is not None and fault.drop and reply is not None
-            emu.requests.append((request.method, request.path,
-                                 faults.DROPPED if dropped else reply.status if reply is not None else 500))
+            status = faults.DROPPED if dropped else reply.status if reply is not None else 500
+            emu.requests.append((request.method, request.path, status))
+            emu.rate_limits.record(status, scope)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         emu = self.emu
@@ -261,7 +271,15 @@ class RestAPI:
         if not self.emu.in_guild(int(ch['guild_id'])):
             raise APIError(403, 50001, 'Missing Access', kind='forbidden',
                            detail=f'the bot is not in guild {ch["guild_id"]} any more')
+        self._check_outage(int(ch['guild_id']))
         return ch
+
+    def _check_outage(self, guild_id: Optional[int]) -> None:
+        """REST on a guild in an outage (``emu.guild_outage``) answers 503, as Discord's servers do when the guild's
+        own is down."""
+        if guild_id and self.emu.in_outage(guild_id):
+            raise APIError(503, 0, '503: Service Unavailable', kind='outage',
+                           detail=f'guild {guild_id} is in an outage (unavailable)')
 
     def _require(self, channel_id: int, needed: int, what: str) -> None:
         perms = self.emu._channel_permissions(channel_id, self.emu.application_id)
@@ -279,6 +297,7 @@ class RestAPI:
         it = self.emu._by_token.get(token)
         if it is None or int(app_id) != self.emu.application_id:
             raise APIError(404, 10015, 'Unknown Webhook', kind='not_found', detail='no interaction has this token')
+        self._check_outage(it.guild_id)
         if self.emu.clock() - (it.issued_at or 0) > self.emu.token_lifetime:
             raise APIError(401, 50027, 'Invalid Webhook Token', kind='expired_token',
                            detail=f'interaction tokens are valid for {self.emu.token_lifetime:.0f}s',
@@ -569,6 +588,7 @@ class RestAPI:
         if it is None or it.token != token:
             raise APIError(404, 10062, 'Unknown interaction', kind='unknown_interaction',
                            detail='no interaction with this id and token')
+        self._check_outage(it.guild_id)
         body = req.body if isinstance(req.body, dict) else {}
         ctype = body.get('type')
         if it.responses:
@@ -1004,6 +1024,7 @@ class RestAPI:
             raise APIError(404, 10004, 'Unknown Guild', kind='not_found')
         if not self.emu.in_guild(gid):
             raise APIError(403, 50001, 'Missing Access', kind='forbidden', detail=f'the bot is not in guild {gid}')
+        self._check_outage(gid)
         return gid
 
     async def get_guild(self, req: Req, guild_id: str) -> Any:
