@@ -16,9 +16,10 @@ The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
   killed, its files deleted and a new, empty one started on the same socket. For these two, the moves stored before
   the fault are judged against a snapshot read in the same MULTI as the FLUSHALL (or just before the kill): a move
   the fault itself erased is not "lost"; a move answered as stored after the fault and missing is.
-- ``429-route``: the per-route buckets of the channel-message, webhook and callback routes tightened (limit 2 per
-  ``--limit-window`` s) so the bot meets route 429s; ``429-global``: the global limit lowered to 5 requests/s so it
-  meets global 429s. Needs the emulator's rate limits (branch emu-limits).
+- ``429-route``: the per-route buckets of channel posts, follow-ups and callbacks tightened to 1 request per
+  ``--limit-window`` (5) s so the bot meets route 429s; ``429-global``: the global limit lowered from 50 to 2
+  requests/s so it meets global 429s (both for ``--fault-seconds``; Discord's limits are on all along otherwise).
+  Needs the emulator's rate limits (branch emu-limits).
 - ``5xx-before``, ``5xx-after``: ``--fault-share`` (30%) of channel posts (``POST /channels/<id>/messages``),
   follow-ups (``POST /webhooks/<app>/<token>``, ``PATCH …/messages/@original``) and interaction callbacks
   (``POST /interactions/<id>/<token>/callback``) answered ``--status`` (502): ``before`` without doing the effect,
@@ -27,15 +28,19 @@ The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
   emulator handles the request*: the effect happens when the request "arrives", as on Discord, which registers a
   callback when it arrives — a callback delayed past the 3 s deadline is refused with 10062. The reply itself is not
   delayed further. Needs emu-limits' faults.
-- ``heartbeat-loss``: the gateway stops ACKing heartbeats (a zombie connection) for 15 s (``--quick``) or 75 s
-  (longer than discord.py's 60 s heartbeat timeout), then ACKs again. Needs branch emu-gateway.
+- ``heartbeat-loss``: the gateway connection becomes a zombie (``emu.stop_heartbeat_acks()``: no heartbeat ACK,
+  and the events held back for a RESUME, as a link dead on the way to the bot) for 15 s (``--quick``) or 75 s
+  (longer than discord.py's 60 s heartbeat timeout), then ACKs and sends what it held. Needs branch emu-gateway.
 - ``gateway-1006``: the gateway connection cut without a close frame (abnormal closure, 1006), 3 times 5 s apart;
   ``gateway-op7``: op 7 RECONNECT, 3 times; ``gateway-op9``: op 9 INVALID_SESSION (not resumable), 3 times.
+- ``guild-outage``: one of the servers unavailable (GUILD_DELETE ``unavailable: true``, REST on it answering 503)
+  for ``--fault-seconds``, then GUILD_CREATE. Needs branch emu-gateway.
 - ``kill-bot``: kill -9 of the bot process, restarted 1 s later (its worker processes must die with it);
   ``kill-redis``: kill -9 of redis-server, restarted on the same files 0.2–1.5 s later (append-only, fsync every s).
 
 A run: a fresh emulator, redis-server and bot; ``--channels`` games (Hong Kong and Hong) between two people over
-``--guilds`` servers; moves sent open-loop at ``--rate`` (each to a channel whose previous move is settled: answered,
+``--guilds`` servers, and ``--computer-games`` games against the computer at ``--level`` in the first server (the
+computer's replies are the bot's own channel posts: bot-token requests, which the global limit counts); moves sent open-loop at ``--rate`` (each to a channel whose previous move is settled: answered,
 or refused, or given up after ``--timeout`` s) for ``--before`` s, during the fault, and ``--after`` s after it; then
 every move still in flight gets up to ``--timeout`` s and the boards ``--drain`` s (the reconciler's grace included).
 Every phase and loop is bounded in count and time; a run that overruns its budget is stopped and FAILs.
@@ -92,7 +97,7 @@ from bot.games import all_kinds  # noqa: E402
 from bot.outbox import GRACE  # noqa: E402
 from bot.record import Record, Status  # noqa: E402
 from bot.store import GameStore, Keys  # noqa: E402
-from tests.bench.load import BOARD, options_of  # noqa: E402
+from tests.bench.load import BOARD, describe_429, options_of  # noqa: E402
 from tests.bot.processes import RedisServer, alive, descendants, kill9, start_bot_process  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402
 
@@ -164,24 +169,42 @@ def rate_limits(run: "Run"):
     return limits
 
 
+#: The routes whose buckets 429-route tightens (rate-limit templates): channel posts, follow-ups, callbacks.
+LIMITED_ROUTES = (
+    ("POST", "/channels/{id}/messages"),
+    ("POST", "/webhooks/{id}/{token}"),
+    ("PATCH", "/webhooks/{id}/{token}/messages/@original"),
+    ("POST", "/interactions/{id}/{token}/callback"),
+)
+
+
 async def tight_route_limits(run: "Run") -> None:
-    """Per-route buckets of posts, follow-ups and callbacks tightened to 2 requests per ``--limit-window`` s."""
+    """Per-route buckets of posts, follow-ups and callbacks tightened to 1 request per ``--limit-window`` s (per
+    channel, per interaction webhook) for ``--fault-seconds``; Discord's own limits again after."""
     limits = rate_limits(run)
-    undo = limits.tighten(route_limit=2, route_window=run.args.limit_window)
+    before = {key: limits.limits.get(key) for key in LIMITED_ROUTES}
+    for method, template in LIMITED_ROUTES:
+        limits.set_limit(method, template, 1, run.args.limit_window)
     try:
         await asyncio.sleep(run.args.fault_seconds)
     finally:
-        undo()
+        for key, limit in before.items():
+            if limit is None:
+                limits.limits.pop(key, None)
+            else:
+                limits.limits[key] = limit
 
 
 async def tight_global_limit(run: "Run") -> None:
-    """The global limit (bot-token requests; callbacks and interaction webhooks exempt) lowered to 5 per second."""
+    """The global limit (bot-token requests; callbacks and interaction webhooks exempt) lowered from 50 to 2 requests
+    per second for ``--fault-seconds``."""
     limits = rate_limits(run)
-    undo = limits.tighten(global_limit=5)
+    before = limits.global_limit
+    limits.global_limit = 2
     try:
         await asyncio.sleep(run.args.fault_seconds)
     finally:
-        undo()
+        limits.global_limit = before
 
 
 #: The routes of the 5xx faults: channel posts, follow-ups (and the deferral's answer), interaction callbacks.
@@ -232,26 +255,14 @@ async def heartbeat_loss(run: "Run") -> None:
     try:
         await asyncio.sleep(15 if run.args.quick else 75)
     finally:
-        run.emu.resume_heartbeat_acks()
-
-
-async def abort_connection(emu: DiscordEmulator) -> None:
-    """Cut the bot's gateway connection without a close frame (the client sees 1006, abnormal closure)."""
-    session = emu.gateway.current_session()
-    if session is None or session.conn is None:
-        return
-    try:  # emu-gateway's drop_connection(1006) closes abruptly; older emulators send a close frame for any code
-        await emu.drop_connection(1006)
-    except Exception:  # noqa: BLE001 — fall back to aborting the socket ourselves
-        transport = getattr(getattr(session.conn.ws, "_req", None), "transport", None)
-        if transport is not None:
-            transport.abort()
+        await run.emu.resume_heartbeat_acks()
 
 
 async def gateway_events(run: "Run", what: str) -> None:
     """The gateway event ``what`` three times, 5 s apart (each only while the bot is connected)."""
     emu = run.emu
-    act = {"1006": lambda: abort_connection(emu), "op7": emu.request_reconnect, "op9": emu.invalidate_session}[what]
+    act = {"1006": lambda: emu.drop_connection(1006), "op7": emu.request_reconnect,
+           "op9": emu.invalidate_session}[what]
     for i in range(3):
         for _ in range(100):  # up to 10 s for the bot to be connected again
             if emu.connected:
@@ -260,6 +271,19 @@ async def gateway_events(run: "Run", what: str) -> None:
         with contextlib.suppress(Exception):
             await act()
         await asyncio.sleep(5)
+
+
+async def guild_outage(run: "Run") -> None:
+    """The first server unavailable (GUILD_DELETE ``unavailable``, its REST answering 503) for ``--fault-seconds``,
+    then available again (GUILD_CREATE). Its players can't send interactions meanwhile (counted as not dispatched)."""
+    if not hasattr(run.emu, "guild_outage"):
+        raise Skip("the emulator has no guild outages here (merge branch emu-gateway)")
+    guild = run.channels[0].guild
+    await run.emu.guild_outage(guild)
+    try:
+        await asyncio.sleep(run.args.fault_seconds)
+    finally:
+        await run.emu.end_guild_outage(guild)
 
 
 async def kill_bot(run: "Run") -> None:
@@ -298,6 +322,7 @@ FAULTS = {f.name: f for f in (
     Fault("gateway-1006", lambda run: gateway_events(run, "1006")),
     Fault("gateway-op7", lambda run: gateway_events(run, "op7")),
     Fault("gateway-op9", lambda run: gateway_events(run, "op9")),
+    Fault("guild-outage", guild_outage),
     Fault("kill-bot", kill_bot),
     Fault("kill-redis", kill_redis),
 )}
@@ -328,8 +353,10 @@ def told_stored(it, move: str) -> bool:
 class Channel:
     """A channel with its game as the driver knows it (an engine game mirrored from the answers and Redis)."""
 
-    def __init__(self, run: "Run", channel_id: int, guild: int, kind: str, players: list[dict]) -> None:
+    def __init__(self, run: "Run", channel_id: int, guild: int, kind: str, players: list[dict],
+                 computer: bool = False) -> None:
         self.run, self.id, self.guild, self.kind, self.players = run, channel_id, guild, kind, players
+        self.computer = computer  # a game against the computer (its replies are the bot's own channel posts)
         self.game = None
         self.game_id = ""
 
@@ -341,11 +368,13 @@ class Channel:
                 return False
             options = {"first": "me"} if self.kind == "hongkong" else {"role": "emperor"}
             try:
-                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge", opponent=self.players[1],
-                                     **options)
+                if self.computer:
+                    options.update(level=run.args.level)
+                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge",
+                                     opponent=emu.bot_user if self.computer else self.players[1], **options)
                 run.interactions.append(it)
                 challenge = await run.final(it)
-                if challenge is not None and challenge.buttons():
+                if not self.computer and challenge is not None and challenge.buttons():
                     click = await emu.click(self.players[1], challenge, challenge.button("Accept")["custom_id"])
                     run.interactions.append(click)
                     await run.final(click)
@@ -374,6 +403,8 @@ class Channel:
         record = stored.record
         self.game_id = record.id
         self.run.games[record.id] = self.id
+        # the version before the first move (2 after a challenge and an accept; 1 against the computer)
+        self.run.base.setdefault(record.id, stored.version - len(record.state.get("moves", [])))
         self.game = KINDS[self.kind].load(record.state, replay=False) if record.status is Status.ACTIVE else None
         return True
 
@@ -385,6 +416,13 @@ class Channel:
                 if not await self.new_game():
                     return
             game = self.game
+            if self.computer and game.to_move != 0:  # the computer's turn: wait for its reply (bounded)
+                for _ in range(int(run.args.timeout / 0.5)):
+                    await asyncio.sleep(0.5)
+                    await self.resync()
+                    if self.game is None or self.game.to_move == 0 or not run.sending:
+                        break
+                return
             move = run.rng.choice(game.legal_moves())
             after = game.copy()
             after.play(move)
@@ -421,6 +459,7 @@ class Run:
         self.interactions: list = []
         self.sent: list[Sent] = []
         self.games: dict[str, int] = {}  # game id → channel id
+        self.base: dict[str, int] = {}  # game id → its version before the first move
         self.snapshots: list[dict[str, list[str]]] = []  # game id → stored moves, read at a data-losing fault
         self.not_dispatched = 0
         self.not_sent = 0
@@ -432,6 +471,7 @@ class Run:
     async def start(self) -> None:
         await self.emu.start()
         self.watch_first_responses()
+        self.count_requests()
         self.server.start()
         self.redis = aioredis.Redis(unix_socket_path=str(self.server.socket), decode_responses=True,
                                     socket_timeout=5, socket_connect_timeout=5)
@@ -446,6 +486,12 @@ class Run:
                 self.emu.add_member(guild, p)
             kind = "hong" if i % 2 else "hongkong"
             self.channels.append(Channel(self, channel, guild, kind, players))
+        for i in range(self.args.computer_games):  # in the first server: the bot's own posts all in one place
+            channel = self.emu.create_channel(guilds[0], f"computer-{i}")
+            player = self.emu.create_user(f"c{i}")
+            self.emu.add_member(guilds[0], player)
+            self.channels.append(Channel(self, channel, guilds[0], "hongkong" if i % 2 else "hong", [player],
+                                         computer=True))
         self.proc = await start_bot_process(self.emu, 0, self.workdir / "bot", self.server.url)
         gate = asyncio.Semaphore(4)
 
@@ -457,6 +503,23 @@ class Run:
         self.free: asyncio.Queue[Channel] = asyncio.Queue()
         for ch in self.channels:
             self.free.put_nowait(ch)
+
+    def count_requests(self) -> None:
+        """Count the REST requests by route template (what the rate limiter sees), to print beside the 429s."""
+        self.routes: Counter[str] = Counter()
+        limits = getattr(self.emu, "rate_limits", None)
+        if limits is None:
+            return
+        from tests.emulator.ratelimits import route_of
+
+        check = limits.check
+
+        def counted(method: str, path: str, authorized: bool):
+            route = route_of(method, path, 0)
+            self.routes[f"{route.method} {route.template}"] += 1
+            return check(method, path, authorized)
+
+        limits.check = counted
 
     def watch_first_responses(self) -> None:
         """Note when each interaction's initial response is accepted (the emulator calls ``_notify`` after it)."""
@@ -585,10 +648,11 @@ class Run:
         return highest, sum(n - 1 for n in copies.values())
 
     def unannounced(self, stored: dict[str, list[str]]) -> dict[str, int]:
-        """Per game, stored moves no board shows: a move's commit is version 2 + its number (challenge 1, accept 2),
-        and a board of version v shows every move up to v − 2."""
+        """Per game, stored moves no board shows: each move is a commit, so move n is version base + n (base: 2
+        after a challenge and an accept, 1 against the computer), and a board of version v shows moves 1 … v − base."""
         highest, _ = self.boards()
-        return {game: max(0, len(moves) - max(0, highest.get(game, -1) - 2)) for game, moves in stored.items()}
+        return {game: max(0, len(moves) - max(0, highest.get(game, -1) - self.base.get(game, 2)))
+                for game, moves in stored.items()}
 
     async def counts(self) -> dict:
         stored = await self.stored_moves()
@@ -603,15 +667,13 @@ class Run:
         first = sorted(self.first[it.id] - it.dispatched_at for it in self.interactions if it.id in self.first)
         _, doubled = self.boards()
         now = time.time()
-        invalid_requests = getattr(self.emu, "invalid_requests", None)
-        if invalid_requests is not None:
-            invalid = invalid_requests(600)
+        if hasattr(self.emu, "invalid_requests"):  # the emulator's own count (branch emu-limits)
+            invalid, not_found = self.emu.invalid_requests(600), self.emu.not_found_requests(600)
         else:  # before emu-limits: the refusals the emulator recorded
             invalid = sum(e.status in (401, 403, 429) and now - e.at <= 600 for e in self.emu.errors)
-        not_found = sum(e.status == 404 and now - e.at <= 600 for e in self.emu.errors)
+            not_found = sum(e.status == 404 and now - e.at <= 600 for e in self.emu.errors)
         ratelimited = getattr(self.emu, "ratelimited", [])
-        scopes = Counter(str(getattr(r, "scope", None) or (r.get("scope") if isinstance(r, dict) else "?"))
-                         for r in ratelimited)
+        scopes = Counter(describe_429(r) for r in ratelimited)
         try:
             deadlines = await self.redis.zrange(Keys.DEADLINES, 0, -1)
             running = [ch for ch in self.channels if ch.game is not None and not ch.game.is_over]
@@ -640,7 +702,7 @@ class Run:
             doubled=doubled, unannounced=sum(self.unannounced(latest).values()),
             invalid=invalid, not_found=not_found, ratelimited=len(ratelimited), scopes=dict(scopes),
             no_timer=no_timer, not_dispatched=self.not_dispatched, not_sent=self.not_sent,
-            fault_hits=self.fault_hits, **extra,
+            fault_hits=self.fault_hits, routes=self.routes, **extra,
         )
 
 
@@ -706,6 +768,8 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
     print(f"        first response {percentiles(c['first'])}; 429s met {c['ratelimited']} {c['scopes'] or ''}; "
           f"running games without a turn timer {c['no_timer']}"
           + (f"; fault hits {c['fault_hits']}" if c["fault_hits"] is not None else ""), flush=True)
+    if args.routes:
+        print("        REST requests by route: " + ", ".join(f"{k} {v}" for k, v in c["routes"].most_common(8)))
     return ("PASS" if all(met for *_, met in lines) else "FAIL"), lines
 
 
@@ -718,6 +782,9 @@ async def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs of each fault (default 1)")
     parser.add_argument("--rate", type=float, default=10, help="moves per second (default 10)")
     parser.add_argument("--channels", type=int, default=12, help="games at once (default 12)")
+    parser.add_argument("--computer-games", type=int, default=3,
+                        help="games against the computer beside them (default 3): the bot's own channel posts")
+    parser.add_argument("--level", default="easy", choices=("easy", "medium", "hard"), help="the computer's level")
     parser.add_argument("--guilds", type=int, default=3, help="servers the channels are spread over (default 3)")
     parser.add_argument("--before", type=float, default=None, help="seconds of play before the fault (5; quick 3)")
     parser.add_argument("--after", type=float, default=None, help="seconds of play after it (30; quick 10)")
@@ -732,6 +799,7 @@ async def main() -> int:
     parser.add_argument("--heartbeat-ms", type=int, default=5000, help="the gateway's heartbeat interval (5000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directories (bot logs)")
+    parser.add_argument("--routes", action="store_true", help="print the REST requests by route after each fault")
     args = parser.parse_args()
     args.before = args.before if args.before is not None else (3 if args.quick else 5)
     args.after = args.after if args.after is not None else (10 if args.quick else 30)

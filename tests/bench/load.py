@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -149,6 +150,12 @@ def describe_429(entry) -> str:
         route = getattr(entry, "route", None)
         scope = getattr(entry, "scope", None)
         glob = getattr(entry, "global_", getattr(entry, "is_global", None))
+    if isinstance(route, str) and " " in route:  # "POST /channels/123/messages" → "POST /channels/{id}/messages"
+        method, path = route.split(" ", 1)
+        with contextlib.suppress(ImportError):
+            from tests.emulator.ratelimits import route_of
+
+            route = f"{method} {route_of(method, path, 0).template}"
     return f"{route} ({scope or ('global' if glob else 'user')})"
 
 
