@@ -268,8 +268,11 @@ async def gateway_events(run: "Run", what: str) -> None:
             if emu.connected:
                 break
             await asyncio.sleep(0.1)
-        with contextlib.suppress(Exception):
+        try:
             await act()
+            run.fault_hits = (run.fault_hits or 0) + 1
+        except Exception as exc:  # noqa: BLE001 — no live connection just then: said, and the next one tried
+            print(f"   gateway {what} #{i + 1} not done: {exc!r}"[:300], flush=True)
         await asyncio.sleep(5)
 
 
@@ -761,7 +764,8 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
             shutil.rmtree(workdir, ignore_errors=True)
     lines = judge(fault, c)
     print(f"\n== {fault.name} ({time.monotonic() - started:.0f} s; {c['moves']} moves sent, {c['told']} answered as "
-          f"stored; {c['not_sent']} not sent: no channel free; {c['not_dispatched']} not dispatched: no bot connected)",
+          f"stored; {c['not_sent']} not sent: no channel free; {c['not_dispatched']} not dispatched: no bot "
+          f"connected or its server unavailable)",
           flush=True)
     for what, value, met in lines:
         print(f"  {'PASS' if met else 'FAIL'}  {what}: {value}")
