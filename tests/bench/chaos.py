@@ -745,6 +745,7 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
     workdir = Path(tempfile.mkdtemp(prefix=f"chaos-{fault.name}-"))
     run = Run(args, fault, workdir, rng)
     started = time.monotonic()
+    keep = args.keep
     budget = 180 + args.before + args.after + args.timeout * 2 + args.drain + 30 + {
         "redis-stall-30": 30, "redis-stall-120": 120, "heartbeat-loss": 75}.get(fault.name, args.fault_seconds)
     try:
@@ -756,11 +757,11 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
         return f"SKIP: {why}", None
     except Exception as exc:  # noqa: BLE001 — an overrun or a broken run is a FAIL, with what happened
         print(f"-- {fault.name}: FAIL (the run broke: {exc!r}; bot log {workdir / 'bot' / 'bot.log'})", flush=True)
-        args.keep = True
+        keep = True
         return "FAIL", None
     finally:
         await run.stop()
-        if not args.keep:
+        if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
     lines = judge(fault, c)
     print(f"\n== {fault.name} ({time.monotonic() - started:.0f} s; {c['moves']} moves sent, {c['told']} answered as "
