@@ -685,6 +685,12 @@ class Run:
             return any(len(snap.get(s.game, [])) > s.ply and snap[s.game][s.ply] == s.move for snap in snapshots)
 
         told = [told_stored(s.it, s.move) for s in self.sent]
+        if self.args.examples:  # what the player saw, for a few moves of each failing kind
+            for label, bad in (("applied without an answer", lambda s, t: applied(s) and not t),
+                               ("lost", lambda s, t: t and not applied(s))):
+                for s in [s for s, t in zip(self.sent, told) if bad(s, t)][:self.args.examples]:
+                    print(f"   {label}: {s.move} (game {s.game}, ply {s.ply})\n     "
+                          + s.it.state().replace("\n", "\n     "), flush=True)
         answered = sum(bool(it.responses) for it in self.interactions)
         first = sorted(self.first[it.id] - it.dispatched_at for it in self.interactions if it.id in self.first)
         _, doubled = self.boards()
@@ -736,6 +742,11 @@ def percentiles(values: list[float]) -> str:
         return values[min(len(values) - 1, math.ceil(p * len(values)) - 1)] * 1000
 
     return f"p50 {at(.5):.0f}  p99 {at(.99):.0f}  max {values[-1] * 1000:.0f} ms"
+
+
+#: The summary table's names for the counts only some faults have.
+SHORT = {"moves told no game here after the loss": "'no game' answers",
+         "game records written after the loss": "written after loss", "worker processes left": "workers left"}
 
 
 def judge(fault: Fault, c: dict) -> list[tuple[str, str, bool]]:
@@ -823,6 +834,8 @@ async def main() -> int:
     parser.add_argument("--heartbeat-ms", type=int, default=5000, help="the gateway's heartbeat interval (5000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directories (bot logs)")
+    parser.add_argument("--examples", type=int, default=0, metavar="N",
+                        help="print what the player saw for N moves of each failing kind (default 0)")
     parser.add_argument("--routes", action="store_true", help="print the REST requests by route after each fault")
     args = parser.parse_args()
     args.before = args.before if args.before is not None else (3 if args.quick else 5)
@@ -854,7 +867,7 @@ async def main() -> int:
         if lines is None:
             rows.append([label, *["—"] * 7, verdict])
         else:
-            other = ", ".join(f"{what} {value}" for what, value, met in lines[6:] if not met) or "—"
+            other = ", ".join(f"{SHORT.get(what, what)} {value}" for what, value, met in lines[6:] if not met) or "—"
             rows.append([label, *[value.split(" (404")[0] for _, value, _ in lines[:6]], other, verdict])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
