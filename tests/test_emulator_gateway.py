@@ -211,6 +211,25 @@ async def test_a_payload_over_4096_bytes_is_closed_with_4002(raw_emu: DiscordEmu
     assert 'at most 4096' in str(raw_emu.errors[-1])
 
 
+async def test_a_malformed_payload_is_closed_with_4002(raw_emu: DiscordEmulator, raw: Raw) -> None:
+    await raw.open()
+    await raw.ws.send_str('[1, 2]')
+    assert await raw.recv() is None and raw.ws.close_code == 4002
+    assert 'not a payload object' in str(raw_emu.errors[-1])
+    for bad in ({'op': 2, 'd': [1]}, {'op': 6, 'd': 'resume'}):
+        await raw.open()
+        await raw.ws.send_json(bad)
+        assert await raw.recv() is None and raw.ws.close_code == 4002
+    await raw.open()
+    await raw.identify()
+    await raw.until(lambda p: p.get('t') == 'GUILD_CREATE')
+    await raw.close(4000)
+    await raw.open()
+    await raw.send(6, {'token': raw_emu.token, 'session_id': raw.session_id, 'seq': 'two'})
+    assert await raw.recv() is None and raw.ws.close_code == 4002
+    assert [e.kind for e in raw_emu.errors] == ['gateway'] * 4
+
+
 # ============================================================================================
 # zombie connections
 # ============================================================================================
@@ -264,6 +283,11 @@ async def test_a_zombie_spell_that_ends_sends_what_it_held_in_order(raw: Raw) ->
         assert kinds(got) == ['GUILD_UPDATE', 'GUILD_UPDATE'] and [p['s'] for p in got] == [3, 4]
         await client.send(1, client.seq)
         assert kinds(await client.until(lambda p: p['op'] == 11)) == [11]
+        # called without await (as stop_heartbeat_acks is), it still sends what was held
+        emu.stop_heartbeat_acks()
+        await emu._broadcast('GUILD_UPDATE', emu._guild_payload(gid), gid)
+        emu.resume_heartbeat_acks()
+        assert [p['s'] for p in await client.until(lambda p: p.get('s') == 5)] == [5]
         # acks-only: events still flow, ACKs don't
         emu.stop_heartbeat_acks(hold_events=False)
         await client.send(1, client.seq)

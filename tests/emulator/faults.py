@@ -8,6 +8,8 @@ connection. A test says which requests suffer::
     ...
     assert fault.hits == 1
     fault.remove()          # or emu.faults.clear()
+    emu.faults.add(None, r'/.*', delay=(2, 5))   # 2-5 s of latency on every route (no status: latency alone)
+    emu.faults.add('POST', r'/webhooks/\\d+/[^/]+', status=500, when='before', probability=0.3)
 
 ``path`` is a regular expression matched (``re.fullmatch``) against the path after ``/api/v10`` (e.g.
 ``/channels/123/messages``, ``/interactions/1/tok/callback``, ``/webhooks/1/tok``); ``method`` ``None`` matches every
@@ -21,7 +23,7 @@ import asyncio
 import json
 import random
 import re
-from typing import List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from aiohttp import web
 
@@ -30,6 +32,9 @@ Delay = Union[float, Tuple[float, float]]
 #: what the front answers for a 5xx: Discord's own JSON for 500, the proxy's reason for the others
 REASONS = {500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
            520: 'Unknown Error', 521: 'Web Server Is Down', 522: 'Connection Timed Out', 524: 'A Timeout Occurred'}
+
+
+_DEFAULT_STATUS: Any = object()  # add()'s status when not given: 502, or none for a latency-only fault
 
 
 class Fault:
@@ -106,11 +111,14 @@ class Faults:
         self.rng = random.Random(seed)
 
     def add(self, method: Optional[str] = 'POST', path: str = r'/channels/\d+/messages', *,
-            status: Optional[int] = 502, when: str = 'after', delay: Delay = 0.0, drop: bool = False,
+            status: Optional[int] = _DEFAULT_STATUS, when: str = 'after', delay: Delay = 0.0, drop: bool = False,
             times: Optional[int] = None, probability: float = 1.0) -> Fault:
         """Inject a fault into requests matching ``method`` (None = any) and ``path`` (regex, fullmatch against
-        the path after ``/api/v10``). ``status=None`` (without ``drop``) adds latency only. Returns the
-        :class:`Fault`; raises ValueError for an impossible combination."""
+        the path after ``/api/v10``). ``status`` defaults to 502, except that a fault given only a ``delay`` (no
+        status, no drop) is latency alone; ``status=None`` says so explicitly. Returns the :class:`Fault`; raises
+        ValueError for an impossible combination."""
+        if status is _DEFAULT_STATUS:
+            status = None if (delay and not drop) else 502
         if status is None and not drop and not delay:
             raise ValueError('a fault needs a status, drop=True or a delay')
         fault = Fault(self, method, path, status=status, when=when, delay=delay, drop=drop, times=times,

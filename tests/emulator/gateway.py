@@ -217,10 +217,9 @@ class GatewayConnection:
     async def release(self) -> None:
         """End a zombie spell: ACKs again, and what was held back is sent, in order."""
         self.acking = True
+        while self.held:  # what is sent meanwhile still queues behind: the order holds
+            await self._send_now(self.held.pop(0))
         self.holding = False
-        held, self.held = self.held, []
-        for payload in held:
-            await self._send_now(payload)
 
     async def _send_now(self, payload: Dict[str, Any]) -> None:
         text = json.dumps(payload, separators=(',', ':'))
@@ -373,7 +372,10 @@ class GatewayServer:
                     try:
                         data = json.loads(msg.data)
                     except ValueError:
-                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON {msg.data[:200]!r}')
+                        data = None
+                    if not isinstance(data, dict):
+                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON or not a payload '
+                                                    f'object {msg.data[:200]!r}')
                         await conn.close(4002, 'Decode error')
                         break
                     await self._on_message(conn, data)
@@ -411,6 +413,9 @@ class GatewayServer:
                 conn.acks += 1
                 await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
             self.emu._notify()
+        elif op in (OP_IDENTIFY, OP_RESUME, OP_REQUEST_MEMBERS) and not isinstance(d, dict):
+            self.emu._record('gateway', f'gateway#{conn.number}: op {op} with d={d!r:.100} (an object is needed)')
+            await conn.close(4002, 'Decode error')
         elif op == OP_IDENTIFY:
             await self._identify(conn, d or {})
         elif op == OP_RESUME:
@@ -507,6 +512,10 @@ class GatewayServer:
             await conn.send({'op': OP_INVALID_SESSION, 'd': False, 's': None, 't': None})
             return
         since = d.get('seq') or 0
+        if not isinstance(since, int) or isinstance(since, bool):
+            self.emu._record('gateway', f'gateway#{conn.number}: RESUME with seq={since!r:.50} (a sequence number is needed)')
+            await conn.close(4002, 'Decode error')
+            return
         async with session._lock:  # no new dispatch slips in between the replayed ones
             old = session.conn
             session.conn = conn
