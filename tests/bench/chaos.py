@@ -32,7 +32,9 @@ The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
   delayed further. Needs emu-limits' faults.
 - ``heartbeat-loss``: the gateway connection becomes a zombie (``emu.stop_heartbeat_acks()``: no heartbeat ACK,
   and the events held back for a RESUME, as a link dead on the way to the bot) for 15 s (``--quick``) or 75 s
-  (longer than discord.py's 60 s heartbeat timeout), then ACKs and sends what it held. Needs branch emu-gateway.
+  (longer than the bot's ``heartbeat_timeout``, 60 s by default: try ``--bot-env HONGBOT_HEARTBEAT_TIMEOUT=45``),
+  then ACKs and sends what it held. The gateway's heartbeat interval is Discord's 41.25 s (``--heartbeat-ms``).
+  Needs branch emu-gateway.
 - ``gateway-1006``: the gateway connection cut without a close frame (abnormal closure, 1006), 3 times 5 s apart;
   ``gateway-op7``: op 7 RECONNECT, 3 times; ``gateway-op9``: op 9 INVALID_SESSION (not resumable), 3 times.
 - ``guild-outage``: one of the servers unavailable (GUILD_DELETE ``unavailable: true``, REST on it answering 503)
@@ -318,7 +320,7 @@ async def kill_bot(run: "Run") -> None:
     for pid in left:  # don't leave them to the next run
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    run.proc = await start_bot_process(run.emu, 0, run.workdir / "bot", run.server.url, sync=False)
+    run.proc = await start_bot_process(run.emu, 0, run.workdir / "bot", run.server.url, env=run.bot_env(), sync=False)
 
 
 async def kill_redis(run: "Run") -> None:
@@ -514,7 +516,7 @@ class Run:
             self.emu.add_member(guilds[0], player)
             self.channels.append(Channel(self, channel, guilds[0], "hongkong" if i % 2 else "hong", [player],
                                          computer=True))
-        self.proc = await start_bot_process(self.emu, 0, self.workdir / "bot", self.server.url)
+        self.proc = await start_bot_process(self.emu, 0, self.workdir / "bot", self.server.url, env=self.bot_env())
         gate = asyncio.Semaphore(4)
 
         async def setup(ch: Channel) -> None:
@@ -525,6 +527,10 @@ class Run:
         self.free: asyncio.Queue[Channel] = asyncio.Queue()
         for ch in self.channels:
             self.free.put_nowait(ch)
+
+    def bot_env(self) -> dict[str, str]:
+        """The ``--bot-env`` settings."""
+        return dict(kv.split("=", 1) for kv in self.args.bot_env)
 
     def count_requests(self) -> None:
         """Count the REST requests by route template (what the rate limiter sees), to print beside the 429s."""
@@ -831,7 +837,10 @@ async def main() -> int:
     parser.add_argument("--timeout", type=float, default=20, help="seconds to wait for one answer (default 20)")
     parser.add_argument("--drain", type=float, default=GRACE["turn"] + 10,
                         help=f"seconds to wait for boards at the end (default {GRACE['turn'] + 10:g})")
-    parser.add_argument("--heartbeat-ms", type=int, default=5000, help="the gateway's heartbeat interval (5000)")
+    parser.add_argument("--heartbeat-ms", type=int, default=41250,
+                        help="the gateway's heartbeat interval in ms (default 41250, Discord's)")
+    parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="more bot settings, e.g. HONGBOT_HEARTBEAT_TIMEOUT=20 (repeatable)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directories (bot logs)")
     parser.add_argument("--examples", type=int, default=0, metavar="N",
