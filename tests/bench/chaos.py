@@ -3,10 +3,11 @@ standalone redis-server, several games in several channels played at ``--rate`` 
 and one fault at a time injected in the middle; prints, per fault, what the players and Redis saw — PASS/FAIL per
 count, a summary table, and exits 1 if any count missed its target.
 
-    .venv/bin/python tests/bench/chaos.py --fault all --quick          # every fault briefly (~15 min)
+    .venv/bin/python tests/bench/chaos.py --fault all --quick          # every fault briefly (~13 min)
     .venv/bin/python tests/bench/chaos.py --fault redis-stall-5 --quick
     .venv/bin/python tests/bench/chaos.py --fault all                  # longer phases, the 120 s stall too
     .venv/bin/python tests/bench/chaos.py --fault kill-bot --runs 20   # a fault again and again
+    .venv/bin/python tests/bench/chaos.py --fault 5xx-after --quick --examples 3 --routes   # and why
 
 The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
 
@@ -20,8 +21,7 @@ The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
   ``--limit-window`` (5) s, and each channel's post bucket spent every window by another process sharing the bot's
   token, so the bot's own posts (the computer's replies) meet route 429s; ``429-global``: the global limit lowered
   from 50 to 2 requests/s so its bot-token requests meet global 429s (both for ``--fault-seconds``; Discord's
-  limits are on all along otherwise).
-  Needs the emulator's rate limits (branch emu-limits).
+  limits are on all along otherwise). Needs the emulator's rate limits (branch emu-limits).
 - ``5xx-before``, ``5xx-after``: ``--fault-share`` (30%) of channel posts (``POST /channels/<id>/messages``),
   follow-ups (``POST /webhooks/<app>/<token>``, ``PATCH …/messages/@original``) and interaction callbacks
   (``POST /interactions/<id>/<token>/callback``) answered ``--status`` (502): ``before`` without doing the effect,
@@ -47,9 +47,11 @@ The faults (``--fault``, repeatable or comma-separated; ``all`` for every one):
 
 A run: a fresh emulator, redis-server and bot; ``--channels`` games (Hong Kong and Hong) between two people over
 ``--guilds`` servers, and ``--computer-games`` games against the computer at ``--level`` in the first server (the
-computer's replies are the bot's own channel posts: bot-token requests, which the global limit counts); moves sent open-loop at ``--rate`` (each to a channel whose previous move is settled: answered,
-or refused, or given up after ``--timeout`` s) for ``--before`` s, during the fault, and ``--after`` s after it; then
-every move still in flight gets up to ``--timeout`` s and the boards ``--drain`` s (the reconciler's grace included).
+computer's replies are the bot's own channel posts: bot-token requests, which the global limit counts); moves sent
+open-loop at ``--rate`` (each to a channel whose previous move is settled: answered, refused, or unanswered past 3 s
+— a player presses again then, checking the store for 2 s at most) for ``--before`` s, during the fault, and
+``--after`` s after it; then every move still in flight gets up to ``--timeout`` s and the boards ``--drain`` s (the
+reconciler's grace included). ``--quick``: 3 s before, 10 s after, 10 s of the timed faults (else 5, 30, 30).
 Every phase and loop is bounded in count and time; a run that overruns its budget is stopped and FAILs.
 
 Printed per fault (target in brackets):
@@ -72,8 +74,10 @@ Printed per fault (target in brackets):
   the empty Redis: it should write nothing until the operator decides);
 - ``kill-bot`` also: worker processes that outlived the killed bot [0].
 
-Also printed, without a target: first-response latency percentiles, moves sent/answered/refused, interactions not
-dispatched, 429s met, running games without a turn timer, and (``kill-bot``) worker processes left behind.
+Also printed, without a target: first-response latency percentiles (of the interactions answered), moves sent and
+answered as stored, moves not sent (no channel free), interactions not dispatched, the 429s met by route and scope,
+running games without a turn timer, how often the fault hit; ``--routes``: the REST requests by route;
+``--examples N``: what the player saw (the interaction's state) for N moves of each failing kind.
 """
 from __future__ import annotations
 
