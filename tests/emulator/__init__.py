@@ -26,7 +26,8 @@ Pointing discord.py at it takes two class attributes, both set by ``start()`` an
 Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
 (websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
-Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed).
+Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
+before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError

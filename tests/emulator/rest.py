@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
 from aiohttp import web
 
-from . import limits
+from . import faults, limits, nonces
 from .errors import APIError, ErrorTree, describe_api_error
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
                      FLAG_LOADING, FLAG_SUPPRESS_EMBEDS, FLAG_SUPPRESS_NOTIFICATIONS, MESSAGE_COMPONENT, MODAL_SUBMIT,
@@ -123,6 +123,27 @@ class RestAPI:
     # plumbing
     # ========================================================================================
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        """One REST request as Discord's edge would treat it: injected faults (``emu.faults``, faults.py) around
+        :meth:`_serve`; the reply's status is recorded in ``emu.requests`` (0 for a dropped connection)."""
+        emu = self.emu
+        m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
+        sub = (m.group(1).rstrip('/') or '/') if m else request.path
+        fault = emu.faults.pick(request.method, sub)
+        reply: Optional[web.StreamResponse] = None
+        try:
+            if fault is not None and fault.when == 'before':
+                reply = await faults.apply_before(fault, request)
+            if reply is None:
+                reply = await self._serve(request)
+                if fault is not None and fault.when == 'after':
+                    reply = await faults.apply_after(fault, request, reply)
+            return reply
+        finally:
+            dropped = fault is not None and fault.drop and reply is not None
+            emu.requests.append((request.method, request.path,
+                                 faults.DROPPED if dropped else reply.status if reply is not None else 500))
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
         emu = self.emu
         path = request.path
         m = re.fullmatch(r'/api(?:/v(\d+))?(/.*)', path)
@@ -182,8 +203,6 @@ class RestAPI:
             emu._record('internal', f'{request.method} {path}: emulator error {type(exc).__name__}: {exc}',
                         method=request.method, path=path, status=503)
             return _json_response({'message': f'emulator internal error: {exc}', 'code': 0}, status=503)
-        finally:
-            emu.requests.append((request.method, path, status))
 
     async def _read_body(self, request: web.Request) -> Tuple[Any, List[Tuple[int, str, bytes, Optional[str]]]]:
         files: List[Tuple[int, str, bytes, Optional[str]]] = []
@@ -796,11 +815,34 @@ class RestAPI:
             emu._channel_messages[cid] = []
         return dict(emu._dms[cid])
 
+    def _check_nonce(self, body: Dict[str, Any]) -> None:
+        tree = ErrorTree()
+        nonces.validate_nonce(tree, body)
+        if tree:
+            raise APIError.invalid_form(tree)
+
+    def _create_once(self, body: Dict[str, Any], create: Callable[[], Message]) -> Tuple[Message, bool]:
+        """``create()`` the message unless ``enforce_nonce`` finds the bot's message with the same nonce (nonces.py):
+        returns (message, created). Synchronous, so two requests with one nonce can't both create."""
+        nonce, enforce = body.get('nonce'), body.get('enforce_nonce') is True
+        if nonce is not None and enforce:
+            existing = self.emu.nonces.find(self.emu.application_id, nonce)
+            if existing is not None:
+                return existing, False
+        msg = create()
+        if nonce is not None:
+            msg.nonce = nonce
+            if enforce:
+                self.emu.nonces.remember(self.emu.application_id, nonce, msg)
+        return msg, True
+
     async def _post_dm(self, req: Req, cid: int) -> Any:
         emu = self.emu
         body = self._validate(req.body, (), n_files=len(req.files))
+        self._check_nonce(body)
         self._check_upload_size(req.files)
-        msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
+        msg, created = self._create_once(body, lambda: self._new_message(
+            channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS))
         emu._notify()
         return msg.to_payload()
 
@@ -813,13 +855,17 @@ class RestAPI:
         in_thread = ch['type'] in THREAD_TYPES
         self._require(cid, VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if in_thread else SEND_MESSAGES), 'send messages')
         body = self._validate(req.body, (), n_files=len(req.files))
+        self._check_nonce(body)
         if req.files:
             self._require(cid, ATTACH_FILES, 'attach files')
         self._require_embeds(cid, body)
         self._check_upload_size(req.files)
         if in_thread:
             await self._enter_thread(ch)
-        msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
+        msg, created = self._create_once(body, lambda: self._new_message(
+            channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS))
+        if not created:
+            return msg.to_payload()
         await emu._dispatch_message_event('MESSAGE_CREATE', msg)
         emu._notify()
         return msg.to_payload()

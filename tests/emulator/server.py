@@ -14,11 +14,13 @@ from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, 
 from aiohttp import web
 
 from . import limits
+from .faults import Faults
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
 from .gateway import (INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, INTENT_GUILD_PRESENCES, INTENT_GUILDS,
                       INTENT_MESSAGE_CONTENT, PRIVILEGED_INTENTS, GatewayServer, GatewaySession)
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESSAGE_COMPONENT,
                      MODAL_SUBMIT, Attachment, Interaction, Message, iso)
+from .nonces import NonceRegistry
 from .rest import RestAPI
 from .snowflake import SnowflakeGenerator
 
@@ -152,6 +154,10 @@ class DiscordEmulator:
         self._interactions: Dict[int, Interaction] = {}
         self._by_token: Dict[str, Interaction] = {}
         self._waiters: set = set()
+
+        # REST faults a test injects (faults.py) and enforce_nonce's memory (nonces.py)
+        self.faults = Faults()
+        self.nonces = NonceRegistry(lambda: self.clock())
 
         self.gateway = GatewayServer(self)
         self.rest = RestAPI(self)
