@@ -1,0 +1,196 @@
+"""End to end: every post is made once though Discord answers 5xx after making it (and discord.py retries), the bot's
+own channel posts are paced fairly between servers, and it gets almost no invalid requests (401/403/404/429).
+
+Faults come from the emulator's REST layer (``emu.faults``): ``when='after'`` makes the post, then answers 502.
+A board is counted by its attachment's file name, which carries the game id and the version it shows.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+
+import pytest
+
+import engine.hongkong as hk
+from bot import discordhttp
+from bot.posts import send_quietly
+from bot.store import GameStore, Keys
+
+from .harness import place_options, resign
+from .test_e2e_lifecycle import bots, new_game, set_timer, world  # noqa: F401  (a world with an admin; bots on the test clock)
+
+pytestmark = pytest.mark.timeout(240)
+
+HOUR = 3600
+FOLLOW_UPS = r"/webhooks/\d+/[^/]+"
+CHANNEL_POSTS = r"/channels/\d+/messages"
+
+
+def bot_files(emu, channel) -> Counter:
+    """How many of the channel's messages carry each attachment file name."""
+    return Counter(a.filename for m in emu.messages(channel) for a in m.attachments)
+
+
+def invalid() -> float:
+    return sum(discordhttp.invalid_requests().values())
+
+
+async def settle(redis, *, timeout: float = 30.0) -> None:
+    """Wait until the outbox is empty (every announcement made and marked done)."""
+    for _ in range(int(timeout / 0.05)):
+        if not await redis.zcard(Keys.OUTBOX):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"announcements left: {await redis.zrange(Keys.OUTBOX, 0, -1)}")
+
+
+async def play(emu, world, redis, moves: int, rng: random.Random) -> list[str]:
+    """Ann and Ben play ``moves`` legal Hong Kong turns in the channel's game, each waiting for its board; returns
+    the turns played."""
+    store, played = GameStore(redis), []
+    users = {int(world.ann["id"]): world.ann, int(world.ben["id"]): world.ben}
+    for _ in range(moves):
+        record = (await store.get(world.channel)).record
+        game = hk.from_dict(record.state)
+        if game.is_over:
+            break
+        turn = rng.choice(game.legal_moves())
+        it = await emu.slash(users[record.player(game.to_move).id], world.channel, "hongkong place",
+                             **place_options(turn))
+        await it.wait_followups(1, timeout=20)
+        played.append(turn)
+    return played
+
+
+async def test_every_board_rating_line_and_move_once_under_502s_after_posting(emu, world, bots, redis):
+    await bots()
+    follow_ups = emu.faults.add("POST", FOLLOW_UPS, status=502, when="after")  # every public follow-up
+    channel = emu.faults.add("POST", CHANNEL_POSTS, status=502, when="after", probability=0.3)
+    before = invalid()
+    await new_game(emu, world)
+    played = await play(emu, world, redis, 8, random.Random(3))
+    final = await resign(emu, world.ann, world.channel)
+    assert "Game over" in final.content
+    await settle(redis)
+    lines = await emu.wait_for_message(world.channel, lambda m: m.content.startswith("📈"))
+    await asyncio.sleep(1.5)  # a doubled post would have shown by now
+    files = bot_files(emu, world.channel)
+    boards = [name for name in files if name.startswith("hongkong-")]
+    # the first board, one per move, the final one: each once
+    assert len(boards) == len(played) + 2 and set(files.values()) == {1}, files
+    assert sum(m.content.startswith("📈") for m in emu.messages(world.channel)) == 1, lines.content
+    # every move stored once, in order
+    record_id = final.button("Rematch")["custom_id"].split(":")[-1]
+    record = await GameStore(redis).finished(world.channel, record_id)
+    assert record.state["moves"] == played
+    assert follow_ups.hits >= len(played) + 2
+    print(f"\nfollow-ups answered 502 after posting: {follow_ups.hits}; channel posts: {channel.hits}; "
+          f"invalid requests (401/403/404/429): {invalid() - before:.0f}")
+    assert invalid() - before <= 2
+    assert emu.errors == []
+
+
+async def test_a_follow_up_failing_before_posting_is_sent_again_once(emu, world, bots, redis):
+    await bots()
+    await new_game(emu, world)
+    await settle(redis)
+    fault = emu.faults.add("POST", FOLLOW_UPS, status=502, when="before", times=2)
+    played = await play(emu, world, redis, 1, random.Random(4))
+    await settle(redis)
+    assert fault.hits == 2
+    boards = [n for n, count in bot_files(emu, world.channel).items() if n.startswith("hongkong-")]
+    assert len(boards) == 2 and set(bot_files(emu, world.channel).values()) == {1}  # first board + the move's
+    posted = [m for m in emu.messages(world.channel) if f"played `{played[0]}`" in m.content]
+    assert len(posted) == 1 and posted[0].attachments
+    assert emu.errors == []
+
+
+async def test_a_reminder_and_a_rating_line_once_under_502s_after_posting(emu, world, bots, clock, redis):
+    await bots()
+    await set_timer(emu, world, "2h")
+    await new_game(emu, world)
+    await play(emu, world, redis, 1, random.Random(5))
+    await settle(redis)
+    # the reminder: made, then 502 twice — discord.py retries with the same nonce, Discord returns the first
+    fault = emu.faults.add("POST", CHANNEL_POSTS, status=502, when="after", times=2)
+    clock.advance(HOUR + 1)
+    await emu.wait_for_message(world.channel, lambda m: "⏰" in m.content)
+    for _ in range(400):  # discord.py's retries (1 s, then 3 s) end; the reminder's deadline is settled
+        if not any(d.startswith("remind|") for d in await redis.zrange(Keys.DEADLINES, 0, -1)):
+            break
+        await asyncio.sleep(0.05)
+    assert fault.hits == 2
+    # the rating line (a channel post after the final board): made, then 502 twice
+    fault = emu.faults.add("POST", CHANNEL_POSTS, status=502, when="after", times=2)
+    await resign(emu, world.ben, world.channel)
+    await emu.wait_for_message(world.channel, lambda m: m.content.startswith("📈"))
+    await settle(redis)
+    assert fault.hits == 2
+    await asyncio.sleep(1.0)
+    assert sum("⏰" in m.content for m in emu.messages(world.channel)) == 1
+    assert sum(m.content.startswith("📈") for m in emu.messages(world.channel)) == 1
+    assert emu.errors == []
+
+
+async def test_the_computers_boards_appear_once_under_502s_after_posting(emu, world, bots, redis):
+    await bots()
+    emu.faults.add("POST", FOLLOW_UPS, status=502, when="after")
+    channel = emu.faults.add("POST", CHANNEL_POSTS, status=502, when="after", probability=0.3)
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
+                         first="me")
+    await it.wait_followups(1, timeout=20)
+    store, rng = GameStore(redis), random.Random(6)
+    for _ in range(6):
+        record = (await store.get(world.channel)).record
+        game = hk.from_dict(record.state)
+        if game.is_over or game.to_move != 0:
+            break
+        moves = len(game.moves)
+        it = await emu.slash(world.ann, world.channel, "hongkong place", **place_options(rng.choice(game.legal_moves())))
+        await it.wait_followups(1, timeout=20)
+        for _ in range(400):  # the computer's reply: committed and posted
+            stored = await store.get(world.channel)
+            if stored is None or len(stored.record.state["moves"]) >= moves + 2:
+                break
+            await asyncio.sleep(0.05)
+        await settle(redis)
+    await asyncio.sleep(1.0)
+    files = bot_files(emu, world.channel)
+    assert set(files.values()) == {1}, files
+    replies = [m for m in emu.messages(world.channel) if m.interaction_id is None and "played" in m.content]
+    assert len(replies) == len({m.content for m in replies}) >= 3
+    print(f"\nchannel posts answered 502 after posting: {channel.hits}")
+    assert emu.errors == []
+
+
+async def test_one_busy_server_does_not_starve_anothers_posts(emu, world, bots, redis):
+    bot = (await bots()).bot
+    busy_guild = emu.create_guild("Busy")
+    busy = [emu.create_channel(busy_guild, f"busy-{n}") for n in range(5)]
+    for _ in range(100):
+        if all(bot.get_channel(c) for c in busy):
+            break
+        await asyncio.sleep(0.05)
+    bot.gate.rate, bot.gate.burst = 4.0, 1  # a small budget, so the posts queue within the test
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
+                         first="me")
+    await it.wait_followups(1, timeout=20)
+    flood = [asyncio.create_task(send_quietly(bot, busy[n % 5], f"flood {n}", nonce=f"flood{n}")) for n in range(60)]
+    try:
+        await asyncio.sleep(0.5)
+        assert bot.gate.waiting > 40
+        it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+        await it.wait_followups(1, timeout=20)  # an interaction's follow-up never waits behind the queue
+        flooded = sum(len(emu.messages(c)) for c in busy)
+        assert flooded < 20, flooded
+        reply = await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content,
+                                           timeout=60)
+        flooded = sum(len(emu.messages(c)) for c in busy)
+        print(f"\nthe other server's reply came after {flooded} of the busy server's 60 posts")
+        assert flooded < 40, flooded  # served in turn, not behind the whole queue
+        assert reply.attachments
+    finally:
+        assert all(await asyncio.gather(*flood))
+    assert sum(len(emu.messages(c)) for c in busy) == 60
+    assert emu.errors == []
