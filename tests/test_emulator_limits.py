@@ -171,6 +171,8 @@ async def test_a_dropped_connection_gets_no_reply(emu: DiscordEmulator, world: W
 async def test_probability_hits_a_seeded_share(emu: DiscordEmulator, world: World,
                                                raw: aiohttp.ClientSession) -> None:
     emu.faults.rng.seed(5)
+    # loosened: 40 reads of one channel at once would spend its 5-per-5 s bucket; this test is about the faults
+    emu.rate_limits.set_limit('GET', '/channels/{id}', 100, 1.0)
     fault = emu.faults.add('GET', r'/channels/\d+', status=503, when='before', probability=0.5)
     statuses = []
     for _ in range(40):
@@ -233,6 +235,8 @@ async def test_an_enforced_nonce_is_forgotten_after_a_few_minutes() -> None:
 
 async def test_nonce_length_and_type_are_checked(emu: DiscordEmulator, world: World,
                                                  raw: aiohttp.ClientSession) -> None:
+    # loosened: nine posts in a row to one channel would spend its 5-per-5 s bucket; this test is about the body
+    emu.rate_limits.set_limit('POST', '/channels/{id}/messages', 50, 1.0)
     status, body = await post_json(raw, emu, world.cid, {'content': 'x', 'nonce': 'n' * 26})
     assert status == 400 and body['code'] == 50035
     assert body['errors']['nonce']['_errors'][0]['code'] == 'BASE_TYPE_MAX_LENGTH'
@@ -244,3 +248,156 @@ async def test_nonce_length_and_type_are_checked(emu: DiscordEmulator, world: Wo
     status, body = await post_json(raw, emu, world.cid, {'content': 'x', 'nonce': 'a', 'enforce_nonce': 'yes'})
     assert status == 400 and 'enforce_nonce' in body['errors']
     assert len(emu.messages(world.cid)) == 2
+
+
+# ============================================================================================
+# rate limits
+# ============================================================================================
+
+
+async def test_every_reply_carries_the_buckets_headers_counting_down(emu: DiscordEmulator, world: World,
+                                                                      raw: aiohttp.ClientSession) -> None:
+    seen = []
+    for i in range(5):
+        resp = await post(raw, emu, world.cid, {'content': f'post {i}'})
+        assert resp.status == 200
+        h = resp.headers
+        seen.append((h['X-RateLimit-Limit'], h['X-RateLimit-Remaining'], h['X-RateLimit-Bucket'], h['Via']))
+        assert 0 < float(h['X-RateLimit-Reset-After']) <= 5.0
+        assert abs(float(h['X-RateLimit-Reset']) - (time.time() + float(h['X-RateLimit-Reset-After']))) < 1.0
+    bucket = seen[0][2]
+    assert seen == [('5', str(4 - i), bucket, '1.1 google') for i in range(5)]
+    other = await post(raw, emu, world.other, {'content': 'another channel has its own bucket'})
+    assert other.status == 200 and other.headers['X-RateLimit-Remaining'] == '4'
+    assert other.headers['X-RateLimit-Bucket'] == bucket  # same route, same hash: the channel is the major parameter
+    async with raw.get(f'{emu.api_base}/channels/{world.cid}') as resp:
+        assert resp.headers['X-RateLimit-Bucket'] != bucket and resp.headers['X-RateLimit-Remaining'] == '4'
+
+
+async def test_a_spent_bucket_answers_429_with_retry_after(emu: DiscordEmulator, world: World,
+                                                           raw: aiohttp.ClientSession) -> None:
+    for i in range(5):
+        assert (await post(raw, emu, world.cid, {'content': f'post {i}'})).status == 200
+    async with raw.post(f'{emu.api_base}/channels/{world.cid}/messages', json={'content': 'one too many'}) as resp:
+        body = await resp.json()
+        h = resp.headers
+    assert resp.status == 429
+    assert set(body) == {'message', 'retry_after', 'global', 'code'}
+    assert body['message'] == 'You are being rate limited.' and body['global'] is False and body['code'] == 0
+    assert 0 < body['retry_after'] <= 5.0
+    assert h['X-RateLimit-Scope'] == 'user' and h['Via'] == '1.1 google'
+    assert int(h['Retry-After']) >= body['retry_after'] and h['X-RateLimit-Remaining'] == '0'
+    assert 'X-RateLimit-Global' not in h
+    assert len(emu.messages(world.cid)) == 5
+    assert emu.ratelimited == [(f'POST /channels/{world.cid}/messages', 'user', False)]
+    assert emu.invalid_requests() == 1
+
+
+async def test_discord_py_waits_out_a_429_and_then_succeeds(emu: DiscordEmulator, world: World,
+                                                            raw: aiohttp.ClientSession, http: HTTPClient) -> None:
+    # shortened window (2 per 1 s instead of 5 per 5 s) so the client's wait is short; the behaviour is the same
+    emu.rate_limits.set_limit('POST', '/channels/{id}/messages', 2, 1.0)
+    for i in range(2):  # another client spends the bucket: discord.py can't know, so it meets a 429
+        assert (await post(raw, emu, world.cid, {'content': f'other {i}'})).status == 200
+    with handle_message_parameters(content='after the wait') as params:
+        data = await http.send_message(world.cid, params=params)
+    assert data['content'] == 'after the wait'
+    assert [m.content for m in emu.messages(world.cid)] == ['other 0', 'other 1', 'after the wait']
+    assert emu.ratelimited == [(f'POST /channels/{world.cid}/messages', 'user', False)]
+    # from now on it reads the headers and waits before sending instead of meeting 429s
+    for i in range(5):
+        with handle_message_parameters(content=f'paced {i}') as params:
+            await http.send_message(world.cid, params=params)
+    assert len(emu.messages(world.cid)) == 8 and len(emu.ratelimited) == 1
+
+
+async def test_discord_py_webhooks_wait_out_a_429_because_it_comes_with_via(
+        emu: DiscordEmulator, world: World, raw: aiohttp.ClientSession) -> None:
+    """Interaction follow-ups go through discord.py's webhook adapter, which waits only on a 429 with ``Via`` (a
+    429 without it is taken for a Cloudflare ban and raised). The unknown token answers 404 once served."""
+    emu.rate_limits.set_limit('POST', '/webhooks/{id}/{token}', 2, 1.0)  # shortened window, as above
+    url = f'{emu.api_base}/webhooks/{emu.application_id}/no-such-token'
+    for _ in range(2):
+        async with raw.post(url, json={'content': 'x'}) as resp:
+            assert resp.status == 404
+    webhook = discord.Webhook.partial(emu.application_id, 'no-such-token', session=raw)
+    with pytest.raises(discord.NotFound):
+        await webhook.send('follow-up')
+    assert emu.ratelimited == [(f'POST /webhooks/{emu.application_id}/no-such-token', 'user', False)]
+    assert emu.not_found_requests() == 3
+
+
+async def test_the_global_limit_spares_interaction_routes(emu: DiscordEmulator, world: World,
+                                                          raw: aiohttp.ClientSession) -> None:
+    # shrunk from 50 per 1 s to 10 per 5 s so a slow host can't spread the requests over two windows
+    emu.rate_limits.global_limit, emu.rate_limits.global_per = 10, 5.0
+    channels = [emu.create_channel(world.gid, f'c{i}') for i in range(12)]
+    statuses = []
+    for cid in channels:
+        async with raw.get(f'{emu.api_base}/channels/{cid}') as resp:
+            statuses.append(resp.status)
+            if resp.status == 429:
+                body, h = await resp.json(), resp.headers
+    assert statuses == [200] * 10 + [429] * 2
+    assert body['global'] is True and 0 < body['retry_after'] <= 5.0
+    assert h['X-RateLimit-Global'] == 'true' and h['X-RateLimit-Scope'] == 'global' and h['Via'] == '1.1 google'
+    assert emu.ratelimited[-1] == (f'GET /channels/{channels[-1]}', 'global', True)
+    # interaction callbacks and interaction webhooks are not bound to the global limit (served: unknown, 404)
+    async with raw.post(f'{emu.api_base}/interactions/1/tok/callback', json={'type': 1}) as resp:
+        assert resp.status == 404 and 'X-RateLimit-Bucket' in resp.headers
+    async with raw.post(f'{emu.api_base}/webhooks/{emu.application_id}/tok', json={'content': 'x'}) as resp:
+        assert resp.status == 404
+    async with raw.get(f'{emu.api_base}/channels/{world.cid}') as resp:
+        assert resp.status == 429
+
+
+async def test_discord_py_waits_out_the_global_limit(emu: DiscordEmulator, world: World, http: HTTPClient) -> None:
+    emu.rate_limits.global_limit, emu.rate_limits.global_per = 3, 1.0  # shrunk, so the test meets it at once
+    channels = [emu.create_channel(world.gid, f'c{i}') for i in range(5)]
+    for cid in channels:
+        assert (await http.get_channel(cid))['id'] == str(cid)
+    assert any(r.global_ for r in emu.ratelimited)
+
+
+async def test_too_many_invalid_requests_bring_a_cloudflare_ban(emu: DiscordEmulator, world: World,
+                                                               raw: aiohttp.ClientSession, http: HTTPClient) -> None:
+    emu.rate_limits.invalid_request_limit = 5  # lowered from 10,000 so the test can reach it
+    async with aiohttp.ClientSession(headers={'Authorization': 'Bot wrong'}) as wrong:
+        for _ in range(4):
+            async with wrong.get(f'{emu.api_base}/channels/{world.cid}') as resp:
+                assert resp.status == 401
+    async with raw.get(f'{emu.api_base}/channels/1') as resp:  # 404s are counted apart
+        assert resp.status == 404
+    assert (emu.invalid_requests(), emu.not_found_requests()) == (4, 1)
+    assert not emu.rate_limits.banned()
+    # a resource's 429 (scope shared) is not counted against the bot
+    emu.rate_limits.set_limit('POST', '/channels/{id}/typing', 1, 60.0, scope='shared')
+    for expected in (204, 429):
+        async with raw.post(f'{emu.api_base}/channels/{world.cid}/typing') as resp:
+            assert resp.status == expected
+            if expected == 429:
+                assert resp.headers['X-RateLimit-Scope'] == 'shared'
+                assert (await resp.json())['message'] == 'The resource is being rate limited.'
+    assert emu.invalid_requests() == 4
+    ch = emu.create_channel(world.gid, 'secret')
+    await emu.set_permission_overwrite(ch, emu.application_id, deny=1 << 11)
+    async with raw.post(f'{emu.api_base}/channels/{ch}/messages', json={'content': 'x'}) as resp:
+        assert resp.status == 403  # the fifth invalid request
+    assert emu.rate_limits.banned()
+    async with raw.get(f'{emu.api_base}/channels/{world.cid}') as resp:
+        assert resp.status == 429 and resp.content_type == 'text/plain' and 'Via' not in resp.headers
+        assert await resp.text() == 'error code: 1015'
+    with pytest.raises(discord.HTTPException) as caught:  # discord.py raises at once: it can't wait this out
+        await http.get_channel(world.cid)
+    assert caught.value.status == 429
+    emu.rate_limits.lift_ban()
+    assert (await http.get_channel(world.cid))['id'] == str(world.cid)
+
+
+async def test_limits_can_be_turned_off_by_saying_so(emu: DiscordEmulator, world: World,
+                                                     raw: aiohttp.ClientSession) -> None:
+    emu.rate_limits.enabled = False  # this test is about what the emulator does without limits
+    for i in range(8):
+        resp = await post(raw, emu, world.cid, {'content': f'post {i}'})
+        assert resp.status == 200 and 'X-RateLimit-Limit' not in resp.headers
+    assert emu.ratelimited == []

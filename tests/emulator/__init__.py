@@ -27,7 +27,9 @@ Modules: ``server`` (DiscordEmulator: world building, test-facing actions and wa
 (websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
 Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
-before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``).
+before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``
+(``emu.rate_limits``, on by default: per-route buckets with Discord's headers, 429s, the global limit, the
+invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError

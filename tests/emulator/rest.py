@@ -123,25 +123,35 @@ class RestAPI:
     # plumbing
     # ========================================================================================
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        """One REST request as Discord's edge would treat it: injected faults (``emu.faults``, faults.py) around
-        :meth:`_serve`; the reply's status is recorded in ``emu.requests`` (0 for a dropped connection)."""
+        """One REST request as Discord's edge would treat it: a Cloudflare ban, injected faults (``emu.faults``,
+        faults.py), the rate limits (``emu.rate_limits``, ratelimits.py), then :meth:`_serve`; the reply's status is
+        recorded in ``emu.requests`` (0 for a dropped connection) and counted for the invalid-request limit."""
         emu = self.emu
         m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
         sub = (m.group(1).rstrip('/') or '/') if m else request.path
+        if emu.rate_limits.banned():
+            reply = emu.rate_limits.ban_response()
+            emu.requests.append((request.method, request.path, reply.status))
+            return reply
         fault = emu.faults.pick(request.method, sub)
         reply: Optional[web.StreamResponse] = None
+        scope: Optional[str] = None
         try:
             if fault is not None and fault.when == 'before':
                 reply = await faults.apply_before(fault, request)
             if reply is None:
+                reply, headers, scope = emu.rate_limits.check(request.method, sub, 'Authorization' in request.headers)
+            if reply is None:
                 reply = await self._serve(request)
+                reply.headers.update(headers)
                 if fault is not None and fault.when == 'after':
                     reply = await faults.apply_after(fault, request, reply)
             return reply
         finally:
             dropped = fault is not None and fault.drop and reply is not None
-            emu.requests.append((request.method, request.path,
-                                 faults.DROPPED if dropped else reply.status if reply is not None else 500))
+            status = faults.DROPPED if dropped else reply.status if reply is not None else 500
+            emu.requests.append((request.method, request.path, status))
+            emu.rate_limits.record(status, scope)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         emu = self.emu

@@ -21,6 +21,7 @@ from .gateway import (INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, INTENT_GUILD_
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESSAGE_COMPONENT,
                      MODAL_SUBMIT, Attachment, Interaction, Message, iso)
 from .nonces import NonceRegistry
+from .ratelimits import RateLimited, RateLimits
 from .rest import RestAPI
 from .snowflake import SnowflakeGenerator
 
@@ -157,6 +158,8 @@ class DiscordEmulator:
 
         # REST faults a test injects (faults.py) and enforce_nonce's memory (nonces.py)
         self.faults = Faults()
+        # Discord's rate limits, on by default (ratelimits.py); a test loosens one only by saying so
+        self.rate_limits = RateLimits(self.application_id)
         self.nonces = NonceRegistry(lambda: self.clock())
 
         self.gateway = GatewayServer(self)
@@ -516,6 +519,23 @@ class DiscordEmulator:
 
         await self._wait_until(check, timeout, lambda: 'a matching entry in emu.errors')
         return found[0]
+
+    # ========================================================================================
+    # rate limits (ratelimits.py)
+    # ========================================================================================
+    def invalid_requests(self, window: float = 600) -> int:
+        """REST answers with status 401, 403 or 429 in the last ``window`` seconds (429s of scope ``shared`` not
+        counted): what Discord's invalid-request limit counts (10,000 per 10 minutes, then a Cloudflare ban)."""
+        return self.rate_limits.invalid_requests(window)
+
+    def not_found_requests(self, window: float = 600) -> int:
+        """REST answers with status 404 in the last ``window`` seconds (Discord restricts repeated 404s too)."""
+        return self.rate_limits.not_found_requests(window)
+
+    @property
+    def ratelimited(self) -> List[RateLimited]:
+        """Every 429 the emulator's rate limits sent, in order: ``RateLimited(route, scope, global_)``."""
+        return self.rate_limits.ratelimited
 
     # ========================================================================================
     # errors / ids
