@@ -197,3 +197,24 @@ async def test_one_busy_server_does_not_starve_anothers_posts(emu, world, bots, 
     assert sum(len(emu.messages(c)) for c in busy) == 60
     assert emu.invalid_requests() <= 5  # discord.py waits out each channel's bucket as its headers say
     assert emu.errors == []
+
+
+async def test_a_follow_up_the_bot_cant_check_is_left_to_the_outbox_and_counted(emu, world, bots, clock, redis):
+    await bots()
+    await new_game(emu, world)
+    await settle(redis)
+    forbidden = discordhttp.invalid_requests()["403"]
+    emu.faults.add("POST", FOLLOW_UPS, status=502, when="after", times=1)
+    history = emu.faults.add("GET", CHANNEL_POSTS, status=403, when="before", times=1)  # the look in the channel
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    board, note = await it.wait_followups(2, timeout=20)
+    assert board.attachments and note.ephemeral and "is saved" in note.content
+    assert history.hits == 1 and await redis.zcard(Keys.OUTBOX) == 1  # it can't tell: the outbox decides
+    assert discordhttp.invalid_requests()["403"] == forbidden + 1  # counted by the bot's trace
+    clock.advance(16)  # the reconciler's turn: it finds the board and posts nothing
+    await settle(redis)
+    await asyncio.sleep(0.5)
+    files = bot_files(emu, world.channel)
+    assert len([n for n in files if n.startswith("hongkong-")]) == 2 and set(files.values()) == {1}, files
+    assert emu.invalid_requests() == 1
+    assert emu.errors == []
