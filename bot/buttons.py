@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import discord
 
-from . import i18n
+from . import answers, i18n
 from .replies import on_error
 
 
@@ -39,7 +39,10 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Run :meth:`press` in the presser's language (``interaction.locale``: its replies and refusals; public
-        posts switch to the server's); any failure goes to the one error path (refusal or apology)."""
+        posts switch to the server's) under the interaction's watchdog (:func:`bot.answers.watch`: acknowledged
+        within Discord's 3 s whatever the game store does); any failure goes to the one error path (refusal or
+        apology)."""
+        answers.watch(interaction)
         i18n.use(interaction.locale)
         try:
             await self.press(interaction)

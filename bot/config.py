@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Mapping
 
+from .budget import POOL_TIMEOUT
+
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY = "wss://gateway.discord.gg/"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -37,7 +39,8 @@ class Config:
             external server with no persistence): only logged instead of refusing to start.
         redis_pool_size: the most connections to Redis at once (1–10,000); a command that finds them all busy waits
             for one to be free.
-        redis_pool_timeout: seconds such a command waits at most before failing (0.1–600).
+        redis_pool_timeout: seconds such a command waits at most before failing (0.1–600; default 2: an
+            interaction's budget, :mod:`bot.budget`; 600 still ends inside Discord's 15-minute follow-up window).
         render_workers: processes drawing board images (0–64; 0: a thread of the bot's process), or None: half the
             CPUs, at least one (:func:`bot.rendering.default_workers`).
         computer_workers: processes searching the computer's moves, at a lower OS priority (1–64), or None: half
@@ -61,7 +64,7 @@ class Config:
     gateway_url: str = DEFAULT_GATEWAY
     allow_unsafe_redis: bool = False
     redis_pool_size: int = 50
-    redis_pool_timeout: float = 5.0
+    redis_pool_timeout: float = POOL_TIMEOUT
     render_workers: int | None = None
     computer_workers: int | None = None
     metrics_port: int = 0
@@ -212,7 +215,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         shard_count=shard_count,
         shard_ids=shard_ids,
         redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
-        redis_pool_timeout=number("redis_pool_timeout", 5.0, 0.1, 600, "seconds"),
+        redis_pool_timeout=number("redis_pool_timeout", POOL_TIMEOUT, 0.1, 600, "seconds"),
         render_workers=workers("render_workers", 0),
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),

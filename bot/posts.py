@@ -32,7 +32,7 @@ import logging
 import aiohttp
 import discord
 
-from . import i18n
+from . import answers, i18n
 from .buttons import final_board_view
 from .discordhttp import post_once
 from .kinds import Game, GameKind
@@ -141,18 +141,19 @@ async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str
 
 
 async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: bytes | None = None,
-                    name: str = "board.png", by_text: bool = False, **kwargs) -> None:
+                    name: str = "board.png", by_text: bool = False, confirm: str | None = None, **kwargs) -> None:
     """Post ``text`` (and the file ``data`` as the attachment ``name``) as the interaction's public follow-up, once:
     if Discord answers 5xx, the channel is looked at (by ``name``, which carries the announcement's tag — or, without
     ``data`` or with ``by_text``, by the exact text) before sending again (:func:`bot.discordhttp.post_once`).
-    ``kwargs``: ``followup.send``'s.
+    Sent through :func:`bot.answers.send` (the initial response if none was sent yet; ``confirm``: what the
+    watchdog's private "thinking…" becomes). ``kwargs``: ``followup.send``'s.
 
     Raises:
         discord.HTTPException: it failed (:class:`bot.discordhttp.PostUncertain`: perhaps made — the outbox decides).
     """
     async def send():
         files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
-        return await interaction.followup.send(text[:MESSAGE_LIMIT], **files, **kwargs)
+        return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
 
     async def made():
         by_name = data is not None and not by_text
@@ -194,21 +195,32 @@ def busy_note(turn: Turn) -> str:
 
 async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.Interaction | None:
     """Answer a committed change's interaction at once: Discord's "thinking…" while its board is drawn, or — when a
-    person's board would wait long (:meth:`bot.rendering.Renderer.busy`) — :func:`busy_note`, to the player alone.
+    person's board would wait long (:meth:`bot.rendering.Renderer.busy`) — :func:`busy_note`, to the player alone
+    (replacing the watchdog's private "thinking…" if it answered first: :mod:`bot.answers`).
     Returns the interaction, or None if it had expired (past Discord's 3 s: the board then goes to the channel)."""
     try:
         if renderer.busy():
-            await interaction.response.send_message(busy_note(turn), ephemeral=True)
+            first = await answers.send(interaction, busy_note(turn), ephemeral=True) is None
             BUSY.inc()
         else:
-            await interaction.response.defer(thinking=True)
+            first = await answers.defer(interaction, thinking=True)
     except discord.NotFound:
         FAILURES.labels("expired").inc()
         log.warning("interaction %s expired before its first answer; posting game %s in its channel",
                     interaction.id, turn.record.id)
         return None
-    FIRST_RESPONSE.observe(since(interaction))
+    if first:
+        FIRST_RESPONSE.observe(since(interaction))
     return interaction
+
+
+def done_note(turn: Turn) -> str:
+    """What the watchdog's private "thinking…" becomes when a change it waited for is stored and its board goes to
+    the channel (:func:`bot.answers.send`'s ``confirm``)."""
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("Your move `{move}` is saved; its board is posted in this channel.", move=turn.move)
+    return _("Done: the game is saved; its board is posted in this channel.")
 
 
 def saved_note(turn: Turn) -> str:
@@ -352,8 +364,9 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
     member = turn.announcement.member if turn.announcement is not None else ""
     POSTING.add(member)
     try:
-        if interaction is not None and not interaction.response.is_done():
+        if interaction is not None and (not interaction.response.is_done() or answers.pending(interaction)):
             interaction = await answer_first(interaction, turn)  # to the player alone: in their language
+        confirm = done_note(turn) if interaction is not None and answers.pending(interaction) else None
         priority = PLAYER if interaction is not None else CHANNEL
         with i18n.language(await server_language(bot, turn.record.guild_id)):  # the post: the server's language
             text, view = turn_message(kind, turn)
@@ -362,8 +375,8 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
             png = await board_png(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
             if interaction is not None:
                 try:
-                    await follow_up(bot, interaction, text, data=png, name=name, allowed_mentions=MENTION_PLAYERS,
-                                    **extra)
+                    await follow_up(bot, interaction, text, data=png, name=name, confirm=confirm,
+                                    allowed_mentions=MENTION_PLAYERS, **extra)
                     posted = True
                     BOARD_POSTED.observe(since(interaction))
                 except discord.NotFound:  # the interaction expired: post in the channel instead
@@ -405,5 +418,5 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
 
 
 __all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
-           "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "saved_note", "sides",
+           "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]

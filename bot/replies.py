@@ -7,7 +7,14 @@
   ``app_commands.CommandInvokeError``) into an ephemeral refusal with their message;
 - ``app_commands.TransformerError`` (an option value Discord's client let through but we can't read) and
   ``app_commands.CheckFailure`` into an ephemeral note of what was wrong;
-- anything else into an apology, with the traceback in the log.
+- the game store not answering in time (:class:`bot.store.NotSaved`, or Redis unreachable before the interaction
+  wrote anything: :func:`bot.store.wrote`) into an ephemeral "not saved, please try again" (:func:`not_saved`):
+  certainly nothing was stored, and nothing will be when Redis wakes (the commit's deadline);
+- anything else into an apology, with the traceback in the log (a Redis failure after a write: the change may
+  or may not be stored, and the apology says so).
+
+Every answer goes through :mod:`bot.answers`, so it works whether or not the interaction's watchdog acknowledged
+it first (a refusal then replaces its private "thinking…").
 
 The state of a game is never changed by a refusal: the session layer raises before it commits.
 
@@ -29,10 +36,11 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine import IllegalMove
 
-from . import i18n, mentions
+from . import answers, i18n, mentions
 from .errors import UserError
 from .i18n import _
 from .metrics import FAILURES
+from .store import NotSaved, wrote
 from .words import translate
 
 log = logging.getLogger(__name__)
@@ -49,14 +57,11 @@ _BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 
 async def refuse(interaction: discord.Interaction, text: str) -> None:
     """An ephemeral message to the user only: the initial response, or a follow-up if one was sent (after
-    deferring); without bidi controls (:data:`_BIDI_CONTROLS`), at most :data:`MESSAGE_LIMIT` characters. A
-    failure to send is logged, never raised."""
+    deferring, or the watchdog's "thinking…": :func:`bot.answers.send`); without bidi controls
+    (:data:`_BIDI_CONTROLS`), at most :data:`MESSAGE_LIMIT` characters. A failure to send is logged, never raised."""
     text = text.translate(_BIDI_CONTROLS)
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(text[:MESSAGE_LIMIT], ephemeral=True)
-        else:
-            await interaction.response.send_message(text[:MESSAGE_LIMIT], ephemeral=True)
+        await answers.send(interaction, text[:MESSAGE_LIMIT], ephemeral=True)
     except discord.HTTPException:
         log.warning("could not send a refusal for interaction %s", interaction.id)
 
@@ -83,6 +88,16 @@ def apology(game_names, error: BaseException | None = None) -> str:
              boards=boards)
 
 
+def not_saved(move: str | None) -> str:
+    """What a player is told when the game store did not answer in time and certainly nothing was stored: their
+    move (``move``, in the game's notation) or whatever they asked for was not saved; try again."""
+    if move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("The game store isn't answering — your move `{move}` was not saved. Please try again in a moment.",
+                 move=move)
+    return _("The game store isn't answering — nothing was saved. Please try again in a moment.")
+
+
 def refusal(error: BaseException) -> str | None:
     """The text to show for an error that is the user's to fix, or None for one that is ours."""
     if isinstance(error, app_commands.CommandInvokeError):
@@ -102,6 +117,12 @@ def refusal(error: BaseException) -> str | None:
 async def on_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed command or button press (see the module docstring). Never raises."""
     text = refusal(error)
+    original = getattr(error, "original", error)
+    if text is None and (isinstance(original, NotSaved) or (isinstance(original, UNREACHABLE) and not wrote())):
+        log.warning("interaction %s: the game store did not answer in time, nothing saved (%s)", interaction.id,
+                    original)
+        FAILURES.labels("not_saved").inc()
+        text = not_saved(answers.move_of(interaction))
     if text is None:
         what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
         log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
@@ -110,4 +131,4 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     await refuse(interaction, text)
 
 
-__all__ = ["refuse", "refusal", "apology", "on_error", "MESSAGE_LIMIT"]
+__all__ = ["refuse", "refusal", "not_saved", "apology", "on_error", "MESSAGE_LIMIT"]

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from . import i18n
 from .errors import UserError
 from .i18n import _
-from .store import Keys
+from .store import Keys, writing
 from .words import describe_duration
 
 MIN_TURN_TIMER = 60  # seconds: 1 minute
@@ -181,6 +181,7 @@ class SettingsStore:
         """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``, ``language``: a code of
         :func:`bot.i18n.languages`, or ``"auto"`` for the server's preferred locale); returns the result."""
         fields = {}
+        writing()  # (for the one error path: a failure from here on may have changed something)
         for name, value in changes.items():
             if value is None:
                 continue

@@ -31,6 +31,7 @@ and logged, so the channel is free and nothing else is blocked.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import logging
 import os
@@ -44,8 +45,11 @@ from typing import Callable
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import budget
 from .record import Record, RecordError
 
 log = logging.getLogger(__name__)
@@ -53,6 +57,57 @@ log = logging.getLogger(__name__)
 PREFIX = "hongbot"
 #: On a Redis Cluster, how long a commit waits at most for a replica to acknowledge it (milliseconds).
 REPLICA_WAIT_MS = 100
+
+#: The task handling an interaction and the local time (``time.monotonic()``) by which a change it makes must be
+#: stored, or not at all (:func:`deadline`); None outside an interaction (timers, the computer: no deadline). Set by
+#: :func:`fresh_task` (from :func:`bot.answers.watch`).
+_DEADLINE: contextvars.ContextVar[tuple[asyncio.Task | None, float] | None] = contextvars.ContextVar(
+    "store_deadline", default=None)
+#: Whether the current interaction has sent a write to Redis (a commit, a setting, a vote…): until it has, a
+#: failure to reach Redis means certainly nothing was saved (:func:`wrote`).
+_WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", default=False)
+#: Seconds a measured offset between Redis's clock and ours is used before it is measured again.
+OFFSET_REFRESH = 60.0
+
+
+def writing() -> None:
+    """Note that the current task is about to send a write to Redis (see :func:`wrote`)."""
+    _WROTE.set(True)
+
+
+def wrote() -> bool:
+    """Whether the current task (an interaction's handler) has sent a write to Redis since :func:`fresh_task`:
+    while it has not, a failure to reach Redis means nothing of it was saved."""
+    return _WROTE.get()
+
+
+def fresh_task(deadline: float | None) -> None:
+    """Start an interaction's accounting in the current task: nothing written yet, and its changes due by
+    ``deadline`` (local ``time.monotonic()``; None: no deadline)."""
+    _WROTE.set(False)
+    _DEADLINE.set(None if deadline is None else (asyncio.current_task(), deadline))
+
+
+def deadline() -> float | None:
+    """The local time (``time.monotonic()``) by which the current task's next change must be stored, or not at all:
+    the deadline of :func:`fresh_task`, while the task has written nothing yet (once it has, the interaction's
+    outcome is that write, and later changes go as any other); None otherwise — and in tasks started from it (the
+    computer's reply, an event's listeners: they don't inherit it)."""
+    found = _DEADLINE.get()
+    if found is None or found[0] is not asyncio.current_task() or _WROTE.get():
+        return None
+    return found[1]
+
+
+class NotSaved(Exception):
+    """A change that was certainly not stored and never will be: the game store did not answer before the change's
+    deadline (:func:`deadline`) — its commit was refused as late, never sent, or its reply was lost and the record,
+    re-read after the deadline, does not have it."""
+
+
+#: Errors meaning a command's reply did not come (the server hung, the connection dropped): a write sent may or may
+#: not have run.
+LOST = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 class Keys:
@@ -264,8 +319,12 @@ def keys_for(redis) -> type[Keys]:
 # ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
 #       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
 #       8 the shard key of the added members ("" if the guild is unknown),
+#       9 the deadline: Redis time (seconds, TIME) past which the change is refused ("" for none),
 #       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add.
-# Returns the new version (0 after a delete or finish), or -1 if the stored version is another.
+# Returns the new version (0 after a delete or finish), -1 if the stored version is another, -2 if the deadline
+# has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
+# TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
+# from Redis 7).
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'v') or '0'
 if v ~= ARGV[1] then
@@ -274,6 +333,10 @@ if v ~= ARGV[1] then
   if ARGV[3] == 'put' and ARGV[2] ~= '' and tonumber(v) == tonumber(ARGV[1]) + 1
      and redis.call('HGET', KEYS[1], 'doc') == ARGV[2] then return tonumber(v) end
   return -1
+end
+if ARGV[9] ~= '' then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) + tonumber(now[2]) / 1000000 > tonumber(ARGV[9]) then return -2 end
 end
 local nv = 0
 if ARGV[3] == 'finish' then
@@ -291,7 +354,7 @@ if ARGV[7] == '1' then
 elseif ARGV[7] == '0' then
   redis.call('SREM', KEYS[5], ARGV[4])
 end
-local i = 9
+local i = 10
 for k, key in ipairs({KEYS[3], KEYS[4]}) do
   local n = tonumber(ARGV[i])
   i = i + 1
@@ -425,7 +488,7 @@ class Effects:
             int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)}
 
     def args(self) -> list:
-        """The script's arguments from ARGV[9] on."""
+        """The script's arguments from ARGV[10] on."""
         out: list = []
         for remove, add in ((self.cancel, self.schedule), (self.settle, self.announce)):
             out += [len(remove), *remove, len(add)]
@@ -538,6 +601,7 @@ class GameStore:
         self.keys = keys_for(redis)
         self._commit = redis.register_script(_COMMIT)
         self._set_aside = redis.register_script(_SET_ASIDE)
+        self._offset: tuple[float, float] | None = None  # (Redis TIME - time.monotonic(), when measured)
 
     async def get(self, channel_id: int) -> Stored | None:
         """The channel's current record, or None (one round trip).
@@ -567,6 +631,7 @@ class GameStore:
         now = time.time()
         target = self.keys.quarantine(channel_id, now)
         index = self.keys.quarantine_index(self.keys.bucket(channel_id))
+        writing()
         moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index], args=[str(version), now])
         if moved:
             log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
@@ -619,10 +684,77 @@ class GameStore:
                 self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
                 Keys.shards(outbox)]
         args = [expected, text, mode, channel_id, member, ended, active,
-                Shards.key(guild_id) if guild_id else "", *effects.args()]
+                Shards.key(guild_id) if guild_id else "", "", *effects.args()]
+        due = deadline()
+        if due is None:
+            writing()
+            return await self._send(keys, args)
+        if time.monotonic() >= due:
+            raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
+        args[8] = f"{due + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
+        if time.monotonic() >= due:
+            raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
+        writing()
+        try:
+            result = await self._send(keys, args)
+        except LOST as exc:
+            return await self._decide(exc, due, channel_id, mode, keys[1], expected, text)
+        if result == -2:
+            raise NotSaved(f"Redis ran the change to channel {channel_id} after its deadline: refused")
+        return result
+
+    async def _send(self, keys: list[str], args: list) -> int:
         if isinstance(self.redis, RedisCluster):
             return await self._commit_replicated(keys, args)
         return int(await self._commit(keys=keys, args=args))
+
+    async def _clock_offset(self) -> float:
+        """A lower bound of (Redis's ``TIME`` − our ``time.monotonic()``), measured with one ``TIME`` at most every
+        :data:`OFFSET_REFRESH` seconds: Redis read its clock before our reply arrived, so Redis time at a local
+        instant ``m`` is at least ``m + offset``. A deadline ``d`` (local) sent as ``d + offset`` (Redis) has surely
+        passed on Redis's clock once ``d`` has passed here — then a stored version unchanged is final.
+
+        Raises:
+            redis.RedisError: Redis did not answer (nothing was written).
+        """
+        now = time.monotonic()
+        if self._offset is None or now - self._offset[1] > OFFSET_REFRESH:
+            seconds, micro = await self.redis.time()
+            after = time.monotonic()
+            self._offset = (float(seconds) + float(micro) / 1e6 - after, after)
+        return self._offset[0]
+
+    async def _decide(self, lost: BaseException, deadline: float, channel_id: int, mode: str, second: str,
+                      expected: int, text: str) -> int:
+        """A commit's reply was lost (it may or may not have run): wait until its deadline has passed on Redis's
+        clock too (after which the script can no longer apply it), then re-read the record. Returns what the commit
+        would have (the new version; -1 when another change landed instead); raises :class:`NotSaved` when the
+        record is as it was, or ``lost`` again when Redis still does not answer or the record has moved on past a
+        change that may have been ours (the outbox then posts its board if it was)."""
+        await asyncio.sleep(max(0.0, deadline + budget.CLOCK_MARGIN - time.monotonic()))
+        try:
+            current = await self.redis.hgetall(self.keys.game(channel_id))
+            finished = await self.redis.get(second) if mode == "finish" else None
+        except LOST:
+            log.warning("a change to channel %s may or may not be stored: Redis lost its reply and does not answer "
+                        "(%s)", channel_id, lost)
+            raise lost
+        version = int(current.get("v", 0) or 0)
+        if mode == "finish":
+            if finished == text:
+                return 0
+            if version == expected:
+                raise NotSaved(f"the end of the game in channel {channel_id} was not stored before its deadline")
+            return -1  # the game ended or moved on otherwise: ours was not stored (a finished record stays)
+        if version == expected:
+            raise NotSaved(f"the change to channel {channel_id} was not stored before its deadline")
+        if not text and version == 0:
+            return 0  # deleted, by us or by another change: the channel is free either way
+        if text and version == expected + 1:
+            return version if current.get("doc") == text else -1
+        log.warning("a change to channel %s may or may not be stored: Redis lost its reply and the record has "
+                    "moved on (version %s, expected %s)", channel_id, version, expected)
+        raise lost
 
     async def _commit_replicated(self, keys: list[str], args: list) -> int:
         """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
@@ -685,6 +817,7 @@ class GameStore:
     async def mark_active(self, guild_id: int, channel_id: int, active: bool = True) -> None:
         """Add ``channel_id`` to (or remove it from) the server's set of channels with a running game."""
         key = self.keys.active(guild_id, self.keys.bucket(channel_id))
+        writing()
         if active:
             await self.redis.sadd(key, channel_id)
         else:
@@ -700,6 +833,7 @@ class GameStore:
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int, ttl: int) -> None:
         """Note a challenge message's id for ``ttl`` seconds (kept beside the record, so it never races a click)."""
+        writing()
         await self.redis.set(self.keys.challenge_message(channel_id, game_id), message_id, ex=ttl)
 
     async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
@@ -708,6 +842,7 @@ class GameStore:
 
     async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
         """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
+        writing()
         await self.redis.set(self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", ex=ttl)
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
@@ -720,6 +855,7 @@ class GameStore:
         """Claim the message of request ``nonce`` to close it: its id for exactly one caller, None for every other
         (or when another request's message is noted now, which stays)."""
         key = self.keys.takeback_message(channel_id, game_id)
+        writing()
         value = await self.redis.getdel(key)
         if value is None:
             return None
@@ -734,6 +870,7 @@ class GameStore:
         """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
         voted before, and how many players have voted now."""
         key = self.keys.rematch_votes(channel_id, game_id)
+        writing()
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.sismember(key, user_ids[0])
             pipe.sadd(key, *user_ids)
@@ -745,10 +882,12 @@ class GameStore:
     async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
         """Claim the right to start the rematch of ``game_id`` (exactly one caller gets True)."""
         key = self.keys.rematch_votes(channel_id, game_id) + ":started"
+        writing()
         return bool(await self.redis.set(key, "1", nx=True, ex=ttl))
 
     async def release_rematch(self, channel_id: int, game_id: str) -> None:
         """Undo :meth:`claim_rematch` (the rematch could not start)."""
+        writing()
         await self.redis.delete(self.keys.rematch_votes(channel_id, game_id) + ":started")
 
 
@@ -832,13 +971,16 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool, **
 
 
 async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
-                  pool_timeout: float = 5.0, cluster: bool = False) -> RedisHandle:
+                  pool_timeout: float = budget.POOL_TIMEOUT, cluster: bool = False) -> RedisHandle:
     """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
     the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
 
     The client draws on a ``redis.asyncio.BlockingConnectionPool`` of at most ``pool_size`` connections: under
     load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
-    instead of failing at once as the default pool does when it is full.
+    instead of failing at once as the default pool does when it is full. Every command waits at most
+    :data:`bot.budget.SOCKET_TIMEOUT` for its reply and is not retried (:func:`bot.budget.redis_options`: the
+    interaction budget) — on a Cluster it is, as redis-py's cluster client retries to follow a failover (slower, still
+    safe: a retried commit past its deadline is refused by the script).
 
     With ``cluster``, ``redis_url`` names one node of a Redis Cluster: the client is redis-py's
     ``redis.asyncio.cluster.RedisCluster`` (it finds the other nodes, follows the slots as they move and fails
@@ -859,10 +1001,11 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
     if cluster:
-        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size)
+        timeouts = {k: v for k, v in budget.redis_options().items() if k != "retry"}  # its retries follow failovers
+        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
     else:
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
-                                                        decode_responses=True)
+                                                        decode_responses=True, **budget.redis_options())
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
     try:
         await client.ping()

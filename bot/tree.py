@@ -26,7 +26,7 @@ from babel.lists import format_list
 from discord import AppCommandOptionType as T
 from discord import app_commands
 
-from . import i18n, mentions
+from . import answers, i18n, mentions
 from .errors import UserError
 from .i18n import N_, _, n_, p_
 
@@ -178,9 +178,11 @@ class Tree(app_commands.CommandTree):
     """The command tree with every slash command's options checked first (see the module docstring)."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        """True to run the command. First makes the caller's language (``interaction.locale``) the current one, for
-        everything said while handling the interaction. Raises :class:`BadOption` for options the command can't take
+        """True to run the command. First starts the interaction's watchdog (:func:`bot.answers.watch`: answered
+        within Discord's 3 s whatever the game store does; an autocomplete given up quietly) and makes the caller's
+        language (``interaction.locale``) the current one, for everything said while handling it. Raises :class:`BadOption` for options the command can't take
         (shown to the user as a refusal); an autocomplete with such options gets no choices."""
+        answers.watch(interaction)
         i18n.use(interaction.locale)
         data = interaction.data or {}
         if interaction.type not in (discord.InteractionType.application_command,

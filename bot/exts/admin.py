@@ -13,7 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 from discord.utils import escape_markdown
 
-from .. import i18n, mentions
+from .. import answers, i18n, mentions
 from ..errors import UserError
 from ..i18n import _, n_
 from ..options import person
@@ -120,8 +120,7 @@ class Admin(commands.Cog):
         settings = await self.layer.settings.update(interaction.guild_id, turn_timer=seconds, reminders=reminders,
                                                     threads=threads, language=language)
         changed = any(v is not None for v in (turn_timer, reminders, threads, language))
-        await interaction.response.send_message(describe_settings(settings, interaction.guild, changed=changed),
-                                                ephemeral=True)
+        await answers.send(interaction, describe_settings(settings, interaction.guild, changed=changed), ephemeral=True)
 
     game = app_commands.Group(
         name="game", description="Moderate games in this server", guild_only=True,
@@ -174,7 +173,7 @@ class Admin(commands.Cog):
         if len(games) > MAX_FIELDS:
             more = len(games) - MAX_FIELDS
             embed.set_footer(text=n_("… and {count} more", "… and {count} more", more))
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await answers.send(interaction, embed=embed, ephemeral=True)
 
 
 async def setup(bot: "HongBot") -> None:

@@ -149,7 +149,7 @@ def test_start_up_failures_are_one_clear_line(tmp_path, env, words):
 
 def test_the_redis_connection_pool_settings(tmp_path):
     path = tmp_path / "config.toml"
-    assert (load_config(path, env={}).redis_pool_size, load_config(path, env={}).redis_pool_timeout) == (50, 5.0)
+    assert (load_config(path, env={}).redis_pool_size, load_config(path, env={}).redis_pool_timeout) == (50, 2.0)
     path.write_text("redis_pool_size = 200\nredis_pool_timeout = 0.5\n")
     config = load_config(path, env={})
     assert (config.redis_pool_size, config.redis_pool_timeout) == (200, 0.5)

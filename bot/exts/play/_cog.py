@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ... import mentions
+from ... import answers, mentions
 from ...buttons import view
 from ...errors import UserError
 from ...i18n import _, p_
@@ -117,8 +117,7 @@ class Play(commands.Cog):
         announcement = Announcement.start(record)
         try:
             async with public(self.bot, self.layer, record.guild_id):
-                if not interaction.response.is_done():
-                    await interaction.response.defer(thinking=True)
+                await answers.defer(interaction, thinking=True)
                 text = f"{heading()}\n{status_line(kind, game, record)}"
                 await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record),
                                 name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
@@ -198,9 +197,9 @@ class Play(commands.Cog):
                 text = _("{challenger} is looking for an opponent for {game}: anyone may accept. {sides} This "
                          "challenge expires in {duration}.", **fields)
             buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
-        await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+        message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:
-            message = await interaction.original_response()
+            message = message or await interaction.original_response()
             await self.layer.remember_message(interaction.channel_id, record.id, message.id)
         except discord.HTTPException:
             log.warning("could not read back challenge message for %s", record.id)
@@ -235,7 +234,7 @@ class Play(commands.Cog):
                 else:
                     # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {user} the name of who declined.
                     content = _("~~{game} challenge~~ — {user} declined it.", **fields)
-            await interaction.response.edit_message(content=content, view=None, allowed_mentions=NO_MENTIONS)
+            await answers.edit(interaction, content=content, view=None, allowed_mentions=NO_MENTIONS)
             return
         require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
         record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
@@ -244,7 +243,7 @@ class Play(commands.Cog):
         async with public(self.bot, self.layer, record.guild_id):  # the challenge's message: the server's language
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
             header = _("**{game}**: challenge accepted. {sides}", game=kind.title, sides=sides(kind, record))
-            await interaction.response.edit_message(content=header, view=None, allowed_mentions=NO_MENTIONS)
+            await answers.edit(interaction, content=header, view=None, allowed_mentions=NO_MENTIONS)
             settings = await self.layer.settings.get(record.guild_id)
             thread = await self._open_thread(interaction, record, kind) if settings.threads else None
             if thread is not None:
@@ -303,6 +302,7 @@ class Play(commands.Cog):
         Raises:
             UserError, IllegalMove: not the caller's game or turn, or not a legal move (nothing is stored).
         """
+        answers.note_move(interaction, move)
         turn = await self.layer.play(kind, interaction.channel_id, interaction.user.id, move)
         await self.post_turn(interaction, kind, turn)
 
@@ -316,7 +316,7 @@ class Play(commands.Cog):
         stored, game = await self.layer.running(interaction.channel_id, history=True)  # turn_number() undoes moves
         record = stored.record
         kind = self.layer.kinds[record.kind]
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
         a, b = record.names
         seat = game.to_move
         # shown to the caller alone: the caller's language; to the channel: the server's
@@ -332,8 +332,8 @@ class Play(commands.Cog):
                                 duration=describe_duration(record.deadline - self.layer.clock()))
             text += f"\n{kind.score(game, record.names)}"
             if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
-                await interaction.followup.send(text[:2000], file=await board_file(kind, game, record),
-                                                ephemeral=True, allowed_mentions=NO_MENTIONS)
+                await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
+                                   ephemeral=True, allowed_mentions=NO_MENTIONS)
             else:  # the channel's: once (the file is always board.png: found by its text)
                 await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record), by_text=True,
                                 allowed_mentions=NO_MENTIONS)
@@ -365,7 +365,7 @@ class Play(commands.Cog):
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {duration} e.g. "1 minute".
             question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss and counts for "
                          "the ratings. Confirm within {duration}.", **fields)
-        await interaction.response.send_message(question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def answer_resign(self, interaction: discord.Interaction, button: ResignButton) -> None:
         """Confirm / Cancel pressed under the resignation question: Cancel (or a Confirm pressed too late) changes
@@ -377,7 +377,7 @@ class Play(commands.Cog):
         stored = await self.layer.store.get(interaction.channel_id)
         kind = self.layer.kinds[stored.record.kind] if stored else None
         if button.answer == "no":
-            await interaction.response.edit_message(content=_("Resignation cancelled: play on."), view=None)
+            await answers.edit(interaction, content=_("Resignation cancelled: play on."), view=None)
             return
         if self.layer.clock() > button.expires:
             after = describe_duration(RESIGN_CONFIRMATION)
@@ -390,12 +390,12 @@ class Play(commands.Cog):
                 # TRANSLATORS: {duration} is e.g. "1 minute".
                 content = _("This confirmation expired after {duration}: nothing happened. Use the resign command "
                             "again if you still want to resign.", duration=after)
-            await interaction.response.edit_message(content=content, view=None)
+            await answers.edit(interaction, content=content, view=None)
             return
         if kind is None or stored.record.id != button.game_id:
             raise UserError(_("That game has already ended: there is nothing to resign."))
         turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id, button.game_id)
-        await interaction.response.edit_message(content=_("You resigned."), view=None)
+        await answers.edit(interaction, content=_("You resigned."), view=None)
         await self.post_turn(interaction, kind, turn)
 
     async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
@@ -425,7 +425,7 @@ class Play(commands.Cog):
                 # TRANSLATORS: {opponent} is a mention, {user} a name; {button} the Rematch button's label, in bold.
                 text = _("{opponent}, {user} wants a rematch: press {button} to play again.", opponent=asked,
                          user=shown_user(interaction.user), button=button)
-            await interaction.response.send_message(text, allowed_mentions=MENTION_PLAYERS)
+            await answers.send(interaction, text, allowed_mentions=MENTION_PLAYERS)
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
@@ -450,9 +450,9 @@ class Play(commands.Cog):
             text = _("{opponent}, {user} asks to take back their last turn. Allow it? (open for {duration})",
                      opponent=record.mention(answerer), user=shown_user(interaction.user),
                      duration=describe_duration(request.expires - self.layer.clock()))
-        await interaction.response.send_message(text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+        message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
-            message = await interaction.original_response()
+            message = message or await interaction.original_response()
             await self.layer.store.remember_takeback(interaction.channel_id, record.id, request.nonce, message.id,
                                                      int(TAKEBACK_TIMEOUT) + 86400)
         except discord.HTTPException:
@@ -476,7 +476,7 @@ class Play(commands.Cog):
                             user=shown_user(interaction.user), asker=result.player(result.takeback.by).shown)
             else:
                 content = _("Takeback allowed by {user}.", user=shown_user(interaction.user))
-        await interaction.response.edit_message(content=content, view=None)
+        await answers.edit(interaction, content=content, view=None)
         if not isinstance(result, Turn):
             return
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)

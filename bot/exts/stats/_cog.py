@@ -28,7 +28,7 @@ from discord.utils import escape_markdown
 from engine.movetext import record_text
 from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, positions
 
-from ... import i18n, mentions
+from ... import answers, i18n, mentions
 from ...errors import UserError
 from ...games import all_kinds
 from ...i18n import _, n_
@@ -163,8 +163,7 @@ class Stats(commands.Cog):
         with i18n.language(await self._answer_language(interaction, ephemeral)):
             embed = leaderboard_embed(self._kind(game), code, data)
             buttons = leaderboard_view(game, code, data, interaction.guild_id, interaction.user.id)
-        await interaction.response.send_message(embed=embed, view=buttons, ephemeral=ephemeral,
-                                                allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, embed=embed, view=buttons, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int):
         """One page of ``kind``'s leaderboard (``code`` "g" global, "s" the server's).
@@ -198,7 +197,7 @@ class Stats(commands.Cog):
         with i18n.language(await self._answer_language(interaction, ephemeral)):
             embed = leaderboard_embed(kind, button.scope, data)
             buttons = leaderboard_view(kind.name, button.scope, data, button.guild_id, button.user_id)
-        await interaction.response.edit_message(embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
+        await answers.edit(interaction, embed=embed, view=buttons, allowed_mentions=NO_MENTIONS)
 
     # --- /stats -----------------------------------------------------------------------------------
 
@@ -249,7 +248,7 @@ class Stats(commands.Cog):
                                     len(lines)),
                             value=_fit_lines(lines, 1024), inline=False)
             embed.set_footer(text=_("Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)"))
-        await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def _standing_text(self, kind: GameKind, guild: int, here: Standing) -> str:
         rank = await self.ratings.rank(kind.name, guild_scope(guild), here.user_id)
@@ -307,7 +306,7 @@ class Stats(commands.Cog):
             embed.set_footer(text=_("{replay} {game}:<id> for an animated replay · {record} {game}:<id> for the move "
                                     "record", replay=mentions.typed("replay"), record=mentions.typed("record"),
                                     game=mentions.option("replay", "game")))
-        await interaction.response.send_message(embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     # --- /replay and /record ----------------------------------------------------------------------
 
@@ -339,7 +338,7 @@ class Stats(commands.Cog):
                       "Move record of **{game}** `{id}` ({count} moves): {first} vs {second} — {result}.", moves,
                       game=self._title(record), id=record.id, first=player_name(record, 0),
                       second=player_name(record, 1), result=result_short(record))
-        await interaction.response.send_message(text, file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, text, file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     @replay.autocomplete("game")
     @record.autocomplete("game")
@@ -384,7 +383,7 @@ class Stats(commands.Cog):
             UserError: as :meth:`finished_here`.
         """
         record = await self.finished_here(interaction, game_id)
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
         i18n.use(await self._answer_language(interaction, ephemeral))  # the rest of this task: the replay's language
         limit = min(DISCORD_LIMIT, getattr(interaction, "filesize_limit", DISCORD_LIMIT) or DISCORD_LIMIT)
         try:
@@ -409,8 +408,8 @@ class Stats(commands.Cog):
                   seconds=round(replay.duration_ms / 1000))
         name = f"{record.kind}-{record.id}.gif"
         if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
-            await interaction.followup.send(text[:2000], file=discord.File(io.BytesIO(replay.gif), filename=name),
-                                            ephemeral=True, allowed_mentions=NO_MENTIONS)
+            await answers.send(interaction, text[:2000], file=discord.File(io.BytesIO(replay.gif), filename=name),
+                               ephemeral=True, allowed_mentions=NO_MENTIONS)
         else:  # the channel's: once (bot.posts.follow_up)
             await follow_up(self.bot, interaction, text, data=replay.gif, name=name, allowed_mentions=NO_MENTIONS)
 
@@ -440,7 +439,7 @@ class Stats(commands.Cog):
                      "and so is a picture of its final board. {record} `{option}:{id}` gives every move as text.",
                      game=where, size=size, record=mentions.command("record"), option=mentions.option("record", "game"),
                      id=record.id)
-        await interaction.followup.send(text, files=files, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await answers.send(interaction, text, files=files, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
         """The game's GIF in the current language (its words), built in a worker thread (one build at a time; the
