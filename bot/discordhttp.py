@@ -15,7 +15,11 @@ answer 5xx *after* it made the post, so a blind retry doubles it:
   follow-up is answered 5xx or its connection drops after it was sent, instead of returning the answer: the loop is
   left at once, and the caller decides (:func:`post_once`: look whether the post exists, then send again or leave
   it to the outbox). Ephemeral follow-ups keep the library's retry: nobody but their reader sees them, and a rare
-  duplicate refusal beats a lost one. Interaction callbacks keep it too: Discord refuses a second callback (40060).
+  duplicate refusal beats a lost one.
+- An interaction callback (the first response) keeps the library's retry — Discord refuses a second callback — but
+  when a retry after a 5xx is refused with 40060 ("already acknowledged"), the first attempt was made: the adapter
+  returns it as made (discord.py then knows the interaction is answered and goes on with follow-ups) instead of
+  raising.
 
 **A fair pace.** Discord lets a bot make 50 requests a second with its token (interaction callbacks and follow-ups
 exempt), across all its processes. :class:`FairGate` starts the bot-token requests of this process at most
@@ -52,6 +56,10 @@ T = TypeVar("T")
 INVALID = (401, 403, 404, 429)
 #: discord.py's route path of an executed webhook: an interaction follow-up.
 FOLLOW_UP = "/webhooks/{webhook_id}/{webhook_token}"
+#: discord.py's route path of an interaction callback (the initial response).
+CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
+#: Discord's error code for a second initial response to an interaction.
+ALREADY_ACKNOWLEDGED = 40060
 #: Discord's ephemeral message flag (1 << 6).
 EPHEMERAL = 64
 #: Discord's global limit on bot-token requests a second, and the share of it :class:`FairGate` uses at most in
@@ -112,6 +120,48 @@ class _CheckedSession:
         return _Answer(self._session.request(method, url, **kwargs))
 
 
+class _MadeBefore(Exception):
+    """A callback retried after a 5xx was refused as already acknowledged: the 5xx came after the effect."""
+
+
+class _CallbackAnswer:
+    """``session.request(...)`` for an interaction callback: notes a 5xx answer (the library retries it), and raises
+    :class:`_MadeBefore` when a later attempt is refused with 40060."""
+
+    def __init__(self, request, tries: dict) -> None:
+        self._request, self._tries = request, tries
+        self._entered = False
+
+    async def __aenter__(self) -> aiohttp.ClientResponse:
+        response = await self._request.__aenter__()
+        self._entered = True
+        if response.status >= 500:
+            self._tries["failed"] = True
+        elif response.status == 400 and self._tries.get("failed"):
+            data = await json_or_text(response)
+            if isinstance(data, dict) and data.get("code") == ALREADY_ACKNOWLEDGED:
+                await self._request.__aexit__(None, None, None)
+                self._entered = False
+                raise _MadeBefore()
+        return response
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        if self._entered:
+            return await self._request.__aexit__(*exc)
+        return None
+
+
+class _CallbackSession:
+    """The part of an aiohttp session the webhook adapter uses, for one interaction callback and its retries."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self._session = session
+        self._tries: dict = {}
+
+    def request(self, method: str, url: Any, **kwargs: Any) -> _CallbackAnswer:
+        return _CallbackAnswer(self._session.request(method, url, **kwargs), self._tries)
+
+
 def _ephemeral(payload: dict | None, multipart: list[dict] | None) -> bool:
     """Whether a webhook execution's body asks for an ephemeral message (its ``flags``)."""
     if payload is None and multipart:
@@ -127,14 +177,22 @@ def _ephemeral(payload: dict | None, multipart: list[dict] | None) -> bool:
 
 class OnceAdapter(AsyncWebhookAdapter):
     """discord.py's webhook adapter, except that a public interaction follow-up answered 5xx (or whose connection
-    dropped once sent) raises :class:`PostUncertain` at once instead of being retried blindly (see the module
-    docstring). Everything else — rate limits (429: waits ``retry_after``), other errors, other routes — is the
-    library's own handling."""
+    dropped once sent) raises :class:`PostUncertain` at once instead of being retried blindly, and an interaction
+    callback whose retry after a 5xx is refused as already acknowledged counts as made (see the module docstring).
+    Everything else — rate limits (429: waits ``retry_after``), other errors, other routes — is the library's own
+    handling."""
 
     async def request(self, route: Route, session: aiohttp.ClientSession, **kwargs: Any) -> Any:
         if route.method == "POST" and route.path == FOLLOW_UP \
                 and not _ephemeral(kwargs.get("payload"), kwargs.get("multipart")):
             session = _CheckedSession(session)  # type: ignore[assignment]
+        elif route.method == "POST" and route.path == CALLBACK:
+            try:
+                return await super().request(route, _CallbackSession(session), **kwargs)
+            except _MadeBefore:
+                log.info("interaction %s: a response answered 5xx was made after all", route.webhook_id)
+                # what discord.py reads of a callback's answer (InteractionCallbackResponse): the interaction's id
+                return {"interaction": {"id": str(route.webhook_id)}}
         return await super().request(route, session, **kwargs)
 
 

@@ -218,3 +218,26 @@ async def test_a_follow_up_the_bot_cant_check_is_left_to_the_outbox_and_counted(
     assert len([n for n in files if n.startswith("hongkong-")]) == 2 and set(files.values()) == {1}, files
     assert emu.invalid_requests() == 1
     assert emu.errors == []
+
+
+async def test_a_first_response_answered_502_after_being_made_counts_as_made(emu, world, bots, redis):
+    await bots()
+    callbacks = emu.faults.add("POST", r"/interactions/\d+/[^/]+/callback", status=502, when="after", times=1)
+    # a challenge (the initial response, with buttons): made once, and its buttons work
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+    challenge = await it.wait_done()
+    assert callbacks.hits == 1 and len(it.responses) == 1
+    click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+    await click.wait_followups(1, timeout=20)
+    await settle(redis)
+    # a move: its "thinking…" made, then 502; discord.py's retry is refused (40060): the board still follows it
+    callbacks = emu.faults.add("POST", r"/interactions/\d+/[^/]+/callback", status=502, when="after", times=1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    [board] = await it.wait_followups(1, timeout=20)
+    await settle(redis)  # posted by the move itself: the outbox empty on the test's clock (no reconciler)
+    assert callbacks.hits == 1 and board.attachments and "played `S@B2`" in board.content
+    assert not any(m.ephemeral for m in it.messages)  # no "couldn't post the board" note
+    files = bot_files(emu, world.channel)
+    assert len([n for n in files if n.startswith("hongkong-")]) == 2 and set(files.values()) == {1}, files
+    # the only errors: discord.py's own retries of the two callbacks, which Discord refuses (40060)
+    assert [e.kind for e in emu.errors] == ["already_acknowledged"] * 2
