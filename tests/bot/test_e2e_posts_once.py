@@ -241,3 +241,17 @@ async def test_a_first_response_answered_502_after_being_made_counts_as_made(emu
     assert len([n for n in files if n.startswith("hongkong-")]) == 2 and set(files.values()) == {1}, files
     # the only errors: discord.py's own retries of the two callbacks, which Discord refuses (40060)
     assert [e.kind for e in emu.errors] == ["already_acknowledged"] * 2
+
+
+async def test_a_thread_made_before_a_502_is_the_games_thread(emu, world, bots, redis):
+    await bots()
+    it = await emu.slash(world.admin, world.channel, "settings", threads=True)
+    await it.wait_done()
+    fault = emu.faults.add("POST", r"/channels/\d+/messages/\d+/threads", status=502, when="after", times=1)
+    challenge, click = await new_game(emu, world)
+    first = await emu.wait_for_message(challenge.id, lambda m: "the game begins" in m.content)
+    assert fault.hits == 1 and [int(t["id"]) for t in emu.threads(world.channel)] == [challenge.id]
+    assert first.attachments and (await GameStore(redis).get(challenge.id)) is not None
+    assert not any("couldn't open a thread" in m.content for m in emu.messages(world.channel))
+    # the only error: discord.py's own retry, which Discord refuses (160004: the thread exists)
+    assert [e.kind for e in emu.errors] in ([], ["bad_request"])

@@ -5,6 +5,7 @@ Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Callable
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from ...client import HongBot
 
 log = logging.getLogger(__name__)
+
+#: Discord's error when a thread was already started from a message (a retry of one made before a 5xx answer).
+THREAD_EXISTS = 160004
 
 
 class Play(commands.Cog):
@@ -285,6 +289,11 @@ class Play(commands.Cog):
         try:
             return await interaction.message.create_thread(name=name[:100], auto_archive_duration=1440)
         except discord.HTTPException as exc:
+            if exc.code == THREAD_EXISTS:  # discord.py's retry after a 5xx: the thread was made (the message's id)
+                with contextlib.suppress(discord.HTTPException):
+                    thread = await self.bot.fetch_channel(interaction.message.id)
+                    if isinstance(thread, discord.Thread):
+                        return thread
             await follow_up(
                 self.bot, interaction,
                 # TRANSLATORS: {error} is Discord's error message (English) or its HTTP status.
