@@ -13,7 +13,7 @@ import discord
 import pytest
 from discord.http import HTTPClient, Route, handle_message_parameters
 
-from tests.emulator import DiscordEmulator
+from tests.emulator import PERMISSIONS, DiscordEmulator
 
 
 @pytest.fixture
@@ -401,3 +401,150 @@ async def test_limits_can_be_turned_off_by_saying_so(emu: DiscordEmulator, world
         resp = await post(raw, emu, world.cid, {'content': f'post {i}'})
         assert resp.status == 200 and 'X-RateLimit-Limit' not in resp.headers
     assert emu.ratelimited == []
+
+
+# ============================================================================================
+# Discord's other limits: follow-ups, hour-old edits, slowmode, snowflakes
+# ============================================================================================
+
+
+class FollowUpBot(discord.Client):
+    """A minimal bot: ``/many count`` defers, then sends ``count`` follow-ups, noting each outcome."""
+
+    def __init__(self, guild_id: int) -> None:
+        super().__init__(intents=discord.Intents.default())
+        self.tree = discord.app_commands.CommandTree(self)
+        self.guild_id = guild_id
+        self.outcomes: list = []
+
+        @self.tree.command(name='many', description='many follow-ups')
+        async def many(interaction: discord.Interaction, count: int) -> None:
+            await interaction.response.defer()
+            for i in range(count):
+                try:
+                    await interaction.followup.send(f'follow-up {i}')
+                    self.outcomes.append('sent')
+                except discord.HTTPException as exc:
+                    self.outcomes.append((exc.status, exc.code))
+
+    async def setup_hook(self) -> None:
+        guild = discord.Object(self.guild_id)
+        self.tree.copy_global_to(guild=guild)
+        await self.tree.sync(guild=guild)
+
+
+async def run_many(emu: DiscordEmulator, world: World, count: int) -> list:
+    bot = FollowUpBot(world.gid)
+    task = asyncio.create_task(bot.start(emu.token))
+    try:
+        await emu.wait_for_ready()
+        await emu.wait_for_commands()
+        it = await emu.slash(world.ann, world.cid, 'many', count=count)
+        await it.wait_followups(min(count, emu.followup_limit or count), timeout=30)
+        for _ in range(300):
+            if len(bot.outcomes) == count:
+                break
+            await asyncio.sleep(0.05)
+        return bot.outcomes
+    finally:
+        await bot.close()
+        await asyncio.wait_for(task, timeout=10)
+
+
+async def test_follow_ups_are_capped_for_a_user_installed_app(emu: DiscordEmulator, world: World) -> None:
+    emu.followup_limit = 5  # model a user-installed app that isn't installed in the server (Discord's cap: 5)
+    outcomes = await run_many(emu, world, 6)
+    assert outcomes == ['sent'] * 5 + [(400, 40094)]
+    assert [e.code for e in emu.errors] == [40094]
+
+
+async def test_follow_ups_of_an_app_installed_in_the_server_are_not_capped(emu: DiscordEmulator,
+                                                                           world: World) -> None:
+    assert emu.followup_limit is None
+    outcomes = await run_many(emu, world, 7)  # 7 follow-ups: the 5-per-2 s webhook bucket makes the client wait
+    assert outcomes == ['sent'] * 7 and emu.errors == []
+
+
+async def test_editing_a_message_older_than_an_hour_is_refused_with_30046() -> None:
+    now = [1000.0]
+    emu = DiscordEmulator(clock=lambda: now[0])
+    await emu.start()
+    try:
+        w = World(emu)
+        client = HTTPClient(asyncio.get_running_loop())
+        await client.static_login(emu.token)
+        try:
+            with handle_message_parameters(content='board') as params:
+                msg = await client.send_message(w.cid, params=params)
+            now[0] += 3599
+            with handle_message_parameters(content='still young') as params:
+                await client.edit_message(w.cid, msg['id'], params=params)
+            now[0] += 2
+            with handle_message_parameters(content='too old') as params, pytest.raises(discord.HTTPException) as caught:
+                await client.edit_message(w.cid, msg['id'], params=params)
+            assert (caught.value.status, caught.value.code) == (429, 30046)  # raised at once, not waited on
+            assert emu.message(int(msg['id'])).content == 'still young'
+            emu.old_message_edits = 1  # Discord lets an unpublished number through; this test allows one
+            with handle_message_parameters(content='one allowed') as params:
+                await client.edit_message(w.cid, msg['id'], params=params)
+            with handle_message_parameters(content='then refused') as params, pytest.raises(discord.HTTPException):
+                await client.edit_message(w.cid, msg['id'], params=params)
+            assert emu.message(int(msg['id'])).content == 'one allowed'
+        finally:
+            await client.close()
+    finally:
+        await emu.stop()
+
+
+async def test_slowmode_binds_users_but_not_the_bot(emu: DiscordEmulator, world: World,
+                                                   raw: aiohttp.ClientSession, http: HTTPClient) -> None:
+    await emu.set_slowmode(world.cid, 30)
+    assert emu.channel(world.cid)['rate_limit_per_user'] == 30
+    await emu.post_message(world.ann, world.cid, 'hello')
+    with pytest.raises(Exception, match='slowmode'):
+        await emu.post_message(world.ann, world.cid, 'again')
+    for i in range(3):  # Discord: "bots ... are unaffected"
+        with handle_message_parameters(content=f'bot {i}') as params:
+            await http.send_message(world.cid, params=params)
+    assert len(emu.messages(world.cid)) == 4
+
+
+async def test_slowmode_bound_to_the_bot_answers_429_20016_and_discord_py_waits(
+        emu: DiscordEmulator, world: World, raw: aiohttp.ClientSession, http: HTTPClient) -> None:
+    emu.slowmode_applies_to_bots = True  # models reports of bots meeting slowmode, against the docs
+    await emu.set_slowmode(world.cid, 1)
+    # Manage Messages (which the bot has by default) exempts anyone from slowmode: take it away here
+    await emu.set_permission_overwrite(world.cid, emu.application_id, deny=PERMISSIONS['manage_messages'])
+    assert (await post(raw, emu, world.cid, {'content': 'first'})).status == 200
+    status, body = await post_json(raw, emu, world.cid, {'content': 'second'})
+    assert status == 429 and body['code'] == 20016 and 0 < body['retry_after'] <= 1
+    with handle_message_parameters(content='after the wait') as params:
+        await http.send_message(world.cid, params=params)
+    assert [m.content for m in emu.messages(world.cid)] == ['first', 'after the wait']
+
+
+@pytest.mark.parametrize('method,path,body,field', [
+    ('POST', '/channels/abc/messages', {'content': 'x'}, 'channel_id'),
+    ('GET', '/channels/{cid}/messages/12ab', None, 'message_id'),
+    ('GET', '/guilds/-1', None, 'guild_id'),
+    ('GET', '/channels/99999999999999999999999', None, 'channel_id'),
+    ('POST', '/interactions/x/tok/callback', {'type': 1}, 'interaction_id'),
+    ('GET', '/channels/{cid}/messages?limit=ten', None, 'limit'),
+    ('GET', '/channels/{cid}/messages?before=yesterday', None, 'before'),
+])
+async def test_a_bad_snowflake_is_refused_with_50035(emu: DiscordEmulator, world: World,
+                                                     raw: aiohttp.ClientSession, method: str, path: str,
+                                                     body: Optional[dict], field: str) -> None:
+    async with raw.request(method, emu.api_base + path.format(cid=world.cid), json=body) as resp:
+        data = await resp.json()
+    assert resp.status == 400 and data['code'] == 50035
+    assert data['errors'][field]['_errors'][0]['code'] == 'NUMBER_TYPE_COERCE'
+    assert not [e for e in emu.errors if e.kind == 'internal']
+
+
+async def test_a_bad_message_reference_is_refused_with_50035(emu: DiscordEmulator, world: World,
+                                                             raw: aiohttp.ClientSession) -> None:
+    status, data = await post_json(raw, emu, world.cid, {'content': 'x', 'message_reference': {'message_id': 'abc'}})
+    assert status == 400 and 'message_id' in data['errors']['message_reference']
+    status, data = await post_json(raw, emu, world.cid, {'content': 'x', 'message_reference': 'abc'})
+    assert status == 400 and 'message_reference' in data['errors']

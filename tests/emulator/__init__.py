@@ -29,7 +29,8 @@ Modules: ``server`` (DiscordEmulator: world building, test-facing actions and wa
 Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
 before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``
 (``emu.rate_limits``, on by default: per-route buckets with Discord's headers, 429s, the global limit, the
-invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``).
+invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``), ``caps``
+(Discord's other limits: follow-ups per interaction, 30046 edits of hour-old messages, slowmode, snowflakes).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError

@@ -131,6 +131,7 @@ class Message:
         self.deleted = False
         self.history: List[Dict[str, Any]] = []  # snapshots of previous versions (before each edit)
         self.nonce: Any = None  # Create Message's nonce (int or str), echoed in the payload
+        self.created_clock: Optional[float] = None  # emu.clock() when stored (its age for the 30046 limit)
 
     # -- convenience -------------------------------------------------------------------------
     @property
