@@ -7,7 +7,9 @@ when their definitions changed since the last sync (:func:`sync_commands`), in e
 tree's :class:`~bot.translator.CommandTranslator`), and installs the commands' ids for mentions in messages
 (:mod:`bot.mentions`). It also sizes the board renderer's worker
 processes (:mod:`bot.rendering`) and, with ``metrics_port`` set, serves the metrics and the health check
-(:mod:`bot.metrics`).
+(:mod:`bot.metrics`). Its HTTP to Discord (:mod:`bot.discordhttp`): public follow-ups are never retried blindly, the
+bot-token requests take turns per server under this process's share of Discord's global limit, and the 401, 403,
+404 and 429 answers are counted.
 """
 from __future__ import annotations
 
