@@ -16,10 +16,11 @@ answer 5xx *after* it made the post, so a blind retry doubles it:
   left at once, and the caller decides (:func:`post_once`: look whether the post exists, then send again or leave
   it to the outbox). Ephemeral follow-ups keep the library's retry: nobody but their reader sees them, and a rare
   duplicate refusal beats a lost one.
-- An interaction callback (the first response) keeps the library's retry — Discord refuses a second callback — but
-  when a retry after a 5xx is refused with 40060 ("already acknowledged"), the first attempt was made: the adapter
-  returns it as made (discord.py then knows the interaction is answered and goes on with follow-ups) instead of
-  raising.
+- An interaction callback (the first response) may be sent again — Discord refuses a second callback — but
+  discord.py's pause before it (1 s, then 3 s) would miss Discord's 3 s for the first response: a callback answered
+  5xx is sent again at once, after a short pause, while that time allows. And when an attempt after a 5xx is refused
+  with 40060 ("already acknowledged"), the first one was made: the adapter returns it as made (discord.py then knows
+  the interaction is answered and goes on with follow-ups) instead of raising.
 
 **A fair pace.** Discord lets a bot make 50 requests a second with its token (interaction callbacks and follow-ups
 exempt), across all its processes. :class:`FairGate` starts the bot-token requests of this process at most
@@ -60,6 +61,10 @@ FOLLOW_UP = "/webhooks/{webhook_id}/{webhook_token}"
 CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
 #: Discord's error code for a second initial response to an interaction.
 ALREADY_ACKNOWLEDGED = 40060
+#: Pauses (seconds) before an interaction callback answered 5xx is sent again at once, while the time since the
+#: interaction's creation stays under :data:`QUICK_WITHIN` (Discord's 3 s for the first response, less a margin).
+QUICK_PAUSES = (0.1, 0.2, 0.4, 0.6)
+QUICK_WITHIN = 2.5
 #: Discord's ephemeral message flag (1 << 6).
 EPHEMERAL = 64
 #: Discord's global limit on bot-token requests a second, and the share of it :class:`FairGate` uses at most in
@@ -125,41 +130,63 @@ class _MadeBefore(Exception):
 
 
 class _CallbackAnswer:
-    """``session.request(...)`` for an interaction callback: notes a 5xx answer (the library retries it), and raises
-    :class:`_MadeBefore` when a later attempt is refused with 40060."""
+    """``session.request(...)`` for an interaction callback. A 5xx answer is sent again at once, after
+    :data:`QUICK_PAUSES`, while Discord's 3 s for the first response leave time (discord.py's own retry waits 1 s,
+    then 3 s: past the deadline); a JSON body only (a multipart form can't be sent twice). A 5xx is noted, and a later
+    attempt refused with 40060 raises :class:`_MadeBefore`."""
 
-    def __init__(self, request, tries: dict) -> None:
-        self._request, self._tries = request, tries
-        self._entered = False
+    def __init__(self, session: aiohttp.ClientSession, method: str, url: Any, kwargs: dict, tries: dict,
+                 deadline: float) -> None:
+        self._session, self._method, self._url, self._kwargs = session, method, url, kwargs
+        self._tries, self._deadline = tries, deadline
+        self._request = None
+
+    async def _send(self) -> aiohttp.ClientResponse:
+        self._request = self._session.request(self._method, self._url, **self._kwargs)
+        return await self._request.__aenter__()
+
+    async def _release(self) -> None:
+        request, self._request = self._request, None
+        if request is not None:
+            await request.__aexit__(None, None, None)
 
     async def __aenter__(self) -> aiohttp.ClientResponse:
-        response = await self._request.__aenter__()
-        self._entered = True
+        response = await self._send()
+        resendable = isinstance(self._kwargs.get("data"), (str, bytes, type(None)))
+        for pause in QUICK_PAUSES:
+            if response.status < 500 or not resendable or time.time() + pause > self._deadline:
+                break
+            self._tries["failed"] = True
+            await self._release()
+            await asyncio.sleep(pause)
+            response = await self._send()
         if response.status >= 500:
             self._tries["failed"] = True
         elif response.status == 400 and self._tries.get("failed"):
             data = await json_or_text(response)
             if isinstance(data, dict) and data.get("code") == ALREADY_ACKNOWLEDGED:
-                await self._request.__aexit__(None, None, None)
-                self._entered = False
+                await self._release()
                 raise _MadeBefore()
         return response
 
     async def __aexit__(self, *exc: Any) -> Any:
-        if self._entered:
-            return await self._request.__aexit__(*exc)
+        request, self._request = self._request, None
+        if request is not None:
+            return await request.__aexit__(*exc)
         return None
 
 
 class _CallbackSession:
-    """The part of an aiohttp session the webhook adapter uses, for one interaction callback and its retries."""
+    """The part of an aiohttp session the webhook adapter uses, for one interaction callback and its retries;
+    ``created``: the interaction's creation (Unix seconds)."""
 
-    def __init__(self, session: aiohttp.ClientSession) -> None:
+    def __init__(self, session: aiohttp.ClientSession, created: float) -> None:
         self._session = session
         self._tries: dict = {}
+        self._deadline = created + QUICK_WITHIN
 
     def request(self, method: str, url: Any, **kwargs: Any) -> _CallbackAnswer:
-        return _CallbackAnswer(self._session.request(method, url, **kwargs), self._tries)
+        return _CallbackAnswer(self._session, method, url, kwargs, self._tries, self._deadline)
 
 
 def _ephemeral(payload: dict | None, multipart: list[dict] | None) -> bool:
@@ -188,7 +215,8 @@ class OnceAdapter(AsyncWebhookAdapter):
             session = _CheckedSession(session)  # type: ignore[assignment]
         elif route.method == "POST" and route.path == CALLBACK:
             try:
-                return await super().request(route, _CallbackSession(session), **kwargs)
+                created = discord.utils.snowflake_time(int(route.webhook_id)).timestamp()
+                return await super().request(route, _CallbackSession(session, created), **kwargs)
             except _MadeBefore:
                 log.info("interaction %s: a response answered 5xx was made after all", route.webhook_id)
                 # what discord.py reads of a callback's answer (InteractionCallbackResponse): the interaction's id
