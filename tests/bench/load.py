@@ -24,8 +24,8 @@ Printed per rate, for the moves between people (the computer games' moves on the
   busy note or a refusal): Discord shows "The application did not respond" past 3 s;
 - board posted: from the INTERACTION_CREATE to the first board post showing the move (its own, or a later board of
   the same game);
-- failed: no first response within 3 s, an apology ("Something went wrong", "couldn't reach the game store"), or a
-  deferral never followed by an answer within ``--timeout``; busy: answered "your move is saved, the board follows"
+- failed: no first response within 3 s, an apology ("Something went wrong", "couldn't reach the game store", "The
+  game store isn't answering"), or a deferral never followed by an answer within ``--timeout``; busy: answered "your move is saved, the board follows"
   (stored: not a failure); refused: a refusal (the driver and the bot disagree about a game: should be 0);
 - unposted: moves whose board was not posted by the end of the drain; lost / doubled: moves answered as stored but
   missing from Redis, and moves stored more often than sent (checked whenever a channel is re-read from Redis and at
@@ -74,7 +74,7 @@ from tests.emulator import DiscordEmulator  # noqa: E402
 KINDS = all_kinds()
 #: A board post's file name (bot.posts.board_name): ``<game>-<game id>-<version>.png``.
 BOARD = re.compile(r"^(?P<kind>[a-z]+)-(?P<game>[^-]+)-(?P<version>\d+)\.png$")
-APOLOGIES = ("Something went wrong", "couldn't reach the game store")
+APOLOGIES = ("Something went wrong", "couldn't reach the game store", "The game store isn't answering")
 DEADLINE = 3.0  # Discord's first-response deadline
 
 

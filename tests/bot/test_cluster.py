@@ -201,7 +201,7 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
         heir = local.replica_of(doomed)
         local.kill(doomed)  # at once after the answer: the last move must be on the replica already (WAIT)
         started = time.monotonic()
-        # a move while the game's primary is down is either refused with an apology (stored nowhere) or lands
+        # a move while the game's primary is down is either refused as not saved (stored nowhere) or lands
         it = await emu.slash(world.ben, world.channel, "hongkong place", square="E4")
         await it.wait_response(timeout=15)
         if not it.ephemeral:
@@ -209,7 +209,8 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
             assert "`S@E4`" in board.content
             played.append("S@E4")
         else:
-            assert (await it.wait_done()).content.startswith("I couldn't reach the game store just now.")
+            told = (await it.wait_done()).content
+            assert told.startswith("The game store isn't answering — your move `S@E4` was not saved."), told
         outage = "refused (the store unreachable)" if it.ephemeral else "played"
         for _ in range(200):
             if local.healthy() and local.primary_of(ClusterKeys.game(world.channel)) is heir:

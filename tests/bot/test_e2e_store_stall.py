@@ -51,7 +51,7 @@ def stopped(pid: int):
 @pytest.fixture
 async def bot(emu, world, redis_server, redis, tmp_path):
     """The bot with the production connection to Redis: a waiting pool, the budget's timeouts, no retries."""
-    url = f"unix://{redis_server['unix_socket_path']}"
+    url = redis_server.get("url") or f"unix://{redis_server['unix_socket_path']}"
     handle = await connect(url, tmp_path, allow_unsafe=True)
     running = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1), redis=handle)
     yield running
