@@ -272,3 +272,29 @@ async def test_a_first_response_failing_before_it_is_made_is_sent_again_in_time(
     await settle(redis)
     assert set(bot_files(emu, world.channel).values()) == {1}
     assert emu.errors == []
+
+
+async def test_posts_whose_connection_drops_after_they_were_made_appear_once(emu, world, bots, clock, redis):
+    await bots()
+    await set_timer(emu, world, "2h")
+    await new_game(emu, world)
+    await settle(redis)
+    # a follow-up (the move's board): made, then the connection closed without an answer
+    dropped = emu.faults.add("POST", FOLLOW_UPS, status=None, drop=True, when="after", times=1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    [board] = await it.wait_followups(1, timeout=20)
+    await settle(redis)
+    assert dropped.hits == 1 and board.attachments
+    # a channel post (the reminder): made, then dropped; sent again with the same nonce, Discord returns the first
+    dropped = emu.faults.add("POST", CHANNEL_POSTS, status=None, drop=True, when="after", times=1)
+    clock.advance(HOUR + 1)
+    await emu.wait_for_message(world.channel, lambda m: "⏰" in m.content)
+    for _ in range(200):
+        if not any(d.startswith("remind|") for d in await redis.zrange(Keys.DEADLINES, 0, -1)):
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    assert dropped.hits == 1
+    assert sum("⏰" in m.content for m in emu.messages(world.channel)) == 1
+    assert set(bot_files(emu, world.channel).values()) == {1}
+    assert emu.errors == []
