@@ -7,7 +7,9 @@ when their definitions changed since the last sync (:func:`sync_commands`), in e
 tree's :class:`~bot.translator.CommandTranslator`), and installs the commands' ids for mentions in messages
 (:mod:`bot.mentions`). It also sizes the board renderer's worker
 processes (:mod:`bot.rendering`) and, with ``metrics_port`` set, serves the metrics and the health check
-(:mod:`bot.metrics`).
+(:mod:`bot.metrics`). Its HTTP to Discord (:mod:`bot.discordhttp`): public follow-ups are never retried blindly, the
+bot-token requests take turns per server under this process's share of Discord's global limit, and the 401, 403,
+404 and 429 answers are counted.
 """
 from __future__ import annotations
 
@@ -25,9 +27,9 @@ import discord
 from discord.ext import commands
 
 from .config import Config
-from . import mentions
+from . import discordhttp, mentions
 from .games import all_kinds
-from .metrics import MetricsServer
+from .metrics import QUEUE_LENGTH, MetricsServer
 from .rendering import default_workers, renderer
 from .replies import on_error
 from .session import GameLayer
@@ -86,7 +88,12 @@ class HongBot(commands.AutoShardedBot):
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
                          tree_cls=Tree, shard_count=config.shard_count,
                          shard_ids=list(config.shard_ids) if config.shard_ids is not None else None,
-                         heartbeat_timeout=config.heartbeat_timeout)
+                         heartbeat_timeout=config.heartbeat_timeout, http_trace=discordhttp.trace())
+        count = config.shard_count or 1
+        #: This process's pace of bot-token requests (:mod:`bot.discordhttp`): its share of Discord's global limit.
+        self.gate = discordhttp.share(config.shard_ids if config.shard_ids is not None else tuple(range(count)), count)
+        discordhttp.pace(self.http, self.gate, discordhttp.guild_of(self))
+        QUEUE_LENGTH.labels("requests").set_function(lambda: self.gate.waiting)
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None
@@ -100,7 +107,9 @@ class HongBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Connect to Redis, build the game layer, load the features, sync the commands (discord.py calls this
-        once, after logging in and before connecting to the gateway)."""
+        once, after logging in and before connecting to the gateway). Public interaction follow-ups are made once
+        from here on (:func:`bot.discordhttp.install`, in this task: every task of the bot inherits it)."""
+        discordhttp.install()
         if self._redis is None:
             self._redis = await connect(self.config.redis_url, self.config.data_dir,
                                         allow_unsafe=self.config.allow_unsafe_redis,

@@ -10,8 +10,11 @@ The metrics (the official ``prometheus_client``, in this process's default regis
 - ``hongbot_failures_total{reason}`` — ``error`` (a player got an apology), ``board`` (a board post failed: the
   reconciler makes it later), ``expired`` (the interaction was gone before the first answer);
 - ``hongbot_busy_total`` — moves answered "busy: your move is saved, the board follows";
-- ``hongbot_queue_length{queue}`` — ``boards``: board posts waiting for a slot (:mod:`bot.posting`); ``computer``:
-  the computer's moves waiting or being thought;
+- ``hongbot_queue_length{queue}`` — ``boards``: board posts waiting for a render worker (:mod:`bot.rendering`);
+  ``computer``: the computer's moves waiting or being thought; ``requests``: the bot's own requests to Discord
+  waiting for their turn (:class:`bot.discordhttp.FairGate`);
+- ``hongbot_invalid_requests_total{status}`` — answers 401, 403, 404 and 429 from Discord (past 10,000 401/403/429
+  in 10 minutes Discord bans the bot for a while; :func:`bot.discordhttp.trace`);
 - ``hongbot_active_games`` — running games in this process's servers (read from Redis at a scrape, at most every
   :data:`ACTIVE_EVERY` seconds);
 - ``hongbot_computer_think_seconds{level}`` — the computer's search, per move.
@@ -55,6 +58,9 @@ for _reason in ("error", "board", "expired", "not_saved"):
     FAILURES.labels(_reason)  # every reason shown from the start, at 0
 BUSY = Counter("hongbot_busy", "Moves answered 'busy: your move is saved, the board follows'")
 QUEUE_LENGTH = Gauge("hongbot_queue_length", "Work waiting: board posts for a slot, the computer's moves", ["queue"])
+INVALID_REQUESTS = Counter("hongbot_invalid_requests", "Answers 401, 403, 404 and 429 from Discord", ["status"])
+for _status in ("401", "403", "404", "429"):
+    INVALID_REQUESTS.labels(_status)  # every status shown from the start, at 0
 ACTIVE_GAMES = Gauge("hongbot_active_games", "Running games in this process's servers")
 COMPUTER_THINK = Histogram("hongbot_computer_think_seconds", "The computer's search for one move", ["level"],
                            buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0))
@@ -143,4 +149,5 @@ class MetricsServer:
 
 
 __all__ = ["MetricsServer", "MOVES", "FIRST_RESPONSE", "BOARD_POSTED", "FAILURES", "BUSY", "QUEUE_LENGTH",
+           "INVALID_REQUESTS",
            "ACTIVE_GAMES", "COMPUTER_THINK", "since", "gateway_connected", "ACTIVE_EVERY", "HEALTH_TIMEOUT"]

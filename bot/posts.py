@@ -9,6 +9,11 @@ fails it stays for the play cog's reconciler, which posts it later — so the bo
 announcement's tag, and :func:`already_posted` finds a post made before a crash. While this process posts one, its
 member is in :data:`POSTING` (the reconciler leaves it alone).
 
+Every post is made once, though Discord may answer 5xx after making it (and discord.py retries that by itself): a
+post in a channel carries a nonce made from what it announces (:func:`nonce`, :func:`post_nonce`), which Discord
+enforces; an interaction's public follow-up, which has none, is never retried blindly — the channel is looked at
+first (:func:`follow_up`, :mod:`bot.discordhttp`).
+
 Boards are drawn by :data:`bot.rendering.renderer` (worker processes, people's boards first); a move is answered at once
 — Discord's "thinking…", or "busy: your move is saved, the board follows" when the drawings queue is long
 (:func:`answer_first`) — and the numbers of :mod:`bot.metrics` are counted here.
@@ -20,13 +25,16 @@ builders here say things in the current language: their caller picks it.
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 
+import aiohttp
 import discord
 
 from . import answers, i18n
 from .buttons import final_board_view
+from .discordhttp import post_once
 from .kinds import Game, GameKind
 from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
 from .i18n import _
@@ -55,13 +63,16 @@ async def server_language(bot: discord.Client, guild_id: int | None, layer=None)
     return await settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
 
 
+async def board_png(kind: GameKind, game: Game, record: Record, *, priority: int = PLAYER) -> bytes:
+    """The rendered board as PNG bytes (drawn by a render worker, in ``priority``'s turn: :mod:`bot.rendering`); a
+    game that was resigned, lost on time or aborted shows that result instead of whose turn it was."""
+    return await renderer.png(kind, game, plain_names(record), ended=record.ended_off_board, priority=priority)
+
+
 async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
                      priority: int = PLAYER) -> discord.File:
-    """The rendered board as a PNG attachment called ``name`` (drawn by a render worker, in ``priority``'s turn:
-    :mod:`bot.rendering`); a game that was resigned, lost on time or aborted shows that result instead of whose turn
-    it was."""
-    png = await renderer.png(kind, game, plain_names(record), ended=record.ended_off_board, priority=priority)
-    return discord.File(io.BytesIO(png), filename=name)
+    """The rendered board (:func:`board_png`) as a PNG attachment called ``name``."""
+    return discord.File(io.BytesIO(await board_png(kind, game, record, priority=priority)), filename=name)
 
 
 def board_name(kind: GameKind, announcement: Announcement | None) -> str:
@@ -70,15 +81,42 @@ def board_name(kind: GameKind, announcement: Announcement | None) -> str:
 
 
 def nonce(announcement: Announcement | None) -> str | None:
-    """A post's nonce for Discord to deduplicate a retry of the same announcement (at most 25 characters)."""
+    """A post's nonce for Discord to deduplicate a retry of the same announcement (at most 25 characters):
+    ``t<tag>`` a board, ``r<tag>`` a rating line, ``c<tag>`` the computer's (see :func:`post_nonce`)."""
     return f"{announcement.what[0]}{announcement.tag}"[:25] if announcement else None
 
 
-async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str | None = None,
-                         text: str | None = None, limit: int = 50) -> bool:
+#: What a channel post outside an interaction announces, as the first letter of its nonce (:func:`post_nonce`); the
+#: announcements of :mod:`bot.outbox` use the first letter of their ``what`` (``t``, ``r``, ``c``: :func:`nonce`).
+NONCE_KINDS = {
+    "p": "a reminder: the player to move is pinged",
+    "e": "a thread game's end, told in the thread's parent channel",
+    "f": "a thread game moved to the parent channel, with its board",
+    "u": "a game ended without a result, told in the parent channel",
+    "d": "the same, told a player by direct message",
+}
+
+
+def post_nonce(kind: str, game_id: str, detail: int | str = "") -> str:
+    """The nonce of a channel post outside an interaction: ``<kind><game id>-<detail>`` (``kind`` a key of
+    :data:`NONCE_KINDS`; ``detail`` tells two posts of one kind and game apart, e.g. the move count of a reminder),
+    at most 25 characters (Discord's limit; game ids have at most 16). Discord returns the first message for a
+    retry with the same nonce (``enforce_nonce``, which discord.py sends with every nonce), so a post whose answer was
+    lost is never made twice."""
+    if kind not in NONCE_KINDS:
+        raise ValueError(f"unknown kind of post {kind!r}")
+    return f"{kind}{game_id}-{detail}"[:25]
+
+
+async def seen(bot: discord.Client, channel_id: int, *, file_name: str | None = None, text: str | None = None,
+               limit: int = 50) -> bool | None:
     """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
-    exactly ``text`` (a retry checks before posting again). A history the bot can't read counts as not posted
-    (logged): posting twice is better than never."""
+    exactly ``text`` (its first :data:`MESSAGE_LIMIT` characters); None when the bot can't tell: it lacks Read Message
+    History there (known from its cache: no request Discord would refuse), or reading failed."""
+    channel = bot.get_channel(channel_id)
+    guild = getattr(channel, "guild", None)
+    if guild is not None and guild.me is not None and not channel.permissions_for(guild.me).read_message_history:
+        return None
     me = bot.user.id if bot.user else None
     try:
         async for message in bot.get_partial_messageable(channel_id).history(limit=limit):
@@ -88,9 +126,62 @@ async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str
                 return True
             if text and message.content == text[:MESSAGE_LIMIT]:
                 return True
-    except discord.HTTPException as exc:
-        log.warning("could not read the history of channel %s (%s)", channel_id, exc.status)
+    except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.warning("could not read the history of channel %s (%s)", channel_id, getattr(exc, "status", exc))
+        return None
     return False
+
+
+async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str | None = None,
+                         text: str | None = None, limit: int = 50) -> bool:
+    """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
+    exactly ``text`` (a retry checks before posting again; :func:`seen`). A history the bot can't read counts as not
+    posted (logged): posting twice is better than never."""
+    return bool(await seen(bot, channel_id, file_name=file_name, text=text, limit=limit))
+
+
+async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: bytes | None = None,
+                    name: str = "board.png", by_text: bool = False, confirm: str | None = None, **kwargs) -> None:
+    """Post ``text`` (and the file ``data`` as the attachment ``name``) as the interaction's public follow-up, once:
+    if Discord answers 5xx, the channel is looked at (by ``name``, which carries the announcement's tag — or, without
+    ``data`` or with ``by_text``, by the exact text) before sending again (:func:`bot.discordhttp.post_once`).
+    Sent through :func:`bot.answers.send` (the initial response if none was sent yet; ``confirm``: what the
+    watchdog's private "thinking…" becomes). ``kwargs``: ``followup.send``'s.
+
+    Raises:
+        discord.HTTPException: it failed (:class:`bot.discordhttp.PostUncertain`: perhaps made — the outbox decides).
+    """
+    async def send():
+        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
+
+    async def made():
+        by_name = data is not None and not by_text
+        return await seen(bot, interaction.channel_id, file_name=name if by_name else None,
+                          text=None if by_name else text)
+
+    await post_once(send, made)
+
+
+async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, nonce: str | None,
+                          data: bytes | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
+    """Post ``text`` (and ``data`` as the attachment ``name``) in a channel outside any interaction. With a ``nonce``
+    (every post of the bot has one) a connection dropped after sending is retried at once with the same nonce —
+    Discord returns the first message for it; discord.py itself retries a 5xx. ``kwargs``: ``send``'s.
+
+    Raises:
+        discord.HTTPException, aiohttp.ClientError: it failed.
+    """
+    channel = bot.get_partial_messageable(channel_id)
+    for attempt in range(tries):
+        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        try:
+            return await channel.send(text[:MESSAGE_LIMIT], nonce=nonce, **files, **kwargs)
+        except (aiohttp.ClientConnectionError, asyncio.TimeoutError):
+            if nonce is None or attempt == tries - 1:
+                raise
+            await asyncio.sleep(1 + 2 * attempt)
+    raise AssertionError("unreachable")
 
 
 def busy_note(turn: Turn) -> str:
@@ -281,24 +372,19 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
             text, view = turn_message(kind, turn)
             extra = {"view": view} if view else {}
             name = board_name(kind, turn.announcement)
-
-            async def board() -> dict:
-                return {"file": await board_file(kind, turn.game, turn.record, name, priority=priority)} \
-                    if shows_board(turn) else {}
-
+            png = await board_png(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
             if interaction is not None:
                 try:
-                    await answers.send(interaction, text[:MESSAGE_LIMIT], **await board(), confirm=confirm,
-                                       allowed_mentions=MENTION_PLAYERS, **extra)
+                    await follow_up(bot, interaction, text, data=png, name=name, confirm=confirm,
+                                    allowed_mentions=MENTION_PLAYERS, **extra)
                     posted = True
                     BOARD_POSTED.observe(since(interaction))
                 except discord.NotFound:  # the interaction expired: post in the channel instead
                     log.warning("interaction %s expired; posting game %s in its channel", interaction.id,
                                 turn.record.id)
             if not posted:
-                channel = bot.get_partial_messageable(turn.record.channel_id)
-                await channel.send(text[:MESSAGE_LIMIT], **await board(),
-                                   allowed_mentions=MENTION_PLAYERS, nonce=nonce(turn.announcement), **extra)
+                await send_in_channel(bot, turn.record.channel_id, text, nonce=nonce(turn.announcement), data=png,
+                                      name=name, allowed_mentions=MENTION_PLAYERS, **extra)
                 posted = True
     except Exception:
         FAILURES.labels("board").inc()
@@ -320,17 +406,17 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
 
 async def send_quietly(bot: discord.Client, channel_id: int, text: str,
                        mentions: discord.AllowedMentions = NO_MENTIONS, *, nonce: str | None = None) -> bool:
-    """Post ``text`` in a channel outside any interaction; a failure is logged, never raised. ``nonce`` lets
-    Discord drop a retry of the same post. True if posted."""
+    """Post ``text`` in a channel outside any interaction (:func:`send_in_channel`); a failure is logged, never
+    raised. ``nonce`` (:func:`nonce`, :func:`post_nonce`) lets Discord drop a retry of the same post. True if
+    posted."""
     try:
-        await bot.get_partial_messageable(channel_id).send(text[:MESSAGE_LIMIT], allowed_mentions=mentions,
-                                                           nonce=nonce)
+        await send_in_channel(bot, channel_id, text, nonce=nonce, allowed_mentions=mentions)
         return True
-    except discord.HTTPException:
-        log.warning("could not post in channel %s", channel_id)
+    except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.warning("could not post in channel %s (%s)", channel_id, getattr(exc, "status", None) or repr(exc))
         return False
 
 
-__all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_file", "busy_note", "answer_first", "board_name", "nonce",
-           "already_posted", "done_note", "saved_note", "sides",
+__all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
+           "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]

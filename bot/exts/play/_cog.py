@@ -5,6 +5,7 @@ Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Callable
@@ -20,7 +21,8 @@ from ...i18n import _, p_
 from ...kinds import Game, GameKind
 from ...options import level_name, person
 from ...outbox import Announcement
-from ...posts import board_file, board_name, nonce, post_turn, send_quietly, sides, status_line
+from ...posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn, send_in_channel,
+                      send_quietly, sides, status_line)
 from ...rendering import default_workers
 from ...replies import refuse
 from ...record import Event, Player, Record
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
     from ...client import HongBot
 
 log = logging.getLogger(__name__)
+
+#: Discord's error when a thread was already started from a message (a retry of one made before a 5xx answer).
+THREAD_EXISTS = 160004
 
 
 class Play(commands.Cog):
@@ -96,10 +101,9 @@ class Play(commands.Cog):
         it done. True if posted."""
         async with public(self.bot, self.layer, record.guild_id):
             text = f"{self._begins(kind, record)}\n{status_line(kind, game, record)}"
-            await self.bot.get_partial_messageable(record.channel_id).send(
-                text[:2000], file=await board_file(kind, game, record, board_name(kind, announcement)),
-                allowed_mentions=MENTION_PLAYERS, nonce=nonce(announcement),
-            )
+            await send_in_channel(self.bot, record.channel_id, text, nonce=nonce(announcement),
+                                  data=await board_png(kind, game, record), name=board_name(kind, announcement),
+                                  allowed_mentions=MENTION_PLAYERS)
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
         return True
@@ -119,9 +123,8 @@ class Play(commands.Cog):
             async with public(self.bot, self.layer, record.guild_id):
                 await answers.defer(interaction, thinking=True)
                 text = f"{heading()}\n{status_line(kind, game, record)}"
-                await answers.send(interaction, text[:2000], file=await board_file(kind, game, record,
-                                                                                  board_name(kind, announcement)),
-                                   allowed_mentions=MENTION_PLAYERS)
+                await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record),
+                                name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
         except Exception:  # the game is stored: its first board is posted by the reconciler
             log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
             await refuse(interaction, _("The game is saved and has started. I couldn't post its board just now; it "
@@ -143,7 +146,7 @@ class Play(commands.Cog):
                 # a sentence saying who won; {link} a link to the game's thread.
                 text = _("**{game}** {first} vs {second} has ended: {result} {link}", game=kind.title, first=a,
                          second=b, result=result_text(kind, record), link=jump_link(record.guild_id, record.channel_id))
-            await send_quietly(self.bot, record.parent_id, text)
+            await send_quietly(self.bot, record.parent_id, text, nonce=post_nonce("e", record.id))
 
     # --- challenges -------------------------------------------------------------------------------
 
@@ -251,11 +254,13 @@ class Play(commands.Cog):
                 record = await self.layer.move_to_thread(record, thread.id)
                 if record.channel_id == thread.id:
                     announcement = Announcement.start(record)
-                    await thread.send(f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
-                                      file=await board_file(kind, game, record, board_name(kind, announcement)),
-                                      allowed_mentions=MENTION_PLAYERS)
+                    await send_in_channel(self.bot, thread.id,
+                                          f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
+                                          nonce=nonce(announcement), data=await board_png(kind, game, record),
+                                          name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
                     await self.layer.outbox.done(announcement)
-                    await interaction.followup.send(
+                    await follow_up(
+                        self.bot, interaction,
                         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players' names;
                         # {thread} a link to the game's thread.
                         _("**{game}** {first} vs {second} has started in its own thread: {thread}", game=kind.title,
@@ -270,7 +275,8 @@ class Play(commands.Cog):
         if isinstance(interaction.channel, discord.Thread):
             return None  # already in a thread: play here
         if not interaction.app_permissions.create_public_threads:
-            await interaction.followup.send(
+            await follow_up(
+                self.bot, interaction,
                 # TRANSLATORS: {permission} is Discord's name of the permission, in bold.
                 _("Threads are on for this server, but I don't have the {permission} permission in this channel, so "
                   "the game is played here instead.", permission=listed(["Create Public Threads"])),
@@ -283,7 +289,13 @@ class Play(commands.Cog):
         try:
             return await interaction.message.create_thread(name=name[:100], auto_archive_duration=1440)
         except discord.HTTPException as exc:
-            await interaction.followup.send(
+            if exc.code == THREAD_EXISTS:  # discord.py's retry after a 5xx: the thread was made (the message's id)
+                with contextlib.suppress(discord.HTTPException):
+                    thread = await self.bot.fetch_channel(interaction.message.id)
+                    if isinstance(thread, discord.Thread):
+                        return thread
+            await follow_up(
+                self.bot, interaction,
                 # TRANSLATORS: {error} is Discord's error message (English) or its HTTP status.
                 _("I couldn't open a thread for this game ({error}), so it is played here instead.",
                   error=exc.text or exc.status),
@@ -328,8 +340,12 @@ class Play(commands.Cog):
                 text += " " + _("Time left: {duration}.",
                                 duration=describe_duration(record.deadline - self.layer.clock()))
             text += f"\n{kind.score(game, record.names)}"
-            await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
-                               ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+            if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
+                await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
+                                   ephemeral=True, allowed_mentions=NO_MENTIONS)
+            else:  # the channel's: once (the file is always board.png: found by its text)
+                await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record), by_text=True,
+                                allowed_mentions=NO_MENTIONS)
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
         """The caller asks to resign the channel's game: a private question with Confirm / Cancel, open for

@@ -26,6 +26,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import aiohttp
 import discord
 from babel.lists import format_list
 from discord.ext import commands
@@ -33,7 +34,7 @@ from discord.ext import commands
 from ... import i18n, mentions
 from ...errors import UserError
 from ...i18n import N_, _, n_
-from ...posts import GAME_FINISHED, board_file, send_quietly, status_line
+from ...posts import GAME_FINISHED, board_png, post_nonce, send_in_channel, send_quietly, status_line
 from ...record import Record, Status
 from ...session import GameLayer, Person
 from ...words import MENTION_PLAYERS, NO_MENTIONS
@@ -245,10 +246,10 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
             # "a moderator locked its thread and I can't reopen it (…)".
             text = _("⚠️ **{game}** {first} vs {second} goes on here, in this channel: {why}.", game=kind.title,
                      first=a, second=b, why=why.said())
-            await bot.get_partial_messageable(record.channel_id).send(
-                f"{text}\n{status_line(kind, game, record)}"[:2000], file=await board_file(kind, game, record),
-                allowed_mentions=MENTION_PLAYERS)
-    except discord.HTTPException:  # the game is there now: its next reminder checks the channel again
+            await send_in_channel(bot, record.channel_id, f"{text}\n{status_line(kind, game, record)}",
+                                  nonce=post_nonce("f", record.id, len(game.moves)),
+                                  data=await board_png(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+    except (discord.HTTPException, aiohttp.ClientError):  # the game is there now: its next reminder checks the channel again
         log.warning("could not post the moved game %s in channel %s", record.id, record.channel_id)
     return True
 
@@ -290,14 +291,14 @@ async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obst
         channel = f"<#{record.channel_id}>"
         # TRANSLATORS: a direct message; {channel} is a link to the game's channel, {ended} the sentence above.
         direct = _("⚠️ Your game in {channel}: {ended}", channel=channel, ended=text)
-    if record.parent_id and await send_quietly(bot, record.parent_id, f"⚠️ {text}"):
+    if record.parent_id and await send_quietly(bot, record.parent_id, f"⚠️ {text}", nonce=post_nonce("u", record.id)):
         return
-    for player in record.players:
+    for seat, player in enumerate(record.players):
         if player is None or player.bot:
             continue
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(discord.HTTPException, aiohttp.ClientError):
             user = bot.get_user(player.id) or await bot.fetch_user(player.id)
-            await user.send(direct, allowed_mentions=NO_MENTIONS)
+            await user.send(direct, allowed_mentions=NO_MENTIONS, nonce=post_nonce("d", record.id, seat))
 
 
 class Reach(commands.Cog):

@@ -21,7 +21,7 @@ import discord
 from ...deadlines import Deadline
 from ...i18n import _
 from ...kinds import GameKind
-from ...posts import send_quietly
+from ...posts import post_nonce, send_quietly
 from ...session import GameLayer, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
 from . import _takebacks as takebacks
@@ -139,7 +139,7 @@ class Timers:
                      player=record.mention(game.to_move), game=kind.title, role=kind.role(game.to_move),
                      duration=describe_duration(record.deadline - self.layer.clock()))
         await send_quietly(self.bot, deadline.channel_id, text, MENTION_PLAYERS,
-                           nonce=f"r{deadline.game_id}-{deadline.marker}")
+                           nonce=post_nonce("p", deadline.game_id, deadline.marker))
 
     async def stop(self, grace: float = 5.0) -> None:
         """Stop polling, letting a deadline being handled finish (up to ``grace`` seconds) so no Redis transaction

@@ -35,7 +35,7 @@ from ...i18n import _, n_
 from ...kinds import GameKind
 from ...options import EPHEMERAL_HELP
 from ...outbox import Announcement
-from ...posts import already_posted, board_file, nonce, send_quietly
+from ...posts import already_posted, board_file, follow_up, nonce, send_quietly
 from ...ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...record import Record
 from ...rendering import build_replay
@@ -406,8 +406,12 @@ class Stats(commands.Cog):
                   replay.frames - 1, game=self._title(record), id=record.id, first=player_name(record, 0),
                   second=player_name(record, 1), result=result_short(record),
                   seconds=round(replay.duration_ms / 1000))
-        file = discord.File(io.BytesIO(replay.gif), filename=f"{record.kind}-{record.id}.gif")
-        await answers.send(interaction, text[:2000], file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+        name = f"{record.kind}-{record.id}.gif"
+        if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
+            await answers.send(interaction, text[:2000], file=discord.File(io.BytesIO(replay.gif), filename=name),
+                               ephemeral=True, allowed_mentions=NO_MENTIONS)
+        else:  # the channel's: once (bot.posts.follow_up)
+            await follow_up(self.bot, interaction, text, data=replay.gif, name=name, allowed_mentions=NO_MENTIONS)
 
     async def _replay_too_large(self, interaction: discord.Interaction, record: Record, limit: int,
                                 ephemeral: bool) -> None:
