@@ -30,7 +30,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from engine import IllegalMove
 
 from . import i18n, mentions
-from .errors import UserError
+from .errors import StoreLost, UserError
 from .i18n import _
 from .metrics import FAILURES
 from .words import translate
@@ -70,7 +70,10 @@ def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
     connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
-    a stored one's board follows."""
+    a stored one's board follows. When the store lost its data (:class:`bot.errors.StoreLost`: nothing is written
+    until an operator decides, :mod:`bot.guard`), say that."""
+    if isinstance(getattr(error, "original", error), StoreLost):
+        return _("The game store lost its data; an operator has been alerted — nothing is saved until they decide.")
     boards = format_list([mentions.command(f"{name} board") for name in game_names], style="or",
                          locale=i18n.current())
     if isinstance(getattr(error, "original", error), UNREACHABLE):
@@ -104,7 +107,10 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     text = refusal(error)
     if text is None:
         what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
-        log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
+        if isinstance(getattr(error, "original", error), StoreLost):  # logged once as an ERROR by bot.guard
+            log.warning("interaction %s (%s) refused: %s", interaction.id, what, getattr(error, "original", error))
+        else:
+            log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
         FAILURES.labels("error").inc()
         text = apology(getattr(interaction.client, "kinds", ()), error)
     await refuse(interaction, text)
