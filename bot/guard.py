@@ -40,7 +40,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from .errors import StoreLost
-from .store import SAFE_POLICIES, RedisHandle, check_server, keys_for
+from .store import OVERRIDE, RedisHandle, check_server, keys_for, persistence_problem
 
 log = logging.getLogger(__name__)
 
@@ -50,20 +50,6 @@ CHECK_INTERVAL = 5.0
 DECIDE = ("nothing is written until an operator decides: restore the data (the bot carries on once the marker is "
           "back) or run `python -m bot store accept-empty` to carry on with the store as it is (see README.md, "
           "'Redis lost its data')")
-
-
-def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *, external: bool) -> str | None:
-    """Why a Redis server may silently lose games, or None: a ``maxmemory-policy`` that evicts keys without a TTL
-    (not in :data:`bot.store.SAFE_POLICIES`) or — ``external``: the operator's server — no append-only file and no
-    RDB save points (``save`` None: ``CONFIG`` is disabled, the host manages persistence). One line naming the
-    problem and the fix."""
-    if policy not in SAFE_POLICIES:
-        return (f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
-                f"delete running games: set maxmemory-policy to noeviction")
-    if external and not aof and save is not None and not save.strip():
-        return (f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
-                f"Redis would lose every game: turn on appendonly yes (or set save points)")
-    return None
 
 
 def _info(text) -> dict[str, str]:
@@ -243,7 +229,7 @@ class StoreGuard:
             try:
                 await check_server(client, self.where, external=self.external)
             except RuntimeError as exc:
-                persistence = str(exc).split("; or set allow_unsafe_redis")[0].split(", or set allow_unsafe_redis")[0]
+                persistence = str(exc).split(f", or {OVERRIDE}")[0]
         else:
             async def ask(*args):
                 return await client.execute_command(*args)
@@ -292,4 +278,4 @@ async def accept_empty(client) -> str:
     return identity
 
 
-__all__ = ["StoreGuard", "accept_empty", "persistence_problem", "CHECK_INTERVAL", "DECIDE"]
+__all__ = ["StoreGuard", "accept_empty", "CHECK_INTERVAL", "DECIDE"]

@@ -1024,11 +1024,25 @@ SAFE_POLICIES = ("noeviction", "volatile-lru", "volatile-lfu", "volatile-random"
 OVERRIDE = "set allow_unsafe_redis = true in config.toml (or HONGBOT_ALLOW_UNSAFE_REDIS=1) to start anyway"
 
 
+def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *, external: bool) -> str | None:
+    """Why a Redis server may silently lose games, or None: a ``maxmemory-policy`` that evicts keys without a TTL
+    (not in :data:`bot.store.SAFE_POLICIES`) or — ``external``: the operator's server — no append-only file and no
+    RDB save points (``save`` None: ``CONFIG`` is disabled, the host manages persistence). One line naming the
+    problem and the fix."""
+    if policy not in SAFE_POLICIES:
+        return (f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
+                f"delete running games: set maxmemory-policy to noeviction")
+    if external and not aof and save is not None and not save.strip():
+        return (f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
+                f"Redis would lose every game: turn on appendonly yes (or set save points)")
+    return None
+
+
 async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
-    """Refuse a Redis that can silently lose games: one that evicts keys under memory pressure (any
-    ``maxmemory-policy`` but those in :data:`SAFE_POLICIES`) or, for an external server, one that keeps nothing
-    on disk (no append-only file and no RDB ``save`` points). A server that hides ``CONFIG`` (some hosted ones)
-    is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
+    """Refuse a Redis that can silently lose games (:func:`persistence_problem`): one that evicts keys under memory
+    pressure or, for an external server, one that keeps nothing on disk. A server that hides ``CONFIG`` (some hosted
+    ones) is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
+    (While the bot runs, :mod:`bot.guard` checks the same on every new connection and every few seconds.)
 
     Raises:
         RuntimeError: one line naming the problem (and the node), the fix, and the override (:data:`OVERRIDE`).
@@ -1038,23 +1052,16 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool, **
             await check_server(client, f"{where} (node {node.name})", external=external, target_nodes=node)
         return
     policy = (await client.info("memory", **target)).get("maxmemory_policy", "noeviction")
-    if policy not in SAFE_POLICIES:
-        raise RuntimeError(
-            f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
-            f"delete running games: set maxmemory-policy to noeviction, or {OVERRIDE}"
-        )
-    if not external:
-        return
-    aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
-    try:
-        save = str((await client.config_get("save", **target)).get("save", ""))
-    except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
-        return
-    if not aof and not save.strip():
-        raise RuntimeError(
-            f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
-            f"Redis would lose every game: turn on appendonly yes (or set save points), or {OVERRIDE}"
-        )
+    aof, save = False, None
+    if external and policy in SAFE_POLICIES:
+        aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
+        try:
+            save = str((await client.config_get("save", **target)).get("save", ""))
+        except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
+            save = None
+    problem = persistence_problem(where, policy, aof, save, external=external)
+    if problem is not None:
+        raise RuntimeError(f"{problem}, or {OVERRIDE}")
 
 
 async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
