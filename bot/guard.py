@@ -24,8 +24,8 @@ naming it (:mod:`bot.metrics`), every connection of the bot's client is closed a
 - or accept the store as it is (emptied): ``python -m bot store accept-empty`` writes a new marker flagged
   ``accepted``, which every running bot adopts at its next check (:func:`accept_empty`).
 
-On a Redis Cluster the check runs every interval only (redis-py's cluster client keeps its own connect hook): a loss
-is logged and answered 503, and the periodic check closes nothing.
+A new connection checks what it can see (on a Redis Cluster: the markers of the slots its node serves) and may only
+find a problem; the periodic check, which sees every marker, is what finds the store sound again.
 """
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ import time
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from .errors import StoreLost
@@ -74,18 +75,21 @@ class StoreGuard:
     module docstring).
 
     Args:
-        client: the bot's client (``decode_responses=True``); a plain client gets the connect-time check installed
-            in its pool (every connection made from now on), a ``RedisCluster`` only the periodic one.
+        client: the bot's client (``decode_responses=True``): a plain client, or a ``RedisCluster`` (each node's
+            connections checked for the markers in the slots it serves).
         where: the server as the log names it.
         external: the operator's server (its persistence is checked; the embedded one is configured by the bot).
         allow_unsafe: ``allow_unsafe_redis``: lost persistence is logged, never refused.
+        url: the server's URL: a Cluster's checks need a client of their own, made from it (without it a Cluster
+            gets the periodic check only, and nothing is refused).
 
     Attributes:
         known: the identity the bot met (None before :meth:`establish`).
         problem: why nothing is written now (one line), or None.
     """
 
-    def __init__(self, client, where: str = "Redis", *, external: bool = False, allow_unsafe: bool = False) -> None:
+    def __init__(self, client, where: str = "Redis", *, external: bool = False, allow_unsafe: bool = False,
+                 url: str | None = None) -> None:
         self.client = client
         self.where = where
         self.external = external
@@ -95,9 +99,14 @@ class StoreGuard:
         self.problem: str | None = None
         self._warned: str | None = None
         self._task: asyncio.Task | None = None
+        self._stopping = asyncio.Event()
+        self._own_connect = None
         self._probe = None
         pool = getattr(client, "connection_pool", None)
-        if not isinstance(client, RedisCluster) and pool is not None:
+        if isinstance(client, RedisCluster):
+            if url:  # its own client: the bot's connections are refused while the store is lost
+                self._probe = RedisCluster.from_url(url, decode_responses=True, max_connections=2)
+        elif pool is not None:
             kwargs = dict(pool.connection_kwargs)
             kwargs.pop("redis_connect_func", None)
             self._probe = aioredis.Redis(connection_pool=aioredis.ConnectionPool(
@@ -107,7 +116,8 @@ class StoreGuard:
     def of(cls, handle: RedisHandle) -> "StoreGuard":
         """The guard of a :class:`bot.store.RedisHandle` (made once: bots sharing a handle share it)."""
         if handle.guard is None:
-            handle.guard = cls(handle.client, handle.where, external=handle.external, allow_unsafe=handle.allow_unsafe)
+            handle.guard = cls(handle.client, handle.where, external=handle.external, allow_unsafe=handle.allow_unsafe,
+                               url=handle.url)
         return handle.guard
 
     # --- the marker -----------------------------------------------------------------------------------
@@ -119,10 +129,7 @@ class StoreGuard:
         Raises:
             redis.RedisError: the store can't be reached.
         """
-        pool = getattr(self.client, "connection_pool", None)
-        if self._probe is not None and pool.connection_kwargs.get("redis_connect_func") != self._on_connect:
-            pool.connection_kwargs["redis_connect_func"] = self._on_connect  # redis-py's documented connect hook
-            await pool.disconnect()  # every connection from now on is checked when made
+        await self._install()
         candidate = secrets.token_hex(8)
         keys = self.keys.identity_keys()
         for key in keys:  # an existing id wins: every marker of the store carries the same one
@@ -149,7 +156,7 @@ class StoreGuard:
         ids = {marker_id for marker_id, _ in markers}
         accepted = {marker_id for marker_id, flag in markers if marker_id and flag}
         key = self.keys.identity_keys()[0] if len(markers) == 1 else "hongbot:…:store:identity"
-        if self.known is None:
+        if self.known is None or not markers:  # nothing to judge by (a Cluster node serving no marker's slot)
             pass
         elif None in ids:
             problem = (f"Redis at {self.where} lost its data: the game store's identity marker {key} (id {self.known}) "
@@ -186,19 +193,66 @@ class StoreGuard:
         Raises:
             StoreLost: the check failed: the connection is closed (by redis-py) and the command refused.
         """
-        await connection.on_connect()
+        if self._own_connect is not None:  # the cluster client's (READONLY on a replica)
+            await self._own_connect(connection)
+        else:
+            await connection.on_connect()
         if self.known is None:
             return
+        if self.problem is not None:  # found already: only the periodic check, which sees it all, clears it
+            raise StoreLost(self.problem)
 
         async def ask(*args):
             await connection.send_command(*args)
             return await connection.read_response()
 
-        markers = [tuple(await ask("HMGET", key, "id", "accepted")) for key in self.keys.identity_keys()]
+        markers = [tuple(await ask("HMGET", key, "id", "accepted")) for key in self._markers_on(connection)]
         persistence = await self._persistence(ask)
         self._judge(markers, persistence)
         if self.problem is not None:
             raise StoreLost(self.problem)
+
+    def _markers_on(self, connection) -> list[str]:
+        """The identity marker keys a new connection can read: every one on a single server; on a Cluster those in
+        the slots the connection's node serves as a primary (as the client last mapped them)."""
+        keys = self.keys.identity_keys()
+        if not isinstance(self.client, RedisCluster):
+            return keys
+        name = f"{connection.host}:{connection.port}"
+        slots = self.client.nodes_manager.slots_cache
+        return [key for key in keys if (slots.get(key_slot(key.encode())) or [None])[0] is not None
+                and slots[key_slot(key.encode())][0].name == name]
+
+    async def _install(self) -> None:
+        """Make :meth:`_on_connect` redis-py's ``redis_connect_func`` of every connection of the bot's client — those
+        to come (the connection settings) and those made already (each connection keeps the function it was made
+        with) — and close those, so that every connection from now on is checked when made (not without a client of
+        the guard's own to find the store back: a Cluster client given without its URL)."""
+        if self._probe is None:
+            return
+        if isinstance(self.client, RedisCluster):
+            settings = [self.client.get_connection_kwargs(), *(node.connection_kwargs for node in self.client.get_nodes())]
+            made = [conn for node in self.client.get_nodes() for conn in node._connections]
+        else:
+            pool = self.client.connection_pool
+            settings = [pool.connection_kwargs]
+            made = [*pool._get_free_connections(), *pool._get_in_use_connections()]
+        if settings[0].get("redis_connect_func") == self._on_connect:
+            return
+        self._own_connect = settings[0].get("redis_connect_func")
+        for kwargs in settings:
+            kwargs["redis_connect_func"] = self._on_connect
+        for connection in made:
+            connection.redis_connect_func = self._on_connect
+        await self._disconnect()
+
+    async def _disconnect(self) -> None:
+        """Close every connection of the bot's client (each next command makes a new one, checked)."""
+        if isinstance(self.client, RedisCluster):
+            for node in self.client.get_nodes():
+                await node.disconnect()
+        else:
+            await self.client.connection_pool.disconnect()
 
     async def _persistence(self, ask) -> str | None:
         """A persistence problem of the server, asked with ``ask(*command)`` (raw replies), or None."""
@@ -237,17 +291,22 @@ class StoreGuard:
         was = self.problem
         self._judge(markers, persistence)
         if self.problem is not None and was is None and self._probe is not None:
-            await self.client.connection_pool.disconnect()  # every next command meets _on_connect
+            await self._disconnect()  # every next command meets _on_connect
         return self.problem
 
     def start(self, interval: float = CHECK_INTERVAL) -> None:
         """Check every ``interval`` seconds until :meth:`stop` (once; a check that can't reach Redis is skipped)."""
         if self._task is None:
+            self._stopping = asyncio.Event()
             self._task = asyncio.create_task(self._run(interval), name="store-guard")
 
     async def _run(self, interval: float) -> None:
         while True:
-            await asyncio.sleep(interval)
+            try:  # sleep, but wake at once when asked to stop
+                await asyncio.wait_for(self._stopping.wait(), interval)
+                return
+            except asyncio.TimeoutError:
+                pass
             try:
                 await self.check()
             except (RedisError, OSError) as exc:
@@ -255,11 +314,15 @@ class StoreGuard:
             except Exception:
                 log.exception("store check failed")
 
-    async def stop(self) -> None:
-        """Stop checking and close the guard's own connection."""
+    async def stop(self, grace: float = 5.0) -> None:
+        """Stop checking — a check under way may finish (up to ``grace`` seconds) — and close the guard's own
+        connection."""
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            self._stopping.set()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), grace)
+            except asyncio.TimeoutError:
+                self._task.cancel()
             self._task = None
         if self._probe is not None:
             await self._probe.aclose()

@@ -785,11 +785,14 @@ class RedisHandle:
         embedded: the embedded server behind it, or None.
         external: whether the server is the operator's (its persistence is checked, :func:`check_server`).
         allow_unsafe: start and carry on on a server that may lose games (``allow_unsafe_redis``).
+        where: the server as the log names it.
+        url: its URL (the guard of a Redis Cluster makes a client of its own from it).
     """
 
     def __init__(self, client: aioredis.Redis, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
-                 allow_unsafe: bool = False, where: str = "Redis") -> None:
+                 allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
         self.client = client
+        self.url = url
         self.embedded = embedded
         self.external = external and embedded is None
         self.allow_unsafe = allow_unsafe
@@ -1103,7 +1106,8 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
                                                         decode_responses=True)
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
-    handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where)
+    handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where,
+                         url=redis_url)
     try:
         for attempt in itertools.count():
             try:
