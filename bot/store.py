@@ -840,7 +840,7 @@ class EmbeddedRedis:
     ``data_dir``: an append-only file (``appendfsync everysec``: a crash of the machine loses at most about one second
     of games; a crash of the bot or of the server loses nothing acknowledged) and no RDB save points (so a stop never
     waits for — or is refused by — a snapshot). It listens on a unix socket only (:attr:`socket_file`, in a private
-    temporary directory).
+    temporary directory; a killed bot's is removed by the next start on the same data).
 
     It dies with the bot: :meth:`stop` at a clean stop (SIGTERM: the server flushes its append-only file and exits;
     SIGKILL after :data:`EMBEDDED_STOP_TIMEOUT`), and, if the bot is killed, the kernel sends it SIGTERM
@@ -878,6 +878,8 @@ class EmbeddedRedis:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             stop_stale(self.data_dir)
+            # a short private directory: a data directory's path may be too long for a socket, or its file system
+            # hold no sockets (some container volumes)
             self._socket_dir = tempfile.mkdtemp(prefix="hongbot-redis-")
             self.socket_file = os.path.join(self._socket_dir, "redis.sock")
             self.proc = subprocess.Popen(
@@ -992,6 +994,10 @@ def stop_stale(data_dir: Path) -> None:
             continue
     with contextlib.suppress(OSError):
         (data_dir / "hongbot.rdb.settings").unlink()
+    with contextlib.suppress(OSError, ValueError, IndexError):  # a killed bot's socket directory
+        socket_dir = Path((data_dir / "redis-server.pid").read_text().split()[1]).parent
+        if socket_dir.name.startswith("hongbot-redis-") and socket_dir.parent == Path(tempfile.gettempdir()):
+            shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def running_embedded(data_dir: Path) -> str | None:

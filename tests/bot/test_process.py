@@ -109,12 +109,16 @@ async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_s
     posted = (await it.wait_followups(1))[0]
     assert "`S@D4`" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
     server = embedded_server(data)
+    socket_dir = Path((data / "redis-server.pid").read_text().split()[1]).parent
     await kill9(proc)
     for _ in range(100):
         if not alive([server]):
             break
         await asyncio.sleep(0.05)
     assert alive([server]) == []
+    from bot.store import stop_stale
+    stop_stale(data.resolve())  # what the next start does first: nothing to stop, the killed bot's socket dir removed
+    assert not socket_dir.exists()
 
 
 # --- kill -9 and a Redis that dies ---------------------------------------------------------------------------
