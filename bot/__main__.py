@@ -12,13 +12,29 @@ import discord
 from .config import Config, ConfigError, load_config
 
 
-def main() -> int:
-    """Entry point. Exit codes: 0 after a clean stop, 2 for missing/invalid configuration, 1 when Discord or
-    Redis can't be used (each failure is one line on stderr, never a traceback)."""
+#: What ``python -m bot`` accepts besides no arguments (run the bot).
+USAGE = "usage: python -m bot                      run the bot\n       python -m bot store accept-empty   " \
+        "carry on with a Redis that lost its data (README.md, 'Redis lost its data')"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``python -m bot`` runs the bot; ``python -m bot store accept-empty`` accepts a store that lost its
+    data (:func:`bot.guard.accept_empty`). Exit codes: 0 after a clean stop (or the store accepted), 2 for
+    missing/invalid configuration or arguments, 1 when Discord or Redis can't be used (each failure is one line on
+    stderr, never a traceback)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args not in ([], ["store", "accept-empty"]):
+        return fail(f"unknown arguments {' '.join(args)!r}\n{USAGE}", 2)
     try:
         config = load_config()
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", 2)
+    if args:
+        try:
+            print(asyncio.run(accept(config)))
+        except RuntimeError as exc:
+            return fail(str(exc), 1)
+        return 0
     if not config.token:
         return fail(
             "no Discord bot token. Set DISCORD_TOKEN in the environment, or `token = \"...\"` in config.toml "
@@ -52,6 +68,39 @@ def closed(code: int, reason: str) -> str:
         return ("Discord refused the shard (close code 4010, invalid shard): every process must use the same "
                 "shard_count, and shard_ids only numbers below it.")
     return f"Discord closed the gateway connection (close code {code}{': ' + reason if reason else ''})."
+
+
+async def accept(config: Config) -> str:
+    """``python -m bot store accept-empty``: write a new identity marker flagged ``accepted`` into the configured
+    Redis, which every running bot adopts at its next check. Returns what to tell the operator.
+
+    Raises:
+        RuntimeError: Redis can't be reached (the message says where).
+    """
+    import redis.asyncio as aioredis
+    from redis.exceptions import RedisError
+
+    from .guard import accept_empty
+    from .store import connect, running_embedded
+
+    if config.redis_url:
+        handle = await connect(config.redis_url, config.data_dir, allow_unsafe=True, cluster=config.redis_cluster)
+        client, where = handle.client, config.redis_url.split("@")[-1]
+    else:
+        socket = running_embedded(config.data_dir)
+        if socket is None:
+            return (f"no bot is running on the embedded Redis in {config.data_dir}: nothing to accept (a bot started "
+                    f"on it adopts the store as it is)")
+        handle, client, where = None, aioredis.Redis(unix_socket_path=socket, decode_responses=True), \
+            f"the embedded Redis in {config.data_dir}"
+    try:
+        identity = await accept_empty(client)
+    except RedisError as exc:
+        raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
+    finally:
+        await (handle.close() if handle is not None else client.aclose())
+    return (f"accepted the game store at {where} as it is (new identity {identity}): running bots carry on at their "
+            f"next check")
 
 
 def fail(message: str, code: int) -> int:

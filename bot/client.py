@@ -29,6 +29,7 @@ from discord.ext import commands
 from .config import Config
 from . import discordhttp, mentions
 from .games import all_kinds
+from .guard import StoreGuard
 from .metrics import QUEUE_LENGTH, MetricsServer
 from .rendering import default_workers, renderer
 from .replies import on_error
@@ -41,6 +42,12 @@ log = logging.getLogger(__name__)
 
 # The bot never joins voice: discord.py's warnings that voice libraries (PyNaCl, davey) are missing are only noise.
 discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+
+#: Seconds a stop waits at most for the commands, buttons and posts in flight (:meth:`HongBot.drain`).
+DRAIN_TIMEOUT = 10.0
+#: The names discord.py gives the tasks running a command (``CommandTree-invoker``), a button
+#: (``discord-ui-…``) or an event handler (``discord.py: on_…``).
+IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "discord.py: ")
 
 #: The features, loaded in this order (see :mod:`bot.exts`).
 EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin")
@@ -115,6 +122,9 @@ class HongBot(commands.AutoShardedBot):
                                         allow_unsafe=self.config.allow_unsafe_redis,
                                         pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout,
                                         cluster=self.config.redis_cluster)
+        guard = StoreGuard.of(self._redis)
+        await guard.establish()  # the store's identity, before anything is written
+        guard.start(self.config.store_check_interval)
         self.layer = self.game_layer(self._redis.client)
         self.tree.error(on_error)
         await self.tree.set_translator(CommandTranslator(self.tree))
@@ -139,6 +149,11 @@ class HongBot(commands.AutoShardedBot):
                          clock=self.clock, rng=self.rng)
 
     @property
+    def guard(self):
+        """The :class:`bot.guard.StoreGuard` of the bot's Redis (None before ``setup_hook``)."""
+        return self._redis.guard if self._redis is not None else None
+
+    @property
     def served_shards(self) -> Shards:
         """The gateway shards this process runs (all of them until a count asked of Discord is known: then this
         process runs every shard)."""
@@ -151,9 +166,29 @@ class HongBot(commands.AutoShardedBot):
                  self.user.id if self.user else "?", ",".join(map(str, self.served_shards.ids)), self.shard_count,
                  len(self.guilds))
 
+    async def drain(self, timeout: float = DRAIN_TIMEOUT) -> int:
+        """Wait (at most ``timeout`` seconds) until the commands, buttons and event handlers being run — their Redis
+        steps and posts — have finished: discord.py's tasks named :data:`IN_FLIGHT`, including those that start
+        meanwhile. Returns how many were still running at the deadline (they are cut when the bot closes)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        me = asyncio.current_task()
+        while True:
+            pending = [task for task in asyncio.all_tasks() if task is not me and not task.done()
+                       and task.get_name().startswith(IN_FLIGHT)]
+            remaining = deadline - loop.time()
+            if not pending or remaining <= 0:
+                if pending:
+                    log.warning("stopping with %d command(s) or post(s) still running after %.0f s: %s", len(pending),
+                                timeout, ", ".join(sorted({task.get_name() for task in pending})))
+                return len(pending)
+            await asyncio.wait(pending, timeout=remaining)
+
     async def close(self) -> None:
-        """Unload the features (each finishes what it is handling: see their ``cog_unload``), disconnect, and
-        close Redis if this bot opened it."""
+        """Let what is in flight finish (:meth:`drain`), unload the features (each finishes what it is handling: see
+        their ``cog_unload``), disconnect, and close Redis if this bot opened it."""
+        if not self.is_closed():
+            await self.drain()
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None

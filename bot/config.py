@@ -41,6 +41,8 @@ class Config:
             for one to be free.
         redis_pool_timeout: seconds such a command waits at most before failing (0.1–600; default 2: an
             interaction's budget, :mod:`bot.budget`; 600 still ends inside Discord's 15-minute follow-up window).
+        store_check_interval: seconds between two checks that Redis still holds the bot's data and keeps it on disk
+            (0.1–3600; :mod:`bot.guard`).
         render_workers: processes drawing board images (0–64; 0: a thread of the bot's process), or None: half the
             CPUs, at least one (:func:`bot.rendering.default_workers`).
         computer_workers: processes searching the computer's moves, at a lower OS priority (1–64), or None: half
@@ -70,6 +72,7 @@ class Config:
     allow_unsafe_redis: bool = False
     redis_pool_size: int = 50
     redis_pool_timeout: float = POOL_TIMEOUT
+    store_check_interval: float = 5.0
     render_workers: int | None = None
     computer_workers: int | None = None
     metrics_port: int = 0
@@ -92,6 +95,7 @@ ENV_VARS = {
     "allow_unsafe_redis": "HONGBOT_ALLOW_UNSAFE_REDIS",
     "redis_pool_size": "HONGBOT_REDIS_POOL_SIZE",
     "redis_pool_timeout": "HONGBOT_REDIS_POOL_TIMEOUT",
+    "store_check_interval": "HONGBOT_STORE_CHECK_INTERVAL",
     "render_workers": "HONGBOT_RENDER_WORKERS",
     "computer_workers": "HONGBOT_COMPUTER_WORKERS",
     "metrics_port": "HONGBOT_METRICS_PORT",
@@ -223,6 +227,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         shard_ids=shard_ids,
         redis_pool_size=int(number("redis_pool_size", 50, 1, 10_000, "connections", whole=True)),
         redis_pool_timeout=number("redis_pool_timeout", POOL_TIMEOUT, 0.1, 600, "seconds"),
+        store_check_interval=number("store_check_interval", 5.0, 0.1, 3600, "seconds"),
         render_workers=workers("render_workers", 0),
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),

@@ -1,9 +1,11 @@
-"""The errors a player may see. A leaf module: it imports nothing of the bot.
+"""The errors a player may see. A leaf module: it imports nothing of the bot (only redis-py's error base).
 
 :class:`UserError` (and the engine's :class:`engine.IllegalMove`) become an ephemeral refusal with their message,
 through the one error path in :mod:`bot.replies`; any other exception becomes an apology and a log line.
 """
 from __future__ import annotations
+
+from redis.exceptions import RedisError
 
 
 class UserError(Exception):
@@ -18,4 +20,11 @@ class GameChanged(UserError):
     The message says to look at the board and try again; nothing was changed."""
 
 
-__all__ = ["UserError", "GameChanged"]
+class StoreLost(RedisError):
+    """The game store (Redis) lost its data, or no longer keeps it on disk, and the bot writes nothing until an
+    operator decides (:mod:`bot.guard`); the message says what happened, for the log. Players get an apology
+    (:func:`bot.replies.apology`). A ``RedisError``, so that redis-py closes a connection whose connect-time check
+    raised it."""
+
+
+__all__ = ["UserError", "GameChanged", "StoreLost"]

@@ -20,8 +20,8 @@ The metrics (the official ``prometheus_client``, in this process's default regis
 - ``hongbot_computer_think_seconds{level}`` — the computer's search, per move.
 
 ``GET /healthz`` answers 200 ``ok`` when Redis answers a PING within :data:`HEALTH_TIMEOUT` seconds and the gateway
-is connected (every shard of this process), else 503 naming what is down — for a container's health check or a
-load balancer.
+is connected (every shard of this process), and the game store has not lost its data nor stopped keeping it on disk
+(:mod:`bot.guard`), else 503 naming what is down — for a container's health check or a load balancer.
 """
 from __future__ import annotations
 
@@ -135,9 +135,12 @@ class MetricsServer:
     async def health(self, request: web.Request) -> web.Response:
         down = []
         layer = getattr(self.bot, "layer", None)
+        guard = getattr(self.bot, "guard", None)
         try:
             if layer is None:
                 raise RuntimeError("not started")
+            if guard is not None and guard.problem:
+                raise RuntimeError(guard.problem)
             await asyncio.wait_for(layer.store.redis.ping(), HEALTH_TIMEOUT)
         except Exception as exc:
             down.append(f"redis: {exc or type(exc).__name__}")

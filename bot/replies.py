@@ -37,7 +37,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from engine import IllegalMove
 
 from . import answers, i18n, mentions
-from .errors import UserError
+from .errors import StoreLost, UserError
 from .i18n import _
 from .metrics import FAILURES
 from .store import NotSaved, wrote
@@ -75,7 +75,10 @@ def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
     connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
-    a stored one's board follows."""
+    a stored one's board follows. When the store lost its data (:class:`bot.errors.StoreLost`: nothing is written
+    until an operator decides, :mod:`bot.guard`), say that."""
+    if isinstance(getattr(error, "original", error), StoreLost):
+        return _("The game store lost its data; an operator has been alerted — nothing is saved until they decide.")
     boards = format_list([mentions.command(f"{name} board") for name in game_names], style="or",
                          locale=i18n.current())
     if isinstance(getattr(error, "original", error), UNREACHABLE):
@@ -118,14 +121,19 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     """Answer a failed command or button press (see the module docstring). Never raises."""
     text = refusal(error)
     original = getattr(error, "original", error)
-    if text is None and (isinstance(original, NotSaved) or (isinstance(original, UNREACHABLE) and not wrote())):
+    lost = isinstance(original, StoreLost)  # never "not saved": nothing is, until an operator decides
+    if text is None and not lost and (isinstance(original, NotSaved)
+                                      or (isinstance(original, UNREACHABLE) and not wrote())):
         log.warning("interaction %s: the game store did not answer in time, nothing saved (%s)", interaction.id,
                     original)
         FAILURES.labels("not_saved").inc()
         text = not_saved(answers.move_of(interaction))
     if text is None:
         what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
-        log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
+        if lost:  # logged once as an ERROR by bot.guard
+            log.warning("interaction %s (%s) refused: %s", interaction.id, what, original)
+        else:
+            log.error("interaction %s (%s) failed", interaction.id, what, exc_info=error)
         FAILURES.labels("error").inc()
         text = apology(getattr(interaction.client, "kinds", ()), error)
     await refuse(interaction, text)

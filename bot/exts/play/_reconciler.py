@@ -21,6 +21,7 @@ from typing import Awaitable, Callable
 
 import discord
 
+from ...errors import StoreLost
 from ...kinds import GameKind
 from ...outbox import MAX_TRIES, Announcement
 from ...posts import POSTING
@@ -81,6 +82,8 @@ class Reconciler:
             try:
                 await self.reconcile()
                 await self.rearm_if_due()
+            except StoreLost:
+                pass  # nothing is written until an operator decides (bot.guard logged it)
             except Exception:
                 log.exception("reconciling the outbox failed")
             try:  # sleep, but wake at once when asked to stop

@@ -19,6 +19,7 @@ from typing import Awaitable, Callable
 import discord
 
 from ...deadlines import Deadline
+from ...errors import StoreLost
 from ...i18n import _
 from ...kinds import GameKind
 from ...posts import post_nonce, send_quietly
@@ -59,6 +60,8 @@ class Timers:
         while not self._stopping.is_set():
             try:
                 await self.fire_due()
+            except StoreLost:
+                pass  # nothing is written until an operator decides (bot.guard logged it)
             except Exception:
                 log.exception("handling deadlines failed")
             try:  # sleep, but wake at once when asked to stop
