@@ -116,6 +116,7 @@ class GatewaySession:
         return shard_of(guild_id, num_shards) == shard_id
 
     async def dispatch(self, event: str, data: Any) -> None:
+        self.emu.spec.check_gateway(event, data)
         self.seq += 1
         payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
         self.buffer.append((self.seq, payload))
@@ -334,7 +335,7 @@ class GatewayServer:
         emu = self.emu
         ready: Dict[str, Any] = {
             'v': 10,
-            'user': emu.bot_user,
+            'user': dict(emu.bot_user, **emu.bot_account),
             'guilds': [{'id': str(gid), 'unavailable': True} for gid in held],
             'session_id': session.id,
             'session_type': 'normal',

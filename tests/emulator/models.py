@@ -53,6 +53,37 @@ def iso(ts: Optional[float] = None) -> str:
     return dt.isoformat()
 
 
+def number_components(components: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Give every component without an ``id`` one, as Discord does when it stores a message: the numbers
+    count up from 1 in document order (depth first), skipping ids the sender chose. Returns ``components``
+    (changed in place). Source: Discord docs, Components reference ("id ... auto populated through an
+    increment system")."""
+    used = set()
+    order: List[Dict[str, Any]] = []
+
+    def walk(items: Any) -> None:
+        for c in items or []:
+            if not isinstance(c, dict):
+                continue
+            order.append(c)
+            if isinstance(c.get('id'), int):
+                used.add(c['id'])
+            walk(c.get('components'))
+            for key in ('accessory', 'component'):
+                if isinstance(c.get(key), dict):
+                    walk([c[key]])
+
+    walk(components)
+    n = 0
+    for c in order:
+        if not isinstance(c.get('id'), int):
+            n += 1
+            while n in used:
+                n += 1
+            c['id'] = n
+    return components
+
+
 class Attachment:
     """An uploaded file. ``data`` holds the exact bytes the bot sent."""
 
@@ -242,6 +273,7 @@ class Interaction:
         self.command = command  # the synced command definition (for type 2 / 4)
         self.focused_option = focused_option  # the option definition being autocompleted
         self.source_message = source_message  # the message a component lives on (type 3)
+        self.trigger: Optional['Interaction'] = None  # for a modal submit: the interaction that opened the modal
         self.description = description
         self.dispatched_at: Optional[float] = None  # loop.time() when INTERACTION_CREATE was sent
         self.issued_at: Optional[float] = None  # emu.clock() then: the token's age counts from here

@@ -17,9 +17,10 @@ from aiohttp import web
 
 from . import limits
 from .errors import APIError, ErrorTree, describe_api_error
+from .spec import SPEC_OP
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
                      FLAG_LOADING, FLAG_SUPPRESS_EMBEDS, FLAG_SUPPRESS_NOTIFICATIONS, MESSAGE_COMPONENT, MODAL_SUBMIT,
-                     PING, Attachment, Interaction, Message, iso)
+                     PING, Attachment, Interaction, Message, iso, number_components)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .server import DiscordEmulator
@@ -155,6 +156,7 @@ class RestAPI:
                 raise APIError(401, 0, '401: Unauthorized', kind='unauthorized',
                                detail=f'Authorization header was {request.headers.get("Authorization")!r:.40}')
             body, files = await self._read_body(request)
+            self._check_spec(request, sub, body)
             req = Req(request, body, files)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug('REST <- %s %s query=%s body=%s files=%s', request.method, path, dict(request.query),
@@ -184,6 +186,33 @@ class RestAPI:
             return _json_response({'message': f'emulator internal error: {exc}', 'code': 0}, status=503)
         finally:
             emu.requests.append((request.method, path, status))
+
+    def _check_spec(self, request: web.Request, sub: str, body: Any) -> None:
+        """Refuse, as Discord does, a request its published spec refuses (path values, query, body):
+        400 50035 "Invalid Form Body" with the errors tree (see spec.py)."""
+        tree = self.emu.spec.check_request(request, sub, body)
+        if tree:
+            op = request.get(SPEC_OP)
+            iid = op.path_values.get('interaction_id', '') if op is not None else ''
+            it = self.emu._interactions.get(int(iid)) if iid.isdigit() else None
+            raise APIError.invalid_form(tree, detail=f'refused by the spec ({op.operation_id if op else "?"})',
+                                        interaction_id=it.id if it is not None else None)
+
+    @web.middleware
+    async def spec_middleware(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                              ) -> web.StreamResponse:
+        """Every REST reply checked against the spec's response for its status (``emu.spec.check_reply``)."""
+        response = await handler(request)
+        m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
+        if m is not None and self.emu.spec.enabled and isinstance(response, web.Response):
+            body: Any = None
+            if response.body is not None and response.content_type == 'application/json':
+                try:
+                    body = json.loads(response.body)  # type: ignore[arg-type]
+                except ValueError:
+                    body = response.body
+            self.emu.spec.check_reply(request, m.group(1).rstrip('/') or '/', response.status, body)
+        return response
 
     async def _read_body(self, request: web.Request) -> Tuple[Any, List[Tuple[int, str, bytes, Optional[str]]]]:
         files: List[Tuple[int, str, bytes, Optional[str]]] = []
@@ -355,7 +384,7 @@ class RestAPI:
         msg = Message(
             id=emu._new_id(), channel_id=channel_id, guild_id=int(channel['guild_id']) if channel.get('guild_id') else None,
             author=emu.bot_user,
-            content=content, embeds=copy.deepcopy(embeds), components=copy.deepcopy(components),
+            content=content, embeds=copy.deepcopy(embeds), components=number_components(copy.deepcopy(components)),
             attachments=attachments, flags=flags, type=mtype,
             interaction_id=interaction.id if interaction else None,
             webhook_id=emu.application_id if interaction else None,
@@ -390,7 +419,7 @@ class RestAPI:
         msg.history.append(msg.snapshot())
         msg.content = content
         msg.embeds = copy.deepcopy(embeds)
-        msg.components = copy.deepcopy(components)
+        msg.components = number_components(copy.deepcopy(components))
         msg.attachments = attachments
         if 'flags' in body and body['flags'] is not None:
             changeable = FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2
@@ -399,11 +428,18 @@ class RestAPI:
         msg.edited_at = time.time()
 
     def _metadata(self, it: Interaction, **extra: Any) -> Dict[str, Any]:
+        """A message's ``interaction_metadata`` for interaction ``it`` (Discord's Message Interaction Metadata:
+        a command names itself; a component names the message it was on; a modal submit carries the metadata
+        of the interaction that opened the modal)."""
         meta: Dict[str, Any] = {'id': str(it.id), 'type': it.type, 'user': it.user,
                                 'authorizing_integration_owners': {'0': str(it.guild_id)}}
         if it.type == APPLICATION_COMMAND and it.command is not None:
             meta['name'] = it.command['name']
             meta['command_type'] = it.command.get('type', 1)
+        if it.type == MESSAGE_COMPONENT and it.source_message is not None:
+            meta['interacted_message_id'] = str(it.source_message.id)
+        if it.type == MODAL_SUBMIT and it.trigger is not None:
+            meta['triggering_interaction_metadata'] = self._metadata(it.trigger)
         meta.update(extra)
         return meta
 
@@ -411,7 +447,7 @@ class RestAPI:
     # users, gateway, application
     # ========================================================================================
     async def get_me(self, req: Req) -> Any:
-        return self.emu.bot_user
+        return dict(self.emu.bot_user, **self.emu.bot_account)
 
     async def get_user(self, req: Req, user_id: str) -> Any:
         user = self.emu._users.get(int(user_id))
@@ -435,6 +471,8 @@ class RestAPI:
             'team': None, 'rpc_origins': [], 'redirect_uris': [], 'interactions_endpoint_url': None,
             'role_connections_verification_url': None, 'tags': [], 'approximate_guild_count': len(emu._guilds),
             'approximate_user_install_count': 0, 'integration_types_config': {'0': {}},
+            'flags_new': str(emu.application_flags), 'approximate_user_authorization_count': 0,
+            'explicit_content_filter': 0, 'eligible_oauth2_scopes': [],
         }
 
     # ========================================================================================
@@ -462,6 +500,8 @@ class RestAPI:
         dmp = cmd.get('default_member_permissions')
         cmd['default_member_permissions'] = None if dmp is None else str(dmp)
         cmd.setdefault('nsfw', False)
+        if cmd.get('integration_types') is None:  # Discord: guild install only, unless the command says
+            cmd['integration_types'] = [0]
         if guild_id is not None:
             cmd['guild_id'] = str(guild_id)
         return cmd
@@ -577,11 +617,10 @@ class RestAPI:
             self._check_upload_size(files, it.id)
         if ctype == 4:
             mtype = 20 if it.type == APPLICATION_COMMAND else 0
-            extra = {'interacted_message_id': str(it.source_message.id)} if it.source_message else {}
             msg = self._new_message(channel_id=it.channel_id, body=data, files=files,
                                     flags_mask=INTERACTION_MESSAGE_FLAGS, interaction=it,
                                     visible_to=int(it.user['id']), mtype=mtype,
-                                    interaction_metadata=self._metadata(it, **extra))
+                                    interaction_metadata=self._metadata(it))
             it.original = msg
             it.completed = True
             it.last_message = msg
@@ -634,7 +673,7 @@ class RestAPI:
         if not req.flag('with_response'):
             return None
         result: Dict[str, Any] = {'interaction': resp_interaction}
-        if msg is not None:
+        if msg is not None and ctype in (4, 7):  # Discord's callback resource: the message made or updated
             result['resource'] = {'type': ctype, 'message': msg.to_payload()}
         return result
 
@@ -918,7 +957,7 @@ class RestAPI:
             emu._store_message(notice)
         await self._announce_thread(thread)
         emu._notify()
-        return self._thread_payload(thread)
+        return _json_response(self._thread_payload(thread), status=201)
 
     async def create_thread_from_message(self, req: Req, channel_id: str, message_id: str) -> Any:
         emu = self.emu
@@ -931,7 +970,7 @@ class RestAPI:
         msg.thread = self._thread_payload(thread)
         await self._announce_thread(thread)
         emu._notify()
-        return self._thread_payload(thread)
+        return _json_response(self._thread_payload(thread), status=201)
 
     async def join_thread(self, req: Req, channel_id: str, user_id: str) -> Any:
         ch = self._channel(channel_id)

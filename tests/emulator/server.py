@@ -20,6 +20,7 @@ from .gateway import (INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, INTENT_GUILD_
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESSAGE_COMPONENT,
                      MODAL_SUBMIT, Attachment, Interaction, Message, iso)
 from .rest import RestAPI
+from .spec import Conformance, SpecViolation
 from .snowflake import SnowflakeGenerator
 
 log = logging.getLogger('tests.emulator')
@@ -98,16 +99,18 @@ class DiscordEmulator:
                  attachment_size_limit: int = limits.ATTACHMENT_SIZE_LIMIT,
                  privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True,
                  clock: Optional[Callable[[], float]] = None, max_guilds_per_shard: int = 2500,
-                 guilds_per_recommended_shard: int = 1000) -> None:
+                 guilds_per_recommended_shard: int = 1000, spec: bool = True) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
+        # the bot's public user object (a message's author, a member's user; Discord's UserResponse) ...
         self.bot_user: Dict[str, Any] = {
             'id': str(self.application_id), 'username': bot_name, 'global_name': None, 'discriminator': '0001',
-            'avatar': None, 'bot': True, 'system': False, 'verified': True, 'mfa_enabled': False, 'flags': 0,
-            'public_flags': 0, 'banner': None, 'accent_color': None, 'avatar_decoration_data': None,
-            'email': None, 'locale': 'en-US',
+            'avatar': None, 'bot': True, 'system': False, 'flags': 0, 'public_flags': 0, 'banner': None,
+            'accent_color': None, 'avatar_decoration_data': None, 'collectibles': None, 'primary_guild': None,
         }
+        # ... and what only the bot itself reads (GET /users/@me, READY's user: UserPIIResponse)
+        self.bot_account: Dict[str, Any] = {'verified': True, 'mfa_enabled': False, 'email': None, 'locale': 'en-US'}
         # GATEWAY_PRESENCE_LIMITED | GATEWAY_GUILD_MEMBERS_LIMITED | GATEWAY_MESSAGE_CONTENT_LIMITED | COMMAND_BADGE
         self.application_flags = (1 << 13) | (1 << 15) | (1 << 19) | (1 << 23)
         self.response_deadline = response_deadline
@@ -130,6 +133,9 @@ class DiscordEmulator:
         self.connect_grace = 5.0  # how long interaction helpers wait for a (re)connecting bot
 
         self.errors: List[RecordedError] = []
+        # Discord's published OpenAPI spec held against every request, reply and gateway payload (spec.py):
+        # requests it refuses are answered 400 50035; replies/payloads it would not describe are kept here
+        self.spec = Conformance(spec)
         self.requests: Deque[Tuple[str, str, int]] = collections.deque(maxlen=300)
         self.interactions: List[Interaction] = []
         self.commands: List[Dict[str, Any]] = []
@@ -164,8 +170,13 @@ class DiscordEmulator:
     # ========================================================================================
     # lifecycle
     # ========================================================================================
+    @property
+    def spec_violations(self) -> List[SpecViolation]:
+        """What the emulator sent that Discord's spec would not (replies, gateway payloads, undocumented routes)."""
+        return self.spec.violations
+
     async def start(self, host: str = '127.0.0.1', port: int = 0) -> 'DiscordEmulator':
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self.rest.spec_middleware])
         app.router.add_get('/gateway', self.gateway.handle)
         app.router.add_get('/gateway/', self.gateway.handle)
         app.router.add_get('/attachments/{channel_id}/{attachment_id}/{filename}', self.rest.serve_attachment)
@@ -620,8 +631,10 @@ class DiscordEmulator:
             'rules_channel_id': None, 'max_members': 500000, 'vanity_url_code': None, 'description': None,
             'banner': None, 'premium_tier': 0, 'premium_subscription_count': 0, 'preferred_locale': g['preferred_locale'],
             'public_updates_channel_id': None, 'nsfw_level': 0, 'stickers': [], 'premium_progress_bar_enabled': False,
-            'safety_alerts_channel_id': None, 'approximate_member_count': len(g['members']),
-            'approximate_presence_count': 0,
+            'safety_alerts_channel_id': None, 'home_header': None, 'region': 'deprecated',
+            'widget_channel_id': None, 'max_presences': None, 'max_stage_video_channel_users': 50,
+            'max_video_channel_users': 25, 'nsfw': False, 'incidents_data': None,
+            'approximate_member_count': len(g['members']), 'approximate_presence_count': 0,
         }
 
     def _guild_create_payload(self, guild_id: int, session: GatewaySession) -> Dict[str, Any]:
@@ -1160,13 +1173,14 @@ class DiscordEmulator:
                     'type': 4, 'custom_id': t.get('custom_id'), 'value': values.get(t.get('custom_id'), '')}})
         data = {'custom_id': modal['custom_id'], 'components': rows}
         return await self._dispatch_interaction(MODAL_SUBMIT, user, interaction.channel_id, data,
-                                                source_message=interaction.source_message,
+                                                source_message=interaction.source_message, trigger=interaction,
                                                 description=f'submit modal {modal["custom_id"]!r}')
 
     # -- dispatch ----------------------------------------------------------------------------
     async def _dispatch_interaction(self, itype: int, user: UserLike, channel_id: int, data: Dict[str, Any], *,
                                     command: Optional[Dict[str, Any]] = None,
                                     focused_option: Optional[Dict[str, Any]] = None,
+                                    trigger: Optional[Interaction] = None,
                                     source_message: Optional[Message] = None,
                                     description: str = '') -> Interaction:
         channel = self._channels[channel_id]
@@ -1202,6 +1216,7 @@ class DiscordEmulator:
         it = Interaction(self, id=iid, token=token, type=itype, user=u, channel_id=channel_id, guild_id=gid,
                          payload=payload, command=command, focused_option=focused_option,
                          source_message=source_message, description=description)
+        it.trigger = trigger
         it.session_id = session.id
         it.issued_at = self.clock()
         self._interactions[iid] = it
