@@ -53,11 +53,24 @@ def iso(ts: Optional[float] = None) -> str:
     return dt.isoformat()
 
 
-def number_components(components: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """Give every component without an ``id`` one, as Discord does when it stores a message: the numbers
-    count up from 1 in document order (depth first), skipping ids the sender chose. Returns ``components``
-    (changed in place). Source: Discord docs, Components reference ("id ... auto populated through an
-    increment system")."""
+def stored_embeds(embeds: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Embeds as Discord sends back a message's: ``type`` defaults to ``"rich"`` and a field's ``inline`` to
+    false (MessageEmbedResponse, MessageEmbedFieldResponse). Returns ``embeds`` (changed in place)."""
+    for e in embeds:
+        if isinstance(e, dict):
+            e.setdefault('type', 'rich')
+            for f in e.get('fields') or []:
+                if isinstance(f, dict):
+                    f.setdefault('inline', False)
+    return embeds
+
+
+def stored_components(components: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Components as Discord stores and sends back a message's: every component without an ``id`` gets one
+    (numbers counting up from 1 in document order, depth first, skipping ids the sender chose: Discord docs,
+    Components reference, "auto populated through an increment system"), and an emoji sent with
+    ``"id": null`` (a Unicode emoji) comes back without the ``id`` (ComponentEmojiResponse). Returns
+    ``components`` (changed in place)."""
     used = set()
     order: List[Dict[str, Any]] = []
 
@@ -66,6 +79,10 @@ def number_components(components: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
             if not isinstance(c, dict):
                 continue
             order.append(c)
+            for holder in [c] + [o for o in c.get('options') or [] if isinstance(o, dict)]:  # select options
+                emoji = holder.get('emoji')
+                if isinstance(emoji, dict) and 'id' in emoji and emoji['id'] is None:
+                    del emoji['id']
             if isinstance(c.get('id'), int):
                 used.add(c['id'])
             walk(c.get('components'))

@@ -20,7 +20,8 @@ from .errors import APIError, ErrorTree, describe_api_error
 from .spec import SPEC_OP
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
                      FLAG_LOADING, FLAG_SUPPRESS_EMBEDS, FLAG_SUPPRESS_NOTIFICATIONS, MESSAGE_COMPONENT, MODAL_SUBMIT,
-                     PING, Attachment, Interaction, Message, iso, number_components)
+                     PING, Attachment, Interaction, Message, iso, stored_components,
+                     stored_embeds)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .server import DiscordEmulator
@@ -384,7 +385,8 @@ class RestAPI:
         msg = Message(
             id=emu._new_id(), channel_id=channel_id, guild_id=int(channel['guild_id']) if channel.get('guild_id') else None,
             author=emu.bot_user,
-            content=content, embeds=copy.deepcopy(embeds), components=number_components(copy.deepcopy(components)),
+            content=content, embeds=stored_embeds(copy.deepcopy(embeds)),
+            components=stored_components(copy.deepcopy(components)),
             attachments=attachments, flags=flags, type=mtype,
             interaction_id=interaction.id if interaction else None,
             webhook_id=emu.application_id if interaction else None,
@@ -418,8 +420,8 @@ class RestAPI:
                            interaction_id=interaction_id)
         msg.history.append(msg.snapshot())
         msg.content = content
-        msg.embeds = copy.deepcopy(embeds)
-        msg.components = number_components(copy.deepcopy(components))
+        msg.embeds = stored_embeds(copy.deepcopy(embeds))
+        msg.components = stored_components(copy.deepcopy(components))
         msg.attachments = attachments
         if 'flags' in body and body['flags'] is not None:
             changeable = FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2

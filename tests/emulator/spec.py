@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from aiohttp import web
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
@@ -124,6 +124,10 @@ class Spec:
         self.request_registry: Registry = Registry().with_resource(BASE_URI,
                                                                    DRAFT202012.create_resource(self.request_doc))
         self._validators: Dict[Tuple[str, bool], Draft202012Validator] = {}
+        self._tables: Dict[int, Dict[Any, int]] = {}
+        self._consts: Dict[int, Any] = {}
+        self._cls = validators.extend(Draft202012Validator, {'oneOf': self._union('oneOf'),
+                                                             'anyOf': self._union('anyOf')})
         self._ops: List[Tuple[re.Pattern, int, str, Dict[str, Any]]] = []
         for template, item in doc['paths'].items():
             regex = re.compile(re.sub(r'\\\{(\w+)\\\}', r'(?P<\1>[^/]+)', re.escape(template)))
@@ -148,7 +152,7 @@ class Spec:
         ``SPEC_FIXES``) reads for a request (``request=True``) or for a reply/gateway payload."""
         v = self._validators.get((pointer, request))
         if v is None:
-            v = self._validators[(pointer, request)] = Draft202012Validator(
+            v = self._validators[(pointer, request)] = self._cls(
                 {'$ref': f'{BASE_URI}#{pointer}'}, registry=self.request_registry if request else self.registry)
         return v
 
@@ -157,6 +161,48 @@ class Spec:
         if name not in self.doc['components']['schemas']:
             raise KeyError(f'the spec has no component schema {name!r}')
         return self.validator(f'/components/schemas/{_escape(name)}')
+
+    def _union(self, keyword: str) -> Any:
+        """``oneOf``/``anyOf`` that, for an object whose ``type`` names exactly one branch (the spec's
+        components, callbacks and channels are told apart by ``type``), checks only that branch: the others
+        fail on ``type`` anyway, so the outcome is the same, many times faster (and the errors name the
+        branch meant). Anything else is checked as the keyword says."""
+        plain = Draft202012Validator.VALIDATORS[keyword]
+
+        def check(validator: Any, branches: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+            if isinstance(branches, list) and not isinstance(instance, (dict, list)):
+                consts = self._consts.get(id(branches), False)
+                if consts is False:
+                    consts = self._consts[id(branches)] = _constants(branches)
+                if consts is not None and (type(instance), instance) in consts:
+                    return  # one of the spec's enums (a oneOf of distinct constants), and the value is one of them
+            value = instance.get('type') if isinstance(instance, dict) else None
+            if isinstance(value, (int, str)) and not isinstance(value, bool) and isinstance(branches, list):
+                table = self._tables.get(id(branches))
+                if table is None:
+                    table = self._tables[id(branches)] = self._discriminators(branches)
+                index = table.get(value)
+                if index is not None:
+                    yield from validator.descend(instance, branches[index], schema_path=index)
+                    return
+            yield from plain(validator, branches, instance, schema)
+
+        return check
+
+    def _discriminators(self, branches: List[Any]) -> Dict[Any, int]:
+        """``type`` value -> index of the only branch that allows it (values allowed by several: left out)."""
+        seen: Dict[Any, List[int]] = {}
+        for i, branch in enumerate(branches):
+            node = self.resolve(branch)
+            prop = node.get('properties', {}).get('type') if isinstance(node, dict) else None
+            prop = self.resolve(prop) if prop is not None else None
+            values = prop.get('enum') if isinstance(prop, dict) and 'enum' in prop else (
+                [prop['const']] if isinstance(prop, dict) and 'const' in prop else None)
+            if not values or not isinstance(node, dict) or 'type' not in node.get('required', ()):
+                return {}  # a branch that doesn't pin its type: no shortcut for this union
+            for v in values:
+                seen.setdefault(v, []).append(i)
+        return {v: idx[0] for v, idx in seen.items() if len(idx) == 1 and isinstance(v, (int, str))}
 
     # -- operations ----------------------------------------------------------------------------
     def operation(self, method: str, path: str) -> Optional[Operation]:
@@ -261,6 +307,19 @@ class Spec:
         for name, path, obj in _gateway_objects(event, data):
             out.extend(self.check_schema(name, obj, f'{event} {path} ({name}): '))
         return out
+
+
+def _constants(branches: List[Any]) -> Optional[set]:
+    """{(type, value)} when every branch is just a distinct ``const`` (with a title or description); else None."""
+    out = set()
+    for b in branches:
+        if not isinstance(b, dict) or 'const' not in b or set(b) - {'const', 'title', 'description'}:
+            return None
+        c = b['const']
+        if isinstance(c, (dict, list)) or (type(c), c) in out:
+            return None
+        out.add((type(c), c))
+    return out
 
 
 _BAD = object()
@@ -455,7 +514,8 @@ class SpecViolation:
 class Conformance:
     """The emulator's in-line spec checks (``emu.spec``): requests refused as Discord refuses them, replies and
     gateway payloads checked against the spec, with what failed kept in ``violations`` and counts of what was
-    checked in ``checked`` (``requests``, ``replies``, ``gateway``) and the time spent in ``seconds``.
+    checked in ``checked`` (``requests``, ``replies``, ``gateway``) and the time spent in ``seconds`` (per
+    operation or event in ``timings``).
 
     ``enabled=False`` turns every check off (the emulator then only applies its own limits)."""
 
@@ -464,6 +524,7 @@ class Conformance:
         self.violations: List[SpecViolation] = []
         self.checked: Dict[str, int] = {'requests': 0, 'replies': 0, 'gateway': 0}
         self.seconds = 0.0
+        self.timings: Dict[str, float] = {}  # seconds spent per checked operation or event
         self._spec: Optional[Spec] = load() if enabled else None
         LIVE.add(self)
 
@@ -473,59 +534,58 @@ class Conformance:
             self._spec = load()
         return self._spec
 
+    def _spent(self, key: str, t: float) -> None:
+        dt = time.perf_counter() - t
+        self.seconds += dt
+        self.timings[key] = self.timings.get(key, 0.0) + dt
+
     def check_request(self, request: Any, path: str, body: Any) -> Optional[ErrorTree]:
         """Check one REST request (``path`` after ``/api/v10``); returns the ErrorTree of Discord's
         "Invalid Form Body" refusal, or None when the spec accepts it (or documents no such operation).
-        Remembers the operation on ``request['spec_op']`` for :meth:`check_reply`."""
+        Remembers the operation on ``request[SPEC_OP]`` for :meth:`check_reply`."""
         if not self.enabled:
             return None
         t = time.perf_counter()
-        try:
-            op = self.spec.operation(request.method, path)
-            request[SPEC_OP] = op
-            if op is None:
-                return None
-            self.checked['requests'] += 1
-            tree = self.spec.check_request(op, body, request.query)
-            return tree or None
-        finally:
-            self.seconds += time.perf_counter() - t
+        op = self.spec.operation(request.method, path)
+        request[SPEC_OP] = op
+        if op is None:
+            return None
+        self.checked['requests'] += 1
+        tree = self.spec.check_request(op, body, request.query)
+        self._spent(f'request {op.operation_id}', t)
+        return tree or None
 
     def check_reply(self, request: Any, path: str, status: int, body: Any) -> None:
         """Check one REST reply; injected server errors (5xx) are not checked (the spec doesn't describe them)."""
         if not self.enabled or status >= 500:
             return
         t = time.perf_counter()
-        try:
-            op = request.get(SPEC_OP, False)
-            if op is False:
-                op = self.spec.operation(request.method, path)
-            what = f'{request.method} {path} -> {status}'
-            if op is None:
-                if status < 400:
-                    self.violations.append(SpecViolation('route', what, ['the spec documents no such operation'],
-                                                        f'{request.method} {path}'))
-                return
-            self.checked['replies'] += 1
-            problems = self.spec.check_reply(op, status, body)
-            if problems:
-                self.violations.append(SpecViolation('reply', f'{what} ({op.operation_id})', problems,
-                                                        f'{op.operation_id} {status}'))
-        finally:
-            self.seconds += time.perf_counter() - t
+        op = request.get(SPEC_OP, False)
+        if op is False:
+            op = self.spec.operation(request.method, path)
+        what = f'{request.method} {path} -> {status}'
+        if op is None:
+            if status < 400:
+                self.violations.append(SpecViolation('route', what, ['the spec documents no such operation'],
+                                                    f'{request.method} {path}'))
+            return
+        self.checked['replies'] += 1
+        problems = self.spec.check_reply(op, status, body)
+        if problems:
+            self.violations.append(SpecViolation('reply', f'{what} ({op.operation_id})', problems,
+                                                f'{op.operation_id} {status}'))
+        self._spent(f'reply {op.operation_id}', t)
 
     def check_gateway(self, event: str, data: Any) -> None:
         """Check the payload objects of one gateway dispatch."""
         if not self.enabled:
             return
         t = time.perf_counter()
-        try:
-            self.checked['gateway'] += 1
-            problems = self.spec.check_gateway(event, data)
-            if problems:
-                self.violations.append(SpecViolation('gateway', event, problems, event))
-        finally:
-            self.seconds += time.perf_counter() - t
+        self.checked['gateway'] += 1
+        problems = self.spec.check_gateway(event, data)
+        if problems:
+            self.violations.append(SpecViolation('gateway', event, problems, event))
+        self._spent(f'gateway {event}', t)
 
     def report(self, n: int = 8) -> str:
         """The first ``n`` distinct problems (by operation or event), one per line with how often each was met
