@@ -217,7 +217,9 @@ class Message:
         }
 
     # -- wire format -------------------------------------------------------------------------
-    def to_payload(self, *, include_guild: bool = True) -> Dict[str, Any]:
+    def to_payload(self, *, include_guild: bool = False) -> Dict[str, Any]:
+        """The message object as a REST reply carries it (Discord's MessageResponse); ``include_guild`` adds
+        ``guild_id``, which Discord sends only in gateway events (MESSAGE_CREATE/UPDATE extra fields)."""
         payload: Dict[str, Any] = {
             'id': str(self.id),
             'type': self.type,

@@ -435,9 +435,6 @@ class RestAPI:
         of the interaction that opened the modal)."""
         meta: Dict[str, Any] = {'id': str(it.id), 'type': it.type, 'user': it.user,
                                 'authorizing_integration_owners': {'0': str(it.guild_id)}}
-        if it.type == APPLICATION_COMMAND and it.command is not None:
-            meta['name'] = it.command['name']
-            meta['command_type'] = it.command.get('type', 1)
         if it.type == MESSAGE_COMPONENT and it.source_message is not None:
             meta['interacted_message_id'] = str(it.source_message.id)
         if it.type == MODAL_SUBMIT and it.trigger is not None:
@@ -468,7 +465,7 @@ class RestAPI:
         emu = self.emu
         return {
             'id': str(emu.application_id), 'name': emu.bot_user['username'], 'icon': None, 'description': '',
-            'summary': '', 'type': None, 'hook': True, 'bot_public': True, 'bot_require_code_grant': False,
+            'type': None, 'bot_public': True, 'bot_require_code_grant': False,
             'verify_key': '0' * 64, 'flags': emu.application_flags, 'bot': emu.bot_user, 'owner': emu.owner_user,
             'team': None, 'rpc_origins': [], 'redirect_uris': [], 'interactions_endpoint_url': None,
             'role_connections_verification_url': None, 'tags': [], 'approximate_guild_count': len(emu._guilds),
@@ -917,7 +914,7 @@ class RestAPI:
             'id': str(thread_id), 'type': ttype, 'guild_id': parent['guild_id'], 'parent_id': parent['id'],
             'owner_id': str(emu.application_id), 'name': name, 'last_message_id': None, 'message_count': 0,
             'member_count': 1, 'rate_limit_per_user': body.get('rate_limit_per_user') or 0, 'flags': 0,
-            'total_message_sent': 0, 'permission_overwrites': [],
+            'total_message_sent': 0,
             'thread_metadata': {'archived': False, 'auto_archive_duration': duration, 'archive_timestamp': iso(now),
                                 'locked': False, 'create_timestamp': iso(now),
                                 **({'invitable': body.get('invitable', True)} if ttype == 12 else {})},
@@ -1002,7 +999,13 @@ class RestAPI:
         return gid
 
     async def get_guild(self, req: Req, guild_id: str) -> Any:
-        return self.emu._guild_payload(self._guild_id(guild_id))
+        """The guild; ``with_counts=true`` adds the approximate member and presence counts (Discord: Get Guild)."""
+        gid = self._guild_id(guild_id)
+        payload = self.emu._guild_payload(gid)
+        if req.flag('with_counts'):
+            payload.update(approximate_member_count=len(self.emu._guilds[gid]['members']),
+                           approximate_presence_count=0)
+        return payload
 
     async def get_guild_channels(self, req: Req, guild_id: str) -> Any:
         gid = self._guild_id(guild_id)

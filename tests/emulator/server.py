@@ -623,7 +623,7 @@ class DiscordEmulator:
     def _guild_payload(self, guild_id: int) -> Dict[str, Any]:
         g = self._guilds[guild_id]
         return {
-            'id': str(guild_id), 'name': g['name'], 'icon': None, 'icon_hash': None, 'splash': None,
+            'id': str(guild_id), 'name': g['name'], 'icon': None, 'splash': None,
             'discovery_splash': None, 'owner_id': str(g['owner_id']), 'afk_channel_id': None, 'afk_timeout': 300,
             'widget_enabled': False, 'verification_level': 0, 'default_message_notifications': 0,
             'explicit_content_filter': 0, 'roles': list(g['roles'].values()), 'emojis': [], 'features': [],
@@ -634,21 +634,18 @@ class DiscordEmulator:
             'safety_alerts_channel_id': None, 'home_header': None, 'region': 'deprecated',
             'widget_channel_id': None, 'max_presences': None, 'max_stage_video_channel_users': 50,
             'max_video_channel_users': 25, 'nsfw': False, 'incidents_data': None,
-            'approximate_member_count': len(g['members']), 'approximate_presence_count': 0,
         }
 
     def _guild_create_payload(self, guild_id: int, session: GatewaySession) -> Dict[str, Any]:
         g = self._guilds[guild_id]
         payload = self._guild_payload(guild_id)
-        payload.pop('approximate_member_count')
-        payload.pop('approximate_presence_count')
         # Discord: without GUILD_PRESENCES, GUILD_CREATE's member list only has the bot itself.
         if session.has_intent(INTENT_GUILD_PRESENCES):
             member_ids = list(g['members'])
         else:
             member_ids = [self.application_id]
         payload.update({
-            'joined_at': iso(g['joined_at']), 'large': False, 'unavailable': False, 'lazy': True,
+            'joined_at': iso(g['joined_at']), 'large': False, 'unavailable': False,
             'member_count': len(g['members']),
             'members': [self._member_payload(guild_id, uid) for uid in member_ids],
             'channels': [self._channel_payload(c) for c in g['channels']
@@ -657,7 +654,7 @@ class DiscordEmulator:
                         if self._channels[c]['type'] in THREAD_TYPES
                         and not self._channels[c]['thread_metadata']['archived']],
             'voice_states': [], 'presences': [], 'stage_instances': [], 'guild_scheduled_events': [],
-            'soundboard_sounds': [], 'embedded_activities': [],
+            'soundboard_sounds': [],
         })
         return payload
 
@@ -698,7 +695,7 @@ class DiscordEmulator:
                 if msg.guild_id:
                     data['guild_id'] = str(msg.guild_id)
             else:
-                data = msg.to_payload()
+                data = msg.to_payload(include_guild=True)
                 author_id = int(msg.author['id'])
                 if msg.guild_id and author_id in self._guilds[msg.guild_id]['members'] and not msg.webhook_id:
                     data['member'] = self._member_payload(msg.guild_id, author_id, with_user=False)

@@ -108,10 +108,60 @@ def _escape(segment: str) -> str:
     return urllib.parse.quote(segment.replace('~', '~0').replace('/', '~1'), safe='~@')
 
 
-class Spec:
-    """The loaded document with an operation index and a cache of validators (one per schema location)."""
+def _close_objects(doc: Dict[str, Any]) -> int:
+    """Make the reply side strict: every object schema with ``properties`` (and no rule of its own for other
+    properties) gets ``unevaluatedProperties: false``, so a reply or payload carrying a field the spec doesn't
+    describe (a bot user's ``email`` in a message's author, a thread's ``permission_overwrites``) is a violation,
+    not silently accepted. Schemas used as ``allOf`` parts are left open (their siblings add properties; the
+    ``allOf`` holder is closed instead). Returns how many schemas were closed. Requests stay open: Discord
+    ignores fields it doesn't know in a request body."""
+    parts_by_ref, parts_by_id = set(), set()
 
-    def __init__(self, doc: Dict[str, Any], fixes: Iterable[SpecFix] = SPEC_FIXES) -> None:
+    def find_parts(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get('allOf'), list):
+                for part in node['allOf']:
+                    if isinstance(part, dict) and '$ref' in part:
+                        parts_by_ref.add(part['$ref'][1:])
+                    else:
+                        parts_by_id.add(id(part))
+            for v in node.values():
+                find_parts(v)
+        elif isinstance(node, list):
+            for v in node:
+                find_parts(v)
+
+    closed = 0
+
+    def close(node: Any, pointer: str) -> None:
+        nonlocal closed
+        if isinstance(node, dict):
+            if (isinstance(node.get('properties'), dict) and 'additionalProperties' not in node
+                    and 'unevaluatedProperties' not in node and id(node) not in parts_by_id
+                    and pointer not in parts_by_ref):
+                node['unevaluatedProperties'] = False
+                closed += 1
+            for k, v in list(node.items()):
+                if k != 'properties' or not isinstance(v, dict):
+                    close(v, f'{pointer}/{k.replace("~", "~0").replace("/", "~1")}')
+                else:  # a property map: its values are schemas, its keys are names
+                    for name, sub in v.items():
+                        close(sub, f'{pointer}/properties/{name.replace("~", "~0").replace("/", "~1")}')
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                close(v, f'{pointer}/{i}')
+
+    find_parts(doc)
+    close(doc, '')
+    return closed
+
+
+class Spec:
+    """The loaded document with an operation index and a cache of validators (one per schema location).
+
+    ``strict`` (default) closes the reply side's object schemas (see ``_close_objects``)."""
+
+    def __init__(self, doc: Dict[str, Any], fixes: Iterable[SpecFix] = SPEC_FIXES, *, strict: bool = True) -> None:
         self.fixes = tuple(fixes)
         self.request_doc = copy.deepcopy(doc)
         self.doc = doc
@@ -120,6 +170,9 @@ class Spec:
                 if fix.side in (side, 'both'):
                     parent, key = _locate(target, fix.pointer)
                     parent[key] = fix.schema
+        self.strict = strict
+        if strict:
+            _close_objects(self.doc)
         self.registry: Registry = Registry().with_resource(BASE_URI, DRAFT202012.create_resource(self.doc))
         self.request_registry: Registry = Registry().with_resource(BASE_URI,
                                                                    DRAFT202012.create_resource(self.request_doc))
@@ -436,8 +489,29 @@ def _add_error(tree: ErrorTree, prefix: Tuple[Any, ...], err: ValidationError, p
         tree.add(path, 'BASE_TYPE_INVALID', leaf.message[:200])
 
 
+# Fields Discord's gateway documentation adds to the REST objects in these events (Gateway Events pages:
+# "Message Create ... extra fields", "Guild Create ... extra fields", "Thread Create", "Guild Member Add",
+# "Interaction Object" member with permissions); they are left out before the object is held to its REST schema.
+GATEWAY_EXTRAS: Dict[str, Tuple[str, ...]] = {
+    'message': ('guild_id', 'member'),
+    'guild': ('joined_at', 'large', 'unavailable', 'member_count', 'voice_states', 'members', 'channels', 'threads',
+              'presences', 'stage_instances', 'guild_scheduled_events', 'soundboard_sounds'),
+    'thread_create': ('newly_created',),
+    'member_add': ('guild_id',),
+    'interaction_member': ('permissions',),
+}
+
+
+def _without(obj: Any, kind: str) -> Any:
+    if not isinstance(obj, dict):
+        return obj
+    drop = GATEWAY_EXTRAS[kind]
+    return {k: v for k, v in obj.items() if k not in drop}
+
+
 def _gateway_objects(event: str, data: Any) -> List[Tuple[str, str, Any]]:
-    """(component schema name, where, object) for the payload objects inside one gateway dispatch."""
+    """(component schema name, where, object) for the payload objects inside one gateway dispatch, each without
+    the fields the gateway documentation adds (GATEWAY_EXTRAS)."""
     if not isinstance(data, dict):
         return []
     out: List[Tuple[str, str, Any]] = []
@@ -448,30 +522,32 @@ def _gateway_objects(event: str, data: Any) -> List[Tuple[str, str, Any]]:
                         'PrivateChannelResponse' if ch.get('type') == 1 else 'GuildChannelResponse', where, ch))
 
     if event in ('MESSAGE_CREATE', 'MESSAGE_UPDATE'):
-        out.append(('MessageResponse', 'd', data))
+        out.append(('MessageResponse', 'd', _without(data, 'message')))
         if isinstance(data.get('member'), dict):
             out.append(('GuildMemberResponse', 'd.member', dict(data['member'], user=data.get('author'))))
     elif event in ('GUILD_CREATE', 'GUILD_UPDATE') and not data.get('unavailable'):
-        out.append(('GuildResponse', 'd', data))
+        out.append(('GuildResponse', 'd', _without(data, 'guild')))
         for i, m in enumerate(data.get('members') or []):
             out.append(('GuildMemberResponse', f'd.members.{i}', m))
         for i, c in enumerate(data.get('channels') or []):
             channel(f'd.channels.{i}', c)
         for i, c in enumerate(data.get('threads') or []):
             channel(f'd.threads.{i}', c)
-    elif event in ('CHANNEL_CREATE', 'CHANNEL_UPDATE', 'CHANNEL_DELETE', 'THREAD_CREATE', 'THREAD_UPDATE'):
+    elif event in ('CHANNEL_CREATE', 'CHANNEL_UPDATE', 'CHANNEL_DELETE', 'THREAD_UPDATE'):
         channel('d', data)
+    elif event == 'THREAD_CREATE':
+        channel('d', _without(data, 'thread_create'))
     elif event in ('GUILD_MEMBER_ADD',):
-        out.append(('GuildMemberResponse', 'd', data))
+        out.append(('GuildMemberResponse', 'd', _without(data, 'member_add')))
     elif event in ('GUILD_ROLE_CREATE', 'GUILD_ROLE_UPDATE'):
         out.append(('GuildRoleResponse', 'd.role', data.get('role')))
     elif event == 'READY':
-        out.append(('UserResponse', 'd.user', data.get('user')))
+        out.append(('UserPIIResponse', 'd.user', data.get('user')))
     elif event == 'INTERACTION_CREATE':
         if isinstance(data.get('user'), dict):
             out.append(('UserResponse', 'd.user', data['user']))
         if isinstance(data.get('member'), dict):
-            out.append(('GuildMemberResponse', 'd.member', data['member']))
+            out.append(('GuildMemberResponse', 'd.member', _without(data['member'], 'interaction_member')))
         channel('d.channel', data.get('channel'))
         if isinstance(data.get('message'), dict):
             out.append(('MessageResponse', 'd.message', data['message']))
