@@ -156,6 +156,9 @@ def test_the_allow_list_corrects_only_the_spec_and_says_why() -> None:
     with open(spec_module.spec_path(), encoding='utf-8') as f:
         as_published = Spec(json.load(f), fixes=())
     assert as_published.check_reply(as_published.operation('POST', '/channels/1/messages'), 400, inner) != []
+    limited = {'message': 'You are being rate limited.', 'retry_after': 64.57, 'global': False}  # Discord's example
+    assert fixed.check_reply(op, 429, limited) == [] and as_published.check_reply(op, 429, limited) != []
+    assert fixed.check_reply(op, 429, {'message': 'You are being rate limited.', 'retry_after': 1.0}) != []
     # the snowflake correction applies to requests only: a reply must still carry snowflakes as strings
     request = {'content': 'hi', 'message_reference': {'message_id': 123}}
     assert not fixed.check_request(op, request, {}) and as_published.check_request(op, request, {})

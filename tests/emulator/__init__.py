@@ -26,7 +26,9 @@ Pointing discord.py at it takes two class attributes, both set by ``start()`` an
 Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
 (websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
-Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed).
+Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``spec`` (Discord's published
+OpenAPI description: requests it refuses answered 400 50035, replies and gateway payloads it would not describe
+kept in ``emu.spec_violations``; ``DiscordEmulator(spec=False)`` turns the checks off).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
