@@ -54,10 +54,19 @@ def iso(ts: Optional[float] = None) -> str:
 
 
 def stored_embeds(embeds: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """Embeds as Discord sends back a message's: ``type`` defaults to ``"rich"`` and a field's ``inline`` to
-    false (MessageEmbedResponse, MessageEmbedFieldResponse). Returns ``embeds`` (changed in place)."""
+    """Embeds as Discord sends back a message's: fields sent as null left out, ``type`` defaulting to
+    ``"rich"`` and a field's ``inline`` to false (MessageEmbedResponse, MessageEmbedFieldResponse). Returns
+    ``embeds`` (changed in place)."""
+    def drop_nulls(node: Dict[str, Any]) -> None:
+        for k in [k for k, v in node.items() if v is None]:
+            del node[k]
+        for v in node.values():
+            if isinstance(v, dict):
+                drop_nulls(v)
+
     for e in embeds:
         if isinstance(e, dict):
+            drop_nulls(e)
             e.setdefault('type', 'rich')
             for f in e.get('fields') or []:
                 if isinstance(f, dict):

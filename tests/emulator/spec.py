@@ -458,6 +458,7 @@ def _add_error(tree: ErrorTree, prefix: Tuple[Any, ...], err: ValidationError) -
     leaf = _leaf(err)
     path = prefix + tuple(leaf.absolute_path)
     kw, arg, inst = leaf.validator, leaf.validator_value, leaf.instance
+    inst = inst if len(str(inst)) <= 64 else f'{str(inst)[:61]}...'  # echoed in messages: keep them short
     if kw == 'required':
         missing = next((m for m in arg if not isinstance(inst, dict) or m not in inst), arg[0] if arg else '')
         tree.add(path + (missing,), 'BASE_TYPE_REQUIRED', 'This field is required')
