@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import hashlib
 import json
 import os
 import re
@@ -188,6 +189,7 @@ class Spec:
         self._validators: Dict[Tuple[str, bool], Draft202012Validator] = {}
         self._tables: Dict[int, Dict[Any, int]] = {}
         self._consts: Dict[int, Any] = {}
+        self._valid: set = set()  # (validator id, digest of the JSON text) of large instances found valid
         self._cls = validators.extend(Draft202012Validator, {'oneOf': self._union('oneOf'),
                                                              'anyOf': self._union('anyOf')})
         self._ops: List[Tuple[re.Pattern, int, str, Dict[str, Any]]] = []
@@ -304,7 +306,7 @@ class Spec:
             mtype = 'application/json' if 'application/json' in content else next(iter(content), None)
             if mtype is not None and body is not None:
                 v = self.validator(f'{op.pointer}/requestBody/content/{_escape(mtype)}/schema', request=True)
-                for err in v.iter_errors(body):
+                for err in self._errors(v, body):
                     _add_error(tree, (), err)
         return tree
 
@@ -353,11 +355,31 @@ class Spec:
             return [] if body is None else [f'status {status} is documented without a body, but one was sent']
         if body is None:
             return [f'status {status} is documented with a body, but none was sent']
-        return [describe(e) for e in self.validator(pointer).iter_errors(body)]
+        return [describe(e) for e in self._errors(self.validator(pointer), body)]
 
     def check_schema(self, name: str, instance: Any, where: str = '') -> List[str]:
         """Problems of ``instance`` against ``#/components/schemas/<name>``, each prefixed with ``where``."""
-        return [f'{where}{describe(e)}' for e in self.schema_validator(name).iter_errors(instance)]
+        return [f'{where}{describe(e)}' for e in self._errors(self.schema_validator(name), instance)]
+
+    def _errors(self, validator: Draft202012Validator, instance: Any) -> List[ValidationError]:
+        """``validator``'s errors for ``instance``. A large instance found valid once is remembered (by its JSON
+        text), so the same command list synced again, or the same guild sent again, isn't checked again."""
+        key = None
+        if isinstance(instance, (dict, list)):
+            try:
+                text = json.dumps(instance, sort_keys=True)
+            except (TypeError, ValueError):
+                text = ''
+            if len(text) >= 4096:
+                key = (id(validator), hashlib.blake2b(text.encode(), digest_size=16).digest())
+                if key in self._valid:
+                    return []
+        errors = list(validator.iter_errors(instance))
+        if key is not None and not errors:
+            if len(self._valid) >= 256:
+                self._valid.clear()
+            self._valid.add(key)
+        return errors
 
     def check_gateway(self, event: str, data: Any) -> List[str]:
         """Problems of the payload objects in a gateway dispatch ``event`` with ``data`` (the ``d`` field):
