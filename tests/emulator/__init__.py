@@ -26,9 +26,14 @@ Pointing discord.py at it takes two class attributes, both set by ``start()`` an
 Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
 (websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
-Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``spec`` (Discord's published
-OpenAPI description: requests it refuses answered 400 50035, replies and gateway payloads it would not describe
-kept in ``emu.spec_violations``; ``DiscordEmulator(spec=False)`` turns the checks off).
+Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
+before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``
+(``emu.rate_limits``, on by default: per-route buckets with Discord's headers, 429s, the global limit, the
+invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``), ``caps``
+(Discord's other limits: follow-ups per interaction, 30046 edits of hour-old messages, slowmode, snowflakes),
+``spec`` (Discord's published OpenAPI description: requests it refuses answered 400 50035, replies and gateway
+payloads it would not describe kept in ``emu.spec_violations``; ``DiscordEmulator(spec=False)`` turns the checks
+off).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError

@@ -72,8 +72,10 @@ class APIError(Exception):
         detail: str = '',
         extra: Optional[Dict[str, Any]] = None,
         interaction_id: Optional[int] = None,
+        via: bool = True,
     ) -> None:
         self.status = status
+        self.via = via  # False: answered without Discord's ``Via`` header (discord.py then raises, never waits)
         self.code = code
         self.message = message
         self.errors = errors

@@ -187,6 +187,8 @@ class Message:
         self.edited_at: Optional[float] = None
         self.deleted = False
         self.history: List[Dict[str, Any]] = []  # snapshots of previous versions (before each edit)
+        self.nonce: Any = None  # Create Message's nonce (int or str), echoed in the payload
+        self.created_clock: Optional[float] = None  # emu.clock() when stored (its age for the 30046 limit)
 
     # -- convenience -------------------------------------------------------------------------
     @property
@@ -257,6 +259,8 @@ class Message:
             payload['interaction_metadata'] = self.interaction_metadata
         if self.message_reference is not None:
             payload['message_reference'] = self.message_reference
+        if self.nonce is not None:
+            payload['nonce'] = self.nonce
             ref = self.referenced_message
             payload['referenced_message'] = ref.to_payload() if ref is not None and not ref.deleted else None
         if self.thread is not None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
 from aiohttp import web
 
-from . import limits
+from . import caps, faults, limits, nonces
 from .errors import APIError, ErrorTree, describe_api_error
 from .spec import SPEC_OP
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
@@ -48,6 +48,10 @@ CREATE_PUBLIC_THREADS = 1 << 35
 MANAGE_THREADS = 1 << 34
 CREATE_PRIVATE_THREADS = 1 << 36
 SEND_MESSAGES_IN_THREADS = 1 << 38
+
+
+#: set on a reply that must go out without Discord's ``Via`` header (APIError(via=False))
+NO_VIA = web.ResponseKey('no_via', bool)
 
 
 class Req:
@@ -125,6 +129,39 @@ class RestAPI:
     # plumbing
     # ========================================================================================
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        """One REST request as Discord's edge would treat it: a Cloudflare ban, injected faults (``emu.faults``,
+        faults.py), the rate limits (``emu.rate_limits``, ratelimits.py), then :meth:`_serve`; the reply's status is
+        recorded in ``emu.requests`` (0 for a dropped connection) and counted for the invalid-request limit."""
+        emu = self.emu
+        m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
+        sub = (m.group(1).rstrip('/') or '/') if m else request.path
+        if emu.rate_limits.banned():
+            reply = emu.rate_limits.ban_response()
+            emu.requests.append((request.method, request.path, reply.status))
+            return reply
+        fault = emu.faults.pick(request.method, sub)
+        reply: Optional[web.StreamResponse] = None
+        scope: Optional[str] = None
+        try:
+            if fault is not None and fault.when == 'before':
+                reply = await faults.apply_before(fault, request)
+            if reply is None:
+                reply, headers, scope = emu.rate_limits.check(request.method, sub, 'Authorization' in request.headers)
+            if reply is None:
+                reply = await self._serve(request)
+                reply.headers.update(headers)
+                if reply.get(NO_VIA):
+                    reply.headers.popall('Via', None)
+                if fault is not None and fault.when == 'after':
+                    reply = await faults.apply_after(fault, request, reply)
+            return reply
+        finally:
+            dropped = fault is not None and fault.drop and reply is not None
+            status = faults.DROPPED if dropped else reply.status if reply is not None else 500
+            emu.requests.append((request.method, request.path, status))
+            emu.rate_limits.record(status, scope)
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
         emu = self.emu
         path = request.path
         m = re.fullmatch(r'/api(?:/v(\d+))?(/.*)', path)
@@ -138,6 +175,7 @@ class RestAPI:
             groups: Tuple[str, ...] = ()
             needs_auth = True
             method_mismatch = False
+            pattern = None
             for method, regex, h, auth in self.routes:
                 mm = regex.fullmatch(sub)
                 if mm is None:
@@ -145,9 +183,10 @@ class RestAPI:
                 if method != request.method:
                     method_mismatch = True
                     continue
-                handler, groups, needs_auth = h, mm.groups(), auth
+                handler, groups, needs_auth, pattern = h, mm.groups(), auth, regex.pattern
                 break
             if handler is None:
+                self._refuse_bad_snowflakes(request.method, sub)
                 if method_mismatch:
                     raise APIError(405, 0, '405: Method Not Allowed', kind='unknown_route',
                                    detail='the emulator does not implement this method for this route')
@@ -156,6 +195,10 @@ class RestAPI:
             if needs_auth and request.headers.get('Authorization') != f'Bot {emu.token}':
                 raise APIError(401, 0, '401: Unauthorized', kind='unauthorized',
                                detail=f'Authorization header was {request.headers.get("Authorization")!r:.40}')
+            self._refuse_bad_snowflakes(request.method, sub, groups, pattern)
+            bad_query = caps.query_errors(request.query)
+            if bad_query:
+                raise APIError.invalid_form(bad_query, kind='bad_request')
             body, files = await self._read_body(request)
             self._check_spec(request, sub, body)
             req = Req(request, body, files)
@@ -178,15 +221,37 @@ class RestAPI:
             emu._record(err.kind, describe_api_error(request.method, path, err), method=request.method, path=path,
                         status=err.status, code=err.code, body=err.body(),
                         interaction_id=err.interaction_id)
-            return _json_response(err.body(), status=err.status)
+            resp = _json_response(err.body(), status=err.status)
+            if not err.via:
+                resp[NO_VIA] = True
+            return resp
         except Exception as exc:  # a bug in the emulator: make it loud but don't trigger discord.py retries
             status = 503
             log.exception('emulator failed handling %s %s', request.method, path)
             emu._record('internal', f'{request.method} {path}: emulator error {type(exc).__name__}: {exc}',
                         method=request.method, path=path, status=503)
             return _json_response({'message': f'emulator internal error: {exc}', 'code': 0}, status=503)
-        finally:
-            emu.requests.append((request.method, path, status))
+
+    def _refuse_bad_snowflakes(self, method: str, sub: str, groups: Optional[Tuple[str, ...]] = None,
+                               pattern: Optional[str] = None) -> None:
+        """Discord answers a path whose snowflake isn't one with 400 50035 (``channel_id: Value "abc" is not
+        snowflake.``). With ``pattern``/``groups`` (a route that matched): check the matched snowflakes' range;
+        without: look for a route the path matches once its snowflakes may be anything, and refuse it if found
+        (otherwise nothing: a 404 follows)."""
+        if pattern is not None and groups is not None:
+            names = caps.route_params(pattern)
+            tree = caps.path_snowflake_errors(list(zip(names, groups)))
+            if tree:
+                raise APIError.invalid_form(tree, kind='bad_request')
+            return
+        for m, regex, _h, _auth in self.routes:
+            if m != method:
+                continue
+            lenient = caps.lenient_route(regex.pattern).fullmatch(sub)
+            if lenient is not None:
+                tree = caps.path_snowflake_errors(list(zip(caps.route_params(regex.pattern), lenient.groups())))
+                if tree:
+                    raise APIError.invalid_form(tree, kind='bad_request')
 
     def _check_spec(self, request: web.Request, sub: str, body: Any) -> None:
         """Refuse, as Discord does, a request its published spec refuses (path values, query, body):
@@ -685,6 +750,9 @@ class RestAPI:
                            interaction_id=it.id)
         body = self._validate(req.body, (), n_files=len(req.files), interaction_id=it.id)
         self._check_upload_size(req.files, it.id)
+        capped = caps.followup_refusal(len(it.followups), emu.followup_limit, it.id)
+        if capped:
+            raise capped
         original = it.original
         if original is not None and original.loading and not original.deleted and original.interaction_id == it.id:
             # Discord: the first follow-up after a type 5 deferral edits the loading message instead
@@ -834,11 +902,37 @@ class RestAPI:
             emu._channel_messages[cid] = []
         return dict(emu._dms[cid])
 
+    def _check_post_fields(self, body: Dict[str, Any]) -> None:
+        """Create Message's ``nonce``/``enforce_nonce`` (nonces.py) and ``message_reference`` snowflakes (caps.py):
+        400 50035 as Discord answers."""
+        tree = ErrorTree()
+        nonces.validate_nonce(tree, body)
+        tree.items.extend((caps.body_snowflake_errors(body) or ErrorTree()).items)
+        if tree:
+            raise APIError.invalid_form(tree)
+
+    def _create_once(self, body: Dict[str, Any], create: Callable[[], Message]) -> Tuple[Message, bool]:
+        """``create()`` the message unless ``enforce_nonce`` finds the bot's message with the same nonce (nonces.py):
+        returns (message, created). Synchronous, so two requests with one nonce can't both create."""
+        nonce, enforce = body.get('nonce'), body.get('enforce_nonce') is True
+        if nonce is not None and enforce:
+            existing = self.emu.nonces.find(self.emu.application_id, nonce)
+            if existing is not None:
+                return existing, False
+        msg = create()
+        if nonce is not None:
+            msg.nonce = nonce
+            if enforce:
+                self.emu.nonces.remember(self.emu.application_id, nonce, msg)
+        return msg, True
+
     async def _post_dm(self, req: Req, cid: int) -> Any:
         emu = self.emu
         body = self._validate(req.body, (), n_files=len(req.files))
+        self._check_post_fields(body)
         self._check_upload_size(req.files)
-        msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
+        msg, created = self._create_once(body, lambda: self._new_message(
+            channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS))
         emu._notify()
         return msg.to_payload()
 
@@ -851,13 +945,18 @@ class RestAPI:
         in_thread = ch['type'] in THREAD_TYPES
         self._require(cid, VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if in_thread else SEND_MESSAGES), 'send messages')
         body = self._validate(req.body, (), n_files=len(req.files))
+        self._check_post_fields(body)
         if req.files:
             self._require(cid, ATTACH_FILES, 'attach files')
         self._require_embeds(cid, body)
         self._check_upload_size(req.files)
         if in_thread:
             await self._enter_thread(ch)
-        msg = self._new_message(channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS)
+        emu._check_slowmode(cid, emu.application_id)
+        msg, created = self._create_once(body, lambda: self._new_message(
+            channel_id=cid, body=body, files=req.files, flags_mask=CHANNEL_MESSAGE_FLAGS))
+        if not created:
+            return msg.to_payload()
         await emu._dispatch_message_event('MESSAGE_CREATE', msg)
         emu._notify()
         return msg.to_payload()
@@ -877,6 +976,7 @@ class RestAPI:
                               flags=int((req.body or {}).get('flags') or 0) | msg.flags)
         self._require_embeds(int(channel_id), body)
         self._check_upload_size(req.files)
+        emu.old_edits.check(msg.created_clock)
         self._apply_edit(msg, body, req.files)
         await emu._dispatch_message_event('MESSAGE_UPDATE', msg)
         emu._notify()

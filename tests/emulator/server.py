@@ -14,11 +14,15 @@ from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, 
 from aiohttp import web
 
 from . import limits
-from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
+from .caps import SLOWMODE_MAX, OldMessageEdits, slowmode_refusal
+from .faults import Faults
+from .errors import APIError, EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
 from .gateway import (INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, INTENT_GUILD_PRESENCES, INTENT_GUILDS,
                       INTENT_MESSAGE_CONTENT, PRIVILEGED_INTENTS, GatewayServer, GatewaySession)
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESSAGE_COMPONENT,
                      MODAL_SUBMIT, Attachment, Interaction, Message, iso)
+from .nonces import NonceRegistry
+from .ratelimits import RateLimited, RateLimits
 from .rest import RestAPI
 from .spec import Conformance, SpecViolation
 from .snowflake import SnowflakeGenerator
@@ -158,6 +162,18 @@ class DiscordEmulator:
         self._interactions: Dict[int, Interaction] = {}
         self._by_token: Dict[str, Interaction] = {}
         self._waiters: set = set()
+
+        # REST faults a test injects (faults.py) and enforce_nonce's memory (nonces.py)
+        self.faults = Faults()
+        # Discord's rate limits, on by default (ratelimits.py); a test loosens one only by saying so
+        self.rate_limits = RateLimits(self.application_id)
+        # Discord's other limits (caps.py): follow-ups per interaction (None: no cap, as for an app installed in the
+        # server), edits of hour-old messages allowed per hour (30046), and whether slowmode binds the bot
+        self.followup_limit: Optional[int] = None
+        self.old_edits = OldMessageEdits(lambda: self.clock())
+        self.slowmode_applies_to_bots = False
+        self._last_post: Dict[Tuple[int, int], float] = {}  # (channel, user) -> time.monotonic() of their last post
+        self.nonces = NonceRegistry(lambda: self.clock())
 
         self.gateway = GatewayServer(self)
         self.rest = RestAPI(self)
@@ -523,6 +539,55 @@ class DiscordEmulator:
         return found[0]
 
     # ========================================================================================
+    # rate limits (ratelimits.py) and Discord's other limits (caps.py)
+    # ========================================================================================
+    @property
+    def old_message_edits(self) -> int:
+        """Edits of messages older than an hour allowed per hour before 30046 (default 0; Discord's number is
+        not published)."""
+        return self.old_edits.allowed
+
+    @old_message_edits.setter
+    def old_message_edits(self, value: int) -> None:
+        self.old_edits.allowed = value
+
+    async def set_slowmode(self, channel_id: int, seconds: int) -> None:
+        """Set a channel's ``rate_limit_per_user`` (0-21600 s; 0 turns slowmode off) and send CHANNEL_UPDATE."""
+        if not 0 <= seconds <= SLOWMODE_MAX:
+            raise ValueError(f'rate_limit_per_user must be 0-{SLOWMODE_MAX}, not {seconds}')
+        channel = self._channels[int(channel_id)]
+        channel['rate_limit_per_user'] = seconds
+        await self._broadcast('CHANNEL_UPDATE', self._channel_payload(int(channel_id)), int(channel['guild_id']))
+
+    def _check_slowmode(self, channel_id: int, user_id: int) -> None:
+        """Slowmode as Discord's Channel resource describes ``rate_limit_per_user``: "bots, as well as users with
+        the permission manage_messages or manage_channel, are unaffected" (bots bound only with
+        ``slowmode_applies_to_bots``). Raises the 429 20016 refusal, or notes the post."""
+        channel = self._channels.get(channel_id)
+        seconds = (channel or {}).get('rate_limit_per_user') or 0
+        now = time.monotonic()
+        key = (channel_id, user_id)
+        exempt = (user_id == self.application_id and not self.slowmode_applies_to_bots) or (
+            self._channel_permissions(channel_id, user_id) & (P['manage_messages'] | P['manage_channels']))
+        if seconds and not exempt and key in self._last_post and now - self._last_post[key] < seconds:
+            raise slowmode_refusal(seconds - (now - self._last_post[key]))
+        self._last_post[key] = now
+
+    def invalid_requests(self, window: float = 600) -> int:
+        """REST answers with status 401, 403 or 429 in the last ``window`` seconds (429s of scope ``shared`` not
+        counted): what Discord's invalid-request limit counts (10,000 per 10 minutes, then a Cloudflare ban)."""
+        return self.rate_limits.invalid_requests(window)
+
+    def not_found_requests(self, window: float = 600) -> int:
+        """REST answers with status 404 in the last ``window`` seconds (Discord restricts repeated 404s too)."""
+        return self.rate_limits.not_found_requests(window)
+
+    @property
+    def ratelimited(self) -> List[RateLimited]:
+        """Every 429 the emulator's rate limits sent, in order: ``RateLimited(route, scope, global_)``."""
+        return self.rate_limits.ratelimited
+
+    # ========================================================================================
     # errors / ids
     # ========================================================================================
     def _record(self, kind: str, description: str, **kw: Any) -> RecordedError:
@@ -674,6 +739,8 @@ class DiscordEmulator:
         return att
 
     def _store_message(self, msg: Message) -> None:
+        if msg.created_clock is None:
+            msg.created_clock = self.clock()
         self._messages[msg.id] = msg
         self._channel_messages.setdefault(msg.channel_id, []).append(msg)
         channel = self._channels.get(msg.channel_id)
@@ -709,9 +776,15 @@ class DiscordEmulator:
     # test-facing actions
     # ========================================================================================
     async def post_message(self, user: UserLike, channel_id: int, content: str) -> Message:
-        """A user writes a plain message in a channel (dispatched as MESSAGE_CREATE)."""
+        """A user writes a plain message in a channel (dispatched as MESSAGE_CREATE). In slowmode
+        (:meth:`set_slowmode`) a user without Manage Messages or Manage Channels who posted there less than
+        ``rate_limit_per_user`` seconds ago can't: EmulatorAssertion (their client would refuse)."""
         u = self._resolve_user(user)
         channel = self._channels[int(channel_id)]
+        try:
+            self._check_slowmode(int(channel_id), int(u['id']))
+        except APIError as err:
+            raise EmulatorAssertion(f'{u["username"]} is in slowmode in channel {channel_id}: {err.detail}') from None
         gid = int(channel['guild_id'])
         msg = Message(id=self._ids(), channel_id=int(channel_id), guild_id=gid, author=u, content=content)
         self._store_message(msg)
