@@ -85,7 +85,8 @@ class HongBot(commands.AutoShardedBot):
     ) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
                          tree_cls=Tree, shard_count=config.shard_count,
-                         shard_ids=list(config.shard_ids) if config.shard_ids is not None else None)
+                         shard_ids=list(config.shard_ids) if config.shard_ids is not None else None,
+                         heartbeat_timeout=config.heartbeat_timeout)
         self.config = config
         self._redis = redis
         self._owns_redis = redis is None

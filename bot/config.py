@@ -49,6 +49,11 @@ class Config:
         shard_count: the bot's total number of gateway shards (every process of one bot says the same), or None:
             ask Discord for its recommended count (``auto``) and run every shard here.
         shard_ids: the shards this process runs (each < ``shard_count``), or None for all of them.
+        heartbeat_timeout: seconds without anything from Discord's gateway after which a connection is judged dead
+            (a "zombie" that stopped answering heartbeats) and replaced by a RESUMEd one (10–600; discord.py's
+            ``heartbeat_timeout``, default 60). Keep it above Discord's heartbeat interval (41.25 s), or a quiet healthy
+            connection is restarted for nothing; below 10 s discord.py would even give up its own new connections
+            while it waits its 5 s before identifying again.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -68,6 +73,7 @@ class Config:
     redis_cluster: bool = False
     shard_count: int | None = 1
     shard_ids: tuple[int, ...] | None = None
+    heartbeat_timeout: float = 60.0
 
 
 #: config key -> environment variable that overrides it
@@ -89,6 +95,7 @@ ENV_VARS = {
     "redis_cluster": "HONGBOT_REDIS_CLUSTER",
     "shard_count": "HONGBOT_SHARD_COUNT",
     "shard_ids": "HONGBOT_SHARD_IDS",
+    "heartbeat_timeout": "HONGBOT_HEARTBEAT_TIMEOUT",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -216,6 +223,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         render_workers=workers("render_workers", 0),
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
+        heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
     )
 
 

@@ -111,7 +111,7 @@ def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
     for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url",
-                "redis_cluster", "shard_count", "shard_ids"):
+                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout"):
         assert f"# {key} = " in example
 
 
@@ -171,3 +171,15 @@ def test_bad_redis_pool_settings_are_a_clear_error(tmp_path, text, env, match):
     path.write_text(text)
     with pytest.raises(ConfigError, match=match):
         load_config(path, env=env)
+
+
+def test_the_gateway_heartbeat_timeout(tmp_path):
+    path = tmp_path / "config.toml"
+    assert load_config(path, env={}).heartbeat_timeout == 60.0  # discord.py's own default
+    path.write_text("heartbeat_timeout = 90\n")
+    assert load_config(path, env={}).heartbeat_timeout == 90.0
+    assert load_config(path, env={"HONGBOT_HEARTBEAT_TIMEOUT": "45.5"}).heartbeat_timeout == 45.5
+    for bad, words in (("3", "between 10 and 600 seconds"), ("inf", "between 10 and 600 seconds"),
+                       ("soon", "must be a number of seconds, not 'soon'")):
+        with pytest.raises(ConfigError, match=words):
+            load_config(path, env={"HONGBOT_HEARTBEAT_TIMEOUT": bad})

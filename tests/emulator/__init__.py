@@ -23,8 +23,15 @@ Pointing discord.py at it takes two class attributes, both set by ``start()`` an
   ``Client.connect`` never calls ``GET /gateway/bot``; it opens ``DEFAULT_GATEWAY`` for the first
   connection and again after an INVALID_SESSION. Only RESUMEs use READY's ``resume_gateway_url``.
 
+Gateway faults as Discord has them (``gateway`` says how each behaves): ``await emu.request_heartbeat()`` (op 1),
+``emu.stop_heartbeat_acks()`` / ``await emu.resume_heartbeat_acks()`` (a zombie connection), ``await
+emu.drop_connection(code)`` (4000, 4008, 1006 without a close frame, ...), ``await emu.request_reconnect()`` (op 7),
+``await emu.invalidate_session(resumable=...)`` (op 9), ``await emu.guild_outage(guild_id)`` / ``await
+emu.end_guild_outage(guild_id)``; a connection missing heartbeats is closed (4009), one sending more than 120 payloads a
+minute too (4008). ``DiscordEmulator(heartbeat_interval_ms=..., heartbeat_grace_ms=...)`` shortens the interval.
+
 Modules: ``server`` (DiscordEmulator: world building, test-facing actions and waits), ``gateway``
-(websocket sessions, zlib-stream/zstd-stream, RESUME), ``rest`` (routes and endpoint behaviour),
+(websocket sessions, zlib-stream/zstd-stream, heartbeats, RESUME), ``rest`` (routes and endpoint behaviour),
 ``limits`` (Discord's documented limits as validators), ``models`` (Message, Attachment,
 Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``faults`` (``emu.faults``: 5xx
 before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``

@@ -106,7 +106,8 @@ class RecordedError:
     ``kind`` is one of: ``limit`` (a documented limit was exceeded), ``unknown_interaction``
     (10062, e.g. a late initial response), ``already_acknowledged`` (40060), ``expired_token``
     (50027, a follow-up/edit more than 15 minutes after the interaction), ``unknown_route``,
-    ``unauthorized``, ``forbidden``, ``not_found``, ``bad_request``, ``gateway``, ``internal``.
+    ``unauthorized``, ``forbidden``, ``not_found``, ``bad_request``, ``gateway``, ``internal``, ``outage`` (a REST
+    call on a guild in an outage, answered 503: Discord failing, not the bot).
     """
 
     kind: str

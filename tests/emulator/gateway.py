@@ -14,6 +14,23 @@ Sharding as Discord does it: IDENTIFY may carry ``shard: [shard_id, num_shards]`
 guilds, guild events and interactions of its shard, ``(guild_id >> 22) % num_shards`` (direct messages: shard 0).
 A malformed shard closes the connection with 4010 (Invalid shard); a session whose shard would hold more than the
 emulator's ``max_guilds_per_shard`` guilds, with 4011 (Sharding required).
+
+Keeping a connection alive, as https://discord.com/developers/docs/events/gateway describes it:
+
+* **Heartbeats.** Each heartbeat (op 1) is answered with an ACK (op 11). A connection that sends none for
+  ``heartbeat_interval`` plus the emulator's ``heartbeat_grace_ms`` (Discord documents a tolerance, not its size) is
+  closed by the server with 4009 (Session timed out) -- the session stays resumable ("your connection will be closed
+  and you will be forced to Resume"). The server may ask for a heartbeat at once by sending op 1
+  (``DiscordEmulator.request_heartbeat``); the client must answer with a heartbeat.
+* **Zombie connections.** ``DiscordEmulator.stop_heartbeat_acks`` makes the current connection a zombie: no more
+  ACKs and, by default, nothing else reaches the client (dispatches stay in the session's buffer, as Discord keeps
+  them for RESUME). discord.py 2.7 notices when nothing at all was received for its ``heartbeat_timeout`` (a Client
+  option, 60 s by default: ``KeepAliveHandler.run`` and ``poll_event``'s receive timeout), closes with 4000 and
+  RESUMEs, getting the events it missed.
+* **Rate limit.** More than 120 payloads from the client on one connection in 60 s (heartbeats included) close it
+  with 4008 (Rate limited), as Discord does; a payload over 4096 bytes closes it with 4002 (Decode error).
+* **RESUME** replays, in order, every dispatch with a sequence number above the client's, then RESUMED; events sent
+  while the client was away (its connection dropped, asked to reconnect, or a zombie) are buffered in the session.
 """
 
 from __future__ import annotations
@@ -22,6 +39,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 import zlib
 from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Dict, List, Optional, Tuple
@@ -100,6 +118,12 @@ class GatewaySession:
         self.invalidated = False
         self.ready = False  # READY and every GUILD_CREATE have been sent
         self.resumes = 0
+        self.replayed = 0  # dispatches sent again on RESUMEs (the client had not had them)
+        # the connection went away because of a fault the emulator made (a drop, op 7, a zombie, 4008/4009): the
+        # client is expected to RESUME, and events (interactions too) are buffered for it meanwhile, as on Discord
+        self.expect_resume = False
+        # dispatch + send (and RESUME's replay) in one step, so a client never sees sequence numbers out of order
+        self._lock = asyncio.Lock()
 
     @property
     def live(self) -> bool:
@@ -116,15 +140,19 @@ class GatewaySession:
         return shard_of(guild_id, num_shards) == shard_id
 
     async def dispatch(self, event: str, data: Any) -> None:
+        """Send a dispatch (op 0) with the session's next sequence number; kept in the buffer RESUME replays from
+        (the last 5,000), and only buffered while the session has no open connection; its objects are held to
+        Discord's spec first (emu.spec.check_gateway)."""
         self.emu.spec.check_gateway(event, data)
-        self.seq += 1
-        payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
-        self.buffer.append((self.seq, payload))
-        conn = self.conn
-        if conn is not None and not conn.closed:
-            await conn.send(payload)
-        else:
-            log.debug('session %s not connected; buffered %s seq=%s for RESUME', self.id, event, self.seq)
+        async with self._lock:
+            self.seq += 1
+            payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
+            self.buffer.append((self.seq, payload))
+            conn = self.conn
+            if conn is not None and not conn.closed:
+                await conn.send(payload)
+            else:
+                log.debug('session %s not connected; buffered %s seq=%s for RESUME', self.id, event, self.seq)
 
     def __repr__(self) -> str:
         return f'<GatewaySession {self.id[:8]} order={self.order} live={self.live} ready={self.ready}>'
@@ -135,14 +163,28 @@ class GatewayConnection:
 
     _counter = 0
 
-    def __init__(self, emu: 'DiscordEmulator', ws: web.WebSocketResponse, compress: Optional[str]) -> None:
+    def __init__(self, emu: 'DiscordEmulator', ws: web.WebSocketResponse, compress: Optional[str],
+                 request: Optional[web.Request] = None) -> None:
         GatewayConnection._counter += 1
         self.number = GatewayConnection._counter
         self.emu = emu
         self.ws = ws
+        self.request = request
         self.compress_mode = compress
         self.session: Optional[GatewaySession] = None
+        self.opened_at = time.monotonic()
         self.heartbeats = 0
+        # (time.monotonic(), the heartbeat's d: the last sequence number the client had) for each heartbeat received
+        self.heartbeat_log: List[Tuple[float, Any]] = []
+        self.heartbeat_requests = 0  # op 1 sent by the server
+        self.acks = 0  # op 11 sent
+        self.acking = True  # False: a zombie, no op 11 (DiscordEmulator.stop_heartbeat_acks)
+        self.holding = False  # True: nothing reaches the client; payloads wait in ``held``
+        self.held: List[Dict[str, Any]] = []
+        self.received: Deque[float] = deque()  # when each payload from the client arrived, for the rate limit
+        self.close_code: Optional[int] = None  # the code the server closed with (1006: TCP dropped, no frame)
+        self.aborted = False
+        self._watchdog: Optional[asyncio.Task] = None
         self._lock = asyncio.Lock()
         self._compress = None
         if compress == 'zlib-stream':
@@ -156,7 +198,12 @@ class GatewayConnection:
 
     @property
     def closed(self) -> bool:
-        return self.ws.closed
+        return self.ws.closed or self.aborted
+
+    @property
+    def last_heartbeat(self) -> Optional[float]:
+        """When the last heartbeat arrived (``time.monotonic()``), or None."""
+        return self.heartbeat_log[-1][0] if self.heartbeat_log else None
 
     @property
     def compressed(self) -> bool:
@@ -164,6 +211,19 @@ class GatewayConnection:
         return self._compress is not None
 
     async def send(self, payload: Dict[str, Any]) -> None:
+        if self.holding:  # a zombie connection: nothing gets through (see DiscordEmulator.stop_heartbeat_acks)
+            self.held.append(payload)
+            return
+        await self._send_now(payload)
+
+    async def release(self) -> None:
+        """End a zombie spell: ACKs again, and what was held back is sent, in order."""
+        self.acking = True
+        while self.held:  # what is sent meanwhile still queues behind: the order holds
+            await self._send_now(self.held.pop(0))
+        self.holding = False
+
+    async def _send_now(self, payload: Dict[str, Any]) -> None:
         text = json.dumps(payload, separators=(',', ':'))
         if log.isEnabledFor(logging.DEBUG):
             log.debug('gateway#%s -> op=%s t=%s s=%s %s', self.number, payload.get('op'), payload.get('t'),
@@ -177,12 +237,58 @@ class GatewayConnection:
                     await self.ws.send_bytes(self._compress(text.encode('utf-8')))
                 else:
                     await self.ws.send_str(text)
-            except (ConnectionResetError, RuntimeError) as exc:
+            except (ConnectionResetError, RuntimeError, OSError) as exc:
                 log.debug('gateway#%s send failed: %s', self.number, exc)
 
     async def close(self, code: int, message: str = '') -> None:
+        """Close from the server side with a close frame, or with ``code`` 1006 drop the TCP connection without one
+        (what a client sees as an abnormal closure)."""
         log.debug('gateway#%s closing with %s %s', self.number, code, message)
+        if self.closed:
+            return
+        self.close_code = code
+        if code == 1006:
+            self.aborted = True
+            transport = self.request.transport if self.request is not None else None
+            if transport is not None:
+                transport.abort()
+            return
         await self.ws.close(code=code, message=message.encode())
+
+    def start_watchdog(self) -> None:
+        """Close the connection (4009) if the client lets a heartbeat interval plus the grace pass without one."""
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch_heartbeats())
+
+    def stop_watchdog(self) -> None:
+        if self._watchdog is not None and not self._watchdog.done():
+            self._watchdog.cancel()
+
+    async def _watch_heartbeats(self) -> None:
+        emu = self.emu
+        while not self.closed:
+            allowed = (emu.heartbeat_interval_ms + emu.heartbeat_grace_ms) / 1000
+            deadline = (self.last_heartbeat or self.opened_at) + allowed
+            now = time.monotonic()
+            if now < deadline:
+                await asyncio.sleep(deadline - now)
+                continue
+            emu._record('gateway', f'gateway#{self.number}: no heartbeat for {now - (self.last_heartbeat or self.opened_at):.2f}s '
+                                   f'(interval {emu.heartbeat_interval_ms} ms + grace {emu.heartbeat_grace_ms} ms); '
+                                   'closed with 4009 (Session timed out)')
+            if self.session is not None:
+                self.session.expect_resume = True
+            await self.close(4009, 'Session timed out')
+            return
+
+    def count_received(self) -> bool:
+        """Count a payload from the client against Discord's gateway rate limit; False when it goes over (the
+        caller closes with 4008)."""
+        limit, per = self.emu.gateway_rate_limit
+        now = time.monotonic()
+        self.received.append(now)
+        while self.received and self.received[0] <= now - per:
+            self.received.popleft()
+        return len(self.received) <= limit
 
 
 class GatewayServer:
@@ -208,9 +314,16 @@ class GatewayServer:
         return sorted((s for s in self.sessions.values() if s.live and (every or s.serves(guild_id))),
                       key=lambda s: s.order)
 
+    def reachable_sessions(self, guild_id: Optional[int] = None) -> List[GatewaySession]:
+        """The sessions a guild's events go to, oldest first: the live ones, and those away after a fault the
+        emulator made (``expect_resume``: Discord keeps their events for RESUME)."""
+        return sorted((s for s in self.sessions.values() if s.serves(guild_id)
+                       and (s.live or (s.expect_resume and not s.invalidated))), key=lambda s: s.order)
+
     async def broadcast(self, event: str, data: Any, guild_id: Optional[int], *, intent: int = 0) -> None:
-        """Dispatch to every live session of the guild's shard that has the given intent (0: no intent needed)."""
-        for s in self.live_sessions(guild_id):
+        """Dispatch to every session of the guild's shard (live, or away after a fault) that has the given intent
+        (0: no intent needed)."""
+        for s in self.reachable_sessions(guild_id):
             if intent == 0 or s.has_intent(intent):
                 await s.dispatch(event, data)
 
@@ -220,7 +333,7 @@ class GatewayServer:
         ws = web.WebSocketResponse(autoping=True, max_msg_size=16 * 1024 * 1024, compress=False)
         await ws.prepare(request)
         compress = q.get('compress')
-        conn = GatewayConnection(self.emu, ws, compress)
+        conn = GatewayConnection(self.emu, ws, compress, request)
         self.connections.append(conn)
         log.debug('gateway#%s connected: %s', conn.number, request.rel_url)
         if q.get('encoding', 'json') != 'json':
@@ -239,13 +352,32 @@ class GatewayServer:
         await conn.send({'op': OP_HELLO, 'd': {'heartbeat_interval': self.emu.heartbeat_interval_ms,
                                                 '_trace': ['["emulator-gateway",{"micros":0}]']},
                          's': None, 't': None})
+        conn.start_watchdog()
         try:
             async for msg in ws:
+                if conn.aborted:
+                    break
                 if msg.type == WSMsgType.TEXT:
+                    if not conn.count_received():
+                        limit, per = self.emu.gateway_rate_limit
+                        self.emu._record('gateway', f'gateway#{conn.number}: more than {limit} payloads in {per:g}s; '
+                                                    'closed with 4008 (Rate limited)')
+                        if conn.session is not None:
+                            conn.session.expect_resume = True
+                        await conn.close(4008, 'Rate limited.')
+                        break
+                    if len(msg.data.encode('utf-8')) > 4096:
+                        self.emu._record('gateway', f'gateway#{conn.number}: a payload of {len(msg.data.encode())} '
+                                                    'bytes (at most 4096); closed with 4002')
+                        await conn.close(4002, 'Decode error')
+                        break
                     try:
                         data = json.loads(msg.data)
                     except ValueError:
-                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON {msg.data[:200]!r}')
+                        data = None
+                    if not isinstance(data, dict):
+                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON or not a payload '
+                                                    f'object {msg.data[:200]!r}')
                         await conn.close(4002, 'Decode error')
                         break
                     await self._on_message(conn, data)
@@ -257,7 +389,9 @@ class GatewayServer:
                     log.debug('gateway#%s error: %s', conn.number, ws.exception())
                     break
         finally:
-            code = ws.close_code
+            conn.stop_watchdog()
+            # who closed decides: the server's own code (1006: it dropped TCP), else the client's
+            code = conn.close_code if conn.close_code is not None else ws.close_code
             log.debug('gateway#%s disconnected with close code %s', conn.number, code)
             session = conn.session
             if session is not None and session.conn is conn:
@@ -276,7 +410,14 @@ class GatewayServer:
             log.debug('gateway#%s <- op=%s %s', conn.number, op, _redact(data))
         if op == OP_HEARTBEAT:
             conn.heartbeats += 1
-            await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
+            conn.heartbeat_log.append((time.monotonic(), d))
+            if conn.acking:
+                conn.acks += 1
+                await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
+            self.emu._notify()
+        elif op in (OP_IDENTIFY, OP_RESUME, OP_REQUEST_MEMBERS) and not isinstance(d, dict):
+            self.emu._record('gateway', f'gateway#{conn.number}: op {op} with d={d!r:.100} (an object is needed)')
+            await conn.close(4002, 'Decode error')
         elif op == OP_IDENTIFY:
             await self._identify(conn, d or {})
         elif op == OP_RESUME:
@@ -354,7 +495,10 @@ class GatewayServer:
             ready['shard'] = session.shard
         await session.dispatch('READY', ready)
         for gid in held:
-            await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
+            if emu.in_outage(gid):  # stays unavailable until the outage ends (then GUILD_CREATE)
+                await session.dispatch('GUILD_DELETE', {'id': str(gid), 'unavailable': True})
+            else:
+                await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
         session.ready = True
         emu.ready_count += 1
         log.info('bot identified: session %s (intents %#x, shard %s), %d guild(s) sent', session.id, intents, shard,
@@ -369,18 +513,30 @@ class GatewayServer:
             # DiscordWebSocket.DEFAULT_GATEWAY with a fresh IDENTIFY.
             await conn.send({'op': OP_INVALID_SESSION, 'd': False, 's': None, 't': None})
             return
-        old = session.conn
-        session.conn = conn
-        conn.session = session
-        if old is not None and old is not conn and not old.closed:
-            await old.close(4000, 'Session resumed elsewhere')
         since = d.get('seq') or 0
-        missed = [p for s, p in session.buffer if s > since]
-        log.info('gateway#%s: RESUME session %s from seq %s, replaying %d event(s)', conn.number, session.id, since, len(missed))
-        for payload in missed:
-            await conn.send(payload)
-        session.resumes += 1
-        await session.dispatch('RESUMED', {'_trace': ['["emulator-gateway",{"micros":0}]']})
+        if not isinstance(since, int) or isinstance(since, bool):
+            self.emu._record('gateway', f'gateway#{conn.number}: RESUME with seq={since!r:.50} (a sequence number is needed)')
+            await conn.close(4002, 'Decode error')
+            return
+        async with session._lock:  # no new dispatch slips in between the replayed ones
+            old = session.conn
+            session.conn = conn
+            conn.session = session
+            if old is not None and old is not conn and not old.closed:
+                await old.close(4000, 'Session resumed elsewhere')
+            missed = [p for s, p in session.buffer if s > since]
+            log.info('gateway#%s: RESUME session %s from seq %s, replaying %d event(s)', conn.number, session.id, since,
+                     len(missed))
+            for payload in missed:
+                await conn.send(payload)
+            session.replayed += len(missed)
+            session.resumes += 1
+            session.expect_resume = False
+            session.seq += 1
+            resumed = {'op': OP_DISPATCH, 't': 'RESUMED', 's': session.seq,
+                       'd': {'_trace': ['["emulator-gateway",{"micros":0}]']}}
+            session.buffer.append((session.seq, resumed))
+            await conn.send(resumed)
         self.emu._notify()
 
     async def _request_members(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:

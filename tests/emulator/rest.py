@@ -337,7 +337,15 @@ class RestAPI:
         if not self.emu.in_guild(int(ch['guild_id'])):
             raise APIError(403, 50001, 'Missing Access', kind='forbidden',
                            detail=f'the bot is not in guild {ch["guild_id"]} any more')
+        self._check_outage(int(ch['guild_id']))
         return ch
+
+    def _check_outage(self, guild_id: Optional[int]) -> None:
+        """REST on a guild in an outage (``emu.guild_outage``) answers 503, as Discord's servers do when the guild's
+        own is down."""
+        if guild_id and self.emu.in_outage(guild_id):
+            raise APIError(503, 0, '503: Service Unavailable', kind='outage',
+                           detail=f'guild {guild_id} is in an outage (unavailable)')
 
     def _require(self, channel_id: int, needed: int, what: str) -> None:
         perms = self.emu._channel_permissions(channel_id, self.emu.application_id)
@@ -355,6 +363,7 @@ class RestAPI:
         it = self.emu._by_token.get(token)
         if it is None or int(app_id) != self.emu.application_id:
             raise APIError(404, 10015, 'Unknown Webhook', kind='not_found', detail='no interaction has this token')
+        self._check_outage(it.guild_id)
         if self.emu.clock() - (it.issued_at or 0) > self.emu.token_lifetime:
             raise APIError(401, 50027, 'Invalid Webhook Token', kind='expired_token',
                            detail=f'interaction tokens are valid for {self.emu.token_lifetime:.0f}s',
@@ -654,6 +663,7 @@ class RestAPI:
         if it is None or it.token != token:
             raise APIError(404, 10062, 'Unknown interaction', kind='unknown_interaction',
                            detail='no interaction with this id and token')
+        self._check_outage(it.guild_id)
         body = req.body if isinstance(req.body, dict) else {}
         ctype = body.get('type')
         if it.responses:
@@ -1096,6 +1106,7 @@ class RestAPI:
             raise APIError(404, 10004, 'Unknown Guild', kind='not_found')
         if not self.emu.in_guild(gid):
             raise APIError(403, 50001, 'Missing Access', kind='forbidden', detail=f'the bot is not in guild {gid}')
+        self._check_outage(gid)
         return gid
 
     async def get_guild(self, req: Req, guild_id: str) -> Any:

@@ -103,7 +103,8 @@ class DiscordEmulator:
                  attachment_size_limit: int = limits.ATTACHMENT_SIZE_LIMIT,
                  privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True,
                  clock: Optional[Callable[[], float]] = None, max_guilds_per_shard: int = 2500,
-                 guilds_per_recommended_shard: int = 1000, spec: bool = True) -> None:
+                 guilds_per_recommended_shard: int = 1000, heartbeat_grace_ms: Optional[int] = None,
+                 gateway_rate_limit: Tuple[int, float] = (120, 60.0), spec: bool = True) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
@@ -122,7 +123,13 @@ class DiscordEmulator:
         # what an interaction token's age is measured with (seconds): the test's clock if it moves time forward
         # (the 3 s initial-response deadline stays on real time: it is about the bot's latency)
         self.clock: Callable[[], float] = clock or time.monotonic
+        # HELLO's heartbeat_interval; a connection with no heartbeat for the interval plus the grace is closed (4009).
+        # Discord documents a tolerance but not its size: by default a quarter of the interval (~10 s at Discord's
+        # 41.25 s)
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.heartbeat_grace_ms = heartbeat_interval_ms // 4 if heartbeat_grace_ms is None else heartbeat_grace_ms
+        # (payloads, seconds): Discord closes a connection whose client sends more than 120 payloads in 60 s with 4008
+        self.gateway_rate_limit = gateway_rate_limit
         self.attachment_size_limit = attachment_size_limit
         self.privileged_intents = privileged_intents
         # Discord closes a session whose shard would hold more guilds than this with 4011 (Sharding required), and
@@ -386,8 +393,8 @@ class DiscordEmulator:
                             guild_id: int) -> None:
         """World changes after a bot connected are announced like Discord does, to the guild's shard (needs a
         running loop)."""
-        sessions = [s for s in self.gateway.live_sessions(guild_id) if s.ready and s.has_intent(intent)]
-        if not sessions:
+        sessions = [s for s in self.gateway.reachable_sessions(guild_id) if s.ready and s.has_intent(intent)]
+        if not sessions or self.in_outage(guild_id):
             return
         loop = asyncio.get_running_loop()
         for s in sessions:
@@ -752,9 +759,9 @@ class DiscordEmulator:
 
     async def _dispatch_message_event(self, event: str, msg: Message) -> None:
         """MESSAGE_CREATE / MESSAGE_UPDATE / MESSAGE_DELETE to connected bots (never for ephemeral)."""
-        if msg.ephemeral:
+        if msg.ephemeral or (msg.guild_id and self.in_outage(msg.guild_id)):
             return
-        for s in self.gateway.live_sessions(msg.guild_id):
+        for s in self.gateway.reachable_sessions(msg.guild_id):
             if not s.ready or not s.has_intent(INTENT_GUILD_MESSAGES):
                 continue
             if event == 'MESSAGE_DELETE':
@@ -792,32 +799,134 @@ class DiscordEmulator:
         self._notify()
         return msg
 
-    async def request_reconnect(self) -> None:
-        """Send op 7 RECONNECT to the current connection: discord.py closes (4000) and RESUMEs."""
-        session = self.gateway.current_session()
+    # -- gateway faults (https://discord.com/developers/docs/events/gateway) -------------------
+    def _live_session(self, what: str, guild_id: Optional[int] = None) -> GatewaySession:
+        """The live session that gets ``guild_id``'s events (None: the most recently identified one)."""
+        session = self.gateway.session_for(guild_id) if guild_id is not None else self.gateway.current_session()
         if session is None or not session.live:
-            raise EmulatorAssertion('no live bot connection to ask for a reconnect')
+            raise EmulatorAssertion(f'no live bot connection to {what}; sessions: {self.sessions}')
+        return session
+
+    async def request_reconnect(self, guild_id: Optional[int] = None) -> None:
+        """Send op 7 RECONNECT to the current connection (of ``guild_id``'s shard): discord.py closes (4000) and
+        RESUMEs. Events sent meanwhile (interactions too) wait in the session and are replayed on RESUME."""
+        session = self._live_session('ask for a reconnect', guild_id)
+        session.expect_resume = True
         await session.conn.send({'op': 7, 'd': None, 's': None, 't': None})  # type: ignore[union-attr]
 
-    async def drop_connection(self, code: int = 4000) -> None:
-        """Close the current websocket from the server side (a network blip); the bot should RESUME."""
-        session = self.gateway.current_session()
-        if session is None or not session.live:
-            raise EmulatorAssertion('no live bot connection to drop')
+    async def drop_connection(self, code: int = 4000, guild_id: Optional[int] = None) -> None:
+        """Close the current websocket (of ``guild_id``'s shard) from the server side with close code ``code``:
+        4000 a network blip, 4008 rate limited (what Discord sends past 120 payloads a minute), 4009 session timed
+        out, ...; 1006 drops the TCP connection without a close frame (an abnormal closure). The session stays
+        resumable (any code but 1000/1001): discord.py RESUMEs and gets the events sent meanwhile."""
+        session = self._live_session('drop', guild_id)
+        session.expect_resume = True
         await session.conn.close(code, 'Dropped by test')  # type: ignore[union-attr]
+        self._notify()
 
-    async def invalidate_session(self) -> None:
-        """Send op 9 INVALID_SESSION (not resumable): discord.py re-identifies via DEFAULT_GATEWAY."""
-        session = self.gateway.current_session()
-        if session is None or not session.live:
-            raise EmulatorAssertion('no live bot connection to invalidate')
-        session.invalidated = True
-        await session.conn.send({'op': 9, 'd': False, 's': None, 't': None})  # type: ignore[union-attr]
+    async def invalidate_session(self, resumable: bool = False, guild_id: Optional[int] = None) -> None:
+        """Send op 9 INVALID_SESSION to the current connection (of ``guild_id``'s shard). ``resumable=False``
+        (``d: false``): the session is gone; discord.py closes (1000) and IDENTIFYs anew via DEFAULT_GATEWAY (after
+        its own 5 s wait unless ``before_identify_hook`` skips it); what was sent to the old session is lost with it.
+        ``resumable=True`` (``d: true``): discord.py closes (4000) and RESUMEs the same session."""
+        session = self._live_session('invalidate', guild_id)
+        if resumable:
+            session.expect_resume = True
+        else:
+            session.invalidated = True
+        await session.conn.send({'op': 9, 'd': resumable, 's': None, 't': None})  # type: ignore[union-attr]
+
+    async def request_heartbeat(self, timeout: float = 5.0, guild_id: Optional[int] = None) -> Any:
+        """Ask the current connection (of ``guild_id``'s shard) for a heartbeat at once (op 1, as Discord may), and
+        wait for the client's answer: a heartbeat (op 1) sent after the request, which the server ACKs as any other.
+        Returns the heartbeat's ``d``: the last sequence number the client received.
+
+        Raises:
+            EmulatorTimeout: no heartbeat within ``timeout`` seconds.
+        """
+        session = self._live_session('ask for a heartbeat', guild_id)
+        conn = session.conn
+        assert conn is not None
+        before = conn.heartbeats
+        conn.heartbeat_requests += 1
+        await conn.send({'op': 1, 'd': None, 's': None, 't': None})
+        await self._wait_until(lambda: conn.heartbeats > before, timeout,
+                               lambda: f'a heartbeat answering op 1 on gateway#{conn.number} '
+                                       f'(closed: {conn.closed}, close code {conn.close_code})')
+        return conn.heartbeat_log[before][1]
+
+    def stop_heartbeat_acks(self, *, hold_events: bool = True, guild_id: Optional[int] = None) -> None:
+        """Make the current connection (of ``guild_id``'s shard) a zombie: its heartbeats get no ACK (op 11) any
+        more. With ``hold_events`` (the default) nothing else reaches the client either -- a link that died on the
+        way to it: dispatches stay in the session's buffer, and RESUME replays them. discord.py 2.7 notices only
+        silence: nothing received for its ``heartbeat_timeout`` (Client option, 60 s by default); it then closes
+        (4000) and RESUMEs on a new connection, which is healthy. ``hold_events=False`` stops only the ACKs, which
+        discord.py does not notice while events keep coming. Ends with :meth:`resume_heartbeat_acks` or with the
+        connection."""
+        session = self._live_session('make a zombie', guild_id)
+        conn = session.conn
+        assert conn is not None
+        conn.acking = False
+        conn.holding = hold_events
+        session.expect_resume = True
+
+    def resume_heartbeat_acks(self) -> 'asyncio.Task[None]':
+        """End every zombie connection still open: ACKs again, and what it held back is sent, in order. Needs a
+        running loop; returns the task sending what was held (await it to know it is out; no need to)."""
+        zombies = [c for c in self.gateway.connections if not c.closed and (not c.acking or c.holding)]
+        for conn in zombies:
+            conn.acking = True
+            if conn.session is not None and conn.session.conn is conn:
+                conn.session.expect_resume = False
+
+        async def release() -> None:
+            for conn in zombies:
+                await conn.release()
+
+        return asyncio.get_running_loop().create_task(release())
+
+    # -- guild outages ----------------------------------------------------------------------
+    def in_outage(self, guild_id: int) -> bool:
+        """Whether the guild is unavailable (:meth:`guild_outage`)."""
+        guild = self._guilds.get(int(guild_id))
+        return bool(guild and guild.get('outage'))
+
+    async def guild_outage(self, guild_id: int) -> None:
+        """The guild becomes unavailable, as in a Discord outage: GUILD_DELETE with ``unavailable: true`` (the bot
+        was NOT removed; discord.py fires ``on_guild_unavailable``, not ``on_guild_remove``). Until
+        :meth:`end_guild_outage`: nobody can create interactions there (the helpers raise EmulatorAssertion), no other
+        event of the guild is sent, a bot identifying meanwhile gets it unavailable (GUILD_DELETE, no GUILD_CREATE),
+        and REST on the guild, its channels and its interactions answers 503 ``{"message": "503: Service
+        Unavailable", "code": 0}`` (recorded in ``emu.errors`` as kind ``outage``)."""
+        guild = self._guild(guild_id)
+        if guild.get('outage'):
+            raise EmulatorAssertion(f'guild {guild_id} is already in an outage')
+        guild['outage'] = True
+        for s in self._ready_sessions(guild_id):
+            await s.dispatch('GUILD_DELETE', {'id': str(guild_id), 'unavailable': True})
+        self._notify()
+
+    async def end_guild_outage(self, guild_id: int) -> None:
+        """The guild is available again: GUILD_CREATE (``unavailable: false``, the whole guild) to the sessions of its
+        shard; discord.py fires ``on_guild_available``."""
+        guild = self._guild(guild_id)
+        if not guild.get('outage'):
+            raise EmulatorAssertion(f'guild {guild_id} is not in an outage')
+        guild['outage'] = False
+        for s in self._ready_sessions(guild_id):
+            await s.dispatch('GUILD_CREATE', self._guild_create_payload(int(guild_id), s))
+        self._notify()
+
+    def _ready_sessions(self, guild_id: int) -> List[GatewaySession]:
+        """The ready sessions that get the guild's events (live, or away after a fault: they get them on RESUME)."""
+        return [s for s in self.gateway.reachable_sessions(guild_id) if s.ready and s.has_intent(INTENT_GUILDS)]
 
     # -- the world changing under a connected bot (each change announced as Discord does) ----
     async def _broadcast(self, event: str, payload: Any, guild_id: int, intent: int = INTENT_GUILDS) -> None:
-        """Dispatch a guild's event to the ready sessions of its shard."""
-        for s in self.gateway.live_sessions(guild_id):
+        """Dispatch a guild's event to the ready sessions of its shard (none while the guild is in an outage)."""
+        if self.in_outage(guild_id):
+            return
+        for s in self.gateway.reachable_sessions(guild_id):  # those away after a fault get it on RESUME
             if s.ready and s.has_intent(intent):
                 await s.dispatch(event, payload)
         self._notify()
@@ -1037,6 +1146,8 @@ class DiscordEmulator:
             raise EmulatorAssertion(f'channel {channel_id} does not exist (deleted?): nobody can use {what} there')
         if not self.in_guild(int(channel['guild_id'])):
             raise EmulatorAssertion(f'the bot is not in guild {channel["guild_id"]}: Discord would not send {what}')
+        if self.in_outage(int(channel['guild_id'])):
+            raise EmulatorAssertion(f'guild {channel["guild_id"]} is in an outage (unavailable): nobody can use {what}')
         if channel['type'] in THREAD_TYPES and channel['thread_metadata'].get('archived'):
             raise EmulatorAssertion(f'thread {channel_id} is archived: users cannot use {what} in archived threads')
 
@@ -1255,8 +1366,12 @@ class DiscordEmulator:
                                     description: str = '') -> Interaction:
         channel = self._channels[channel_id]
         gid = int(channel['guild_id'])
-        if not self.connected_for(gid):
-            # e.g. the bot is in the middle of a RESUME: give it a moment rather than buffering blindly
+        if self.in_outage(gid):
+            raise EmulatorAssertion(f'guild {gid} is in an outage (unavailable): Discord would not send {description}')
+        away = self.gateway.session_for(gid)
+        if not self.connected_for(gid) and not (away is not None and away.expect_resume and away.ready):
+            # e.g. the bot is in the middle of a RESUME: give it a moment rather than buffering blindly (but after a
+            # fault the emulator made, the interaction goes into the session, as on Discord, replayed on RESUME)
             await self._wait_until(lambda: self.connected_for(gid), self.connect_grace,
                                    lambda: f'a connected bot (on the shard of guild {gid}) to send {description} to '
                                            f'(start one and await emu.wait_for_ready()); sessions: {self.sessions}')

@@ -5,6 +5,10 @@ handled, so each fires once across bot processes and none is lost to a crash. Wh
 edits a challenge nobody answered, ``remind`` pings the player to move, ``forfeit`` ends the game on time and
 posts its last board, ``takeback`` closes a takeback request nobody answered (:mod:`._takebacks`). Before a reminder or a forfeit, :func:`._reach.ready` checks that the bot can still post in
 the game's channel (a game it can't post in ends without a result: nobody forfeits).
+
+A deadline in a server Discord reports unavailable (an outage: GUILD_DELETE with ``unavailable``, which is not the bot
+being removed) waits: it is left leased, not settled, and fires again when its lease ends — once the server is back.
+Nobody is reminded into, or forfeits in, a server none of its players can reach.
 """
 from __future__ import annotations
 
@@ -68,12 +72,24 @@ class Timers:
         many were claimed."""
         claimed = await self.layer.deadlines.claim_due(shards=self.bot.served_shards)
         for deadline in claimed:
+            if await self._unavailable(deadline.channel_id):
+                log.info("deadline %s waits: its server is unavailable (a Discord outage)", deadline.member)
+                continue  # not settled: it fires again when its lease ends
             try:
                 await self._fire(deadline)
                 await self.layer.deadlines.done(deadline)
             except Exception:
                 log.exception("deadline %s failed; it fires again when its lease ends", deadline.member)
         return len(claimed)
+
+    async def _unavailable(self, channel_id: int) -> bool:
+        """Whether the channel's server is in a Discord outage, as the gateway last said (a server unavailable since
+        the bot connected has no channels cached: its game's record names it)."""
+        guild = getattr(self.bot.get_channel(channel_id), "guild", None)
+        if guild is None:
+            stored = await self.layer.store.get(channel_id)
+            guild = stored and self.bot.get_guild(stored.record.guild_id)
+        return guild is not None and guild.unavailable
 
     async def _fire(self, deadline: Deadline) -> None:
         if deadline.what == "expire":
