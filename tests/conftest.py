@@ -7,11 +7,28 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 
 import pytest
 import redis.asyncio as aioredis
 
 from bot.store import GameStore, RedisHandle, start_embedded, stop_embedded
+
+
+@pytest.fixture(autouse=True)
+def emulator_spec_conformance():
+    """After every test: no emulator made during it sent a reply or gateway payload that Discord's published
+    spec would not (tests/emulator/spec.py; a test that provokes one on purpose clears ``emu.spec.violations``)."""
+    spec = sys.modules.get("tests.emulator.spec")
+    before = set(spec.LIVE) if spec is not None else set()
+    yield
+    spec = sys.modules.get("tests.emulator.spec")
+    if spec is None:
+        return
+    bad = [c for c in list(spec.LIVE) if c not in before and c.violations]
+    if bad:
+        pytest.fail("the emulator sent what Discord's spec would not:\n" + "\n".join(c.report(40) for c in bad),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -37,7 +37,10 @@ Interaction), ``errors`` (RecordedError, EmulatorTimeout, InteractionFailed), ``
 before/after the effect, latency, dropped connections), ``nonces`` (``nonce`` + ``enforce_nonce``), ``ratelimits``
 (``emu.rate_limits``, on by default: per-route buckets with Discord's headers, 429s, the global limit, the
 invalid-request limit and its Cloudflare ban; ``emu.invalid_requests()``, ``emu.ratelimited``), ``caps``
-(Discord's other limits: follow-ups per interaction, 30046 edits of hour-old messages, slowmode, snowflakes).
+(Discord's other limits: follow-ups per interaction, 30046 edits of hour-old messages, slowmode, snowflakes),
+``spec`` (Discord's published OpenAPI description: requests it refuses answered 400 50035, replies and gateway
+payloads it would not describe kept in ``emu.spec_violations``; ``DiscordEmulator(spec=False)`` turns the checks
+off).
 """
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError

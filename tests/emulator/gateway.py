@@ -141,7 +141,9 @@ class GatewaySession:
 
     async def dispatch(self, event: str, data: Any) -> None:
         """Send a dispatch (op 0) with the session's next sequence number; kept in the buffer RESUME replays from
-        (the last 5,000), and only buffered while the session has no open connection."""
+        (the last 5,000), and only buffered while the session has no open connection; its objects are held to
+        Discord's spec first (emu.spec.check_gateway)."""
+        self.emu.spec.check_gateway(event, data)
         async with self._lock:
             self.seq += 1
             payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
@@ -474,7 +476,7 @@ class GatewayServer:
         emu = self.emu
         ready: Dict[str, Any] = {
             'v': 10,
-            'user': emu.bot_user,
+            'user': dict(emu.bot_user, **emu.bot_account),
             'guilds': [{'id': str(gid), 'unavailable': True} for gid in held],
             'session_id': session.id,
             'session_type': 'normal',

@@ -53,6 +53,63 @@ def iso(ts: Optional[float] = None) -> str:
     return dt.isoformat()
 
 
+def stored_embeds(embeds: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Embeds as Discord sends back a message's: fields sent as null left out, ``type`` defaulting to
+    ``"rich"`` and a field's ``inline`` to false (MessageEmbedResponse, MessageEmbedFieldResponse). Returns
+    ``embeds`` (changed in place)."""
+    def drop_nulls(node: Dict[str, Any]) -> None:
+        for k in [k for k, v in node.items() if v is None]:
+            del node[k]
+        for v in node.values():
+            if isinstance(v, dict):
+                drop_nulls(v)
+
+    for e in embeds:
+        if isinstance(e, dict):
+            drop_nulls(e)
+            e.setdefault('type', 'rich')
+            for f in e.get('fields') or []:
+                if isinstance(f, dict):
+                    f.setdefault('inline', False)
+    return embeds
+
+
+def stored_components(components: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Components as Discord stores and sends back a message's: every component without an ``id`` gets one
+    (numbers counting up from 1 in document order, depth first, skipping ids the sender chose: Discord docs,
+    Components reference, "auto populated through an increment system"), and an emoji sent with
+    ``"id": null`` (a Unicode emoji) comes back without the ``id`` (ComponentEmojiResponse). Returns
+    ``components`` (changed in place)."""
+    used = set()
+    order: List[Dict[str, Any]] = []
+
+    def walk(items: Any) -> None:
+        for c in items or []:
+            if not isinstance(c, dict):
+                continue
+            order.append(c)
+            for holder in [c] + [o for o in c.get('options') or [] if isinstance(o, dict)]:  # select options
+                emoji = holder.get('emoji')
+                if isinstance(emoji, dict) and 'id' in emoji and emoji['id'] is None:
+                    del emoji['id']
+            if isinstance(c.get('id'), int):
+                used.add(c['id'])
+            walk(c.get('components'))
+            for key in ('accessory', 'component'):
+                if isinstance(c.get(key), dict):
+                    walk([c[key]])
+
+    walk(components)
+    n = 0
+    for c in order:
+        if not isinstance(c.get('id'), int):
+            n += 1
+            while n in used:
+                n += 1
+            c['id'] = n
+    return components
+
+
 class Attachment:
     """An uploaded file. ``data`` holds the exact bytes the bot sent."""
 
@@ -171,7 +228,9 @@ class Message:
         }
 
     # -- wire format -------------------------------------------------------------------------
-    def to_payload(self, *, include_guild: bool = True) -> Dict[str, Any]:
+    def to_payload(self, *, include_guild: bool = False) -> Dict[str, Any]:
+        """The message object as a REST reply carries it (Discord's MessageResponse); ``include_guild`` adds
+        ``guild_id``, which Discord sends only in gateway events (MESSAGE_CREATE/UPDATE extra fields)."""
         payload: Dict[str, Any] = {
             'id': str(self.id),
             'type': self.type,
@@ -246,6 +305,7 @@ class Interaction:
         self.command = command  # the synced command definition (for type 2 / 4)
         self.focused_option = focused_option  # the option definition being autocompleted
         self.source_message = source_message  # the message a component lives on (type 3)
+        self.trigger: Optional['Interaction'] = None  # for a modal submit: the interaction that opened the modal
         self.description = description
         self.dispatched_at: Optional[float] = None  # loop.time() when INTERACTION_CREATE was sent
         self.issued_at: Optional[float] = None  # emu.clock() then: the token's age counts from here

@@ -17,9 +17,11 @@ from aiohttp import web
 
 from . import caps, faults, limits, nonces
 from .errors import APIError, ErrorTree, describe_api_error
+from .spec import SPEC_OP
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
                      FLAG_LOADING, FLAG_SUPPRESS_EMBEDS, FLAG_SUPPRESS_NOTIFICATIONS, MESSAGE_COMPONENT, MODAL_SUBMIT,
-                     PING, Attachment, Interaction, Message, iso)
+                     PING, Attachment, Interaction, Message, iso, stored_components,
+                     stored_embeds)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .server import DiscordEmulator
@@ -198,6 +200,7 @@ class RestAPI:
             if bad_query:
                 raise APIError.invalid_form(bad_query, kind='bad_request')
             body, files = await self._read_body(request)
+            self._check_spec(request, sub, body)
             req = Req(request, body, files)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug('REST <- %s %s query=%s body=%s files=%s', request.method, path, dict(request.query),
@@ -249,6 +252,33 @@ class RestAPI:
                 tree = caps.path_snowflake_errors(list(zip(caps.route_params(regex.pattern), lenient.groups())))
                 if tree:
                     raise APIError.invalid_form(tree, kind='bad_request')
+
+    def _check_spec(self, request: web.Request, sub: str, body: Any) -> None:
+        """Refuse, as Discord does, a request its published spec refuses (path values, query, body):
+        400 50035 "Invalid Form Body" with the errors tree (see spec.py)."""
+        tree = self.emu.spec.check_request(request, sub, body)
+        if tree:
+            op = request.get(SPEC_OP)
+            iid = op.path_values.get('interaction_id', '') if op is not None else ''
+            it = self.emu._interactions.get(int(iid)) if iid.isdigit() else None
+            raise APIError.invalid_form(tree, detail=f'refused by the spec ({op.operation_id if op else "?"})',
+                                        interaction_id=it.id if it is not None else None)
+
+    @web.middleware
+    async def spec_middleware(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                              ) -> web.StreamResponse:
+        """Every REST reply checked against the spec's response for its status (``emu.spec.check_reply``)."""
+        response = await handler(request)
+        m = re.fullmatch(r'/api(?:/v\d+)?(/.*)', request.path)
+        if m is not None and self.emu.spec.enabled and isinstance(response, web.Response):
+            body: Any = None
+            if response.body is not None and response.content_type == 'application/json':
+                try:
+                    body = json.loads(response.body)  # type: ignore[arg-type]
+                except ValueError:
+                    body = response.body
+            self.emu.spec.check_reply(request, m.group(1).rstrip('/') or '/', response.status, body)
+        return response
 
     async def _read_body(self, request: web.Request) -> Tuple[Any, List[Tuple[int, str, bytes, Optional[str]]]]:
         files: List[Tuple[int, str, bytes, Optional[str]]] = []
@@ -429,7 +459,8 @@ class RestAPI:
         msg = Message(
             id=emu._new_id(), channel_id=channel_id, guild_id=int(channel['guild_id']) if channel.get('guild_id') else None,
             author=emu.bot_user,
-            content=content, embeds=copy.deepcopy(embeds), components=copy.deepcopy(components),
+            content=content, embeds=stored_embeds(copy.deepcopy(embeds)),
+            components=stored_components(copy.deepcopy(components)),
             attachments=attachments, flags=flags, type=mtype,
             interaction_id=interaction.id if interaction else None,
             webhook_id=emu.application_id if interaction else None,
@@ -463,8 +494,8 @@ class RestAPI:
                            interaction_id=interaction_id)
         msg.history.append(msg.snapshot())
         msg.content = content
-        msg.embeds = copy.deepcopy(embeds)
-        msg.components = copy.deepcopy(components)
+        msg.embeds = stored_embeds(copy.deepcopy(embeds))
+        msg.components = stored_components(copy.deepcopy(components))
         msg.attachments = attachments
         if 'flags' in body and body['flags'] is not None:
             changeable = FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2
@@ -473,11 +504,15 @@ class RestAPI:
         msg.edited_at = time.time()
 
     def _metadata(self, it: Interaction, **extra: Any) -> Dict[str, Any]:
+        """A message's ``interaction_metadata`` for interaction ``it`` (Discord's Message Interaction Metadata:
+        a command names itself; a component names the message it was on; a modal submit carries the metadata
+        of the interaction that opened the modal)."""
         meta: Dict[str, Any] = {'id': str(it.id), 'type': it.type, 'user': it.user,
                                 'authorizing_integration_owners': {'0': str(it.guild_id)}}
-        if it.type == APPLICATION_COMMAND and it.command is not None:
-            meta['name'] = it.command['name']
-            meta['command_type'] = it.command.get('type', 1)
+        if it.type == MESSAGE_COMPONENT and it.source_message is not None:
+            meta['interacted_message_id'] = str(it.source_message.id)
+        if it.type == MODAL_SUBMIT and it.trigger is not None:
+            meta['triggering_interaction_metadata'] = self._metadata(it.trigger)
         meta.update(extra)
         return meta
 
@@ -485,7 +520,7 @@ class RestAPI:
     # users, gateway, application
     # ========================================================================================
     async def get_me(self, req: Req) -> Any:
-        return self.emu.bot_user
+        return dict(self.emu.bot_user, **self.emu.bot_account)
 
     async def get_user(self, req: Req, user_id: str) -> Any:
         user = self.emu._users.get(int(user_id))
@@ -504,11 +539,13 @@ class RestAPI:
         emu = self.emu
         return {
             'id': str(emu.application_id), 'name': emu.bot_user['username'], 'icon': None, 'description': '',
-            'summary': '', 'type': None, 'hook': True, 'bot_public': True, 'bot_require_code_grant': False,
+            'type': None, 'bot_public': True, 'bot_require_code_grant': False,
             'verify_key': '0' * 64, 'flags': emu.application_flags, 'bot': emu.bot_user, 'owner': emu.owner_user,
             'team': None, 'rpc_origins': [], 'redirect_uris': [], 'interactions_endpoint_url': None,
             'role_connections_verification_url': None, 'tags': [], 'approximate_guild_count': len(emu._guilds),
             'approximate_user_install_count': 0, 'integration_types_config': {'0': {}},
+            'flags_new': str(emu.application_flags), 'approximate_user_authorization_count': 0,
+            'explicit_content_filter': 0, 'eligible_oauth2_scopes': [],
         }
 
     # ========================================================================================
@@ -536,6 +573,8 @@ class RestAPI:
         dmp = cmd.get('default_member_permissions')
         cmd['default_member_permissions'] = None if dmp is None else str(dmp)
         cmd.setdefault('nsfw', False)
+        if cmd.get('integration_types') is None:  # Discord: guild install only, unless the command says
+            cmd['integration_types'] = [0]
         if guild_id is not None:
             cmd['guild_id'] = str(guild_id)
         return cmd
@@ -652,11 +691,10 @@ class RestAPI:
             self._check_upload_size(files, it.id)
         if ctype == 4:
             mtype = 20 if it.type == APPLICATION_COMMAND else 0
-            extra = {'interacted_message_id': str(it.source_message.id)} if it.source_message else {}
             msg = self._new_message(channel_id=it.channel_id, body=data, files=files,
                                     flags_mask=INTERACTION_MESSAGE_FLAGS, interaction=it,
                                     visible_to=int(it.user['id']), mtype=mtype,
-                                    interaction_metadata=self._metadata(it, **extra))
+                                    interaction_metadata=self._metadata(it))
             it.original = msg
             it.completed = True
             it.last_message = msg
@@ -709,7 +747,7 @@ class RestAPI:
         if not req.flag('with_response'):
             return None
         result: Dict[str, Any] = {'interaction': resp_interaction}
-        if msg is not None:
+        if msg is not None and ctype in (4, 7):  # Discord's callback resource: the message made or updated
             result['resource'] = {'type': ctype, 'message': msg.to_payload()}
         return result
 
@@ -986,7 +1024,7 @@ class RestAPI:
             'id': str(thread_id), 'type': ttype, 'guild_id': parent['guild_id'], 'parent_id': parent['id'],
             'owner_id': str(emu.application_id), 'name': name, 'last_message_id': None, 'message_count': 0,
             'member_count': 1, 'rate_limit_per_user': body.get('rate_limit_per_user') or 0, 'flags': 0,
-            'total_message_sent': 0, 'permission_overwrites': [],
+            'total_message_sent': 0,
             'thread_metadata': {'archived': False, 'auto_archive_duration': duration, 'archive_timestamp': iso(now),
                                 'locked': False, 'create_timestamp': iso(now),
                                 **({'invitable': body.get('invitable', True)} if ttype == 12 else {})},
@@ -1028,7 +1066,7 @@ class RestAPI:
             emu._store_message(notice)
         await self._announce_thread(thread)
         emu._notify()
-        return self._thread_payload(thread)
+        return _json_response(self._thread_payload(thread), status=201)
 
     async def create_thread_from_message(self, req: Req, channel_id: str, message_id: str) -> Any:
         emu = self.emu
@@ -1041,7 +1079,7 @@ class RestAPI:
         msg.thread = self._thread_payload(thread)
         await self._announce_thread(thread)
         emu._notify()
-        return self._thread_payload(thread)
+        return _json_response(self._thread_payload(thread), status=201)
 
     async def join_thread(self, req: Req, channel_id: str, user_id: str) -> Any:
         ch = self._channel(channel_id)
@@ -1072,7 +1110,13 @@ class RestAPI:
         return gid
 
     async def get_guild(self, req: Req, guild_id: str) -> Any:
-        return self.emu._guild_payload(self._guild_id(guild_id))
+        """The guild; ``with_counts=true`` adds the approximate member and presence counts (Discord: Get Guild)."""
+        gid = self._guild_id(guild_id)
+        payload = self.emu._guild_payload(gid)
+        if req.flag('with_counts'):
+            payload.update(approximate_member_count=len(self.emu._guilds[gid]['members']),
+                           approximate_presence_count=0)
+        return payload
 
     async def get_guild_channels(self, req: Req, guild_id: str) -> Any:
         gid = self._guild_id(guild_id)

@@ -24,6 +24,7 @@ from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, MESS
 from .nonces import NonceRegistry
 from .ratelimits import RateLimited, RateLimits
 from .rest import RestAPI
+from .spec import Conformance, SpecViolation
 from .snowflake import SnowflakeGenerator
 
 log = logging.getLogger('tests.emulator')
@@ -103,16 +104,18 @@ class DiscordEmulator:
                  privileged_intents: int = PRIVILEGED_INTENTS, patch_discord: bool = True,
                  clock: Optional[Callable[[], float]] = None, max_guilds_per_shard: int = 2500,
                  guilds_per_recommended_shard: int = 1000, heartbeat_grace_ms: Optional[int] = None,
-                 gateway_rate_limit: Tuple[int, float] = (120, 60.0)) -> None:
+                 gateway_rate_limit: Tuple[int, float] = (120, 60.0), spec: bool = True) -> None:
         self._ids = SnowflakeGenerator()
         self.token = 'emulator.' + secrets.token_urlsafe(24)
         self.application_id = self._ids()
+        # the bot's public user object (a message's author, a member's user; Discord's UserResponse) ...
         self.bot_user: Dict[str, Any] = {
             'id': str(self.application_id), 'username': bot_name, 'global_name': None, 'discriminator': '0001',
-            'avatar': None, 'bot': True, 'system': False, 'verified': True, 'mfa_enabled': False, 'flags': 0,
-            'public_flags': 0, 'banner': None, 'accent_color': None, 'avatar_decoration_data': None,
-            'email': None, 'locale': 'en-US',
+            'avatar': None, 'bot': True, 'system': False, 'flags': 0, 'public_flags': 0, 'banner': None,
+            'accent_color': None, 'avatar_decoration_data': None, 'collectibles': None, 'primary_guild': None,
         }
+        # ... and what only the bot itself reads (GET /users/@me, READY's user: UserPIIResponse)
+        self.bot_account: Dict[str, Any] = {'verified': True, 'mfa_enabled': False, 'email': None, 'locale': 'en-US'}
         # GATEWAY_PRESENCE_LIMITED | GATEWAY_GUILD_MEMBERS_LIMITED | GATEWAY_MESSAGE_CONTENT_LIMITED | COMMAND_BADGE
         self.application_flags = (1 << 13) | (1 << 15) | (1 << 19) | (1 << 23)
         self.response_deadline = response_deadline
@@ -141,6 +144,9 @@ class DiscordEmulator:
         self.connect_grace = 5.0  # how long interaction helpers wait for a (re)connecting bot
 
         self.errors: List[RecordedError] = []
+        # Discord's published OpenAPI spec held against every request, reply and gateway payload (spec.py):
+        # requests it refuses are answered 400 50035; replies/payloads it would not describe are kept here
+        self.spec = Conformance(spec)
         self.requests: Deque[Tuple[str, str, int]] = collections.deque(maxlen=300)
         self.interactions: List[Interaction] = []
         self.commands: List[Dict[str, Any]] = []
@@ -187,8 +193,13 @@ class DiscordEmulator:
     # ========================================================================================
     # lifecycle
     # ========================================================================================
+    @property
+    def spec_violations(self) -> List[SpecViolation]:
+        """What the emulator sent that Discord's spec would not (replies, gateway payloads, undocumented routes)."""
+        return self.spec.violations
+
     async def start(self, host: str = '127.0.0.1', port: int = 0) -> 'DiscordEmulator':
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self.rest.spec_middleware])
         app.router.add_get('/gateway', self.gateway.handle)
         app.router.add_get('/gateway/', self.gateway.handle)
         app.router.add_get('/attachments/{channel_id}/{attachment_id}/{filename}', self.rest.serve_attachment)
@@ -684,7 +695,7 @@ class DiscordEmulator:
     def _guild_payload(self, guild_id: int) -> Dict[str, Any]:
         g = self._guilds[guild_id]
         return {
-            'id': str(guild_id), 'name': g['name'], 'icon': None, 'icon_hash': None, 'splash': None,
+            'id': str(guild_id), 'name': g['name'], 'icon': None, 'splash': None,
             'discovery_splash': None, 'owner_id': str(g['owner_id']), 'afk_channel_id': None, 'afk_timeout': 300,
             'widget_enabled': False, 'verification_level': 0, 'default_message_notifications': 0,
             'explicit_content_filter': 0, 'roles': list(g['roles'].values()), 'emojis': [], 'features': [],
@@ -692,22 +703,21 @@ class DiscordEmulator:
             'rules_channel_id': None, 'max_members': 500000, 'vanity_url_code': None, 'description': None,
             'banner': None, 'premium_tier': 0, 'premium_subscription_count': 0, 'preferred_locale': g['preferred_locale'],
             'public_updates_channel_id': None, 'nsfw_level': 0, 'stickers': [], 'premium_progress_bar_enabled': False,
-            'safety_alerts_channel_id': None, 'approximate_member_count': len(g['members']),
-            'approximate_presence_count': 0,
+            'safety_alerts_channel_id': None, 'home_header': None, 'region': 'deprecated',
+            'widget_channel_id': None, 'max_presences': None, 'max_stage_video_channel_users': 50,
+            'max_video_channel_users': 25, 'nsfw': False, 'incidents_data': None,
         }
 
     def _guild_create_payload(self, guild_id: int, session: GatewaySession) -> Dict[str, Any]:
         g = self._guilds[guild_id]
         payload = self._guild_payload(guild_id)
-        payload.pop('approximate_member_count')
-        payload.pop('approximate_presence_count')
         # Discord: without GUILD_PRESENCES, GUILD_CREATE's member list only has the bot itself.
         if session.has_intent(INTENT_GUILD_PRESENCES):
             member_ids = list(g['members'])
         else:
             member_ids = [self.application_id]
         payload.update({
-            'joined_at': iso(g['joined_at']), 'large': False, 'unavailable': False, 'lazy': True,
+            'joined_at': iso(g['joined_at']), 'large': False, 'unavailable': False,
             'member_count': len(g['members']),
             'members': [self._member_payload(guild_id, uid) for uid in member_ids],
             'channels': [self._channel_payload(c) for c in g['channels']
@@ -716,7 +726,7 @@ class DiscordEmulator:
                         if self._channels[c]['type'] in THREAD_TYPES
                         and not self._channels[c]['thread_metadata']['archived']],
             'voice_states': [], 'presences': [], 'stage_instances': [], 'guild_scheduled_events': [],
-            'soundboard_sounds': [], 'embedded_activities': [],
+            'soundboard_sounds': [],
         })
         return payload
 
@@ -759,7 +769,7 @@ class DiscordEmulator:
                 if msg.guild_id:
                     data['guild_id'] = str(msg.guild_id)
             else:
-                data = msg.to_payload()
+                data = msg.to_payload(include_guild=True)
                 author_id = int(msg.author['id'])
                 if msg.guild_id and author_id in self._guilds[msg.guild_id]['members'] and not msg.webhook_id:
                     data['member'] = self._member_payload(msg.guild_id, author_id, with_user=False)
@@ -1344,13 +1354,14 @@ class DiscordEmulator:
                     'type': 4, 'custom_id': t.get('custom_id'), 'value': values.get(t.get('custom_id'), '')}})
         data = {'custom_id': modal['custom_id'], 'components': rows}
         return await self._dispatch_interaction(MODAL_SUBMIT, user, interaction.channel_id, data,
-                                                source_message=interaction.source_message,
+                                                source_message=interaction.source_message, trigger=interaction,
                                                 description=f'submit modal {modal["custom_id"]!r}')
 
     # -- dispatch ----------------------------------------------------------------------------
     async def _dispatch_interaction(self, itype: int, user: UserLike, channel_id: int, data: Dict[str, Any], *,
                                     command: Optional[Dict[str, Any]] = None,
                                     focused_option: Optional[Dict[str, Any]] = None,
+                                    trigger: Optional[Interaction] = None,
                                     source_message: Optional[Message] = None,
                                     description: str = '') -> Interaction:
         channel = self._channels[channel_id]
@@ -1390,6 +1401,7 @@ class DiscordEmulator:
         it = Interaction(self, id=iid, token=token, type=itype, user=u, channel_id=channel_id, guild_id=gid,
                          payload=payload, command=command, focused_option=focused_option,
                          source_message=source_message, description=description)
+        it.trigger = trigger
         it.session_id = session.id
         it.issued_at = self.clock()
         self._interactions[iid] = it
