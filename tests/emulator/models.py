@@ -259,10 +259,10 @@ class Message:
             payload['interaction_metadata'] = self.interaction_metadata
         if self.message_reference is not None:
             payload['message_reference'] = self.message_reference
-        if self.nonce is not None:
-            payload['nonce'] = self.nonce
             ref = self.referenced_message
             payload['referenced_message'] = ref.to_payload() if ref is not None and not ref.deleted else None
+        if self.nonce is not None:
+            payload['nonce'] = self.nonce
         if self.thread is not None:
             payload['thread'] = self.thread
         return payload
