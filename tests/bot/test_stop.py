@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(120)
 async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu, world, redis_server, redis,
                                                                               monkeypatch, caplog):
     drawing = asyncio.Event()
-    draw = bot.posts.board_file
+    draw = bot.posts.board_png
 
     async def slow_board(*args, **kwargs):  # the board takes 2 s to draw: the stop comes meanwhile
         drawing.set()
@@ -29,12 +29,17 @@ async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu
         return await draw(*args, **kwargs)
 
     running = await start_bot(emu, redis_server, guild=world.guild)
-    challenge = await (await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)).wait_done()
-    click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
-    await click.wait_followups(1)
-    monkeypatch.setattr(bot.posts, "board_file", slow_board)
-    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
-    await asyncio.wait_for(drawing.wait(), 10)
+    try:
+        challenge = await (await emu.slash(world.ann, world.channel, "hongkong challenge",
+                                           opponent=world.ben)).wait_done()
+        click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+        await click.wait_followups(1)
+        monkeypatch.setattr(bot.posts, "board_png", slow_board)
+        it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+        await asyncio.wait_for(drawing.wait(), 10)
+    except BaseException:
+        await running.stop()  # never leave a running bot behind a failed step
+        raise
     with caplog.at_level(logging.WARNING):
         await running.stop()  # what SIGTERM does (bot/__main__.py): close the bot, then Redis
     assert "`S@B2`" in it.followups[-1].content  # posted,
