@@ -20,6 +20,12 @@ response. The watchdog also starts the interaction's store accounting (:func:`bo
 must be stored by :data:`bot.budget.STORE_DEADLINE` after its creation or never, and until it writes anything a
 failure to reach Redis means nothing was saved (:func:`bot.replies.on_error` says so).
 
+A command or button that changes a game answers first (:func:`before_change`): its checks run, then the
+interaction is acknowledged, and the change is committed only if that went through — an interaction Discord no
+longer takes (10062: it arrived late, or was replayed after a gateway resume) changes nothing, so pressing again
+works. A refusal after a public "thinking…" (the change lost a race, the store failed) replaces it privately: the
+"thinking…" is deleted and the refusal sent to the player alone.
+
 Discord's rule: "Interaction tokens are valid for 15 minutes … you must send an initial response within 3 seconds"
 (Receiving and Responding, Responding to an Interaction).
 """
@@ -30,12 +36,15 @@ import contextvars
 import logging
 import time
 from contextlib import nullcontext
+from typing import Callable
 
+import aiohttp
 import discord
 
 from . import budget, store
+from .errors import NotAcknowledged
 from .i18n import N_, _
-from .metrics import FIRST_RESPONSE
+from .metrics import FAILURES, FIRST_RESPONSE
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +59,11 @@ class Guard:
         interaction: the interaction watched.
         lock: held while an initial response is sent (by the watchdog or the handler).
         by_watchdog: True once the watchdog has acknowledged the interaction.
-        pending: True while the watchdog's private "thinking…" (a slash command) has not been replaced by an
-            answer yet.
+        pending: True while a private "thinking…" (a slash command; the watchdog's, or :func:`before_change`'s when
+            the boards queue is long) has not been replaced by an answer yet.
+        thinking: True while a public "thinking…" (:func:`defer` with ``thinking``) has not been answered yet: a
+            private answer deletes it first (:func:`send`).
+        expired: True once Discord refused to acknowledge the interaction (10062): it can't be answered.
         move: the move being made (set with :func:`note_move`), for the words of a refusal.
     """
 
@@ -60,6 +72,8 @@ class Guard:
         self.lock = asyncio.Lock()
         self.by_watchdog = False
         self.pending = False
+        self.thinking = False
+        self.expired = False
         self.move: str | None = None
         self.task: asyncio.Task | None = None
         self.timer: asyncio.TimerHandle | None = None
@@ -107,7 +121,7 @@ async def _acknowledge(guard: Guard) -> None:
     """Acknowledge the interaction if its handler still has not (see the module docstring). Never raises."""
     interaction = guard.interaction
     async with guard.lock:
-        if interaction.response.is_done():
+        if interaction.response.is_done() or guard.expired:  # (expired: its handler was refused 10062 already)
             return
         try:
             if interaction.type is discord.InteractionType.autocomplete:
@@ -119,7 +133,8 @@ async def _acknowledge(guard: Guard) -> None:
                 await interaction.response.defer(thinking=True, ephemeral=True)
                 guard.pending = True
             guard.by_watchdog = True
-        except discord.HTTPException as exc:
+        except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            guard.expired = isinstance(exc, discord.NotFound)
             log.warning("the watchdog could not acknowledge interaction %s (%s)", interaction.id, exc)
             return
     if guard.move is not None:
@@ -174,7 +189,56 @@ async def defer(interaction: discord.Interaction, *, thinking: bool = False, eph
         if interaction.response.is_done():
             return False
         await interaction.response.defer(thinking=thinking, ephemeral=ephemeral)
+        guard = _guard(interaction)
+        if guard is not None and thinking and interaction.type is not discord.InteractionType.component:
+            guard.pending, guard.thinking = ephemeral, not ephemeral
         return True
+
+
+def before_change(interaction: discord.Interaction, *, private: Callable[[], bool] | None = None) -> None:
+    """Answer first: ``interaction`` (a command or button about to change a game) is acknowledged just before the
+    change is committed — after the reads and the rules' checks, whose refusals are answered at once as usual — and
+    the change is committed only if that acknowledgement went through (:func:`bot.store.gate`; the game layer
+    stays Discord-free). The acknowledgement is what the change's answer would start with: a button's deferred
+    update; a command's public "thinking…" — or a private one when ``private()`` says so (the boards queue is long:
+    the answer is then "busy: saved, the board follows", :func:`bot.posts.answer_first`). Nothing is sent if the
+    interaction is already acknowledged (the watchdog did, its store being slow).
+
+    When Discord refuses the acknowledgement — ``10062 Unknown interaction``: it arrived after Discord's 3 s (network
+    latency), or it was replayed after a gateway resume — or the callback fails, the change raises
+    :class:`bot.errors.NotAcknowledged` before anything is written (counted as
+    ``hongbot_failures_total{reason="expired"}``, or ``"unacknowledged"``), so the game is as it was and pressing
+    again works. Source: Discord, Receiving and Responding ("you must send an initial response within 3 seconds").
+    """
+    async def acknowledge() -> None:
+        guard = _guard(interaction)
+        if guard is not None and guard.expired:  # the watchdog's attempt was refused 10062 already
+            _unacknowledged(interaction, "expired", "refused to the watchdog")
+        try:
+            if interaction.type is discord.InteractionType.component:
+                first = await defer(interaction)
+            else:
+                first = await defer(interaction, thinking=True, ephemeral=bool(private and private()))
+        except discord.NotFound as exc:
+            _unacknowledged(interaction, "expired", exc)
+        except discord.HTTPException as exc:
+            _unacknowledged(interaction, "unacknowledged", exc)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            _unacknowledged(interaction, "unacknowledged", repr(exc))
+        if first:
+            FIRST_RESPONSE.observe(age(interaction))
+
+    store.gate(acknowledge)
+
+
+def _unacknowledged(interaction: discord.Interaction, reason: str, why) -> None:
+    guard = _guard(interaction)
+    if guard is not None and reason == "expired":
+        guard.expired = True
+    FAILURES.labels(reason).inc()
+    log.warning("interaction %s (%.1f s old) could not be acknowledged (%s): its change is not made", interaction.id,
+                age(interaction), why)
+    raise NotAcknowledged(f"interaction {interaction.id} could not be acknowledged: {why}")
 
 
 async def send(interaction: discord.Interaction, content: str | None = None, *, ephemeral: bool = False,
@@ -199,6 +263,13 @@ async def send(interaction: discord.Interaction, content: str | None = None, *, 
         guard.pending = False
         if not ephemeral:
             await interaction.edit_original_response(content=confirm or _(DONE))
+    if guard is not None and guard.thinking:
+        guard.thinking = False  # the first follow-up replaces a public "thinking…", and would be as public
+        if ephemeral:
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException as exc:
+                log.warning("could not delete the \"thinking…\" of interaction %s (%s)", interaction.id, exc)
     return await interaction.followup.send(content, ephemeral=ephemeral, wait=True, **fields)
 
 
@@ -213,7 +284,10 @@ async def edit(interaction: discord.Interaction, **fields) -> None:
         if not interaction.response.is_done():
             await interaction.response.edit_message(**fields)
             return
+    guard = _guard(interaction)
+    if guard is not None:
+        guard.thinking = False
     await interaction.edit_original_response(**fields)
 
 
-__all__ = ["DONE", "Guard", "age", "watch", "note_move", "move_of", "by_watchdog", "pending", "defer", "send", "edit"]
+__all__ = ["DONE", "Guard", "age", "watch", "note_move", "move_of", "by_watchdog", "pending", "defer", "before_change", "send", "edit"]

@@ -27,4 +27,11 @@ class StoreLost(RedisError):
     raised it."""
 
 
-__all__ = ["UserError", "GameChanged", "StoreLost"]
+class NotAcknowledged(Exception):
+    """An interaction that would change a game could not be acknowledged (Discord refused its first response:
+    10062 Unknown interaction — it arrived after Discord's 3 s, or was replayed after a gateway resume — or the
+    callback failed): so nothing was changed (the change is committed only after its acknowledgement,
+    :func:`bot.answers.before_change`) and nobody can be told. The message says why, for the log."""
+
+
+__all__ = ["UserError", "GameChanged", "StoreLost", "NotAcknowledged"]

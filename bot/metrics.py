@@ -52,9 +52,10 @@ FIRST_RESPONSE = Histogram("hongbot_first_response_seconds",
 BOARD_POSTED = Histogram("hongbot_board_posted_seconds", "A person's move: interaction created to its board posted",
                          buckets=_BUCKETS)
 FAILURES = Counter("hongbot_failures", "Interactions answered with an apology, board posts that failed, expired "
-                                       "interactions, changes refused as not saved (the store did not answer in time)",
+                                       "interactions (and changes not made for one), acknowledgements that failed, "
+                                       "changes refused as not saved (the store did not answer in time)",
                    ["reason"])
-for _reason in ("error", "board", "expired", "not_saved"):
+for _reason in ("error", "board", "expired", "unacknowledged", "not_saved"):
     FAILURES.labels(_reason)  # every reason shown from the start, at 0
 BUSY = Counter("hongbot_busy", "Moves answered 'busy: your move is saved, the board follows'")
 QUEUE_LENGTH = Gauge("hongbot_queue_length", "Work waiting: board posts for a slot, the computer's moves", ["queue"])

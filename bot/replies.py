@@ -10,6 +10,8 @@
 - the game store not answering in time (:class:`bot.store.NotSaved`, or Redis unreachable before the interaction
   wrote anything: :func:`bot.store.wrote`) into an ephemeral "not saved, please try again" (:func:`not_saved`):
   certainly nothing was stored, and nothing will be when Redis wakes (the commit's deadline);
+- :class:`bot.errors.NotAcknowledged` (a change whose interaction Discord refused to acknowledge: nothing was
+  changed) into nothing: Discord takes no answer for it;
 - anything else into an apology, with the traceback in the log (a Redis failure after a write: the change may
   or may not be stored, and the apology says so).
 
@@ -37,7 +39,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from engine import IllegalMove
 
 from . import answers, i18n, mentions
-from .errors import StoreLost, UserError
+from .errors import NotAcknowledged, StoreLost, UserError
 from .i18n import _
 from .metrics import FAILURES
 from .store import NotSaved, wrote
@@ -119,8 +121,11 @@ def refusal(error: BaseException) -> str | None:
 
 async def on_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed command or button press (see the module docstring). Never raises."""
-    text = refusal(error)
     original = getattr(error, "original", error)
+    if isinstance(original, NotAcknowledged):  # nothing changed, and Discord takes no answer (logged, counted)
+        log.info("interaction %s: not answered, nothing changed (%s)", interaction.id, original)
+        return
+    text = refusal(error)
     lost = isinstance(original, StoreLost)  # never "not saved": nothing is, until an operator decides
     if text is None and not lost and (isinstance(original, NotSaved)
                                       or (isinstance(original, UNREACHABLE) and not wrote())):

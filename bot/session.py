@@ -790,6 +790,12 @@ class GameLayer:
         if seat is None:
             raise UserError(_("Only the two players of that game can ask for a rematch."))
         other = old.player(1 - seat)
+        voters, started = await self.store.rematch_state(channel_id, game_id)  # refused before anything is written
+        if started:
+            raise UserError(_("The rematch has already started."))
+        if user.id in voters and other.id not in voters and not other.bot:
+            raise UserError(_("You have already asked for a rematch: waiting for {name} to press Rematch too.",
+                              name=other.shown))
         new, votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
         if votes < 2:  # the computer always agrees
             if not new:

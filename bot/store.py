@@ -48,7 +48,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
@@ -74,6 +74,9 @@ _DEADLINE: contextvars.ContextVar[tuple[asyncio.Task | None, float] | None] = co
 #: Whether the current interaction has sent a write to Redis (a commit, a setting, a vote…): until it has, a
 #: failure to reach Redis means certainly nothing was saved (:func:`wrote`).
 _WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", default=False)
+#: The task handling an interaction and what it must do before it first changes a game (:func:`gate`), or None.
+_GATE: contextvars.ContextVar[tuple[asyncio.Task | None, Callable[[], Awaitable[None]]] | None] = \
+    contextvars.ContextVar("store_gate", default=None)
 #: Seconds a measured offset between Redis's clock and ours is used before it is measured again.
 OFFSET_REFRESH = 60.0
 
@@ -93,7 +96,30 @@ def fresh_task(deadline: float | None) -> None:
     """Start an interaction's accounting in the current task: nothing written yet, and its changes due by
     ``deadline`` (local ``time.monotonic()``; None: no deadline)."""
     _WROTE.set(False)
+    _GATE.set(None)
     _DEADLINE.set(None if deadline is None else (asyncio.current_task(), deadline))
+
+
+def gate(first: Callable[[], Awaitable[None]] | None) -> None:
+    """Have the current task await ``first()`` just before it first changes a game (a commit, a finish, a rematch
+    vote: :meth:`GameStore.commit`, :meth:`GameStore.finish`, :meth:`GameStore.vote_rematch`), once; None removes
+    it. The reads and checks before go on as usual, and an exception of ``first`` ends the change with nothing
+    written. Discord-free: the play cog passes the interaction's acknowledgement (:func:`bot.answers.before_change`),
+    so a change is stored only once its player has been answered. Tasks started from this one don't inherit it."""
+    _GATE.set(None if first is None else (asyncio.current_task(), first))
+
+
+async def through_gate() -> None:
+    """Await the current task's :func:`gate` if it has one not yet passed (then it is passed).
+
+    Raises:
+        Exception: whatever the gate raises (it stays closed: a later change of the task raises too).
+    """
+    found = _GATE.get()
+    if found is None or found[0] is not asyncio.current_task():
+        return
+    await found[1]()
+    _GATE.set(None)
 
 
 def deadline() -> float | None:
@@ -706,6 +732,7 @@ class GameStore:
                 Keys.shards(outbox)]
         args = [expected, text, mode, channel_id, member, ended, active,
                 Shards.key(guild_id) if guild_id else "", "", *effects.args()]
+        await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
         due = deadline()
         if due is None:
             writing()
@@ -891,6 +918,7 @@ class GameStore:
         """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
         voted before, and how many players have voted now."""
         key = self.keys.rematch_votes(channel_id, game_id)
+        await through_gate()
         writing()
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.sismember(key, user_ids[0])
@@ -905,6 +933,16 @@ class GameStore:
         key = self.keys.rematch_votes(channel_id, game_id) + ":started"
         writing()
         return bool(await self.redis.set(key, "1", nx=True, ex=ttl))
+
+    async def rematch_state(self, channel_id: int, game_id: str) -> tuple[set[int], bool]:
+        """A finished game's rematch as it stands (a read, no write): the ids of the players who have voted, and
+        whether the rematch has started (:meth:`claim_rematch`)."""
+        key = self.keys.rematch_votes(channel_id, game_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.smembers(key)
+            pipe.exists(key + ":started")
+            voters, started = await pipe.execute()
+        return {int(v) for v in voters}, bool(started)
 
     async def release_rematch(self, channel_id: int, game_id: str) -> None:
         """Undo :meth:`claim_rematch` (the rematch could not start)."""

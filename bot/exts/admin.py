@@ -18,6 +18,7 @@ from ..errors import UserError
 from ..i18n import _, n_
 from ..options import person
 from ..posts import post_turn
+from ..rendering import renderer
 from ..settings import GuildSettings, parse_duration
 from ..translator import untranslated
 from ..words import describe_duration, jump_link
@@ -136,6 +137,7 @@ class Admin(commands.Cog):
         """
         if not interaction.permissions.manage_messages:
             raise UserError(_("Only members with the **Manage Messages** permission can abort a game."))
+        answers.before_change(interaction, private=renderer.busy)  # stored only once answered
         turn = await self.layer.abort(interaction.channel_id, person(interaction.user))
         await post_turn(self.bot, interaction, self.layer.kinds[turn.record.kind], turn)
 

@@ -2,6 +2,10 @@
 
 Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply. Refusals are raised as
 :class:`bot.errors.UserError` (or the engine's ``IllegalMove``) and answered by the one error path.
+
+Every command and button that changes a game answers first (:func:`bot.answers.before_change`, set before calling the
+game layer): the layer's checks run, the interaction is acknowledged, and only then is the change committed — an
+interaction Discord no longer takes changes nothing.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from ...options import level_name, person
 from ...outbox import Announcement
 from ...posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn, send_in_channel,
                       send_quietly, sides, status_line)
-from ...rendering import default_workers
+from ...rendering import default_workers, renderer
 from ...replies import refuse
 from ...record import Event, Player, Record
 from ...session import TAKEBACK_TIMEOUT, Person, Turn, result_text
@@ -228,6 +232,7 @@ class Play(commands.Cog):
         Raises:
             UserError: the challenge is gone, expired or not the presser's to answer, or the bot can't post here.
         """
+        answers.before_change(interaction)
         if action == "decline":
             record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
             async with public(self.bot, self.layer, record.guild_id):
@@ -312,6 +317,7 @@ class Play(commands.Cog):
             UserError, IllegalMove: not the caller's game or turn, or not a legal move (nothing is stored).
         """
         answers.note_move(interaction, move)
+        answers.before_change(interaction, private=renderer.busy)
         turn = await self.layer.play(kind, interaction.channel_id, interaction.user.id, move)
         await self.post_turn(interaction, kind, turn)
 
@@ -403,6 +409,7 @@ class Play(commands.Cog):
             return
         if kind is None or stored.record.id != button.game_id:
             raise UserError(_("That game has already ended: there is nothing to resign."))
+        answers.before_change(interaction)
         turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id, button.game_id)
         await answers.edit(interaction, content=_("You resigned."), view=None)
         await self.post_turn(interaction, kind, turn)
@@ -427,6 +434,7 @@ class Play(commands.Cog):
                 bot can't post here.
         """
         require_postable(interaction)
+        answers.before_change(interaction)
         result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
         if isinstance(result, Player):  # asked once, with a ping; a second press is refused privately
             async with public(self.bot, self.layer, interaction.guild_id):
@@ -447,6 +455,7 @@ class Play(commands.Cog):
     async def takeback(self, interaction: discord.Interaction) -> None:
         """Ask the opponent (with Allow/Refuse buttons) to undo the caller's last turn; against the computer it
         is undone at once."""
+        answers.before_change(interaction, private=renderer.busy)
         result = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
         if isinstance(result, Turn):
             await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
@@ -473,6 +482,7 @@ class Play(commands.Cog):
         Raises:
             UserError: not the opponent, or the request is gone, expired or for another position.
         """
+        answers.before_change(interaction)
         result = await self.layer.answer_takeback(
             interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
         )
