@@ -12,7 +12,10 @@ import pytest
 
 from tests.emulator import DiscordEmulator
 from tests.emulator import spec as spec_module
-from tests.emulator.spec import SPEC_FIXES, Spec, load
+from tests.emulator.spec import SPEC_FIXES, Spec, available, load, required, spec_path
+
+pytestmark = pytest.mark.skipif(not available() and not required(),
+                                reason=f"Discord's OpenAPI spec is not at {spec_path()} (see README: For developers)")
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ import os
 import re
 import time
 import urllib.parse
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
@@ -589,6 +590,23 @@ def spec_path() -> Path:
     return Path(os.environ.get('DISCORD_OPENAPI') or SPEC_PATH)
 
 
+def required() -> bool:
+    """Whether a missing spec is an error (CI, where shared/ is always beside the clone) rather than a reason to
+    leave the checks out with a warning (a newcomer's fresh clone without shared/)."""
+    return bool(os.environ.get('CI')) or bool(os.environ.get('DISCORD_OPENAPI'))
+
+
+def available() -> bool:
+    """Whether the spec file is where :func:`spec_path` says."""
+    return spec_path().is_file()
+
+
+@functools.lru_cache(maxsize=1)
+def _warn_missing() -> None:
+    warnings.warn(f"Discord's OpenAPI spec is not at {spec_path()}: the emulator's spec checks are off (get "
+                  'specs/openapi.json from discord/discord-api-spec and set DISCORD_OPENAPI to it)', stacklevel=3)
+
+
 @functools.lru_cache(maxsize=1)
 def load() -> Spec:
     """The spec, parsed once per process. FileNotFoundError (saying where it was looked for) when missing."""
@@ -626,6 +644,9 @@ class Conformance:
     ``enabled=False`` turns every check off (the emulator then only applies its own limits)."""
 
     def __init__(self, enabled: bool = True) -> None:
+        if enabled and not available() and not required():
+            _warn_missing()  # a fresh clone without shared/: the emulator's own limits still apply
+            enabled = False
         self.enabled = enabled
         self.violations: List[SpecViolation] = []
         self.checked: Dict[str, int] = {'requests': 0, 'replies': 0, 'gateway': 0}
