@@ -266,12 +266,22 @@ async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(e
     from bot.outbox import Announcement
     from bot.store import Effects
 
+    from bot.ratings import Ratings
+    from bot.records import Records
+
     async with Setup(emu, world, tmp_path, interval=60) as s:
+        await s.game(world.other_channel)  # a game that ends: its record, indexes and ratings are written
+        question = await (await emu.slash(world.ben, world.other_channel, "hongkong resign")).wait_done()
+        await (await emu.click(world.ben, question, question.button("Confirm")["custom_id"])).wait_done()
+        await emu.wait_for_message(world.other_channel, lambda m: m.content.startswith("📈"))
         await s.game(world.channel)
         await s.bot.bot.close()  # the bot's own timers stopped: only the calls below reach Redis
         layer = s.bot.bot.layer
         stored = await layer.store.get(world.channel)
         game_id, channel = stored.record.id, world.channel
+        ended = await layer.store.finished(world.other_channel, (await s.client.zrange(Keys.FINISHED, 0, -1))[0]
+                                           .split(":")[1])
+        records = Records(layer.store, Ratings(layer.store.redis))
         s.guard._probe = None  # (white box) lost() closes no connection: every call meets its own check only
         await s.client.delete(Keys.IDENTITY)
         before = {key: await s.client.dump(key) for key in await s.client.keys("*")}
@@ -289,6 +299,8 @@ async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(e
             "outbox hold": lambda: layer.outbox.hold(Announcement.parse(f"turn|{channel}|{game_id}|1|1|x")),
             "outbox resume": lambda: layer.outbox.resume(Announcement.parse(f"turn|{channel}|{game_id}|1|1|x")),
             "settings": lambda: layer.settings.update(world.guild, reminders=False),
+            "indexes": lambda: records.index(ended),
+            "ratings": lambda: records.ratings.apply(ended),
             "read of nothing": lambda: layer.store.get(world.other_channel),
         }
         for name, call in calls.items():
