@@ -144,6 +144,7 @@ class StoreGuard:
                 written = True
         self.known = await self.client.hget(keys[0], "id")
         self.problem = None
+        self.client._hongbot_guard = self  # the stores' scripts check the marker from now on (bot.store.marker)
         if written:
             log.info("game store identity %s: marker written (%s)", self.known, ", ".join(keys))
         else:
@@ -183,6 +184,21 @@ class StoreGuard:
             else:
                 log.warning("the game store at %s is sound again (identity %s): carrying on", self.where, self.known)
         self.problem = problem
+
+    def lost(self, key: str) -> StoreLost:
+        """A write refused (or a read found nothing) because the identity marker ``key`` is gone — the store was
+        flushed or restarted empty, found on the way before the periodic check (:func:`bot.store.guarded`, the
+        scripts of :mod:`bot.store`). Sets :attr:`problem` (the ERROR logged once) and closes every connection of the
+        bot's client, as :meth:`check` does. Returns the :class:`bot.errors.StoreLost` to raise."""
+        if self.problem is None:  # worded as _judge words it, so that its next check logs nothing new
+            key = key if len(self.keys.identity_keys()) == 1 else "hongbot:…:store:identity"
+            self.problem = (f"Redis at {self.where} lost its data: the game store's identity marker {key} "
+                            f"(id {self.known}) is gone — the server restarted empty or was flushed")
+            log.error("%s; %s", self.problem, DECIDE)
+            if self._probe is not None:  # every next command meets _on_connect (refused until the check clears it)
+                task = asyncio.get_running_loop().create_task(self._disconnect(), name="store-guard-disconnect")
+                self._disconnecting = task  # (a reference: the task must not be collected mid-way)
+        return StoreLost(self.problem)
 
     # --- the checks -----------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from typing import Callable
 import redis.asyncio as aioredis
 
 from .record import Record
-from .store import DueSet, Shards, keys_for
+from .store import DueSet, Shards, guarded, keys_for
 
 #: Seconds the bot that made a change has to announce it before a reconciler may (by ``what``).
 GRACE = {"turn": 15.0, "result": 15.0, "computer": 30.0}
@@ -126,10 +126,13 @@ class Outbox:
     async def hold(self, announcement: Announcement, seconds: int = 120) -> bool:
         """Reserve making ``announcement`` for ``seconds`` (one holder at a time: two handlers of the same finished
         game never both post its rating line). True if this caller holds it; :meth:`release` gives it back."""
-        return bool(await self.redis.set(self._hold_key(announcement), "1", nx=True, ex=seconds))
+        bucket = keys_for(self.redis).bucket(announcement.channel_id)
+        return bool((await guarded(self.redis, bucket, ("SET", self._hold_key(announcement), "1", "NX", "EX",
+                                                        seconds)))[0])
 
     async def release(self, announcement: Announcement) -> None:
-        await self.redis.delete(self._hold_key(announcement))
+        await guarded(self.redis, keys_for(self.redis).bucket(announcement.channel_id),
+                      ("DEL", self._hold_key(announcement)))
 
     async def pending(self) -> list[Announcement]:
         """Every announcement not yet made (for tests and the chaos benchmark)."""

@@ -40,13 +40,13 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
-from redis.exceptions import WatchError
+from redis.exceptions import ResponseError, WatchError
 
 from engine.result import EndReason
 
 from .names import unescape
 from .record import Record
-from .store import Keys
+from .store import LOST_REPLY, Keys, as_store_lost, marker
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,11 @@ class Ratings:
         async with self.redis.pipeline(transaction=True) as pipe:
             for attempt in range(_ATTEMPTS):
                 try:
-                    await pipe.watch(rated, *pkeys)
+                    found = marker(self.redis, None)  # one server: refused when the store lost its data
+                    await pipe.watch(rated, *pkeys, *([found] if found else []))
+                    if found and not await pipe.exists(found):
+                        await pipe.unwatch()
+                        raise as_store_lost(self.redis, ResponseError(f"{LOST_REPLY} {found}"))
                     if await pipe.hexists(rated, gid):
                         await pipe.unwatch()
                         return None

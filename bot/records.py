@@ -25,7 +25,7 @@ from typing import Callable
 
 from .ratings import Ratings
 from .record import Record, Status
-from .store import GameStore, Keys
+from .store import GameStore, Keys, guarded, marker
 
 log = logging.getLogger(__name__)
 
@@ -86,12 +86,19 @@ class Records:
             raise ValueError(f"game {record.id} is not finished (status {record.status.value!r})")
         await self.index(record)
         await self.ratings.apply(record)
-        await self.redis.sadd(DONE, f"{record.channel_id}:{record.id}")
+        await guarded(self.redis, None, ("SADD", DONE, f"{record.channel_id}:{record.id}"))
 
     async def index(self, record: Record) -> None:
         """Write the look-up indexes of a finished game (idempotent)."""
         gid, ended = record.id, float(record.ended or 0)
-        async with self.redis.pipeline(transaction=False) as pipe:
+        if marker(self.redis, None):  # one server: all at once, refused when the store lost its data
+            await guarded(self.redis, None, ("HSET", GAME_INDEX, gid, str(record.channel_id)),
+                          ("ZADD", self.keys.finished_index(self.keys.bucket(record.channel_id)), ended,
+                           f"{record.channel_id}:{gid}"),
+                          ("ZADD", guild_games_key(record.guild_id), ended, gid),
+                          *(("ZADD", user_games_key(record.guild_id, p.id), ended, gid) for p in record.players))
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:  # on a Cluster: keys of many slots
             pipe.hset(GAME_INDEX, gid, str(record.channel_id))
             pipe.zadd(self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended})
             pipe.zadd(guild_games_key(record.guild_id), {gid: ended})

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from . import i18n
 from .errors import UserError
 from .i18n import _
-from .store import Keys, writing
+from .store import Keys, guarded, writing
 from .words import describe_duration
 
 MIN_TURN_TIMER = 60  # seconds: 1 minute
@@ -186,12 +186,12 @@ class SettingsStore:
             if value is None:
                 continue
             if name == "language":
-                if value == "auto":
-                    await self.redis.hdel(Keys.settings(guild_id), "language")
+                if value == "auto":  # refused when the store lost its data (bot.store.guarded; one server only)
+                    await guarded(self.redis, None, ("HDEL", Keys.settings(guild_id), "language"))
                 else:
                     fields[name] = str(value)
                 continue
             fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
         if fields:
-            await self.redis.hset(Keys.settings(guild_id), mapping=fields)
+            await guarded(self.redis, None, ("HSET", Keys.settings(guild_id), *[x for kv in fields.items() for x in kv]))
         return await self.get(guild_id)

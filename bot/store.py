@@ -58,6 +58,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import budget
+from .errors import StoreLost
 from .record import Record, RecordError
 
 log = logging.getLogger(__name__)
@@ -360,6 +361,113 @@ def keys_for(redis) -> type[Keys]:
     :class:`Keys`."""
     return ClusterKeys if isinstance(redis, RedisCluster) else Keys
 
+
+#: The start of the error reply of a script that refused because the store's identity marker is gone.
+LOST_REPLY = "HONGBOT_STORE_LOST"
+#: The first lines of every script that writes: with one more key than the script's own (``KEYS[#KEYS]``: the identity
+#: marker of the slot, :func:`marker`), refuse — before anything is read or written — when the marker is gone (the
+#: store was flushed or restarted empty). ``%d`` is the script's own key count.
+_MARKER_CHECK = """
+if #KEYS > %d and redis.call('EXISTS', KEYS[#KEYS]) == 0 then
+  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[#KEYS])
+end
+"""
+
+
+def _guard_of(redis):
+    """The :class:`bot.guard.StoreGuard` that established the store's identity on ``redis`` (None: none did, e.g.
+    a test's bare client — then nothing is checked)."""
+    guard = getattr(redis, "_hongbot_guard", None)
+    return guard if guard is not None and guard.known is not None else None
+
+
+def marker(redis, bucket: int | None) -> str | None:
+    """The identity marker key a write in ``bucket`` (:meth:`Keys.bucket`) checks, in the same hash slot; None when
+    nothing is to be checked: no guard established the store on ``redis``, or (``bucket`` None) the keys lie outside
+    every bucket's slot on a Redis Cluster (a server's settings, a leaderboard, the game index: there only the guard's
+    periodic and connect-time checks watch them)."""
+    if _guard_of(redis) is None:
+        return None
+    keys = keys_for(redis)
+    if bucket is None:
+        return None if keys.BUCKETS > 1 else keys.identity_keys()[0]
+    return keys.identity_keys()[bucket]
+
+
+def as_store_lost(redis, error: BaseException) -> BaseException:
+    """The error to raise for ``error`` from a guarded write or read: a :class:`bot.errors.StoreLost` (the guard
+    told, so that it logs the ERROR once, ``/healthz`` answers 503 and every connection is checked) when a script
+    refused because the identity marker is gone (:data:`LOST_REPLY`), else ``error`` itself."""
+    if not (isinstance(error, ResponseError) and LOST_REPLY in str(error)):
+        return error
+    key = str(error).split(LOST_REPLY, 1)[1].split()[0] if str(error).split(LOST_REPLY, 1)[1].split() else "?"
+    guard = _guard_of(redis)
+    return guard.lost(key) if guard is not None else StoreLost(f"the game store's identity marker {key} is gone")
+
+
+async def check_marker(redis, bucket: int | None) -> None:
+    """After a read found nothing: raise :class:`bot.errors.StoreLost` if the identity marker of ``bucket`` is gone
+    (the store lost its data: "nothing here" would be a lie), or if the guard found the store lost already. One
+    ``EXISTS`` (nothing when no guard established the store).
+
+    Raises:
+        bot.errors.StoreLost: the store lost its data.
+        redis.RedisError: Redis did not answer.
+    """
+    guard = _guard_of(redis)
+    if guard is None:
+        return
+    if guard.problem is not None:
+        raise StoreLost(guard.problem)
+    key = marker(redis, bucket)
+    if key is not None and not await redis.exists(key):
+        raise guard.lost(key)
+
+
+# KEYS: 1 the marker (:func:`marker`) or the first command's key (no check), then each command's key
+# ARGV: 1 "1" to check KEYS[1] exists first, then per command: its name, n, and its n arguments after the key
+# Runs a few plain writes atomically, refused (nothing written) when the identity marker is gone. A reply that is
+# nil (SET NX refused, GETDEL of nothing) comes back as 0.
+_GUARDED = """
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[1])
+end
+local out, i = {}, 2
+for k = 2, #KEYS do
+  local n = tonumber(ARGV[i + 1])
+  local r = redis.call(ARGV[i], KEYS[k], unpack(ARGV, i + 2, i + 1 + n))
+  if r == false or r == nil then r = 0 end
+  out[#out + 1] = r
+  i = i + 2 + n
+end
+return out
+"""
+
+
+async def guarded(redis, bucket: int | None, *commands) -> list:
+    """Run ``commands`` — ``(name, key, *args)`` each, all keys in one hash slot on a Cluster, the slot of ``bucket``'s
+    marker (:func:`marker`) when ``bucket`` is given — atomically in one round trip, refused when the store's identity
+    marker is gone. Returns their replies (nil as 0).
+
+    Raises:
+        bot.errors.StoreLost: the marker is gone: nothing was written.
+        redis.RedisError: Redis did not answer.
+    """
+    key = marker(redis, bucket)
+    keys = [key or commands[0][1], *(command[1] for command in commands)]
+    args: list = ["1" if key else "0"]
+    for name, _key, *rest in commands:
+        args += [name, len(rest), *rest]
+    script = getattr(redis, "_hongbot_guarded", None)
+    if script is None:
+        script = redis.register_script(_GUARDED)
+        with contextlib.suppress(AttributeError):
+            redis._hongbot_guarded = script
+    try:
+        return await script(keys=keys, args=args)
+    except ResponseError as exc:
+        raise as_store_lost(redis, exc) from exc
+
 # KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
 #       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
 #       (:class:`DueSet`) — all in one hash slot on a Cluster (:class:`ClusterKeys`)
@@ -372,7 +480,7 @@ def keys_for(redis) -> type[Keys]:
 # has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
 # TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
 # from Redis 7).
-_COMMIT = """
+_COMMIT = (_MARKER_CHECK % 10) + """
 local v = redis.call('HGET', KEYS[1], 'v') or '0'
 if v ~= ARGV[1] then
   -- the same change retried after its reply was lost (a dropped connection): report it as done
@@ -424,7 +532,7 @@ return nv
 
 # KEYS: 1 the channel's game key, 2 the quarantine key, 3 the quarantine index
 # ARGV: 1 the version read ("wrongtype" for a key that is not a hash), 2 now
-_SET_ASIDE = """
+_SET_ASIDE = (_MARKER_CHECK % 3) + """
 local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return 0 end
 if t == 'hash' then
@@ -444,7 +552,7 @@ return 1
 # returned with that score and how many times it has been claimed: a claimer that dies before settling it
 # leaves it to be claimed again when the lease ends. A member whose guild is on a shard of another process
 # (shard = shard key mod shard count) is skipped: that process claims it.
-_CLAIM = """
+_CLAIM = (_MARKER_CHECK % 3) + """
 local limit, count, mine = tonumber(ARGV[4]), tonumber(ARGV[5]), {}
 for i = 6, #ARGV do mine[tonumber(ARGV[i])] = true end
 -- read on from the last score seen, past the members skipped at that score (a leased one leaves the range)
@@ -473,7 +581,7 @@ return out
 
 # KEYS: 1 the sorted set, 2 its tries hash, 3 its shard keys; ARGV: member, the score it was leased with
 # Remove a member only if nobody re-scheduled it since it was claimed.
-_SETTLE = """
+_SETTLE = (_MARKER_CHECK % 3) + """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
@@ -588,36 +696,48 @@ class DueSet:
             if len(out) >= limit:
                 break
             key = self.key_of(bucket % count)
-            raw = await self._claim(keys=[key, Keys.tries(key), Keys.shards(key)],
-                                    args=[now, self.lease, self.longest, limit - len(out), *shards.args()])
+            try:
+                raw = await self._claim(keys=self._keys(key, bucket % count),
+                                        args=[now, self.lease, self.longest, limit - len(out), *shards.args()])
+            except ResponseError as exc:
+                raise as_store_lost(self.redis, exc) from exc
             out += [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
         return out
 
     async def settle(self, channel_id: int, member: str, leased_until: float) -> bool:
         """Remove a claimed member of ``channel_id`` (unless it was scheduled anew since the claim). True if removed."""
         key = self.key(channel_id)
-        return bool(await self._settle(keys=[key, Keys.tries(key), Keys.shards(key)], args=[member, leased_until]))
+        try:
+            return bool(await self._settle(keys=self._keys(key, self.keys.bucket(channel_id)),
+                                           args=[member, leased_until]))
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
+
+    def _keys(self, key: str, bucket: int) -> list[str]:
+        """A script's keys for the sorted set ``key`` of ``bucket``: it, its tries and shard hashes, and the bucket's
+        identity marker when the store is guarded (:func:`marker`: refused when it is gone)."""
+        found = marker(self.redis, bucket)
+        return [key, Keys.tries(key), Keys.shards(key), *([found] if found else [])]
 
     async def add(self, channel_id: int, items: dict[str, float], *, guild_id: int | None = None, **options) -> None:
         """Add ``{member: due}`` of ``channel_id`` (``options``: ``ZADD``'s, e.g. ``nx=True``), with the guild's shard
         key when ``guild_id`` is known."""
         key = self.key(channel_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(key, items, **options)
-            if guild_id:
-                pipe.hset(Keys.shards(key), mapping={member: Shards.key(guild_id) for member in items})
-            await pipe.execute()
+        flags = [flag.upper() for flag, on in options.items() if on]
+        scores = [part for member, due in items.items() for part in (due, member)]
+        commands = [("ZADD", key, *flags, *scores)]
+        if guild_id:
+            shard = Shards.key(guild_id)
+            commands.append(("HSET", Keys.shards(key), *[part for member in items for part in (member, shard)]))
+        await guarded(self.redis, self.keys.bucket(channel_id), *commands)
 
     async def remove(self, channel_id: int, *members: str) -> None:
         """Remove members of ``channel_id`` (whoever holds a lease)."""
         if not members:
             return
         key = self.key(channel_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(key, *members)
-            pipe.hdel(Keys.tries(key), *members)
-            pipe.hdel(Keys.shards(key), *members)
-            await pipe.execute()
+        await guarded(self.redis, self.keys.bucket(channel_id), ("ZREM", key, *members),
+                      ("HDEL", Keys.tries(key), *members), ("HDEL", Keys.shards(key), *members))
 
     async def score(self, channel_id: int, member: str) -> float | None:
         """When a member of ``channel_id`` is due (or its lease ends), or None if it is not in the set."""
@@ -664,7 +784,8 @@ class GameStore:
                 raise
             await self.set_aside(channel_id, "wrongtype", f"the key {key} is not a hash")
             return None
-        if not data:
+        if not data:  # nothing here — or the store lost its data: say which (one EXISTS, only when guarded)
+            await check_marker(self.redis, self.keys.bucket(channel_id))
             return None
         try:
             return Stored(Record.from_json(data.get("doc", "")), int(data.get("v", 0)))
@@ -679,7 +800,12 @@ class GameStore:
         target = self.keys.quarantine(channel_id, now)
         index = self.keys.quarantine_index(self.keys.bucket(channel_id))
         writing()
-        moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index], args=[str(version), now])
+        found = marker(self.redis, self.keys.bucket(channel_id))
+        try:
+            moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index, *([found] if found else [])],
+                                          args=[str(version), now])
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
         if moved:
             log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
                       channel_id, target, why)
@@ -730,6 +856,9 @@ class GameStore:
         keys = [game, second, deadlines, outbox, self.keys.active(guild_id, bucket) if guild_id is not None else game,
                 self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
                 Keys.shards(outbox)]
+        found = marker(self.redis, bucket)
+        if found:  # refused when the store's identity marker is gone (see _MARKER_CHECK)
+            keys.append(found)
         args = [expected, text, mode, channel_id, member, ended, active,
                 Shards.key(guild_id) if guild_id else "", "", *effects.args()]
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
@@ -752,9 +881,12 @@ class GameStore:
         return result
 
     async def _send(self, keys: list[str], args: list) -> int:
-        if isinstance(self.redis, RedisCluster):
-            return await self._commit_replicated(keys, args)
-        return int(await self._commit(keys=keys, args=args))
+        try:
+            if isinstance(self.redis, RedisCluster):
+                return await self._commit_replicated(keys, args)
+            return int(await self._commit(keys=keys, args=args))
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
 
     async def _clock_offset(self) -> float:
         """A lower bound of (Redis's ``TIME`` − our ``time.monotonic()``), measured with one ``TIME`` at most every
@@ -866,10 +998,7 @@ class GameStore:
         """Add ``channel_id`` to (or remove it from) the server's set of channels with a running game."""
         key = self.keys.active(guild_id, self.keys.bucket(channel_id))
         writing()
-        if active:
-            await self.redis.sadd(key, channel_id)
-        else:
-            await self.redis.srem(key, channel_id)
+        await guarded(self.redis, self.keys.bucket(channel_id), ("SADD" if active else "SREM", key, channel_id))
 
     async def active_channels(self, guild_id: int) -> list[int]:
         """The server's channels marked active (a record may have ended since: callers check)."""
@@ -882,7 +1011,8 @@ class GameStore:
     async def remember_message(self, channel_id: int, game_id: str, message_id: int, ttl: int) -> None:
         """Note a challenge message's id for ``ttl`` seconds (kept beside the record, so it never races a click)."""
         writing()
-        await self.redis.set(self.keys.challenge_message(channel_id, game_id), message_id, ex=ttl)
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("SET", self.keys.challenge_message(channel_id, game_id), message_id, "EX", ttl))
 
     async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
         value = await self.redis.get(self.keys.challenge_message(channel_id, game_id))
@@ -891,7 +1021,8 @@ class GameStore:
     async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
         """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
         writing()
-        await self.redis.set(self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", ex=ttl)
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("SET", self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", "EX", ttl))
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
         """The noted takeback request's ``(nonce, message id)``, or None."""
@@ -904,12 +1035,12 @@ class GameStore:
         (or when another request's message is noted now, which stays)."""
         key = self.keys.takeback_message(channel_id, game_id)
         writing()
-        value = await self.redis.getdel(key)
-        if value is None:
+        value, = await guarded(self.redis, self.keys.bucket(channel_id), ("GETDEL", key))
+        if not value:
             return None
         found, _, message = value.partition(":")
-        if found != nonce:
-            await self.redis.set(key, value, nx=True, keepttl=True)  # another request's: put it back
+        if found != nonce:  # another request's: put it back
+            await guarded(self.redis, self.keys.bucket(channel_id), ("SET", key, value, "NX", "KEEPTTL"))
             return None
         return int(message)
 
@@ -920,19 +1051,15 @@ class GameStore:
         key = self.keys.rematch_votes(channel_id, game_id)
         await through_gate()
         writing()
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.sismember(key, user_ids[0])
-            pipe.sadd(key, *user_ids)
-            pipe.expire(key, ttl)
-            pipe.scard(key)
-            had, *_, count = await pipe.execute()
+        had, *_, count = await guarded(self.redis, self.keys.bucket(channel_id), ("SISMEMBER", key, user_ids[0]),
+                                       ("SADD", key, *user_ids), ("EXPIRE", key, ttl), ("SCARD", key))
         return not had, int(count)
 
     async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
         """Claim the right to start the rematch of ``game_id`` (exactly one caller gets True)."""
         key = self.keys.rematch_votes(channel_id, game_id) + ":started"
         writing()
-        return bool(await self.redis.set(key, "1", nx=True, ex=ttl))
+        return bool((await guarded(self.redis, self.keys.bucket(channel_id), ("SET", key, "1", "NX", "EX", ttl)))[0])
 
     async def rematch_state(self, channel_id: int, game_id: str) -> tuple[set[int], bool]:
         """A finished game's rematch as it stands (a read, no write): the ids of the players who have voted, and
@@ -947,7 +1074,8 @@ class GameStore:
     async def release_rematch(self, channel_id: int, game_id: str) -> None:
         """Undo :meth:`claim_rematch` (the rematch could not start)."""
         writing()
-        await self.redis.delete(self.keys.rematch_votes(channel_id, game_id) + ":started")
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started"))
 
 
 class RedisHandle:

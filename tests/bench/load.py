@@ -166,7 +166,8 @@ class Load:
         self.args = args
         self.workdir = workdir
         self.rng = random.Random(args.seed)
-        self.emu = DiscordEmulator(patch_discord=False, heartbeat_interval_ms=30000)
+        # spec=False: the spec checks cost 1–5 ms an item (tests/bench/spec_cost.py), which the bench would measure
+        self.emu = DiscordEmulator(patch_discord=False, heartbeat_interval_ms=30000, spec=False)
         self.tracks: dict[int, Track] = {}
         self.boards: dict[str, int] = {}  # game id → highest version posted
         self.waiting: dict[str, list[Track]] = {}  # game id → moves whose board is not posted yet

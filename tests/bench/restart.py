@@ -51,7 +51,8 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as data:
         server = start_embedded(Path(data))
         redis_server = {"unix_socket_path": server.socket_file}
-        emu = DiscordEmulator(patch_discord=False)
+        # spec=False: the spec checks cost 1–5 ms an item (tests/bench/spec_cost.py), which the bench would measure
+        emu = DiscordEmulator(patch_discord=False, spec=False)
         await emu.start()
         try:
             world = make_world(emu)

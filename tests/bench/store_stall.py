@@ -45,7 +45,8 @@ async def main() -> None:
     parser.add_argument("--rate", type=float, default=10.0, help="moves per second while it is stopped")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="hongbot-stall-"))
-    emu = DiscordEmulator(patch_discord=False)
+    # spec=False: the spec checks cost 1–5 ms an item (tests/bench/spec_cost.py), which the bench would measure
+    emu = DiscordEmulator(patch_discord=False, spec=False)
     await emu.start()
     server = RedisServer(workdir / "redis")
     server.start()

@@ -30,8 +30,8 @@ APOLOGY = "The game store lost its data; an operator has been alerted — nothin
 class Setup:
     """A standalone redis-server, the bot on it (checking the store every :data:`INTERVAL` s) and its /healthz."""
 
-    def __init__(self, emu, world, tmp_path) -> None:
-        self.emu, self.world, self.tmp = emu, world, tmp_path
+    def __init__(self, emu, world, tmp_path, interval: float = INTERVAL) -> None:
+        self.emu, self.world, self.tmp, self.interval = emu, world, tmp_path, interval
         self.server = RedisServer(tmp_path / "redis")
         self.client: aioredis.Redis | None = None
 
@@ -40,7 +40,7 @@ class Setup:
         self.client = aioredis.Redis(unix_socket_path=str(self.server.socket), decode_responses=True)
         handle = await connect(self.server.url, self.tmp / "data")
         self.bot = await start_bot(self.emu, None, guild=self.world.guild, redis=handle,
-                                   store_check_interval=INTERVAL)
+                                   store_check_interval=self.interval)
         self.metrics = MetricsServer(self.bot.bot, 0, host="127.0.0.1")
         await self.metrics.start()
         return self
@@ -207,3 +207,107 @@ async def test_the_marker_is_laid_out_for_a_cluster_in_every_bucket():
             c for c in range(10_000) if ClusterKeys.bucket(c) == bucket)).encode())
         assert BUCKET_TAGS[bucket] in key
     assert Keys.identity_keys() == ["hongbot:store:identity"]
+
+
+# --- found on the way, before the periodic check (one every minute here): every write checks the marker of its slot
+
+
+def guard_errors(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.guard"]
+
+
+async def test_a_move_right_after_a_flush_is_refused_before_the_periodic_check(emu, world, tmp_path, caplog):
+    async with Setup(emu, world, tmp_path, interval=60) as s:
+        await s.game(world.channel)
+        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+            await s.client.flushall()
+            reply = await (await emu.slash(world.ben, world.channel, "hongkong place", square="D4")).wait_done()
+            assert reply.content == APOLOGY
+            assert await s.client.dbsize() == 0
+            errors = guard_errors(caplog)
+            assert len(errors) == 1 and "lost its data" in errors[0] and "accept-empty" in errors[0]
+            status, text = await s.health()
+            assert status == 503 and "lost its data" in text
+            reply = await (await emu.slash(world.cleo, world.other_channel, "hongkong challenge",
+                                           opponent=world.ann)).wait_done()
+            assert reply.content == APOLOGY
+            reply = await (await emu.slash(world.ann, world.channel, "hongkong board")).wait_done()
+            assert reply.content == APOLOGY
+            await asyncio.sleep(2.5)  # the timers and the reconciler (polling every second) write nothing either
+            assert await s.client.dbsize() == 0
+        assert len(guard_errors(caplog)) == 1
+        assert s.guard.problem is not None
+    assert emu.errors == []
+
+
+async def test_a_board_or_a_challenge_right_after_a_flush_gets_the_apology_not_no_game_here(emu, world, tmp_path,
+                                                                                             caplog):
+    async with Setup(emu, world, tmp_path, interval=60) as s:
+        await s.game(world.channel)
+        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+            await s.client.flushall()
+            reply = await (await emu.slash(world.ann, world.channel, "hongkong board")).wait_done()
+            assert reply.content == APOLOGY and "no game running" not in reply.content
+            reply = await (await emu.slash(world.cleo, world.other_channel, "hongkong challenge",
+                                           opponent=world.ann)).wait_done()
+            assert reply.content == APOLOGY
+            assert await s.client.dbsize() == 0
+        assert len(guard_errors(caplog)) == 1
+        assert (await s.health())[0] == 503
+    assert emu.errors == []
+
+
+async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(emu, world, tmp_path):
+    """Only the marker deleted (the records still there), and the guard kept from closing the connections and from
+    remembering the loss (so that nothing but the scripts and guarded writes themselves can refuse): each write is
+    refused with StoreLost and writes nothing."""
+    from bot.deadlines import Deadline
+    from bot.errors import StoreLost
+    from bot.outbox import Announcement
+    from bot.store import Effects
+
+    from bot.ratings import Ratings
+    from bot.records import Records
+
+    async with Setup(emu, world, tmp_path, interval=60) as s:
+        await s.game(world.other_channel)  # a game that ends: its record, indexes and ratings are written
+        question = await (await emu.slash(world.ben, world.other_channel, "hongkong resign")).wait_done()
+        await (await emu.click(world.ben, question, question.button("Confirm")["custom_id"])).wait_done()
+        await emu.wait_for_message(world.other_channel, lambda m: m.content.startswith("📈"))
+        await s.game(world.channel)
+        await s.bot.bot.close()  # the bot's own timers stopped: only the calls below reach Redis
+        layer = s.bot.bot.layer
+        stored = await layer.store.get(world.channel)
+        game_id, channel = stored.record.id, world.channel
+        ended = await layer.store.finished(world.other_channel, (await s.client.zrange(Keys.FINISHED, 0, -1))[0]
+                                           .split(":")[1])
+        records = Records(layer.store, Ratings(layer.store.redis))
+        s.guard._probe = None  # (white box) lost() closes no connection: every call meets its own check only
+        await s.client.delete(Keys.IDENTITY)
+        before = {key: await s.client.dump(key) for key in await s.client.keys("*")}
+        calls = {
+            "commit": lambda: layer.store.commit(channel, stored.record, stored.version),
+            "finish": lambda: layer.store.finish(channel, stored.record, stored.version),
+            "new game": lambda: layer.store.commit(world.other_channel, stored.record, 0, Effects(active=True)),
+            "active set": lambda: layer.store.mark_active(world.guild, world.other_channel),
+            "challenge message": lambda: layer.store.remember_message(channel, game_id, 5, 60),
+            "rematch vote": lambda: layer.store.vote_rematch(channel, game_id, 1),
+            "rematch claim": lambda: layer.store.claim_rematch(channel, game_id),
+            "set aside": lambda: layer.store.set_aside(channel, stored.version, "test"),
+            "deadline": lambda: layer.deadlines.schedule((Deadline.parse(f"turn|{channel}|{game_id}|1"), 1e9)),
+            "deadline claim": lambda: layer.deadlines.claim_due(),
+            "outbox hold": lambda: layer.outbox.hold(Announcement.parse(f"turn|{channel}|{game_id}|1|1|x")),
+            "outbox resume": lambda: layer.outbox.resume(Announcement.parse(f"turn|{channel}|{game_id}|1|1|x")),
+            "settings": lambda: layer.settings.update(world.guild, reminders=False),
+            "indexes": lambda: records.index(ended),
+            "ratings": lambda: records.ratings.apply(ended),
+            "read of nothing": lambda: layer.store.get(world.other_channel),
+        }
+        for name, call in calls.items():
+            s.guard.problem = None
+            with pytest.raises(StoreLost, match="lost its data"):
+                await call()
+            assert {key: await s.client.dump(key) for key in await s.client.keys("*")} == before, name
+        s.guard.problem = None
+        assert (await layer.store.get(channel)).version == stored.version  # a read that finds its record answers
+    assert emu.errors == []
