@@ -21,7 +21,6 @@ from typing import Awaitable, Callable
 
 import discord
 
-from ...errors import StoreLost
 from ...kinds import GameKind
 from ...outbox import MAX_TRIES, Announcement
 from ...posts import POSTING
@@ -30,6 +29,7 @@ from ...session import GameLayer, Turn
 from ...store import Keys
 from ._computer import Computer
 from ._language import public
+from ._poll import poll
 
 log = logging.getLogger(__name__)
 
@@ -78,18 +78,11 @@ class Reconciler:
             self._task = None
 
     async def _run(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                await self.reconcile()
-                await self.rearm_if_due()
-            except StoreLost:
-                pass  # nothing is written until an operator decides (bot.guard logged it)
-            except Exception:
-                log.exception("reconciling the outbox failed")
-            try:  # sleep, but wake at once when asked to stop
-                await asyncio.wait_for(self._stopping.wait(), self.poll_interval)
-            except asyncio.TimeoutError:
-                pass
+        await poll(self._round, self._stopping, self.poll_interval, "reconciling the outbox")
+
+    async def _round(self) -> None:
+        await self.reconcile()
+        await self.rearm_if_due()
 
     async def rearm_if_due(self) -> bool:
         """Run the periodic check of every game's deadlines if no process did in the last :data:`REARM_EVERY`

@@ -19,7 +19,6 @@ from typing import Awaitable, Callable
 import discord
 
 from ...deadlines import Deadline
-from ...errors import StoreLost
 from ...i18n import _
 from ...kinds import GameKind
 from ...posts import post_nonce, send_quietly
@@ -27,6 +26,7 @@ from ...session import GameLayer, Turn
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
 from . import _takebacks as takebacks
 from ._language import public
+from ._poll import poll
 from ._reach import ready
 
 log = logging.getLogger(__name__)
@@ -57,17 +57,7 @@ class Timers:
             self._poller = asyncio.create_task(self._poll())
 
     async def _poll(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                await self.fire_due()
-            except StoreLost:
-                pass  # nothing is written until an operator decides (bot.guard logged it)
-            except Exception:
-                log.exception("handling deadlines failed")
-            try:  # sleep, but wake at once when asked to stop
-                await asyncio.wait_for(self._stopping.wait(), self.poll_interval)
-            except asyncio.TimeoutError:
-                pass
+        await poll(self.fire_due, self._stopping, self.poll_interval, "handling deadlines")
 
     async def fire_due(self) -> int:
         """Claim and handle every deadline due now in the servers of this process's shards (each leased to one
