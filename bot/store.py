@@ -9,6 +9,8 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
   that frees the channel.
 - ``hongbot:finished`` — a sorted set of ``<channel id>:<game id>`` by end time (an index, written after).
 - ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes.
+- ``hongbot:{ch:<cid>}:reply:<turn announcement>`` — the interaction a stored turn answers (application id and token,
+  15 minutes: :meth:`Keys.reply`), written by the commit, so the reconciler completes it if this process dies.
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
 - ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.guard`: a Redis that lost its data is noticed).
 
