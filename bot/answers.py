@@ -214,11 +214,12 @@ def before_change(interaction: discord.Interaction, *, private: Callable[[], boo
         guard = _guard(interaction)
         if guard is not None and guard.expired:  # the watchdog's attempt was refused 10062 already
             _unacknowledged(interaction, "expired", "refused to the watchdog")
+        ephemeral = bool(private and private())
         try:
             if interaction.type is discord.InteractionType.component:
                 first = await defer(interaction)
             else:
-                first = await defer(interaction, thinking=True, ephemeral=bool(private and private()))
+                first = await defer(interaction, thinking=True, ephemeral=ephemeral)
         except discord.NotFound as exc:
             _unacknowledged(interaction, "expired", exc)
         except discord.HTTPException as exc:
@@ -227,6 +228,9 @@ def before_change(interaction: discord.Interaction, *, private: Callable[[], boo
             _unacknowledged(interaction, "unacknowledged", repr(exc))
         if first:
             FIRST_RESPONSE.observe(age(interaction))
+        if first and interaction.type is discord.InteractionType.application_command and not ephemeral:
+            # its public "thinking…" is completed with the board by whoever announces the change (bot.store.reply_to)
+            store.reply_to(f"{interaction.application_id}:{interaction.token}")
 
     store.gate(acknowledge)
 

@@ -344,10 +344,37 @@ def shows_board(turn: Turn) -> bool:
     return turn.finished or not turn.record.player(turn.game.to_move).bot
 
 
-async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> bool:
+async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | None = None,
+                   name: str = "board.png", **kwargs) -> bool:
+    """Complete an interaction left on "thinking…" by a process that stored its change and died: edit its original
+    response (``PATCH /webhooks/<application id>/<token>/messages/@original``, idempotent: a retry edits it again) to
+    ``text`` with the file ``data`` as the attachment ``name``. ``reply``: ``"<application id>:<token>"`` as
+    :func:`bot.store.reply_to` stored it. ``kwargs``: ``edit_message``'s (``view``, ``allowed_mentions``).
+
+    Returns:
+        True if edited; False if Discord refused it (the token expired after its 15 minutes: 404 ``10015`` Unknown
+        Webhook, or the response is gone) or the request failed — the caller then posts in the channel. Logged, never
+        raises. Source: Discord, Receiving and Responding ("Edit Original Interaction Response").
+    """
+    application_id, _, token = reply.partition(":")
+    try:
+        webhook = discord.Webhook.partial(int(application_id), token, client=bot)
+        files = [discord.File(io.BytesIO(data), filename=name)] if data is not None else []
+        await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT], attachments=files, **kwargs)
+        return True
+    except (ValueError, discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.info("could not complete an interaction's response (%s); posting in the channel",
+                 getattr(exc, "status", None) or repr(exc))
+        return False
+
+
+async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
+                    reply: str | None = None) -> bool:
     """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
     follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
-    move) or the interaction has expired.
+    move) or the interaction has expired. ``reply`` (no ``interaction``: the reconciler): the interaction a killed
+    process left on "thinking…" (:meth:`bot.store.Keys.reply`), completed with the post (:func:`complete`) while
+    Discord still lets it be; else the post goes to the channel.
     Rendering runs off the event loop. Then the turn's announcement is marked done. If the turn ended the game,
     ``game_finished`` is dispatched even when the post failed (the game's state is committed: what follows from
     it happens anyway).
@@ -382,6 +409,9 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
                 except discord.NotFound:  # the interaction expired: post in the channel instead
                     log.warning("interaction %s expired; posting game %s in its channel", interaction.id,
                                 turn.record.id)
+            if not posted and reply:
+                posted = await complete(bot, reply, text, data=png, name=name, allowed_mentions=MENTION_PLAYERS,
+                                        **extra)
             if not posted:
                 await send_in_channel(bot, turn.record.channel_id, text, nonce=nonce(turn.announcement), data=png,
                                       name=name, allowed_mentions=MENTION_PLAYERS, **extra)
@@ -419,4 +449,4 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
 
 __all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
            "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
-           "computer_replied", "status_line", "turn_message", "shows_board", "post_turn", "send_quietly"]
+           "computer_replied", "status_line", "turn_message", "shows_board", "complete", "post_turn", "send_quietly"]

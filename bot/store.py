@@ -9,6 +9,8 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
   that frees the channel.
 - ``hongbot:finished`` — a sorted set of ``<channel id>:<game id>`` by end time (an index, written after).
 - ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes.
+- ``hongbot:{ch:<cid>}:reply:<turn announcement>`` — the interaction a stored turn answers (application id and token,
+  15 minutes: :meth:`Keys.reply`), written by the commit, so the reconciler completes it if this process dies.
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
 - ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.guard`: a Redis that lost its data is noticed).
 
@@ -78,6 +80,11 @@ _WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", def
 #: The task handling an interaction and what it must do before it first changes a game (:func:`gate`), or None.
 _GATE: contextvars.ContextVar[tuple[asyncio.Task | None, Callable[[], Awaitable[None]]] | None] = \
     contextvars.ContextVar("store_gate", default=None)
+#: The interaction (``<application id>:<token>``) the current task's change answers, set by :func:`reply_to`.
+_REPLY: contextvars.ContextVar[tuple[asyncio.Task | None, str] | None] = contextvars.ContextVar(
+    "store_reply", default=None)
+#: Seconds an interaction's token may be used for follow-ups and edits of its response (Discord: 15 minutes).
+REPLY_TTL = 15 * 60
 #: Seconds a measured offset between Redis's clock and ours is used before it is measured again.
 OFFSET_REFRESH = 60.0
 
@@ -98,6 +105,7 @@ def fresh_task(deadline: float | None) -> None:
     ``deadline`` (local ``time.monotonic()``; None: no deadline)."""
     _WROTE.set(False)
     _GATE.set(None)
+    _REPLY.set(None)
     _DEADLINE.set(None if deadline is None else (asyncio.current_task(), deadline))
 
 
@@ -121,6 +129,20 @@ async def through_gate() -> None:
         return
     await found[1]()
     _GATE.set(None)
+
+
+def reply_to(interaction: str | None) -> None:
+    """Note that the current task's change answers the interaction ``interaction`` (``"<application id>:<token>"``,
+    acknowledged: :func:`bot.answers.before_change`): its commit stores it beside the turn announcement it adds
+    (:meth:`Keys.reply`, for :data:`REPLY_TTL` seconds, in the same atomic step), so that whoever makes the
+    announcement — the reconciler after this process died — completes that interaction rather than leaving it on
+    "thinking…". None forgets it. Tasks started from this one don't inherit it."""
+    _REPLY.set(None if interaction is None else (asyncio.current_task(), interaction))
+
+
+def _reply() -> str:
+    found = _REPLY.get()
+    return found[1] if found is not None and found[0] is asyncio.current_task() else ""
 
 
 def deadline() -> float | None:
@@ -224,6 +246,12 @@ class Keys:
     def finished(cls, channel_id: int, game_id: str) -> str:
         """A finished game's record (JSON string)."""
         return f"{cls.channel(channel_id)}:done:{game_id}"
+
+    @classmethod
+    def reply(cls, channel_id: int, member: str) -> str:
+        """The interaction whose change a turn announcement (outbox ``member``) announces, while Discord lets it be
+        completed: ``<application id>:<interaction token>``, with a TTL of :data:`REPLY_TTL` (see :func:`reply_to`)."""
+        return f"{cls.channel(channel_id)}:reply:{member}"
 
     @classmethod
     def challenge_message(cls, channel_id: int, game_id: str) -> str:
@@ -470,12 +498,14 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
 
 # KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
 #       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
-#       (:class:`DueSet`) — all in one hash slot on a Cluster (:class:`ClusterKeys`)
+#       (:class:`DueSet`), 11 the reply key of the turn announced (:meth:`Keys.reply`) — all in one hash slot on a Cluster (:class:`ClusterKeys`)
 # ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
 #       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
 #       8 the shard key of the added members ("" if the guild is unknown),
 #       9 the deadline: Redis time (seconds, TIME) past which the change is refused ("" for none),
-#       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add.
+#       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add;
+#       then the interaction to complete (:func:`reply_to`: "<application id>:<token>", "" none) and its TTL (seconds),
+#       SET in KEYS[11] (:meth:`Keys.reply`).
 # Returns the new version (0 after a delete or finish), -1 if the stored version is another, -2 if the deadline
 # has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
 # TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
@@ -527,6 +557,7 @@ for k, key in ipairs({KEYS[3], KEYS[4]}) do
   end
   i = i + 2 * n
 end
+if ARGV[i] and ARGV[i] ~= '' then redis.call('SET', KEYS[11], ARGV[i], 'EX', ARGV[i + 1]) end
 return nv
 """
 
@@ -862,6 +893,10 @@ class GameStore:
         args = [expected, text, mode, channel_id, member, ended, active,
                 Shards.key(guild_id) if guild_id else "", "", *effects.args()]
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
+        turns = [m for m, _ in effects.announce if m.startswith("turn|")]
+        reply = _reply() if turns else ""
+        keys.append(self.keys.reply(channel_id, turns[0]) if reply else game)
+        args += [reply, REPLY_TTL]
         due = deadline()
         if due is None:
             writing()

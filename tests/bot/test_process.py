@@ -199,3 +199,41 @@ async def test_redis_killed_mid_game_the_bot_carries_on_when_it_returns(emu, tmp
     finally:
         await kill9(proc)
         server.stop()
+
+
+async def test_kill_9_right_after_a_move_is_stored_the_next_process_completes_the_players_thinking(emu, tmp_path):
+    """The bot is killed while its board follow-up is on its way (the move stored, its announcement in the outbox):
+    the next process edits the player's "thinking…" response into the board, and the board is in the channel once."""
+    from .processes import RedisServer, kill9, start_bot_process
+
+    world = make_world(emu)
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
+    try:
+        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        challenge = await it.wait_done()
+        click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+        await click.wait_followups(1)
+        # the move's board follow-up is held (never made): the bot is killed while it waits for Discord's answer
+        held = emu.faults.add("POST", r"/webhooks/\d+/[^/]+", status=503, when="before", delay=60.0, times=1)
+        it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+        for _ in range(400):
+            if held.hits:
+                break
+            await asyncio.sleep(0.05)
+        assert held.hits == 1, it.state()
+        await kill9(proc)
+        held.remove()
+        assert it.original is not None and it.original.loading and it.followups == [], it.state()
+        proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url, sync=False)
+        seen = await it.wait_done(timeout=60)  # the reconciler, after the announcement's grace
+        assert seen is it.original and not seen.loading, it.state()
+        assert "`S@B2`" in seen.content and f"<@{world.ben['id']}>, your turn" in seen.content
+        (board,) = [a.filename for a in seen.attachments]
+        boards = [m for m in emu.messages(world.channel) if any(a.filename == board for a in m.attachments)]
+        assert boards == [it.original], boards
+        assert it.followups == [] and not any(m.loading for m in emu.messages(world.channel))
+    finally:
+        await kill9(proc)
+        server.stop()

@@ -87,11 +87,12 @@ class Play(commands.Cog):
 
     # --- posting ----------------------------------------------------------------------------------
 
-    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn) -> bool:
-        """Post a committed turn (:func:`bot.posts.post_turn`, never raises); then, if the computer is to move, let
-        it. True if the board was posted."""
+    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
+                        reply: str | None = None) -> bool:
+        """Post a committed turn (:func:`bot.posts.post_turn`, never raises; ``reply``: its interaction left on
+        "thinking…", see there); then, if the computer is to move, let it. True if the board was posted."""
         try:
-            posted = await post_turn(self.bot, interaction, kind, turn)
+            posted = await post_turn(self.bot, interaction, kind, turn, reply=reply)
             if not posted:  # the bot may have lost the channel: then the game ends without a result (._reach)
                 await unpostable(self.bot, self.layer, turn)
             return posted

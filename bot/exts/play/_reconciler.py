@@ -5,7 +5,9 @@ the change normally makes them at once. Whatever it could not make — Redis or 
 process was killed — this task makes, in one process at a time (each announcement is leased to one claimer):
 
 - ``turn``: the board post, unless the game went on since (a later post shows it) or it was posted already
-  (the board's file name carries the announcement's tag: the channel's recent messages are checked first);
+  (the board's file name carries the announcement's tag: the channel's recent messages are checked first) — as the
+  completion of the interaction that made the change while its token is fresh (:meth:`bot.store.Keys.reply`: the
+  player's "thinking…" becomes the board), else in the channel;
 - ``computer``: the computer's reply, if it is still to move in that position and not thinking here already;
 - ``result``: a finished game's record, rating and rating line — handed to the stats cog
   (the ``game_result_due`` event), which marks it done.
@@ -146,7 +148,9 @@ class Reconciler:
         log.info("posting announcement %s left undone", a.member)
         if turn is None:
             return bool(await self.post_start(kind, game, record, a))
-        return bool(await self.post_turn(None, kind, turn))
+        # the interaction that made the change, left on "thinking…" by a process that died: completed with the board
+        reply = await self.layer.store.redis.get(self.layer.store.keys.reply(a.channel_id, a.member))
+        return bool(await self.post_turn(None, kind, turn, reply=reply))
 
     async def _computer(self, a: Announcement) -> bool:
         stored = await self.layer.store.get(a.channel_id)
