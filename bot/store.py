@@ -498,7 +498,9 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
 
 # KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
 #       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
-#       (:class:`DueSet`), 11 the reply key of the turn announced (:meth:`Keys.reply`) — all in one hash slot on a Cluster (:class:`ClusterKeys`)
+#       (:class:`DueSet`), 11 the reply key of the turn announced (:meth:`Keys.reply`; the game key when none),
+#       12 (when the store's identity is established) its identity marker (:func:`marker`, see _MARKER_CHECK) —
+#       all in one hash slot on a Cluster (:class:`ClusterKeys`)
 # ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
 #       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
 #       8 the shard key of the added members ("" if the guild is unknown),
@@ -510,7 +512,7 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
 # has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
 # TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
 # from Redis 7).
-_COMMIT = (_MARKER_CHECK % 10) + """
+_COMMIT = (_MARKER_CHECK % 11) + """
 local v = redis.call('HGET', KEYS[1], 'v') or '0'
 if v ~= ARGV[1] then
   -- the same change retried after its reply was lost (a dropped connection): report it as done
@@ -887,16 +889,16 @@ class GameStore:
         keys = [game, second, deadlines, outbox, self.keys.active(guild_id, bucket) if guild_id is not None else game,
                 self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
                 Keys.shards(outbox)]
-        found = marker(self.redis, bucket)
-        if found:  # refused when the store's identity marker is gone (see _MARKER_CHECK)
-            keys.append(found)
         args = [expected, text, mode, channel_id, member, ended, active,
                 Shards.key(guild_id) if guild_id else "", "", *effects.args()]
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
         turns = [m for m, _ in effects.announce if m.startswith("turn|")]
         reply = _reply() if turns else ""
-        keys.append(self.keys.reply(channel_id, turns[0]) if reply else game)
+        keys.append(self.keys.reply(channel_id, turns[0]) if reply else game)  # KEYS[11]
         args += [reply, REPLY_TTL]
+        found = marker(self.redis, bucket)
+        if found:  # last: refused when the store's identity marker is gone (see _MARKER_CHECK)
+            keys.append(found)
         due = deadline()
         if due is None:
             writing()
