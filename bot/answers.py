@@ -226,7 +226,7 @@ def before_change(interaction: discord.Interaction, *, private: Callable[[], boo
             _unacknowledged(interaction, "unacknowledged", exc)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             _unacknowledged(interaction, "unacknowledged", repr(exc))
-        if first:
+        if first and move_of(interaction) is not None:  # the metric is a person's move's (README: Metrics)
             FIRST_RESPONSE.observe(age(interaction))
         if first and interaction.type is discord.InteractionType.application_command and not ephemeral:
             # its public "thinking…" is completed with the board by whoever announces the change (bot.store.reply_to)

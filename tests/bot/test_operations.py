@@ -57,7 +57,8 @@ async def test_a_move_in_a_full_queue_is_answered_busy_stored_once_and_its_board
         clock.advance(16)  # past the outbox's grace: the reconciler leaves a post this process is making alone
         await asyncio.sleep(0.3)
         assert [m for m in emu.messages(world.channel) if m.attachments and "S@B2" in m.content] == []
-    board = (await it.wait_followups(1))[0]
+    # the private "thinking…" (answered before the commit) became the busy note, its first follow-up; the board follows
+    board = (await it.wait_followups(2))[-1]
     assert board.attachments[0].filename == f"hongkong-{tag}.png" and not board.ephemeral
     assert f"{display(world.ann)} played `S@B2`" in board.content
     clock.advance(3600)  # later polls find nothing more to post
