@@ -65,7 +65,9 @@ Printed per fault (target in brackets):
   connected within its 5 s grace, e.g. while a killed bot restarts) are printed apart, not counted;
 - moves applied without an answer [0]: moves stored in Redis whose player was never told so in the interaction
   (no "played `<move>`" or "your move `<move>` is saved" in any of its messages, e.g. "The application did not
-  respond", an apology or a refusal instead);
+  respond", an apology or a refusal instead). A move refused during a stall and sent again later at the same ply
+  (the driver draws moves at random; in a long stall it may draw the same one) is the stored move of the
+  interaction told so, not of the refused one (compare-and-set stores one move per ply);
 - moves lost [0]: moves the player was told were stored that the stored game does not have;
 - boards doubled [0]: board images (``<game>-<game id>-<version>.png``) posted more than once (each extra copy);
 - stored moves without a board [0]: stored moves no board shows (no board of that game's version or a later one —
@@ -705,8 +707,15 @@ class Run:
             return any(len(snap.get(s.game, [])) > s.ply and snap[s.game][s.ply] == s.move for snap in snapshots)
 
         told = [told_stored(s.it, s.move) for s in self.sent]
+        # A move refused ("not saved") and later sent again at the same ply and stored is the later one's: the same
+        # move is counted unanswered only if no interaction that sent it there was told it was stored.
+        answered_somewhere = {(s.game, s.ply, s.move) for s, t in zip(self.sent, told) if t}
+
+        def unanswered(s: Sent, t: bool) -> bool:
+            return applied(s) and not t and (s.game, s.ply, s.move) not in answered_somewhere
+
         if self.args.examples:  # what the player saw, for a few moves of each failing kind
-            for label, bad in (("applied without an answer", lambda s, t: applied(s) and not t),
+            for label, bad in (("applied without an answer", unanswered),
                                ("lost", lambda s, t: t and not applied(s))):
                 for s in [s for s, t in zip(self.sent, told) if bad(s, t)][:self.args.examples]:
                     print(f"   {label}: {s.move} (game {s.game}, ply {s.ply})\n     "
@@ -745,7 +754,7 @@ class Run:
         return dict(
             interactions=len(self.interactions), answered=answered, first=first,
             moves=len(self.sent), told=sum(told),
-            applied_unanswered=sum(applied(s) and not t for s, t in zip(self.sent, told)),
+            applied_unanswered=sum(unanswered(s, t) for s, t in zip(self.sent, told)),
             lost=sum(t and not applied(s) for s, t in zip(self.sent, told)),
             doubled=doubled, unannounced=sum(self.unannounced(latest).values()),
             invalid=invalid, not_found=not_found, ratelimited=len(ratelimited), scopes=dict(scopes),
