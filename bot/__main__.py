@@ -19,7 +19,7 @@ USAGE = "usage: python -m bot                      run the bot\n       python -m
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m bot`` runs the bot; ``python -m bot store accept-empty`` accepts a store that lost its
-    data (:func:`bot.guard.accept_empty`). Exit codes: 0 after a clean stop (or the store accepted), 2 for
+    data (:func:`bot.storage.guard.accept_empty`). Exit codes: 0 after a clean stop (or the store accepted), 2 for
     missing/invalid configuration or arguments, 1 when Discord or Redis can't be used (each failure is one line on
     stderr, never a traceback)."""
     args = sys.argv[1:] if argv is None else argv
@@ -80,8 +80,8 @@ async def accept(config: Config) -> str:
     import redis.asyncio as aioredis
     from redis.exceptions import RedisError
 
-    from .guard import accept_empty
-    from .store import connect, running_embedded
+    from .storage.guard import accept_empty
+    from .storage.store import connect, running_embedded
 
     if config.redis_url:
         handle = await connect(config.redis_url, config.data_dir, allow_unsafe=True, cluster=config.redis_cluster)
@@ -111,8 +111,8 @@ def fail(message: str, code: int) -> int:
 async def serve(config: Config) -> None:
     """Run the bot until it stops or the process gets SIGINT/SIGTERM; then close it cleanly (the embedded
     Redis saves and stops)."""
-    from .client import HongBot
-    from .store import connect
+    from .interface.client import HongBot
+    from .storage.store import connect
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

