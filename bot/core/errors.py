@@ -1,11 +1,9 @@
-"""The errors a player may see. A leaf module: it imports nothing of the bot (only redis-py's error base).
+"""The errors a player may see. A leaf module: it imports nothing (the store's errors: :mod:`bot.storage.errors`).
 
 :class:`UserError` (and the engine's :class:`engine.IllegalMove`) become an ephemeral refusal with their message,
 through the one error path in :mod:`bot.interface.replies`; any other exception becomes an apology and a log line.
 """
 from __future__ import annotations
-
-from redis.exceptions import RedisError
 
 
 class UserError(Exception):
@@ -20,13 +18,6 @@ class GameChanged(UserError):
     The message says to look at the board and try again; nothing was changed."""
 
 
-class StoreLost(RedisError):
-    """The game store (Redis) lost its data, or no longer keeps it on disk, and the bot writes nothing until an
-    operator decides (:mod:`bot.storage.guard`); the message says what happened, for the log. Players get an apology
-    (:func:`bot.interface.replies.apology`). A ``RedisError``, so that redis-py closes a connection whose connect-time check
-    raised it."""
-
-
 class NotAcknowledged(Exception):
     """An interaction that would change a game could not be acknowledged (Discord refused its first response:
     10062 Unknown interaction — it arrived after Discord's 3 s, or was replayed after a gateway resume — or the
@@ -34,4 +25,4 @@ class NotAcknowledged(Exception):
     :func:`bot.interface.answers.before_change`) and nobody can be told. The message says why, for the log."""
 
 
-__all__ = ["UserError", "GameChanged", "StoreLost", "NotAcknowledged"]
+__all__ = ["UserError", "GameChanged", "NotAcknowledged"]

@@ -20,10 +20,10 @@ from engine import IllegalMove
 from engine.result import EndReason
 
 from .. import i18n
-from ..interface import mentions
 from ..storage.deadlines import Deadline, Deadlines
 from .errors import GameChanged, UserError
 from ..i18n import _
+from . import naming
 from .kinds import Game, GameKind
 from ..storage.outbox import START, Announcement, Outbox
 from .record import Event, Player, Record, Result, Status, Takeback
@@ -188,7 +188,7 @@ class GameLayer:
                               "accepts it.", game=title))
         if stored is None or stored.record.status is not Status.ACTIVE:
             names = [kind.name] if kind else list(self.kinds)
-            hint = format_list([mentions.command(f"{name} challenge") for name in names], style="or",
+            hint = format_list([naming.command(f"{name} challenge") for name in names], style="or",
                                locale=i18n.current())
             # TRANSLATORS: {commands} is a command or two (mentions): "/hongkong challenge or /hong challenge".
             raise UserError(_("There is no game running in this channel. Start one with {commands}.", commands=hint))
@@ -238,7 +238,7 @@ class GameLayer:
             # TRANSLATORS: {option} is the option "opponent" as Discord shows it in this language.
             raise UserError(_("You can't challenge yourself. Pick another member as `{option}`, or leave it out "
                               "for an open challenge anyone can accept.",
-                              option=mentions.option(f"{kind.name} challenge", "opponent")))
+                              option=naming.option(f"{kind.name} challenge", "opponent")))
         stored = await self._free_channel(channel_id)
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
@@ -328,7 +328,7 @@ class GameLayer:
         # command /hongkong board or /hong board (a mention).
         return _("A game of {game} is already running in this channel ({first} vs {second}). Watch it with "
                  "{board}, or start yours in another channel.", game=kind.title, first=a, second=b,
-                 board=mentions.command(f"{kind.name} board"))
+                 board=naming.command(f"{kind.name} board"))
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int) -> None:
         """Note the challenge message's id, so it can be edited when the challenge expires.
@@ -348,7 +348,7 @@ class GameLayer:
         if self._expired(stored.record):
             # TRANSLATORS: {command} is the command /hongkong challenge or /hong challenge (a mention).
             raise UserError(_("This challenge has expired. Start a new one with {command}.",
-                              command=mentions.command(f"{stored.record.kind} challenge")))
+                              command=naming.command(f"{stored.record.kind} challenge")))
         return stored
 
     async def accept(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game]:
@@ -549,7 +549,7 @@ class GameLayer:
             # /hong board (a mention).
             raise UserError(_("You're not playing in this game ({first} vs {second}). Watch with {board}, "
                               "or challenge someone in another channel.", first=a, second=b,
-                              board=mentions.command(f"{kind.name} board")))
+                              board=naming.command(f"{kind.name} board")))
         return seat
 
     async def _timed(self, record: Record, game: Game, start: float) -> tuple[Record, tuple[tuple[str, float], ...]]:

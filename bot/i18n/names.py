@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from discord.utils import escape_markdown, escape_mentions
-
 from . import N_, _
 
 #: Discord's limit on a display name (characters).
@@ -81,6 +79,25 @@ def best(*candidates: str | None) -> str:
         if name:
             return name
     return _(FALLBACK)
+
+
+#: Discord's markdown, and the links it leaves alone, as discord.py writes them (``discord.utils.escape_markdown``
+#: with ``ignore_links``): copied, so that names need no Discord library (a test holds them equal).
+_URL = r"(?P<url><[^: >]+:\/[^ >]+>|(?:https?|steam):\/\/[^\s<]+[^<.,:;\"\'\]\s])"
+_MARKDOWN = r"(?P<markdown>[_\\~|\*`]|^>(?:>>)?\s|\[.+\]\(.+\)|^#{1,3}|^\s*-)"
+_MARKUP = re.compile(f"(?:{_URL}|{_MARKDOWN})", re.MULTILINE)
+#: Mentions that ping (``discord.utils.escape_mentions``): @everyone, @here, users and roles.
+_MENTION = re.compile(r"@(everyone|here|[!&]?[0-9]{17,20})")
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` with Discord's markdown escaped by a backslash, links left as written (discord.py's rule)."""
+    return _MARKUP.sub(lambda m: m.group("url") or "\\" + m.group("markdown"), text)
+
+
+def escape_mentions(text: str) -> str:
+    """``text`` with @everyone, @here and user and role mentions broken by a zero-width space (discord.py's rule)."""
+    return _MENTION.sub("@\u200b\\1", text)
 
 
 def escape(name: str) -> str:

@@ -1,14 +1,13 @@
 """Message wording shared by every part of the bot: names, mentions, results, links, durations, and the engines'
 messages in the current language (:func:`translate`).
 
-Pure of Discord's client (only ``discord.AllowedMentions``): every function takes plain values, a user's names
+Pure of Discord: every function takes plain values, a user's names
 or a :class:`bot.core.record.Record` and returns text, in the current language (:mod:`bot.i18n`). Names are stored
 plain and escaped once here, on the way into a message (:mod:`bot.i18n.names`).
 """
 from __future__ import annotations
 
 
-import discord
 from babel.lists import format_list
 from babel.units import format_unit
 
@@ -19,10 +18,6 @@ from . import names
 from . import _, n_
 from ..core.record import Record
 
-#: Posts that must not ping anyone.
-NO_MENTIONS = discord.AllowedMentions.none()
-#: Posts that ping the players they name (never @everyone or roles).
-MENTION_PLAYERS = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: A game id as it appears in button custom ids and commands (the ids we make are 8 of these characters).
 GAME_ID = r"[a-z0-9]{1,16}"
 
@@ -126,5 +121,5 @@ def describe_duration(seconds: float) -> str:
         return format_list(parts[:2], style="standard", locale=locale)
 
 
-__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
+__all__ = ["GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
            "jump_link", "translate", "result_short", "result_for", "describe_duration"]

@@ -14,6 +14,7 @@ message's), e.g. ``drehen`` for ``rotate`` in German — the same rule as the tr
 would refuse (and so shows in English) is named in English here too.
 
 One process serves one application, so the ids and the tree are this module's (:func:`install` replaces them).
+Importing this module makes it the way the Discord-free game layer names commands (:mod:`bot.core.naming`).
 """
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ import discord
 from discord import app_commands
 
 from .. import i18n
+from ..core import naming
 from .translator import localised_names
+
+#: Posts that must not ping anyone.
+NO_MENTIONS = discord.AllowedMentions.none()
+#: Posts that ping the players they name (never @everyone or roles).
+MENTION_PLAYERS = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
 _ids: dict[str, int] = {}
 _tree: app_commands.CommandTree | None = None
@@ -110,4 +117,6 @@ def option(path: str, name: str) -> str:
     return localised_names(code, siblings)[name]
 
 
-__all__ = ["install", "installed_ids", "typed", "command", "option"]
+naming.install(command, option)  # the game layer (bot.core) names commands as Discord shows them
+
+__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "install", "installed_ids", "typed", "command", "option"]

@@ -44,7 +44,8 @@ from ..core.record import Event, Record
 from .board_pool import CHANNEL, PLAYER, renderer
 from .replies import MESSAGE_LIMIT, refuse
 from ..core.session import Turn, result_text
-from ..i18n.wording import MENTION_PLAYERS, NO_MENTIONS, describe_duration, plain_names
+from ..i18n.wording import describe_duration, plain_names
+from .mentions import MENTION_PLAYERS, NO_MENTIONS
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,8 @@ from engine import IllegalMove
 
 from . import answers, mentions
 from .. import i18n
-from ..core.errors import NotAcknowledged, StoreLost, UserError
+from ..core.errors import NotAcknowledged, UserError
+from ..storage.errors import StoreLost
 from ..i18n import _
 from .metrics import FAILURES
 from ..storage.store import NotSaved, wrote
@@ -78,7 +79,7 @@ def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
     connection error, or a Redis Cluster down or failing over), the change may or may not have been stored: say that
-    a stored one's board follows. When the store lost its data (:class:`bot.core.errors.StoreLost`: nothing is written
+    a stored one's board follows. When the store lost its data (:class:`bot.storage.errors.StoreLost`: nothing is written
     until an operator decides, :mod:`bot.storage.guard`), say that."""
     if isinstance(getattr(error, "original", error), StoreLost):
         return _("The game store lost its data; an operator has been alerted — nothing is saved until they decide.")

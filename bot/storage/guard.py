@@ -16,7 +16,7 @@ evicts the bot's keys) —
 
 When the check fails the bot logs an ERROR saying what happened (:attr:`StoreGuard.problem`), ``/healthz`` answers 503
 naming it (:mod:`bot.interface.metrics`), every connection of the bot's client is closed and every new one refused with
-:class:`bot.core.errors.StoreLost` — so nothing is read or written, and players get an apology (:func:`bot.interface.replies.apology`)
+:class:`bot.storage.errors.StoreLost` — so nothing is read or written, and players get an apology (:func:`bot.interface.replies.apology`)
 — until an operator decides (README, "Redis lost its data"):
 
 - restore the data (the marker comes back with it) or the persistence: the next check finds the marker the bot knew,
@@ -40,7 +40,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import RedisError
 
-from ..core.errors import StoreLost
+from .errors import StoreLost
 from .store import OVERRIDE, RedisHandle, check_server, keys_for, persistence_problem
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ class StoreGuard:
         """A write refused (or a read found nothing) because the identity marker ``key`` is gone — the store was
         flushed or restarted empty, found on the way before the periodic check (:func:`bot.storage.store.guarded`, the
         scripts of :mod:`bot.storage.store`). Sets :attr:`problem` (the ERROR logged once) and closes every connection of the
-        bot's client, as :meth:`check` does. Returns the :class:`bot.core.errors.StoreLost` to raise."""
+        bot's client, as :meth:`check` does. Returns the :class:`bot.storage.errors.StoreLost` to raise."""
         if self.problem is None:  # worded as _judge words it, so that its next check logs nothing new
             key = key if len(self.keys.identity_keys()) == 1 else "hongbot:…:store:identity"
             self.problem = (f"Redis at {self.where} lost its data: the game store's identity marker {key} "

@@ -60,7 +60,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .. import budget
-from ..core.errors import StoreLost
+from .errors import StoreLost
 from ..core.record import Record, RecordError
 
 log = logging.getLogger(__name__)
@@ -423,7 +423,7 @@ def marker(redis, bucket: int | None) -> str | None:
 
 
 def as_store_lost(redis, error: BaseException) -> BaseException:
-    """The error to raise for ``error`` from a guarded write or read: a :class:`bot.core.errors.StoreLost` (the guard
+    """The error to raise for ``error`` from a guarded write or read: a :class:`bot.storage.errors.StoreLost` (the guard
     told, so that it logs the ERROR once, ``/healthz`` answers 503 and every connection is checked) when a script
     refused because the identity marker is gone (:data:`LOST_REPLY`), else ``error`` itself."""
     if not (isinstance(error, ResponseError) and LOST_REPLY in str(error)):
@@ -434,12 +434,12 @@ def as_store_lost(redis, error: BaseException) -> BaseException:
 
 
 async def check_marker(redis, bucket: int | None) -> None:
-    """After a read found nothing: raise :class:`bot.core.errors.StoreLost` if the identity marker of ``bucket`` is gone
+    """After a read found nothing: raise :class:`bot.storage.errors.StoreLost` if the identity marker of ``bucket`` is gone
     (the store lost its data: "nothing here" would be a lie), or if the guard found the store lost already. One
     ``EXISTS`` (nothing when no guard established the store).
 
     Raises:
-        bot.core.errors.StoreLost: the store lost its data.
+        bot.storage.errors.StoreLost: the store lost its data.
         redis.RedisError: Redis did not answer.
     """
     guard = _guard_of(redis)
@@ -478,7 +478,7 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
     marker is gone. Returns their replies (nil as 0).
 
     Raises:
-        bot.core.errors.StoreLost: the marker is gone: nothing was written.
+        bot.storage.errors.StoreLost: the marker is gone: nothing was written.
         redis.RedisError: Redis did not answer.
     """
     key = marker(redis, bucket)

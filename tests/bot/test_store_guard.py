@@ -267,7 +267,7 @@ async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(e
     remembering the loss (so that nothing but the scripts and guarded writes themselves can refuse): each write is
     refused with StoreLost and writes nothing."""
     from bot.storage.deadlines import Deadline
-    from bot.core.errors import StoreLost
+    from bot.storage.errors import StoreLost
     from bot.storage.outbox import Announcement
     from bot.storage.store import Effects
 

@@ -32,7 +32,8 @@ from ...interface.replies import refuse
 from ...core.record import Event, Player, Record
 from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text
 from ...storage.settings import RESIGN_CONFIRMATION
-from ...i18n.wording import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
+from ...i18n.wording import describe_duration, jump_link, shown_user
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
 from . import _takebacks as takebacks

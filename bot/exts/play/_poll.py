@@ -5,7 +5,7 @@ import asyncio
 import logging
 from typing import Awaitable, Callable
 
-from ...core.errors import StoreLost
+from ...storage.errors import StoreLost
 from ...interface.replies import UNREACHABLE
 
 log = logging.getLogger(__name__)
@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 async def poll(step: Callable[[], Awaitable[object]], stopping: asyncio.Event, interval: float, what: str) -> None:
     """Run ``step`` every ``interval`` seconds until ``stopping`` is set (waking at once when it is).
 
-    A lost store (:class:`bot.core.errors.StoreLost`) is skipped quietly: :mod:`bot.storage.guard` has said it once, and nothing is
+    A lost store (:class:`bot.storage.errors.StoreLost`) is skipped quietly: :mod:`bot.storage.guard` has said it once, and nothing is
     written until an operator decides. A Redis that doesn't answer (a stall, a restart, a failover) is one WARNING
     line a round, not a traceback every second; anything else is logged with its traceback. Never raises."""
     while not stopping.is_set():

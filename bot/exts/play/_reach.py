@@ -38,7 +38,7 @@ from ...i18n import N_, _, n_
 from ...interface.posts import GAME_FINISHED, board_png, post_nonce, send_in_channel, send_quietly, status_line
 from ...core.record import Record, Status
 from ...core.session import GameLayer, Person
-from ...i18n.wording import MENTION_PLAYERS, NO_MENTIONS
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._language import public
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ import discord
 from ...i18n import _
 from ...core.record import Record
 from ...core.session import TAKEBACK_TIMEOUT, GameLayer
-from ...i18n.wording import NO_MENTIONS, describe_duration
+from ...i18n.wording import describe_duration
+from ...interface.mentions import NO_MENTIONS
 from ._language import public
 
 log = logging.getLogger(__name__)

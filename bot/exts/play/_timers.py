@@ -23,7 +23,8 @@ from ...i18n import _
 from ...core.kinds import GameKind
 from ...interface.posts import post_nonce, send_quietly
 from ...core.session import GameLayer, Turn
-from ...i18n.wording import MENTION_PLAYERS, NO_MENTIONS, describe_duration
+from ...i18n.wording import describe_duration
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from . import _takebacks as takebacks
 from ._language import public
 from ._poll import poll

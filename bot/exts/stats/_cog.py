@@ -42,7 +42,8 @@ from ...core.record import Record
 from ...interface.board_pool import build_replay
 from ...storage.finished_games import Records
 from ...interface.translator import untranslated
-from ...i18n.wording import NO_MENTIONS, plain_names, player_name, result_for, result_short, shown_user
+from ...i18n.wording import plain_names, player_name, result_for, result_short, shown_user
+from ...interface.mentions import NO_MENTIONS
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
 from ._phrases import game_label, leaderboard_embed, rating_change_line, streak_text, when
 
