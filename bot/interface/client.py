@@ -19,9 +19,7 @@ import json
 import logging
 import random
 import time
-from typing import Callable
-
-import redis.asyncio as aioredis
+from typing import TYPE_CHECKING, Callable
 
 import discord
 from discord.ext import commands
@@ -34,9 +32,13 @@ from .metrics import QUEUE_LENGTH, MetricsServer
 from .board_pool import default_workers, renderer
 from .replies import on_error
 from ..core.session import GameLayer
-from ..storage.store import GameStore, Keys, RedisHandle, Shards, connect
+from ..storage import commands as commands_kept
+from ..storage.store import GameStore, RedisHandle, Shards, connect
 from .translator import CommandTranslator
 from .tree import Tree
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 log = logging.getLogger(__name__)
 
@@ -219,16 +221,13 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
     else:
         payload = [command.to_dict(tree) for command in commands]
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    key = Keys.commands(tree.client.application_id, guild.id if guild is not None else None)
+    application, scope_id = tree.client.application_id, guild.id if guild is not None else None
     scope = f"server {guild.id}" if guild is not None else "global"
-    if await redis.get(key) == digest:
+    if await commands_kept.synced_digest(redis, application, scope_id) == digest:
         log.info("%s commands unchanged since the last sync: not synced", scope)
         return False
     synced = await tree.sync(guild=guild)
-    ids = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
-    await redis.delete(ids)  # the ids first: a death in between leaves the hash, and the next start fetches the ids
-    await redis.hset(ids, mapping={c.name: c.id for c in synced})
-    await redis.set(key, digest)
+    await commands_kept.save_sync(redis, application, scope_id, digest, {c.name: c.id for c in synced})
     log.info("synced %d %s command groups: %s", len(synced), scope, ", ".join(c.name for c in synced))
     return True
 
@@ -238,16 +237,15 @@ async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Re
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.interface.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and
     kept. Never raises for Discord: if the fetch fails, no ids (messages then write commands as typed)."""
-    key = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
-    kept = await redis.hgetall(key)
+    application, scope_id = tree.client.application_id, guild.id if guild is not None else None
+    kept = await commands_kept.kept_ids(redis, application, scope_id)
     if kept:
-        return {(name.decode() if isinstance(name, bytes) else name): int(snowflake) for name, snowflake in kept.items()}
+        return kept
     try:
         fetched = await tree.fetch_commands(guild=guild)
     except discord.HTTPException as error:
         log.warning("couldn't fetch the commands' ids (%s): messages name commands as typed", error)
         return {}
     ids = {c.name: c.id for c in fetched}
-    if ids:
-        await redis.hset(key, mapping=ids)
+    await commands_kept.keep_ids(redis, application, scope_id, ids)
     return ids

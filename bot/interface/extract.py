@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-import redis.asyncio as aioredis
 from discord import app_commands
 
 from .. import i18n
 from .client import EXTENSIONS, HongBot
 from ..config import Config
-from ..storage.store import RedisHandle
+from ..storage.store import unconnected
 from .translator import command_strings
 
 
@@ -34,12 +33,12 @@ async def command_tree() -> app_commands.CommandTree:
     """The bot's command tree as it is synced, built offline: :class:`bot.interface.client.HongBot` with its features
     (:data:`bot.interface.client.EXTENSIONS`) loaded on a Redis client that never connects, their cogs' commands added to
     the tree without starting the cogs (no timers, no Redis, no Discord)."""
-    client = aioredis.Redis()  # never used: building the commands reads nothing
-    bot = _Offline(Config(), redis=RedisHandle(client))
-    bot.layer = bot.game_layer(client)
+    handle = unconnected()  # never used: building the commands reads nothing
+    bot = _Offline(Config(), redis=handle)
+    bot.layer = bot.game_layer(handle.client)
     for extension in EXTENSIONS:
         await bot.load_extension(extension)
-    await client.aclose()
+    await handle.close()
     return bot.tree
 
 

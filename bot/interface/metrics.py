@@ -142,7 +142,7 @@ class MetricsServer:
                 raise RuntimeError("not started")
             if guard is not None and guard.problem:
                 raise RuntimeError(guard.problem)
-            await asyncio.wait_for(layer.store.redis.ping(), HEALTH_TIMEOUT)
+            await asyncio.wait_for(layer.store.ping(), HEALTH_TIMEOUT)
         except Exception as exc:
             down.append(f"redis: {exc or type(exc).__name__}")
         if not gateway_connected(self.bot):

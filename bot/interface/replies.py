@@ -32,16 +32,13 @@ import logging
 import discord
 from babel.lists import format_list
 from discord import app_commands
-from redis.exceptions import ClusterDownError, ClusterError, SlotNotCoveredError, TryAgainError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine import IllegalMove
 
 from . import answers, mentions
 from .. import i18n
 from ..core.errors import NotAcknowledged, UserError
-from ..storage.errors import StoreLost
+from ..storage.errors import UNREACHABLE, StoreLost
 from ..i18n import _
 from .metrics import FAILURES
 from ..storage.store import NotSaved, wrote
@@ -70,9 +67,6 @@ async def refuse(interaction: discord.Interaction, text: str) -> None:
         log.warning("could not send a refusal for interaction %s", interaction.id)
 
 
-#: Errors that mean the game store could not be reached just now (a Redis Cluster: down, failing over, a slot moving).
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, ClusterDownError, ClusterError, SlotNotCoveredError,
-               TryAgainError)
 
 
 def apology(game_names, error: BaseException | None = None) -> str:

@@ -1,7 +1,10 @@
-"""The store's own errors. A leaf module: it imports only redis-py's error base."""
+"""The store's own errors, and redis-py's that mean it can't be reached. A leaf module: it imports only redis-py's
+errors."""
 from __future__ import annotations
 
-from redis.exceptions import RedisError
+from redis.exceptions import ClusterDownError, ClusterError, RedisError, SlotNotCoveredError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 
 class StoreLost(RedisError):
@@ -11,4 +14,9 @@ class StoreLost(RedisError):
     raised it."""
 
 
-__all__ = ["StoreLost"]
+#: Errors that mean the game store could not be reached just now (a Redis Cluster: down, failing over, a slot moving).
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, ClusterDownError, ClusterError, SlotNotCoveredError,
+               TryAgainError)
+
+
+__all__ = ["StoreLost", "UNREACHABLE"]

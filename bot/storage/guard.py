@@ -34,6 +34,7 @@ import logging
 import re
 import secrets
 import time
+from pathlib import Path
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -41,7 +42,7 @@ from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from .errors import StoreLost
-from .store import OVERRIDE, RedisHandle, check_server, keys_for, persistence_problem
+from .store import OVERRIDE, RedisHandle, check_server, connect, keys_for, persistence_problem, running_embedded
 
 log = logging.getLogger(__name__)
 
@@ -357,4 +358,32 @@ async def accept_empty(client) -> str:
     return identity
 
 
-__all__ = ["StoreGuard", "accept_empty", "CHECK_INTERVAL", "DECIDE"]
+async def accept_configured(redis_url: str | None, data_dir: Path, *, cluster: bool = False) -> str:
+    """``python -m bot store accept-empty``: :func:`accept_empty` on the configured Redis — ``redis_url`` (a node
+    of a Redis Cluster with ``cluster``), else the embedded server a bot runs in ``data_dir``. Returns what to tell
+    the operator.
+
+    Raises:
+        RuntimeError: Redis can't be reached (the message says where).
+    """
+    if redis_url:
+        handle = await connect(redis_url, data_dir, allow_unsafe=True, cluster=cluster)
+        client, where = handle.client, redis_url.split("@")[-1]
+    else:
+        socket = running_embedded(data_dir)
+        if socket is None:
+            return (f"no bot is running on the embedded Redis in {data_dir}: nothing to accept (a bot started "
+                    f"on it adopts the store as it is)")
+        handle, client, where = None, aioredis.Redis(unix_socket_path=socket, decode_responses=True), \
+            f"the embedded Redis in {data_dir}"
+    try:
+        identity = await accept_empty(client)
+    except RedisError as exc:
+        raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
+    finally:
+        await (handle.close() if handle is not None else client.aclose())
+    return (f"accepted the game store at {where} as it is (new identity {identity}): running bots carry on at their "
+            f"next check")
+
+
+__all__ = ["StoreGuard", "accept_empty", "accept_configured", "CHECK_INTERVAL", "DECIDE"]

@@ -1115,6 +1115,22 @@ class GameStore:
                       ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started"))
 
 
+    async def ping(self) -> bool:
+        """Whether the store answers now (one PING). Raises redis-py's errors when it doesn't."""
+        return bool(await self.redis.ping())
+
+    async def claim_rearm(self, seconds: int) -> bool:
+        """Claim the periodic check of every game's deadlines for ``seconds`` (:data:`Keys.REARM_LOCK`, set only
+        if no process holds it): True for the one process that gets it."""
+        return bool(await self.redis.set(Keys.REARM_LOCK, "1", nx=True, ex=seconds))
+
+    async def reply_of(self, channel_id: int, member: str) -> str | None:
+        """The interaction whose change the channel's turn announcement ``member`` announces
+        (``<application id>:<interaction token>``, :meth:`Keys.reply`), while Discord lets it be completed; else
+        None."""
+        return await self.redis.get(self.keys.reply(channel_id, member))
+
+
 class RedisHandle:
     """A connected ``redis.asyncio`` client plus, when embedded, the redis-server behind it (:class:`EmbeddedRedis`),
     and (once the bot started on it) the :class:`bot.storage.guard.StoreGuard` that watches the server's identity and
@@ -1149,6 +1165,22 @@ class RedisHandle:
         if self.embedded is not None:
             server, self.embedded = self.embedded, None
             await server.stop()
+
+
+def unconnected() -> RedisHandle:
+    """A handle on a client that never connects (redis-py connects at the first command): for building the bot
+    offline, when nothing is read or written (:func:`bot.interface.extract.command_tree`)."""
+    return RedisHandle(aioredis.Redis())
+
+
+def redis_options() -> dict:
+    """The ``redis.asyncio`` connection options of the time budget (:mod:`bot.budget`): ``socket_timeout``,
+    ``socket_connect_timeout`` and ``retry`` (no retries)."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+
+    return {"socket_timeout": budget.SOCKET_TIMEOUT, "socket_connect_timeout": budget.SOCKET_TIMEOUT,
+            "retry": Retry(NoBackoff(), budget.RETRIES)}
 
 
 #: How long the embedded server may take to start (seconds) and to stop before it is killed.
@@ -1423,7 +1455,7 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
     The client draws on a ``redis.asyncio.BlockingConnectionPool`` of at most ``pool_size`` connections: under
     load a command waits (up to ``pool_timeout`` seconds, then ``redis.ConnectionError``) for a free connection
     instead of failing at once as the default pool does when it is full. Every command waits at most
-    :data:`bot.budget.SOCKET_TIMEOUT` for its reply and is not retried (:func:`bot.budget.redis_options`: the
+    :data:`bot.budget.SOCKET_TIMEOUT` for its reply and is not retried (:func:`redis_options`: the
     interaction budget) — on a Cluster it is, as redis-py's cluster client retries to follow a failover (slower, still
     safe: a retried commit past its deadline is refused by the script).
 
@@ -1452,11 +1484,11 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
     if cluster:
-        timeouts = {k: v for k, v in budget.redis_options().items() if k != "retry"}  # its retries follow failovers
+        timeouts = {k: v for k, v in redis_options().items() if k != "retry"}  # its retries follow failovers
         client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
     else:
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
-                                                        decode_responses=True, **budget.redis_options())
+                                                        decode_responses=True, **redis_options())
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
     handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where,
                          url=redis_url)

@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 
 from bot import budget
 from bot.core.record import Player, Record, Status
-from bot.storage.store import Effects, GameStore, NotSaved, connect, fresh_task
+from bot.storage.store import Effects, GameStore, NotSaved, connect, fresh_task, redis_options
 
 from .harness import decode_png, display, place_options, start_bot
 
@@ -160,7 +160,7 @@ async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past
     before = await store.raw(channel)
     changed = record.replace(updated=record.updated + 1)
     client = aioredis.Redis(unix_socket_path=redis_server["unix_socket_path"], decode_responses=True,
-                            **{**budget.redis_options(), "socket_timeout": 1.0})
+                            **{**redis_options(), "socket_timeout": 1.0})
     hung = GameStore(client)
     try:
         await hung._clock_offset()  # compared while the server answers

@@ -5,8 +5,7 @@ import asyncio
 import logging
 from typing import Awaitable, Callable
 
-from ...storage.errors import StoreLost
-from ...interface.replies import UNREACHABLE
+from ...storage.errors import UNREACHABLE, StoreLost
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,6 @@ from ...storage.outbox import MAX_TRIES, Announcement
 from ...interface.posts import POSTING
 from ...interface.posts import already_posted, board_name, shows_board, turn_message
 from ...core.session import GameLayer, Turn
-from ...storage.store import Keys
 from ._computer import Computer
 from ._language import public
 from ._poll import poll
@@ -89,7 +88,7 @@ class Reconciler:
     async def rearm_if_due(self) -> bool:
         """Run the periodic check of every game's deadlines if no process did in the last :data:`REARM_EVERY`
         seconds. True if this process ran it."""
-        if not await self.layer.store.redis.set(Keys.REARM_LOCK, "1", nx=True, ex=int(REARM_EVERY)):
+        if not await self.layer.store.claim_rearm(int(REARM_EVERY)):
             return False
         log.info("periodic check: %d challenge(s) and game(s) have their deadlines", await self.layer.rearm())
         return True
@@ -149,7 +148,7 @@ class Reconciler:
         if turn is None:
             return bool(await self.post_start(kind, game, record, a))
         # the interaction that made the change, left on "thinking…" by a process that died: completed with the board
-        reply = await self.layer.store.redis.get(self.layer.store.keys.reply(a.channel_id, a.member))
+        reply = await self.layer.store.reply_of(a.channel_id, a.member)
         return bool(await self.post_turn(None, kind, turn, reply=reply))
 
     async def _computer(self, a: Announcement) -> bool:
