@@ -91,7 +91,7 @@ async def serve(config: Config) -> None:
     """Run the bot until it stops or the process gets SIGINT/SIGTERM; then close it cleanly (the embedded
     Redis saves and stops)."""
     from .interface.client import HongBot
-    from .storage.store import connect
+    from .storage.connection import connect
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

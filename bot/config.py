@@ -50,7 +50,7 @@ class Config:
         metrics_port: the TCP port serving Prometheus metrics (``/metrics``) and the health check (``/healthz``) on
             every interface, or 0 (off).
         redis_cluster: ``redis_url`` names one node of a Redis Cluster (redis-py's cluster client, keys laid out
-            for it: :class:`bot.storage.store.ClusterKeys`).
+            for it: :class:`bot.storage.keys.ClusterKeys`).
         shard_count: the bot's total number of gateway shards (every process of one bot says the same), or None:
             ask Discord for its recommended count (``auto``) and run every shard here.
         shard_ids: the shards this process runs (each < ``shard_count``), or None for all of them.

@@ -12,7 +12,9 @@ import sys
 import pytest
 import redis.asyncio as aioredis
 
-from bot.storage.store import GameStore, RedisHandle, start_embedded, stop_embedded
+from bot.storage.store import GameStore
+from bot.storage.connection import RedisHandle
+from bot.storage.embedded import start_embedded, stop_embedded
 
 
 @pytest.fixture(autouse=True)

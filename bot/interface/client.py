@@ -33,7 +33,8 @@ from .board_pool import default_workers, renderer
 from .replies import on_error
 from ..core.session import GameLayer
 from ..storage import commands as commands_kept
-from ..storage.store import GameStore, RedisHandle, Shards, connect
+from ..storage.store import GameStore, Shards
+from ..storage.connection import RedisHandle, connect
 from .translator import CommandTranslator
 from .tree import Tree
 
@@ -207,7 +208,7 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
     sync would send, with every language's names and descriptions from the tree's translator (so a changed catalog
     syncs again) — changed since the last sync for this application and scope, whose hash is kept in Redis
-    (:meth:`bot.storage.store.Keys.commands`). Returns whether it synced.
+    (:meth:`bot.storage.keys.Keys.commands`). Returns whether it synced.
 
     A restart with unchanged commands makes no request (a sync is a bulk overwrite Discord rate-limits, and slow
     with many commands); deleting the key forces the next start to sync.

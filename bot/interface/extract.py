@@ -15,7 +15,7 @@ from discord import app_commands
 from .. import i18n
 from .client import EXTENSIONS, HongBot
 from ..config import Config
-from ..storage.store import unconnected
+from ..storage.connection import unconnected
 from .translator import command_strings
 
 

@@ -375,7 +375,7 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
     """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
     follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
     move) or the interaction has expired. ``reply`` (no ``interaction``: the reconciler): the interaction a killed
-    process left on "thinking…" (:meth:`bot.storage.store.Keys.reply`), completed with the post (:func:`complete`) while
+    process left on "thinking…" (:meth:`bot.storage.keys.Keys.reply`), completed with the post (:func:`complete`) while
     Discord still lets it be; else the post goes to the channel.
     Rendering runs off the event loop. Then the turn's announcement is marked done. If the turn ended the game,
     ``game_finished`` is dispatched even when the post failed (the game's state is committed: what follows from

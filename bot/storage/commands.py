@@ -1,13 +1,13 @@
 """The slash commands as last synced to Discord, kept in Redis per application and scope (one server, or global):
-the hash of their definitions (:meth:`bot.storage.store.Keys.commands`) and the ids Discord gave them
-(:meth:`bot.storage.store.Keys.command_ids`). :func:`bot.interface.client.sync_commands` decides with them whether to
+the hash of their definitions (:meth:`bot.storage.keys.Keys.commands`) and the ids Discord gave them
+(:meth:`bot.storage.keys.Keys.command_ids`). :func:`bot.interface.client.sync_commands` decides with them whether to
 sync again.
 """
 from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from .store import Keys
+from .keys import Keys
 
 
 async def synced_digest(redis: aioredis.Redis, application_id: int, guild_id: int | None) -> str | None:

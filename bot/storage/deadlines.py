@@ -1,6 +1,6 @@
 """Deadlines kept in Redis, so timers survive restarts and fire exactly once across bot processes.
 
-One sorted set (:meth:`bot.storage.store.Keys.deadlines`; one per bucket of channels on a Redis Cluster), scores = due
+One sorted set (:meth:`bot.storage.keys.Keys.deadlines`; one per bucket of channels on a Redis Cluster), scores = due
 time (Unix seconds). A member names what is due:
 ``<what>|<channel id>|<game id>|<marker>`` with ``what`` one of ``expire`` (a challenge), ``remind`` and
 ``forfeit`` (a turn; ``marker`` = the number of moves played when the turn began, so a deadline of a turn that
@@ -23,7 +23,8 @@ from typing import Callable
 
 import redis.asyncio as aioredis
 
-from .store import DueSet, Shards, keys_for
+from .store import DueSet, Shards
+from .keys import keys_for
 
 KINDS = ("expire", "remind", "forfeit", "takeback")
 #: Seconds a claimed deadline stays with its claimer before another process may take it (doubling each time).

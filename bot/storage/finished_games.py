@@ -4,7 +4,7 @@ The record itself is the finished game's :class:`bot.core.record.Record` that :m
 writes in the same atomic step that ends the game (id, kind, options, players, result and how it ended, times,
 guild and channel, and the engine state with the full move list). Records are never deleted, and Redis persists
 them (append-only file when embedded). This module adds the indexes the commands read (keys from
-:class:`bot.storage.store.Keys`):
+:class:`bot.storage.keys.Keys`):
 
 - ``GAME_INDEX`` — hash game id → channel id: find a game by its id alone;
 - ``guild_games`` — sorted set game id → end time: a server's history;
@@ -25,7 +25,8 @@ from typing import Callable
 
 from .ratings import Ratings
 from ..core.record import Record, Status
-from .store import GameStore, Keys, guarded, marker
+from .store import GameStore, guarded, marker
+from .keys import Keys
 
 log = logging.getLogger(__name__)
 

@@ -1,13 +1,13 @@
 """Noticing a Redis that lost its data — or stopped keeping it — while the bot runs, and writing nothing then.
 
-The game store carries an *identity marker* (:meth:`bot.storage.store.Keys.identity_keys`: one hash
+The game store carries an *identity marker* (:meth:`bot.storage.keys.Keys.identity_keys`: one hash
 ``hongbot:store:identity`` on one server; on a Redis Cluster one per bucket of channels, so that every primary holding
 games holds one): ``{"id": <random hex>, "created": <unix seconds>}``, written when the bot first meets a store without
 one (:meth:`StoreGuard.establish`). The bot remembers the id it met. A server that restarted empty, or was flushed, has
 no marker any more; a different server has another id.
 
 :class:`StoreGuard` checks the marker — and, for the operator's own server, that it still keeps its data on disk
-(:func:`bot.storage.store.check_server`'s rules: an append-only file or RDB save points, a ``maxmemory-policy`` that never
+(:func:`bot.storage.connection.check_server`'s rules: an append-only file or RDB save points, a ``maxmemory-policy`` that never
 evicts the bot's keys) —
 
 - every ``store_check_interval`` seconds (on a connection of its own), and
@@ -42,7 +42,9 @@ from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from .errors import StoreLost
-from .store import OVERRIDE, RedisHandle, check_server, connect, keys_for, persistence_problem, running_embedded
+from .connection import OVERRIDE, RedisHandle, check_server, connect, persistence_problem
+from .embedded import running_embedded
+from .keys import keys_for
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ class StoreGuard:
 
     @classmethod
     def of(cls, handle: RedisHandle) -> "StoreGuard":
-        """The guard of a :class:`bot.storage.store.RedisHandle` (made once: bots sharing a handle share it)."""
+        """The guard of a :class:`bot.storage.connection.RedisHandle` (made once: bots sharing a handle share it)."""
         if handle.guard is None:
             handle.guard = cls(handle.client, handle.where, external=handle.external, allow_unsafe=handle.allow_unsafe,
                                url=handle.url)

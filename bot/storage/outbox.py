@@ -2,7 +2,7 @@
 
 A commit (:meth:`bot.storage.store.GameStore.commit`) adds an :class:`Announcement` for each thing that must follow from
 it — the board post of the turn, a finished game's record, rating and rating line, the computer's reply — to the
-sorted set :meth:`bot.storage.store.Keys.outbox` (one per bucket of channels on a Redis Cluster), scored with the time after which a reconciler may make it
+sorted set :meth:`bot.storage.keys.Keys.outbox` (one per bucket of channels on a Redis Cluster), scored with the time after which a reconciler may make it
 (now + :data:`GRACE`). The bot that made the change announces it at once and then removes the entry
 (:meth:`Outbox.done`); if it can't (Redis or Discord failed, the process was killed), the entry stays, and the
 play cog's reconciler claims it (:meth:`Outbox.claim`, a lease: one process at a time, retried with a doubling
@@ -25,7 +25,8 @@ from typing import Callable
 import redis.asyncio as aioredis
 
 from ..core.record import Record
-from .store import DueSet, Shards, guarded, keys_for
+from .store import DueSet, Shards, guarded
+from .keys import keys_for
 
 #: Seconds the bot that made a change has to announce it before a reconciler may (by ``what``).
 GRACE = {"turn": 15.0, "result": 15.0, "computer": 30.0}

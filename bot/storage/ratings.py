@@ -46,7 +46,8 @@ from engine.result import EndReason
 
 from ..i18n.names import unescape
 from ..core.record import Record
-from .store import LOST_REPLY, Keys, as_store_lost, marker
+from .store import LOST_REPLY, as_store_lost, marker
+from .keys import Keys
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Per-server settings, kept in Redis: turn timer, reminders, a thread per game.
 
-Stored as a hash (key: :meth:`bot.storage.store.Keys.settings`); a missing field means the default.
+Stored as a hash (key: :meth:`bot.storage.keys.Keys.settings`); a missing field means the default.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import redis.asyncio as aioredis
 from .. import i18n
 from ..core.errors import UserError
 from ..i18n import _
-from .store import Keys, guarded, writing
+from .store import guarded, writing
+from .keys import Keys
 from ..i18n.wording import describe_duration
 
 MIN_TURN_TIMER = 60  # seconds: 1 minute

@@ -15,7 +15,7 @@ from bot import i18n
 from bot.__main__ import point_at
 from bot.interface.client import HongBot
 from bot.config import Config
-from bot.storage.store import RedisHandle
+from bot.storage.connection import RedisHandle
 
 from ..conftest import make_client
 

@@ -21,7 +21,9 @@ from bot.storage.ratings import Ratings
 from bot.storage.finished_games import Records
 from bot.core.record import Status
 from bot.core.session import GameLayer, Person
-from bot.storage.store import BUCKET_TAGS, ClusterKeys, Effects, GameStore, Keys, RedisHandle, Shards, connect
+from bot.storage.store import Effects, GameStore, Shards
+from bot.storage.connection import RedisHandle, connect
+from bot.storage.keys import BUCKET_TAGS, ClusterKeys, Keys
 
 from .cluster import LocalCluster
 from .harness import display, start_bot

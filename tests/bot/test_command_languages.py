@@ -275,7 +275,7 @@ async def test_the_commands_ids_are_kept_fetched_when_missing_and_installed_for_
     kept ids; with them gone (a database from before, a lost key) it fetches them once and keeps them."""
     from bot.interface import mentions
     from bot.interface.client import command_ids
-    from bot.storage.store import Keys
+    from bot.storage.keys import Keys
 
     running = await bots()
     synced = {c["name"]: int(c["id"]) for c in emu.guild_commands[world.guild]}

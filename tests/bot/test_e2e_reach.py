@@ -13,7 +13,8 @@ import asyncio
 import pytest
 
 from bot.storage.ratings import GLOBAL, Ratings
-from bot.storage.store import GameStore, Keys
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys
 from tests.emulator import PERMISSIONS
 
 from .harness import refused

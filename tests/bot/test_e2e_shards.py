@@ -22,7 +22,9 @@ from bot.interface.client import HongBot
 from bot.config import Config
 from bot.storage.outbox import Announcement
 from bot.core.session import Person
-from bot.storage.store import Keys, RedisHandle, Shards
+from bot.storage.store import Shards
+from bot.storage.connection import RedisHandle
+from bot.storage.keys import Keys
 from tests.emulator import PERMISSIONS, DiscordEmulator
 
 from ..conftest import make_client

@@ -2,7 +2,7 @@
 and answered or refused as not saved — never applied later in silence.
 
 The real bot through the emulator, with its Redis connection made as ``python -m bot`` makes it
-(:func:`bot.storage.store.connect`: the timeouts of :mod:`bot.budget`), and the test's real redis-server stopped with
+(:func:`bot.storage.connection.connect`: the timeouts of :mod:`bot.budget`), and the test's real redis-server stopped with
 SIGSTOP (nothing answers, nothing errors) and resumed with SIGCONT. The emulator refuses an initial response later
 than 3 s after the interaction was sent (``response_deadline``), as Discord does. Also a commit queued in a stopped
 server, at the store level: when the server wakes past the commit's deadline, the script refuses it.
@@ -21,7 +21,8 @@ import redis.asyncio as aioredis
 
 from bot import budget
 from bot.core.record import Player, Record, Status
-from bot.storage.store import Effects, GameStore, NotSaved, connect, fresh_task, redis_options
+from bot.storage.store import Effects, GameStore, NotSaved, fresh_task
+from bot.storage.connection import connect, redis_options
 
 from .harness import decode_png, display, place_options, start_bot
 

@@ -13,7 +13,7 @@ from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
 from bot.core.record import SCHEMA, Event, Player, Record, RecordError, Status, migrate
 from bot.core.session import GameLayer
-from bot.storage.store import Keys
+from bot.storage.keys import Keys
 from engine.result import EndReason
 
 OLD = json.loads((Path(__file__).parent / "data" / "records_schema1.json").read_text())

@@ -15,7 +15,8 @@ from bot.storage.finished_games import DONE, GAME_INDEX, Records
 from bot.core.record import Record, Status
 from bot.core.session import GameLayer, Person
 from bot.exts.stats import Stats, game_label, rating_change_line
-from bot.storage.store import GameStore, Keys
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys
 from bot.i18n.wording import result_for, result_short
 from engine.result import EndReason
 from engine.movetext import parse_record

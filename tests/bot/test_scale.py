@@ -16,7 +16,8 @@ from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
 from bot.core.record import Status
 from bot.core.session import GameLayer, Person
-from bot.storage.store import GameStore, connect
+from bot.storage.store import GameStore
+from bot.storage.connection import connect
 from engine import IllegalMove, InvalidState
 
 ANN, BEN = Person(1, "Ann"), Person(2, "Ben")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bot.storage.deadlines import Deadline, Deadlines
 from bot.storage.outbox import Announcement, Outbox
-from bot.storage.store import Keys, Shards
+from bot.storage.store import Shards
+from bot.storage.keys import Keys
 
 NOW = 1_700_000_000.0
 #: Guild ids on shard 0 and on shard 1 of 2 (``(id >> 22) % 2``).

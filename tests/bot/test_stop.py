@@ -11,7 +11,7 @@ import time
 import pytest
 
 import bot.interface.posts
-from bot.storage.store import Keys
+from bot.storage.keys import Keys
 
 from .harness import start_bot
 
@@ -65,7 +65,7 @@ def _redis_server(directory, socket):
 def test_a_redis_server_left_on_the_data_directory_is_stopped_before_the_embedded_one_starts(tmp_path):
     import redis
 
-    from bot.storage.store import start_embedded, stop_embedded
+    from bot.storage.embedded import start_embedded, stop_embedded
 
     data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
     data.mkdir()

@@ -14,7 +14,8 @@ import redis.asyncio as aioredis
 
 from bot.storage.guard import StoreGuard
 from bot.interface.metrics import MetricsServer
-from bot.storage.store import Keys, connect
+from bot.storage.connection import connect
+from bot.storage.keys import Keys
 
 from .harness import start_bot
 from .processes import ROOT, RedisServer
@@ -202,7 +203,7 @@ async def test_with_allow_unsafe_redis_a_server_without_persistence_is_only_logg
 
 
 async def test_the_marker_is_laid_out_for_a_cluster_in_every_bucket():
-    from bot.storage.store import BUCKET_TAGS, ClusterKeys
+    from bot.storage.keys import BUCKET_TAGS, ClusterKeys
     from redis.crc import key_slot
 
     keys = ClusterKeys.identity_keys()

@@ -6,7 +6,7 @@ process was killed — this task makes, in one process at a time (each announcem
 
 - ``turn``: the board post, unless the game went on since (a later post shows it) or it was posted already
   (the board's file name carries the announcement's tag: the channel's recent messages are checked first) — as the
-  completion of the interaction that made the change while its token is fresh (:meth:`bot.storage.store.Keys.reply`: the
+  completion of the interaction that made the change while its token is fresh (:meth:`bot.storage.keys.Keys.reply`: the
   player's "thinking…" becomes the board), else in the channel;
 - ``computer``: the computer's reply, if it is still to move in that position and not thinking here already;
 - ``result``: a finished game's record, rating and rating line — handed to the stats cog
