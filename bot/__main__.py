@@ -19,7 +19,7 @@ USAGE = "usage: python -m bot                      run the bot\n       python -m
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m bot`` runs the bot; ``python -m bot store accept-empty`` accepts a store that lost its
-    data (:func:`bot.guard.accept_empty`). Exit codes: 0 after a clean stop (or the store accepted), 2 for
+    data (:func:`bot.storage.guard.accept_empty`). Exit codes: 0 after a clean stop (or the store accepted), 2 for
     missing/invalid configuration or arguments, 1 when Discord or Redis can't be used (each failure is one line on
     stderr, never a traceback)."""
     args = sys.argv[1:] if argv is None else argv
@@ -77,30 +77,9 @@ async def accept(config: Config) -> str:
     Raises:
         RuntimeError: Redis can't be reached (the message says where).
     """
-    import redis.asyncio as aioredis
-    from redis.exceptions import RedisError
+    from .storage.guard import accept_configured
 
-    from .guard import accept_empty
-    from .store import connect, running_embedded
-
-    if config.redis_url:
-        handle = await connect(config.redis_url, config.data_dir, allow_unsafe=True, cluster=config.redis_cluster)
-        client, where = handle.client, config.redis_url.split("@")[-1]
-    else:
-        socket = running_embedded(config.data_dir)
-        if socket is None:
-            return (f"no bot is running on the embedded Redis in {config.data_dir}: nothing to accept (a bot started "
-                    f"on it adopts the store as it is)")
-        handle, client, where = None, aioredis.Redis(unix_socket_path=socket, decode_responses=True), \
-            f"the embedded Redis in {config.data_dir}"
-    try:
-        identity = await accept_empty(client)
-    except RedisError as exc:
-        raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
-    finally:
-        await (handle.close() if handle is not None else client.aclose())
-    return (f"accepted the game store at {where} as it is (new identity {identity}): running bots carry on at their "
-            f"next check")
+    return await accept_configured(config.redis_url, config.data_dir, cluster=config.redis_cluster)
 
 
 def fail(message: str, code: int) -> int:
@@ -111,8 +90,8 @@ def fail(message: str, code: int) -> int:
 async def serve(config: Config) -> None:
     """Run the bot until it stops or the process gets SIGINT/SIGTERM; then close it cleanly (the embedded
     Redis saves and stops)."""
-    from .client import HongBot
-    from .store import connect
+    from .interface.client import HongBot
+    from .storage.connection import connect
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

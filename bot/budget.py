@@ -3,7 +3,7 @@
 Discord (Receiving and Responding, "Responding to an Interaction"): the initial response must reach Discord within
 3 s of the interaction's creation; the token then takes follow-ups and edits for 15 minutes. Redis can hang
 (nothing answers, nothing errors) or crawl; so the bot acknowledges first when the store is slow
-(:mod:`bot.answers`), and a change that could not be stored in time is refused for good (:mod:`bot.store`'s commit
+(:mod:`bot.interface.answers`), and a change that could not be stored in time is refused for good (:mod:`bot.storage.store`'s commit
 deadline), never applied later in silence.
 
 The arithmetic, in seconds from the interaction's creation (its snowflake time):
@@ -44,15 +44,5 @@ RETRIES = 0
 assert ANSWER_BY + 0.5 < DISCORD_INITIAL and STORE_DEADLINE + CLOCK_MARGIN + POOL_TIMEOUT + SOCKET_TIMEOUT < 60
 
 
-def redis_options() -> dict:
-    """The ``redis.asyncio`` connection options of this budget: ``socket_timeout``, ``socket_connect_timeout`` and
-    ``retry`` (no retries)."""
-    from redis.asyncio.retry import Retry
-    from redis.backoff import NoBackoff
-
-    return {"socket_timeout": SOCKET_TIMEOUT, "socket_connect_timeout": SOCKET_TIMEOUT,
-            "retry": Retry(NoBackoff(), RETRIES)}
-
-
 __all__ = ["ANSWER_BY", "DISCORD_INITIAL", "DISCORD_FOLLOW_UP", "SOCKET_TIMEOUT", "POOL_TIMEOUT", "STORE_DEADLINE",
-           "CLOCK_MARGIN", "RETRIES", "redis_options"]
+           "CLOCK_MARGIN", "RETRIES"]

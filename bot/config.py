@@ -42,15 +42,15 @@ class Config:
         redis_pool_timeout: seconds such a command waits at most before failing (0.1–600; default 2: an
             interaction's budget, :mod:`bot.budget`; 600 still ends inside Discord's 15-minute follow-up window).
         store_check_interval: seconds between two checks that Redis still holds the bot's data and keeps it on disk
-            (0.1–3600; :mod:`bot.guard`).
+            (0.1–3600; :mod:`bot.storage.guard`).
         render_workers: processes drawing board images (0–64; 0: a thread of the bot's process), or None: half the
-            CPUs, at least one (:func:`bot.rendering.default_workers`).
+            CPUs, at least one (:func:`bot.interface.board_pool.default_workers`).
         computer_workers: processes searching the computer's moves, at a lower OS priority (1–64), or None: half
             the CPUs, at least one.
         metrics_port: the TCP port serving Prometheus metrics (``/metrics``) and the health check (``/healthz``) on
             every interface, or 0 (off).
         redis_cluster: ``redis_url`` names one node of a Redis Cluster (redis-py's cluster client, keys laid out
-            for it: :class:`bot.store.ClusterKeys`).
+            for it: :class:`bot.storage.keys.ClusterKeys`).
         shard_count: the bot's total number of gateway shards (every process of one bot says the same), or None:
             ask Discord for its recommended count (``auto``) and run every shard here.
         shard_ids: the shards this process runs (each < ``shard_count``), or None for all of them.

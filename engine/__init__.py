@@ -44,7 +44,7 @@ class Term(str):
     - ``params``: the fields' values. A value that is itself a ``Term`` (``what=N_("a stone")``, a word that
       differs by language) is translated too; any other value (a square, a move, a number) is shown as it is.
 
-    The bot's ``bot.words.translate(term)`` gives it in the current language: the template (and each ``Term``
+    The bot's ``bot.i18n.wording.translate(term)`` gives it in the current language: the template (and each ``Term``
     value) through the catalog, then formatted. ``python -m bot.i18n extract`` reads ``engine/`` too, and finds
     the templates by the markers' names ``N_`` and ``n_``: write the template as a literal in the call.
     """

@@ -19,7 +19,7 @@ to bottom:
   icon and a word; summoned dragons are marked SUMMONED, the sizes a pending summon may choose are framed in the
   summoning player's colour.
 
-Every word is in the language of the ``translations`` given (see :mod:`render.words`; English by default): a
+Every word is in the language of the ``translations`` given (see :mod:`render.labels`; English by default): a
 longer sentence shrinks or has its names cut, a label its size, so nothing is clipped. Squares, numbers, notation and
 the dragons' actions (``rotate``: what a player types in ``D2 rotate C4``) are the same in every language.
 
@@ -41,7 +41,7 @@ from render.common import (
     to_png,
 )
 from render.text import Style, fit_line, fit_lines, fit_parts, fit_text, text_width
-from render.words import Translations, Words, parts, player_names, words
+from render.labels import Translations, Words, parts, player_names, words
 
 __all__ = ["render_board", "board_image", "WIDTH", "HONG_COLOURS", "PALETTE"]
 
@@ -509,7 +509,7 @@ def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended
 
 
 def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> tuple[str, Colour]:
-    """The second status line (names as :meth:`render.words.Words.name` fields) and its colour."""
+    """The second status line (names as :meth:`render.labels.Words.name` fields) and its colour."""
     if game.is_over:
         o = game.outcome
         assert o is not None

@@ -16,7 +16,7 @@ Layout (940 × 1296 px, read on a phone scaled to about 45 %):
   with a corner flag; a footer with the last turn in notation and a legend.
 
 Names are drawn in their own script (see :mod:`render.text`); text that would not fit is cut with "…". Every word
-is in the language of the ``translations`` given (see :mod:`render.words`; English by default): a longer sentence
+is in the language of the ``translations`` given (see :mod:`render.labels`; English by default): a longer sentence
 shrinks or has its name cut, a label its size, so nothing is clipped.
 
 Speed: the parts that never change (ground, grid, coordinates, legend) are drawn once per language; each building is drawn
@@ -49,7 +49,7 @@ from render.common import (
     to_png,
 )
 from render.text import Style, clean_name, fit_line, fit_parts, fit_text, text_width
-from render.words import Translations, Words, parts, plain, player_names, words
+from render.labels import Translations, Words, parts, plain, player_names, words
 
 Colour = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -259,7 +259,7 @@ def _draw_legend(c: Canvas, w: Words) -> None:
 
 def _status(game: HongKongGame, names: tuple[str, str], w: Words,
             ended: Ended | None = None) -> tuple[Colour, str, str]:
-    """Band colour, the status sentence (names as :meth:`render.words.Words.name` fields) and the small text for
+    """Band colour, the status sentence (names as :meth:`render.labels.Words.name` fields) and the small text for
     the right of the band, in ``w``'s language."""
     outcome = game.outcome
     if outcome is None and ended is not None:  # resigned, out of time or aborted

@@ -12,7 +12,7 @@ shares one palette), and only the pixels that changed are stored (Pillow's ``opt
 transparent). A full-length game is 1–2 MB, far under Discord's 10 MiB upload limit; if a GIF still came out over
 ``max_bytes`` it is rebuilt narrower (see :func:`build_gif`).
 
-Every word (the captions and the boards') is in the language of the ``translations`` given (see :mod:`render.words`;
+Every word (the captions and the boards') is in the language of the ``translations`` given (see :mod:`render.labels`;
 English by default), the same for every frame and for the live boards of that language.
 
 Pure: no Discord, no Redis. CPU-bound (about 20 ms per move on one core, most of it scaling frames down): run
@@ -29,7 +29,7 @@ from PIL import Image
 from engine.result import Ended
 from render.common import BACKGROUND, INK, MUTED, PLAYER_COLOURS, TRACK, Canvas, Palette
 from render.text import Style, fit_parts
-from render.words import Translations, Words, parts, player_names, words
+from render.labels import Translations, Words, parts, player_names, words
 
 #: Discord's attachment limit for bots (bytes).
 DISCORD_LIMIT = 10 * 1024 * 1024

@@ -12,7 +12,9 @@ import sys
 import pytest
 import redis.asyncio as aioredis
 
-from bot.store import GameStore, RedisHandle, start_embedded, stop_embedded
+from bot.storage.store import GameStore
+from bot.storage.connection import RedisHandle
+from bot.storage.embedded import start_embedded, stop_embedded
 
 
 @pytest.fixture(autouse=True)
@@ -100,6 +102,6 @@ def clock() -> Clock:
 def layer(store, clock):
     """The game layer with every hosted game, a 600 s challenge timeout, the test clock and a seeded rng."""
     from bot.games import all_kinds
-    from bot.session import GameLayer
+    from bot.core.session import GameLayer
 
     return GameLayer(store, all_kinds(), challenge_timeout=600, clock=clock, rng=random.Random(7))

@@ -60,7 +60,7 @@ GRAPH = {name: imports_of(name) for name in MODULES}
 
 
 def test_the_packages_are_found():
-    assert {"bot.client", "bot.session", "bot.record", "engine.hong", "engine.registry", "render.hong"} <= set(MODULES)
+    assert {"bot.interface.client", "bot.core.session", "bot.core.record", "engine.hong", "engine.registry", "render.hong"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("low, high", [("engine", "render"), ("engine", "bot"), ("render", "bot")])

@@ -1,5 +1,5 @@
 """The bot's features, each a discord.py extension (``async def setup(bot)`` adding one cog), loaded by
-:class:`bot.client.HongBot` from its ``EXTENSIONS`` tuple:
+:class:`bot.interface.client.HongBot` from its ``EXTENSIONS`` tuple:
 
 - :mod:`bot.exts.play` — the ``/<game>`` commands, ``/takeback``, challenges, threads, rematches, the computer
   opponent and the turn timers;
@@ -7,6 +7,6 @@
   recording and rating each game when it ends;
 - :mod:`bot.exts.admin` — ``/settings``, ``/game abort``, ``/games``.
 
-Features share services through the bot (``bot.layer``, ``bot.kinds``) and talk through events: a finished
+Features share services through the bot (``bot.layer``, ``bot.core.kinds``) and talk through events: a finished
 game is ``bot.dispatch("game_finished", record)``, handled by ``on_game_finished`` listeners.
 """

@@ -13,24 +13,25 @@ from discord import app_commands
 from discord.ext import commands
 from discord.utils import escape_markdown
 
-from .. import answers, i18n, mentions
-from ..errors import UserError
+from ..interface import answers, mentions
+from .. import i18n
+from ..core.errors import UserError
 from ..i18n import _, n_
-from ..options import person
-from ..posts import post_turn
-from ..rendering import renderer
-from ..settings import GuildSettings, parse_duration
-from ..translator import untranslated
-from ..words import describe_duration, jump_link
+from ..interface.options import person
+from ..interface.posts import post_turn
+from ..interface.board_pool import renderer
+from ..storage.settings import GuildSettings, parse_duration
+from ..interface.translator import untranslated
+from ..i18n.wording import describe_duration, jump_link
 
 if TYPE_CHECKING:
-    from ..client import HongBot
+    from ..interface.client import HongBot
 
 #: Discord's limit on an embed's fields.
 MAX_FIELDS = 25
 #: Discord's limit on an option's choices.
 MAX_CHOICES = 25
-#: ``/settings language:auto``: the server's preferred locale decides (see :meth:`bot.settings.SettingsStore.update`).
+#: ``/settings language:auto``: the server's preferred locale decides (see :meth:`bot.storage.settings.SettingsStore.update`).
 AUTO = "auto"
 
 

@@ -1,5 +1,5 @@
 """The games the bot hosts, found rather than listed: for every game in the engine registry
-(:func:`engine.registry.games`), the module ``bot.games.<name>`` contributes its :class:`bot.kinds.GameKind` as
+(:func:`engine.registry.games`), the module ``bot.games.<name>`` contributes its :class:`bot.core.kinds.GameKind` as
 the constant ``KIND``. Adding a game adds a module here; nothing else names the games.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ import importlib
 
 from engine import registry
 
-from ..kinds import GameKind
+from ..core.kinds import GameKind
 
 
 def all_kinds() -> dict[str, GameKind]:

@@ -13,10 +13,10 @@ import engine.hong as hong
 from engine import N_, IllegalMove, squares
 from render.hong import render_board
 
-from .. import mentions
+from ..interface import mentions
 from ..i18n import _, n_
-from ..kinds import GameKind, MoveCommand
-from ..words import translate
+from ..core.kinds import GameKind, MoveCommand
+from ..i18n.wording import translate
 
 ROLE = Literal["emperor", "dragon_master", "random"]
 BOARD = Literal["castle", "garden", "inner"]

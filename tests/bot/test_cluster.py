@@ -17,11 +17,13 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from bot.games import all_kinds
-from bot.ratings import Ratings
-from bot.records import Records
-from bot.record import Status
-from bot.session import GameLayer, Person
-from bot.store import BUCKET_TAGS, ClusterKeys, Effects, GameStore, Keys, RedisHandle, Shards, connect
+from bot.storage.ratings import Ratings
+from bot.storage.finished_games import Records
+from bot.core.record import Status
+from bot.core.session import GameLayer, Person
+from bot.storage.store import Effects, GameStore, Shards
+from bot.storage.connection import RedisHandle, connect
+from bot.storage.keys import BUCKET_TAGS, ClusterKeys, Keys
 
 from .cluster import LocalCluster
 from .harness import display, start_bot
@@ -240,7 +242,7 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
 
 async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_until_accepted(cluster, cluster_redis,
                                                                                               emu, world, clock):
-    from bot.guard import accept_empty
+    from bot.storage.guard import accept_empty
 
     handle = await connect(cluster.url, None, cluster=True)
     running = await start_bot(emu, None, guild=world.guild, clock=clock, redis=handle, redis_cluster=True,

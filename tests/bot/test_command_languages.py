@@ -3,7 +3,7 @@ catalogs and always pass Discord's rules (a bad translation is left out, never s
 finds them with their contexts; ``/settings language`` and the commands' own refusals in the caller's language.
 
 The command tree is the bot's real one (built offline, or synced by a running bot to the emulator, which checks the
-localisations as Discord does); the catalogs are small ones of our own in a temporary folder (bot/locales is left
+localisations as Discord does); the catalogs are small ones of our own in a temporary folder (bot/i18n/locales is left
 alone), except in the test over the real catalogs.
 """
 from __future__ import annotations
@@ -16,11 +16,12 @@ from discord import app_commands
 import pytest
 from babel.messages.pofile import read_po
 
-from bot import i18n, translator
-from bot.client import sync_commands
-from bot.settings import SettingsStore
-from bot.extract import command_tree, main
-from bot.translator import CommandTranslator, command_strings, valid_name
+from bot import i18n
+from bot.interface import translator
+from bot.interface.client import sync_commands
+from bot.storage.settings import SettingsStore
+from bot.interface.extract import command_tree, main
+from bot.interface.translator import CommandTranslator, command_strings, valid_name
 from tests.emulator import PERMISSIONS, limits
 from tests.emulator.errors import ErrorTree
 
@@ -116,13 +117,13 @@ async def test_translated_names_that_break_discords_rules_are_left_out(german, c
     assert [(c["name"], c.get("name_localizations")) for c in language["choices"]] == [
         ("auto: the server's language in Discord", {"de": "auto: die Sprache des Servers in Discord"}),
         ("English", None), ("Deutsch", None)]
-    warned = " ".join(r.getMessage() for r in caplog.records if r.name == "bot.translator")
+    warned = " ".join(r.getMessage() for r in caplog.records if r.name == "bot.interface.translator")
     for bad in ("'Aufgeben!'", "'zur partie fordern'", "'feld'", "'spiele'", "over 100 characters"):
         assert bad in warned
 
 
 async def test_the_names_discord_receives_pass_its_rules_with_the_real_catalogs():
-    """Whatever bot/locales holds now: every localised name is one Discord takes, and Discord (the emulator's
+    """Whatever bot/i18n/locales holds now: every localised name is one Discord takes, and Discord (the emulator's
     checks) accepts the whole sync; without catalogs, nothing is localised and English is what Discord gets."""
     sent = await payloads(await real_tree())
     assert refusals(sent) == {}
@@ -146,14 +147,14 @@ async def test_extract_finds_the_command_strings_with_their_contexts():
 
 
 def test_extract_writes_the_template_and_updates_each_catalog(tmp_path, monkeypatch, capsys):
-    """``python -m bot.i18n extract`` (its main) into a temporary bot/locales holding a German catalog: the
+    """``python -m bot.i18n extract`` (its main) into a temporary bot/i18n/locales holding a German catalog: the
     template has the code's messages and the commands', and the German catalog gains them, keeping its
     translation."""
-    # extract() reads the code beside bot/locales: a copy of the code, with a bot/locales of its own
-    root = Path(i18n.__file__).resolve().parents[1]
+    # extract() reads the code beside bot/i18n/locales: a copy of the code, with a bot/i18n/locales of its own
+    root = Path(i18n.__file__).resolve().parents[2]
     for folder in i18n.SOURCES:
         shutil.copytree(root / folder, tmp_path / folder, ignore=shutil.ignore_patterns("locales", "__pycache__"))
-    locales = tmp_path / "bot" / "locales"
+    locales = tmp_path / "bot" / "i18n" / "locales"
     locales.mkdir()
     with temporary_catalogs(locales, {"de": {(NAME, "place"): "setzen"}}, monkeypatch):
         monkeypatch.setattr(i18n, "TEMPLATE", locales / "hongbot.pot")
@@ -272,9 +273,9 @@ async def test_settings_language_sets_and_shows_the_servers_language(emu, world,
 async def test_the_commands_ids_are_kept_fetched_when_missing_and_installed_for_mentions(emu, world, bots, redis):
     """A sync keeps the ids Discord gave the commands; a restart with unchanged commands (no sync) installs the
     kept ids; with them gone (a database from before, a lost key) it fetches them once and keeps them."""
-    from bot import mentions
-    from bot.client import command_ids
-    from bot.store import Keys
+    from bot.interface import mentions
+    from bot.interface.client import command_ids
+    from bot.storage.keys import Keys
 
     running = await bots()
     synced = {c["name"]: int(c["id"]) for c in emu.guild_commands[world.guild]}

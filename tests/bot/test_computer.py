@@ -1,4 +1,4 @@
-"""The computer opponent's process pool (bot.computer.Thinker): real worker processes, no mocks."""
+"""The computer opponent's process pool (bot.interface.computer_pool.Thinker): real worker processes, no mocks."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ import pytest
 
 import engine.hong as hong
 import engine.hongkong as hongkong
-from bot.computer import Thinker
+from bot.interface.computer_pool import Thinker
 
 pytestmark = pytest.mark.timeout(120)
 

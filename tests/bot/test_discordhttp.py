@@ -1,4 +1,4 @@
-"""The parts of :mod:`bot.discordhttp` that need no Discord: the fair gate's turns, what counts as a public follow-up,
+"""The parts of :mod:`bot.interface.discordhttp` that need no Discord: the fair gate's turns, what counts as a public follow-up,
 :func:`post_once`'s decisions, and the posts' nonces."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from bot import discordhttp
-from bot.discordhttp import FairGate, PostUncertain, _ephemeral, post_once, share
-from bot.outbox import Announcement
-from bot.posts import NONCE_KINDS, nonce, post_nonce
+from bot.interface import discordhttp
+from bot.interface.discordhttp import FairGate, PostUncertain, _ephemeral, post_once, share
+from bot.storage.outbox import Announcement
+from bot.interface.posts import NONCE_KINDS, nonce, post_nonce
 
 
 class Clock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from discord import app_commands
 
-import bot.client
+import bot.interface.client
 
 from .harness import start_bot
 
@@ -42,7 +42,7 @@ async def test_a_restart_syncs_only_changed_commands(emu, world, redis_server, r
     finally:
         await again.stop()
 
-    monkeypatch.setattr(bot.client, "EXTENSIONS", bot.client.EXTENSIONS + (__name__,))
+    monkeypatch.setattr(bot.interface.client, "EXTENSIONS", bot.interface.client.EXTENSIONS + (__name__,))
     changed = await start_bot(emu, redis_server, guild=guild)  # a new command: synced
     await changed.stop()
     assert emu.sync_count == 2 and names(stored()) == sorted(synced + ["ping"])

@@ -7,7 +7,7 @@ import pytest
 
 import engine.hong as hong
 import engine.hongkong as hk
-from bot.store import GameStore
+from bot.storage.store import GameStore
 
 from .harness import decode_png, place_options
 

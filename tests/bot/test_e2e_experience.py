@@ -13,7 +13,7 @@ import pytest
 
 import engine.hong as hong
 import engine.hongkong as hk
-from bot.store import GameStore
+from bot.storage.store import GameStore
 from bot.i18n import n_
 
 from .harness import decode_png, display, refused, resign

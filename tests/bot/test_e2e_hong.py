@@ -7,7 +7,7 @@ import pytest
 
 import engine.hong as hong
 from bot.games.hong import action_help
-from bot.store import GameStore
+from bot.storage.store import GameStore
 
 from .harness import decode_png, display, refused
 

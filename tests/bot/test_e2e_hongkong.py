@@ -6,7 +6,7 @@ import random
 import pytest
 
 import engine.hongkong as hk
-from bot.store import GameStore
+from bot.storage.store import GameStore
 from render.common import PLAYER_COLOURS
 
 from .harness import decode_png, display, place_options, refused, resign, start_bot

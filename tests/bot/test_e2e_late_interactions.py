@@ -16,8 +16,8 @@ import random
 import pytest
 from prometheus_client import REGISTRY
 
-from bot.record import Status
-from bot.store import GameStore
+from bot.core.record import Status
+from bot.storage.store import GameStore
 from tests.emulator import DiscordEmulator
 
 from .harness import decode_png, display, place_options, start_bot

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from bot.store import GameStore
+from bot.storage.store import GameStore
 from tests.emulator import PERMISSIONS, EmulatorAssertion
 
 from .harness import decode_png, display, make_world, refused, resign, start_bot

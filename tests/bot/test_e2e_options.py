@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from bot.store import GameStore
+from bot.storage.store import GameStore
 from tests.emulator import PERMISSIONS
 
 from .harness import refused

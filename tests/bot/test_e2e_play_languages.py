@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from bot import i18n
-from bot.settings import SettingsStore
-from bot.store import GameStore
+from bot.storage.settings import SettingsStore
+from bot.storage.store import GameStore
 
 from .harness import display, refused, temporary_catalogs
 from .test_e2e_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
@@ -44,7 +44,7 @@ MESSAGES = {
 
 @pytest.fixture
 def catalogs(tmp_path, monkeypatch):
-    """bot/locales replaced by a folder holding :data:`MESSAGES` as de.po and ja.po (the caches cleared before and
+    """bot/i18n/locales replaced by a folder holding :data:`MESSAGES` as de.po and ja.po (the caches cleared before and
     after, so no other test sees them)."""
     with temporary_catalogs(tmp_path, MESSAGES, monkeypatch):
         assert i18n.languages() == ("en", "de", "ja")

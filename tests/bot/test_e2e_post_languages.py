@@ -3,20 +3,20 @@
 The board post of a move (the mover's own interaction's follow-up), a game-over post, and a forfeit posted with no
 interaction at all are built in the server's language (``/settings language``), while the session layer's refusals
 are in the caller's; the stored result stays English. Small catalogs of our own (German, Japanese) stand in for
-``bot/locales``. English is unchanged: every other e2e test reads the English messages.
+``bot/i18n/locales``. English is unchanged: every other e2e test reads the English messages.
 """
 from __future__ import annotations
 
 import pytest
 
 from bot import i18n
-from bot.errors import UserError
+from bot.core.errors import UserError
 from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
-from bot.posts import sides, status_line, turn_message
-from bot.session import Person, result_text
-from bot.settings import SettingsStore
-from bot.store import GameStore
+from bot.interface.posts import sides, status_line, turn_message
+from bot.core.session import Person, result_text
+from bot.storage.settings import SettingsStore
+from bot.storage.store import GameStore
 
 from .harness import display, refused, resign, temporary_catalogs
 from .test_e2e_lifecycle import HOUR, bots, new_game, place, world  # noqa: F401  (fixtures)
@@ -54,7 +54,7 @@ MESSAGES = {
 
 @pytest.fixture
 def catalogs(tmp_path, monkeypatch):
-    """bot/locales replaced by :data:`MESSAGES` as de.po and ja.po."""
+    """bot/i18n/locales replaced by :data:`MESSAGES` as de.po and ja.po."""
     with temporary_catalogs(tmp_path, MESSAGES, monkeypatch):
         assert i18n.languages() == ("en", "de", "ja")
         yield

@@ -13,9 +13,10 @@ from collections import Counter
 import pytest
 
 import engine.hongkong as hk
-from bot import discordhttp
-from bot.posts import send_quietly
-from bot.store import GameStore, Keys
+from bot.interface import discordhttp
+from bot.interface.posts import send_quietly
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys
 
 from .harness import place_options, resign
 from .test_e2e_lifecycle import bots, new_game, set_timer, world  # noqa: F401  (a world with an admin; bots on the test clock)

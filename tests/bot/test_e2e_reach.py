@@ -12,8 +12,9 @@ import asyncio
 
 import pytest
 
-from bot.ratings import GLOBAL, Ratings
-from bot.store import GameStore, Keys
+from bot.storage.ratings import GLOBAL, Ratings
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys
 from tests.emulator import PERMISSIONS
 
 from .harness import refused

@@ -1,4 +1,4 @@
-"""A game with the real catalogs (bot/locales), as issue 16 asks: a German and a Japanese client in a French
+"""A game with the real catalogs (bot/i18n/locales), as issue 16 asks: a German and a Japanese client in a French
 server. Each player's refusals come in their own language, the channel's posts in the server's (its preferred
 locale in Discord, no ``/settings language``), and nothing is English where a catalog has the words.
 
@@ -13,9 +13,9 @@ import pytest
 
 from bot import i18n
 from bot.games.hongkong import HONGKONG
-from bot.replies import refusal
-from bot.store import GameStore
-from bot.words import describe_duration
+from bot.interface.replies import refusal
+from bot.storage.store import GameStore
+from bot.i18n.wording import describe_duration
 from engine import IllegalMove, hongkong
 
 from .harness import display, refused
@@ -95,7 +95,7 @@ async def test_messages_name_commands_and_options_as_a_german_client_shows_them(
     """Discord shows a German client the German command and option names of the catalog (`/hong setzen`,
     `drehen`), so a German refusal must not tell them to type the English ones: commands are mentions (Discord
     draws each in the reader's language), options carry the catalog's German name. Texts written out here, from
-    bot/locales/de.po."""
+    bot/i18n/locales/de.po."""
     for user in (world.ann, world.ben, world.admin):
         emu.set_locale(user, "de")
     await emu.set_guild_locale(world.guild, "de")

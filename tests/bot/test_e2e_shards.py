@@ -18,11 +18,13 @@ import discord
 import pytest
 
 from bot.__main__ import closed, point_at
-from bot.client import HongBot
+from bot.interface.client import HongBot
 from bot.config import Config
-from bot.outbox import Announcement
-from bot.session import Person
-from bot.store import Keys, RedisHandle, Shards
+from bot.storage.outbox import Announcement
+from bot.core.session import Person
+from bot.storage.store import Shards
+from bot.storage.connection import RedisHandle
+from bot.storage.keys import Keys
 from tests.emulator import PERMISSIONS, DiscordEmulator
 
 from ..conftest import make_client

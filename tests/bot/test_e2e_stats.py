@@ -12,9 +12,9 @@ from PIL import Image
 import engine.hong as hong
 import engine.hongkong as hk
 from engine.result import EndReason
-from bot.ratings import GLOBAL, Ratings, guild_scope
-from bot.record import Player, Record, Result, Status
-from bot.store import GameStore
+from bot.storage.ratings import GLOBAL, Ratings, guild_scope
+from bot.core.record import Player, Record, Result, Status
+from bot.storage.store import GameStore
 from engine.movetext import parse_record
 
 from .harness import display, place_options, refused, resign, start_bot

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ratings import GLOBAL, Ratings, guild_scope
-from bot.record import Player, Record, Result, Status
-from bot.store import GameStore
+from bot.storage.ratings import GLOBAL, Ratings, guild_scope
+from bot.core.record import Player, Record, Result, Status
+from bot.storage.store import GameStore
 from engine.result import EndReason
 
 from .harness import decode_png, refused, resign

@@ -2,7 +2,7 @@
 and answered or refused as not saved — never applied later in silence.
 
 The real bot through the emulator, with its Redis connection made as ``python -m bot`` makes it
-(:func:`bot.store.connect`: the timeouts of :mod:`bot.budget`), and the test's real redis-server stopped with
+(:func:`bot.storage.connection.connect`: the timeouts of :mod:`bot.budget`), and the test's real redis-server stopped with
 SIGSTOP (nothing answers, nothing errors) and resumed with SIGCONT. The emulator refuses an initial response later
 than 3 s after the interaction was sent (``response_deadline``), as Discord does. Also a commit queued in a stopped
 server, at the store level: when the server wakes past the commit's deadline, the script refuses it.
@@ -20,8 +20,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot import budget
-from bot.record import Player, Record, Status
-from bot.store import Effects, GameStore, NotSaved, connect, fresh_task
+from bot.core.record import Player, Record, Status
+from bot.storage.store import Effects, GameStore, NotSaved, fresh_task
+from bot.storage.connection import connect, redis_options
 
 from .harness import decode_png, display, place_options, start_bot
 
@@ -160,7 +161,7 @@ async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past
     before = await store.raw(channel)
     changed = record.replace(updated=record.updated + 1)
     client = aioredis.Redis(unix_socket_path=redis_server["unix_socket_path"], decode_responses=True,
-                            **{**budget.redis_options(), "socket_timeout": 1.0})
+                            **{**redis_options(), "socket_timeout": 1.0})
     hung = GameStore(client)
     try:
         await hung._clock_offset()  # compared while the server answers

@@ -1,11 +1,12 @@
-"""How messages name commands and options (bot.mentions): mentions with the synced ids, names as Discord shows
+"""How messages name commands and options (bot.interface.mentions): mentions with the synced ids, names as Discord shows
 them in the message's language (the real catalogs), and the typed form when no id is known."""
 from __future__ import annotations
 
 import pytest
 
-from bot import i18n, mentions
-from bot.extract import command_tree
+from bot import i18n
+from bot.interface import mentions
+from bot.interface.extract import command_tree
 
 
 @pytest.fixture

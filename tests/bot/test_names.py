@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.names import FALLBACK, best, clean, escape, unescape
+from bot.i18n.names import FALLBACK, best, clean, escape, unescape
 
 
 @pytest.mark.parametrize("raw, stored", [
@@ -49,3 +49,15 @@ def test_best_falls_back_to_the_username_then_player():
 def test_escape_once_and_unescape_back(plain, shown):
     assert escape(plain) == shown
     assert unescape(shown) == plain
+
+
+@pytest.mark.parametrize("text", ["a_b*c", "**bold** `code` ~~gone~~ ||hidden||", "> quote", ">>> all of it", "# title",
+                                  "- item", "[x](http://y)", "see https://a_b.com/x_y* and <https://c_d>",
+                                  "@everyone @here <@123> @12345678901234567890 @&12345678901234567", "a\\b",
+                                  "one\n# two\n - three", "日本_語 |>"])
+def test_escaping_is_discords_own(text):
+    """names.py escapes without importing discord.py (the game layer doesn't load it): the same result as
+    discord.utils gives, markdown then mentions."""
+    from discord.utils import escape_markdown, escape_mentions
+
+    assert escape(text) == escape_mentions(escape_markdown(text))

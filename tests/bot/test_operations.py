@@ -11,10 +11,10 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.client import HongBot
+from bot.interface.client import HongBot
 from bot.config import Config, ConfigError, load_config
-from bot.metrics import gateway_connected
-from bot.rendering import CHANNEL, PLAYER, renderer
+from bot.interface.metrics import gateway_connected
+from bot.interface.board_pool import CHANNEL, PLAYER, renderer
 
 from .harness import display, start_bot
 from .processes import RedisServer
@@ -112,7 +112,7 @@ async def get(port: int, path: str) -> tuple[int, str]:
 
 async def test_the_metrics_endpoint_counts_moves_latencies_queues_games_and_the_computer(emu, world, bots,
                                                                                        monkeypatch):
-    monkeypatch.setattr("bot.metrics.ACTIVE_EVERY", 0.0)  # counted at every scrape
+    monkeypatch.setattr("bot.interface.metrics.ACTIVE_EVERY", 0.0)  # counted at every scrape
     port = free_port()
     bot = await bots(metrics_port=port)
     status, text = await get(port, "/metrics")

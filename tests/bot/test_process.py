@@ -116,7 +116,7 @@ async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_s
             break
         await asyncio.sleep(0.05)
     assert alive([server]) == []
-    from bot.store import stop_stale
+    from bot.storage.embedded import stop_stale
     stop_stale(data.resolve())  # what the next start does first: nothing to stop, the killed bot's socket dir removed
     assert not socket_dir.exists()
 
@@ -125,7 +125,7 @@ async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_s
 
 
 async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_on(emu, tmp_path):
-    from bot.store import Keys
+    from bot.storage.keys import Keys
     import redis.asyncio as aioredis
     from .processes import RedisServer, alive, descendants, kill9, start_bot_process
 
@@ -158,7 +158,7 @@ async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_o
 
 
 async def test_redis_killed_mid_game_the_bot_carries_on_when_it_returns(emu, tmp_path):
-    from bot.store import Keys
+    from bot.storage.keys import Keys
     import redis.asyncio as aioredis
     from .processes import RedisServer, kill9, start_bot_process
 

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
-from bot.record import Record, RecordError
-from bot.ratings import GLOBAL, MODEL, PROVISIONAL_GAMES, Ratings, Standing, display, guild_scope, rating_outcome
+from bot.core.record import Record, RecordError
+from bot.storage.ratings import (GLOBAL, MODEL, PROVISIONAL_GAMES, Ratings, Standing, display, guild_scope,
+    rating_outcome)
 
 GUILD, OTHER_GUILD = 9, 10
 ANN, BEN, CLEO = 1, 2, 3
@@ -275,7 +276,7 @@ async def test_retry_after_a_crash_between_leaderboards_completes_the_other(rati
 
 def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
     from bot.games.hongkong import HONGKONG
-    from bot.ratings import Page
+    from bot.storage.ratings import Page
     from bot.exts.stats import leaderboard_embed
 
     worst = "*_~`|>\\" * 10  # every character needs escaping

@@ -11,9 +11,9 @@ import pytest
 
 from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
-from bot.record import SCHEMA, Event, Player, Record, RecordError, Status, migrate
-from bot.session import GameLayer
-from bot.store import Keys
+from bot.core.record import SCHEMA, Event, Player, Record, RecordError, Status, migrate
+from bot.core.session import GameLayer
+from bot.storage.keys import Keys
 from engine.result import EndReason
 
 OLD = json.loads((Path(__file__).parent / "data" / "records_schema1.json").read_text())

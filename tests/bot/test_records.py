@@ -10,13 +10,14 @@ import pytest
 
 from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
-from bot.ratings import GLOBAL, Ratings, guild_scope
-from bot.records import DONE, GAME_INDEX, Records
-from bot.record import Record, Status
-from bot.session import GameLayer, Person
+from bot.storage.ratings import GLOBAL, Ratings, guild_scope
+from bot.storage.finished_games import DONE, GAME_INDEX, Records
+from bot.core.record import Record, Status
+from bot.core.session import GameLayer, Person
 from bot.exts.stats import Stats, game_label, rating_change_line
-from bot.store import GameStore, Keys
-from bot.words import result_for, result_short
+from bot.storage.store import GameStore
+from bot.storage.keys import Keys
+from bot.i18n.wording import result_for, result_short
 from engine.result import EndReason
 from engine.movetext import parse_record
 

@@ -14,10 +14,10 @@ from discord import app_commands
 import engine.hong as hong
 import engine.hongkong as hk
 from bot import i18n
-from bot.errors import UserError
+from bot.core.errors import UserError
 from bot.i18n import _
-from bot.replies import apology, refusal
-from bot.words import describe_duration, translate
+from bot.interface.replies import apology, refusal
+from bot.i18n.wording import describe_duration, translate
 from engine import IllegalMove, N_, Term, n_, squares
 
 GERMAN = {

@@ -1,8 +1,8 @@
-"""Boards and replays in the post's language: :mod:`bot.rendering` draws a board in the language current where it is
+"""Boards and replays in the post's language: :mod:`bot.interface.board_pool` draws a board in the language current where it is
 asked for (``with i18n.language(server)``), across its queue and in its worker processes, and ``/replay``'s GIF the
 same way; the image messages are in the catalogs' template.
 
-Small German and Japanese catalogs (tests/render/languages.py) stand in for bot/locales
+Small German and Japanese catalogs (tests/render/languages.py) stand in for bot/i18n/locales
 (:func:`tests.bot.harness.temporary_catalogs`)."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import engine.hongkong as hk
 from bot import i18n
 from bot.games.hong import KIND as HONG
 from bot.games.hongkong import KIND as HONGKONG
-from bot.rendering import CHANNEL, PLAYER, Renderer, _draw, build_replay
+from bot.interface.board_pool import CHANNEL, PLAYER, Renderer, _draw, build_replay
 from engine.result import Ended
 from render.replay import build_gif
 from tests.bot.harness import temporary_catalogs

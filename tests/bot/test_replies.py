@@ -7,8 +7,8 @@ import pytest
 import redis.exceptions
 from discord import app_commands
 
-from bot.errors import GameChanged, UserError
-from bot.replies import apology, refusal
+from bot.core.errors import GameChanged, UserError
+from bot.interface.replies import apology, refusal
 from engine import IllegalMove
 
 

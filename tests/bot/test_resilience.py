@@ -12,10 +12,12 @@ import json
 
 import pytest
 
-from bot.outbox import Announcement
-from bot.record import Player, Record, Status
-from bot.session import Person
-from bot.store import Effects, GameStore, Keys, check_server
+from bot.storage.outbox import Announcement
+from bot.core.record import Player, Record, Status
+from bot.core.session import Person
+from bot.storage.store import Effects, GameStore
+from bot.storage.connection import check_server
+from bot.storage.keys import Keys
 
 from .harness import display, refused
 from .test_e2e_lifecycle import bots, world  # noqa: F401  (the same world with an admin, and bots on the test clock)

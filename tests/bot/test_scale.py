@@ -14,9 +14,10 @@ import engine.hong
 import engine.hongkong
 from bot.games.hong import HONG
 from bot.games.hongkong import HONGKONG
-from bot.record import Status
-from bot.session import GameLayer, Person
-from bot.store import GameStore, connect
+from bot.core.record import Status
+from bot.core.session import GameLayer, Person
+from bot.storage.store import GameStore
+from bot.storage.connection import connect
 from engine import IllegalMove, InvalidState
 
 ANN, BEN = Person(1, "Ann"), Person(2, "Ben")

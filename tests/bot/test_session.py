@@ -7,10 +7,10 @@ import random
 import pytest
 
 from bot.games.hongkong import HONGKONG
-from bot.errors import UserError
-from bot.record import Player, Record, Result, Status
-from bot.session import GameLayer, Person
-from bot.store import GameStore
+from bot.core.errors import UserError
+from bot.core.record import Player, Record, Result, Status
+from bot.core.session import GameLayer, Person
+from bot.storage.store import GameStore
 from engine import IllegalMove
 from engine.result import EndReason
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import UserError
-from bot.settings import GuildSettings, SettingsStore, parse_duration
-from bot.words import describe_duration
+from bot.core.errors import UserError
+from bot.storage.settings import GuildSettings, SettingsStore, parse_duration
+from bot.i18n.wording import describe_duration
 
 
 @pytest.mark.parametrize("text, seconds", [

@@ -1,11 +1,12 @@
-"""Deadlines and announcements are claimed by a process of their server's gateway shard (bot.store.DueSet with
-bot.store.Shards), against a real Redis: the others' are skipped however many come first, and never leased or counted
+"""Deadlines and announcements are claimed by a process of their server's gateway shard (bot.storage.store.DueSet with
+bot.storage.store.Shards), against a real Redis: the others' are skipped however many come first, and never leased or counted
 as tried by the wrong process."""
 from __future__ import annotations
 
-from bot.deadlines import Deadline, Deadlines
-from bot.outbox import Announcement, Outbox
-from bot.store import Keys, Shards
+from bot.storage.deadlines import Deadline, Deadlines
+from bot.storage.outbox import Announcement, Outbox
+from bot.storage.store import Shards
+from bot.storage.keys import Keys
 
 NOW = 1_700_000_000.0
 #: Guild ids on shard 0 and on shard 1 of 2 (``(id >> 22) % 2``).

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-import bot.posts
-from bot.store import Keys
+import bot.interface.posts
+from bot.storage.keys import Keys
 
 from .harness import start_bot
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(120)
 async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu, world, redis_server, redis,
                                                                               monkeypatch, caplog):
     drawing = asyncio.Event()
-    draw = bot.posts.board_png
+    draw = bot.interface.posts.board_png
 
     async def slow_board(*args, **kwargs):  # the board takes 2 s to draw: the stop comes meanwhile
         drawing.set()
@@ -34,7 +34,7 @@ async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu
                                            opponent=world.ben)).wait_done()
         click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
         await click.wait_followups(1)
-        monkeypatch.setattr(bot.posts, "board_png", slow_board)
+        monkeypatch.setattr(bot.interface.posts, "board_png", slow_board)
         it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
         await asyncio.wait_for(drawing.wait(), 10)
     except BaseException:
@@ -65,7 +65,7 @@ def _redis_server(directory, socket):
 def test_a_redis_server_left_on_the_data_directory_is_stopped_before_the_embedded_one_starts(tmp_path):
     import redis
 
-    from bot.store import start_embedded, stop_embedded
+    from bot.storage.embedded import start_embedded, stop_embedded
 
     data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
     data.mkdir()

@@ -1,5 +1,5 @@
 """A Redis that lost its data — flushed, restarted empty, or no longer keeping anything on disk — is noticed while the
-bot runs (bot.guard): an ERROR in the log, /healthz 503 naming it, players an apology, nothing written; and play goes
+bot runs (bot.storage.guard): an ERROR in the log, /healthz 503 naming it, players an apology, nothing written; and play goes
 on once the data is back or an operator accepts the store as it is. Against a real redis-server (tests/bot/processes.py)
 that the tests flush and restart; the bot is the real one, in this process, through the emulator."""
 from __future__ import annotations
@@ -12,9 +12,10 @@ import sys
 import pytest
 import redis.asyncio as aioredis
 
-from bot.guard import StoreGuard
-from bot.metrics import MetricsServer
-from bot.store import Keys, connect
+from bot.storage.guard import StoreGuard
+from bot.interface.metrics import MetricsServer
+from bot.storage.connection import connect
+from bot.storage.keys import Keys
 
 from .harness import start_bot
 from .processes import ROOT, RedisServer
@@ -96,11 +97,11 @@ async def test_a_flushed_store_is_noticed_refused_and_play_resumes_when_the_data
         assert marker["id"] == known and float(marker["created"]) > 0
         assert await s.health() == (200, "ok\n")
         saved = {key: await s.client.dump(key) for key in await s.client.keys("*")}
-        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             await s.client.flushall()
             text = await s.wait_health(503)
         assert "lost its data" in text and "hongbot:store:identity" in text and known in text
-        errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.guard"]
+        errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.storage.guard"]
         assert len(errors) == 1 and "lost its data" in errors[0].getMessage() and "accept-empty" in errors[0].getMessage()
         await s.refused()
         # the operator restores the data (here: the keys as they were, the marker among them): play goes on
@@ -147,14 +148,14 @@ async def test_a_store_restarted_empty_is_refused_until_the_operator_accepts_it(
 async def test_a_restart_with_the_data_raises_no_alarm(emu, world, tmp_path, caplog):
     async with Setup(emu, world, tmp_path) as s:
         await s.game(world.channel)
-        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             s.server.stop()
             s.server.start()
             it = await emu.slash(world.ben, world.channel, "hongkong place", square="D4")
             assert "`S@D4`" in (await it.wait_followups(1, timeout=30))[0].content
             await asyncio.sleep(3 * INTERVAL)
             assert await s.health() == (200, "ok\n")
-        assert [r for r in caplog.records if r.name == "bot.guard"] == []
+        assert [r for r in caplog.records if r.name == "bot.storage.guard"] == []
     assert emu.errors == []
 
 
@@ -187,11 +188,11 @@ async def test_with_allow_unsafe_redis_a_server_without_persistence_is_only_logg
     handle = await connect(server.url, tmp_path / "data", allow_unsafe=True)
     bot = await start_bot(emu, None, guild=world.guild, redis=handle, store_check_interval=INTERVAL)
     try:
-        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             await client.config_set("appendonly", "no")
             await asyncio.sleep(4 * INTERVAL)
         assert bot.bot.guard.problem is None
-        warned = [r.getMessage() for r in caplog.records if r.name == "bot.guard"]
+        warned = [r.getMessage() for r in caplog.records if r.name == "bot.storage.guard"]
         assert len(warned) == 1 and "keeps nothing on disk" in warned[0] and "allow_unsafe_redis" in warned[0]
         challenge = await (await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)).wait_done()
         assert "challenges you" in challenge.content
@@ -202,7 +203,7 @@ async def test_with_allow_unsafe_redis_a_server_without_persistence_is_only_logg
 
 
 async def test_the_marker_is_laid_out_for_a_cluster_in_every_bucket():
-    from bot.store import BUCKET_TAGS, ClusterKeys
+    from bot.storage.keys import BUCKET_TAGS, ClusterKeys
     from redis.crc import key_slot
 
     keys = ClusterKeys.identity_keys()
@@ -218,13 +219,13 @@ async def test_the_marker_is_laid_out_for_a_cluster_in_every_bucket():
 
 
 def guard_errors(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.guard"]
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.storage.guard"]
 
 
 async def test_a_move_right_after_a_flush_is_refused_before_the_periodic_check(emu, world, tmp_path, caplog):
     async with Setup(emu, world, tmp_path, interval=60) as s:
         await s.game(world.channel)
-        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             await s.client.flushall()
             reply = await (await emu.slash(world.ben, world.channel, "hongkong place", square="D4")).wait_done()
             assert reply.content == APOLOGY
@@ -249,7 +250,7 @@ async def test_a_board_or_a_challenge_right_after_a_flush_gets_the_apology_not_n
                                                                                              caplog):
     async with Setup(emu, world, tmp_path, interval=60) as s:
         await s.game(world.channel)
-        with caplog.at_level(logging.WARNING, logger="bot.guard"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             await s.client.flushall()
             reply = await (await emu.slash(world.ann, world.channel, "hongkong board")).wait_done()
             assert reply.content == APOLOGY and "no game running" not in reply.content
@@ -266,13 +267,13 @@ async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(e
     """Only the marker deleted (the records still there), and the guard kept from closing the connections and from
     remembering the loss (so that nothing but the scripts and guarded writes themselves can refuse): each write is
     refused with StoreLost and writes nothing."""
-    from bot.deadlines import Deadline
-    from bot.errors import StoreLost
-    from bot.outbox import Announcement
-    from bot.store import Effects
+    from bot.storage.deadlines import Deadline
+    from bot.storage.errors import StoreLost
+    from bot.storage.outbox import Announcement
+    from bot.storage.store import Effects
 
-    from bot.ratings import Ratings
-    from bot.records import Records
+    from bot.storage.ratings import Ratings
+    from bot.storage.finished_games import Records
 
     async with Setup(emu, world, tmp_path, interval=60) as s:
         await s.game(world.other_channel)  # a game that ends: its record, indexes and ratings are written

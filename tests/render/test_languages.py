@@ -306,10 +306,10 @@ MARKERS = {"gettext": (0,), "ngettext": (0, 1), "pgettext": (1,)}
 
 
 def calls():
-    """``(file, line, call, marker)`` for every ``….gettext/ngettext/pgettext(…)`` in render/ but render/words.py
+    """``(file, line, call, marker)`` for every ``….gettext/ngettext/pgettext(…)`` in render/ but render/labels.py
     (which defines them)."""
     for path in sorted(RENDER_DIR.glob("*.py")):
-        if path.name == "words.py":
+        if path.name == "labels.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MARKERS:

@@ -1,7 +1,7 @@
 """Playing games on Discord (python-discord layout: the cog and its parts in private modules).
 
 - :mod:`._cog` — :class:`Play`: challenges, moves, boards, threads, rematches, takebacks;
-- :mod:`._groups` — the ``/<game>`` command groups, built from each game's :class:`~bot.kinds.GameKind`;
+- :mod:`._groups` — the ``/<game>`` command groups, built from each game's :class:`~bot.core.kinds.GameKind`;
 - :mod:`._buttons` — Accept/Decline, Rematch, Allow/Refuse takeback;
 - :mod:`._computer` — the computer opponent's turns;
 - :mod:`._timers` — due deadlines: expired challenges, reminders, forfeits on time;
@@ -16,7 +16,7 @@ from ._cog import Play
 from ._reach import Reach
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 
 async def setup(bot: "HongBot") -> None:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from ...buttons import GameButton
+from ...interface.buttons import GameButton
 from ...i18n import p_
-from ...words import GAME_ID
+from ...i18n.wording import GAME_ID
 
 if TYPE_CHECKING:
     from ._cog import Play

@@ -1,9 +1,9 @@
 """The play cog: challenges, moves, boards, threads, rematches, takebacks — the Discord side of playing a game.
 
-Parse, call the game layer (:class:`bot.session.GameLayer`, Discord-free), reply. Refusals are raised as
-:class:`bot.errors.UserError` (or the engine's ``IllegalMove``) and answered by the one error path.
+Parse, call the game layer (:class:`bot.core.session.GameLayer`, Discord-free), reply. Refusals are raised as
+:class:`bot.core.errors.UserError` (or the engine's ``IllegalMove``) and answered by the one error path.
 
-Every command and button that changes a game answers first (:func:`bot.answers.before_change`, set before calling the
+Every command and button that changes a game answers first (:func:`bot.interface.answers.before_change`, set before calling the
 game layer): the layer's checks run, the interaction is acknowledged, and only then is the change committed — an
 interaction Discord no longer takes changes nothing.
 """
@@ -18,21 +18,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ... import answers, mentions
-from ...buttons import view
-from ...errors import UserError
+from ...interface import answers, mentions
+from ...interface.buttons import view
+from ...core.errors import UserError
 from ...i18n import _, p_
-from ...kinds import Game, GameKind
-from ...options import level_name, person
-from ...outbox import Announcement
-from ...posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn, send_in_channel,
-                      send_quietly, sides, status_line)
-from ...rendering import default_workers, renderer
-from ...replies import refuse
-from ...record import Event, Player, Record
-from ...session import TAKEBACK_TIMEOUT, Person, Turn, result_text
-from ...settings import RESIGN_CONFIRMATION
-from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration, jump_link, shown_user
+from ...core.kinds import Game, GameKind
+from ...interface.options import level_name, person
+from ...storage.outbox import Announcement
+from ...interface.posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn,
+    send_in_channel, send_quietly, sides, status_line)
+from ...interface.board_pool import default_workers, renderer
+from ...interface.replies import refuse
+from ...core.record import Event, Player, Record
+from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text
+from ...storage.settings import RESIGN_CONFIRMATION
+from ...i18n.wording import describe_duration, jump_link, shown_user
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
 from . import _takebacks as takebacks
@@ -43,7 +44,7 @@ from ._reconciler import Reconciler
 from ._timers import Timers
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class Play(commands.Cog):
 
     async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
                         reply: str | None = None) -> bool:
-        """Post a committed turn (:func:`bot.posts.post_turn`, never raises; ``reply``: its interaction left on
+        """Post a committed turn (:func:`bot.interface.posts.post_turn`, never raises; ``reply``: its interaction left on
         "thinking…", see there); then, if the computer is to move, let it. True if the board was posted."""
         try:
             posted = await post_turn(self.bot, interaction, kind, turn, reply=reply)
@@ -356,7 +357,7 @@ class Play(commands.Cog):
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
         """The caller asks to resign the channel's game: a private question with Confirm / Cancel, open for
-        :data:`bot.settings.RESIGN_CONFIRMATION` seconds (one mis-tap never ends a game).
+        :data:`bot.storage.settings.RESIGN_CONFIRMATION` seconds (one mis-tap never ends a game).
 
         Raises:
             UserError: no game of this kind here, or the caller is not playing.

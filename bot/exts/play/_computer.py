@@ -12,11 +12,11 @@ import logging
 import random
 from typing import Awaitable, Callable
 
-from ...computer import Thinker
-from ...errors import UserError
-from ...kinds import Game, GameKind
-from ...record import Record, Status
-from ...session import GameLayer, Turn
+from ...interface.computer_pool import Thinker
+from ...core.errors import UserError
+from ...core.kinds import Game, GameKind
+from ...core.record import Record, Status
+from ...core.session import GameLayer, Turn
 
 log = logging.getLogger(__name__)
 

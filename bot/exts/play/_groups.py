@@ -1,4 +1,4 @@
-"""The ``/<game>`` command groups, built from each game's :class:`~bot.kinds.GameKind`.
+"""The ``/<game>`` command groups, built from each game's :class:`~bot.core.kinds.GameKind`.
 
 The one place the shape of a game's commands is written: ``challenge`` (the shared ``opponent`` first, the
 game's own options, the shared ``level`` last), each of the game's move commands (its options → the game's
@@ -17,9 +17,9 @@ import discord
 from discord import app_commands
 
 from ... import i18n
-from ...kinds import GameKind, MoveCommand
-from ...options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
-from ...translator import untranslated
+from ...core.kinds import GameKind, MoveCommand
+from ...interface.options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ...interface.translator import untranslated
 
 if TYPE_CHECKING:
     from ._cog import Play

@@ -5,8 +5,7 @@ import asyncio
 import logging
 from typing import Awaitable, Callable
 
-from ...errors import StoreLost
-from ...replies import UNREACHABLE
+from ...storage.errors import UNREACHABLE, StoreLost
 
 log = logging.getLogger(__name__)
 
@@ -14,7 +13,7 @@ log = logging.getLogger(__name__)
 async def poll(step: Callable[[], Awaitable[object]], stopping: asyncio.Event, interval: float, what: str) -> None:
     """Run ``step`` every ``interval`` seconds until ``stopping`` is set (waking at once when it is).
 
-    A lost store (:class:`bot.errors.StoreLost`) is skipped quietly: :mod:`bot.guard` has said it once, and nothing is
+    A lost store (:class:`bot.storage.errors.StoreLost`) is skipped quietly: :mod:`bot.storage.guard` has said it once, and nothing is
     written until an operator decides. A Redis that doesn't answer (a stall, a restart, a failover) is one WARNING
     line a round, not a traceback every second; anything else is logged with its traceback. Never raises."""
     while not stopping.is_set():

@@ -31,17 +31,18 @@ import discord
 from babel.lists import format_list
 from discord.ext import commands
 
-from ... import i18n, mentions
-from ...errors import UserError
+from ... import i18n
+from ...interface import mentions
+from ...core.errors import UserError
 from ...i18n import N_, _, n_
-from ...posts import GAME_FINISHED, board_png, post_nonce, send_in_channel, send_quietly, status_line
-from ...record import Record, Status
-from ...session import GameLayer, Person
-from ...words import MENTION_PLAYERS, NO_MENTIONS
+from ...interface.posts import GAME_FINISHED, board_png, post_nonce, send_in_channel, send_quietly, status_line
+from ...core.record import Record, Status
+from ...core.session import GameLayer, Person
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._language import public
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
 

@@ -1,18 +1,18 @@
 """The reconciler: makes every announcement a stored change left undone, and keeps every game's timers armed.
 
-Every commit writes its announcements to the outbox (:mod:`bot.outbox`) in the same atomic step; the bot that made
+Every commit writes its announcements to the outbox (:mod:`bot.storage.outbox`) in the same atomic step; the bot that made
 the change normally makes them at once. Whatever it could not make — Redis or Discord failed just then, or the
 process was killed — this task makes, in one process at a time (each announcement is leased to one claimer):
 
 - ``turn``: the board post, unless the game went on since (a later post shows it) or it was posted already
   (the board's file name carries the announcement's tag: the channel's recent messages are checked first) — as the
-  completion of the interaction that made the change while its token is fresh (:meth:`bot.store.Keys.reply`: the
+  completion of the interaction that made the change while its token is fresh (:meth:`bot.storage.keys.Keys.reply`: the
   player's "thinking…" becomes the board), else in the channel;
 - ``computer``: the computer's reply, if it is still to move in that position and not thinking here already;
 - ``result``: a finished game's record, rating and rating line — handed to the stats cog
   (the ``game_result_due`` event), which marks it done.
 
-Every :data:`REARM_EVERY` seconds one process (a short Redis lock) also runs :meth:`bot.session.GameLayer.rearm`:
+Every :data:`REARM_EVERY` seconds one process (a short Redis lock) also runs :meth:`bot.core.session.GameLayer.rearm`:
 every running game gets any missing deadline back and the computer resumes where it is to move.
 """
 from __future__ import annotations
@@ -23,12 +23,11 @@ from typing import Awaitable, Callable
 
 import discord
 
-from ...kinds import GameKind
-from ...outbox import MAX_TRIES, Announcement
-from ...posts import POSTING
-from ...posts import already_posted, board_name, shows_board, turn_message
-from ...session import GameLayer, Turn
-from ...store import Keys
+from ...core.kinds import GameKind
+from ...storage.outbox import MAX_TRIES, Announcement
+from ...interface.posts import POSTING
+from ...interface.posts import already_posted, board_name, shows_board, turn_message
+from ...core.session import GameLayer, Turn
 from ._computer import Computer
 from ._language import public
 from ._poll import poll
@@ -89,7 +88,7 @@ class Reconciler:
     async def rearm_if_due(self) -> bool:
         """Run the periodic check of every game's deadlines if no process did in the last :data:`REARM_EVERY`
         seconds. True if this process ran it."""
-        if not await self.layer.store.redis.set(Keys.REARM_LOCK, "1", nx=True, ex=int(REARM_EVERY)):
+        if not await self.layer.store.claim_rearm(int(REARM_EVERY)):
             return False
         log.info("periodic check: %d challenge(s) and game(s) have their deadlines", await self.layer.rearm())
         return True
@@ -149,7 +148,7 @@ class Reconciler:
         if turn is None:
             return bool(await self.post_start(kind, game, record, a))
         # the interaction that made the change, left on "thinking…" by a process that died: completed with the board
-        reply = await self.layer.store.redis.get(self.layer.store.keys.reply(a.channel_id, a.member))
+        reply = await self.layer.store.reply_of(a.channel_id, a.member)
         return bool(await self.post_turn(None, kind, turn, reply=reply))
 
     async def _computer(self, a: Announcement) -> bool:

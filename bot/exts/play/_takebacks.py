@@ -1,8 +1,8 @@
 """Takeback requests that close themselves: a request's message loses its Allow / Refuse buttons, and says why, as
 soon as it can no longer be answered — the opponent moved instead, the game ended, or its time ran out.
 
-The message's id is noted beside the record (:meth:`bot.store.GameStore.remember_takeback`) when the request is
-posted; whoever closes it first claims it (:meth:`bot.store.GameStore.forget_takeback`), so it is edited once. The
+The message's id is noted beside the record (:meth:`bot.storage.store.GameStore.remember_takeback`) when the request is
+posted; whoever closes it first claims it (:meth:`bot.storage.store.GameStore.forget_takeback`), so it is edited once. The
 expiry is a Redis deadline (``takeback``), so it is closed on time across restarts and processes.
 """
 from __future__ import annotations
@@ -12,9 +12,10 @@ import logging
 import discord
 
 from ...i18n import _
-from ...record import Record
-from ...session import TAKEBACK_TIMEOUT, GameLayer
-from ...words import NO_MENTIONS, describe_duration
+from ...core.record import Record
+from ...core.session import TAKEBACK_TIMEOUT, GameLayer
+from ...i18n.wording import describe_duration
+from ...interface.mentions import NO_MENTIONS
 from ._language import public
 
 log = logging.getLogger(__name__)

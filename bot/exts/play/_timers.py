@@ -1,6 +1,6 @@
 """The turn timers on Discord: poll Redis for due deadlines and act on each once.
 
-Deadlines live in Redis (:mod:`bot.deadlines`) and are leased to one process at a time and settled once
+Deadlines live in Redis (:mod:`bot.storage.deadlines`) and are leased to one process at a time and settled once
 handled, so each fires once across bot processes and none is lost to a crash. What they do here: ``expire``
 edits a challenge nobody answered, ``remind`` pings the player to move, ``forfeit`` ends the game on time and
 posts its last board, ``takeback`` closes a takeback request nobody answered (:mod:`._takebacks`). Before a reminder or a forfeit, :func:`._reach.ready` checks that the bot can still post in
@@ -18,12 +18,13 @@ from typing import Awaitable, Callable
 
 import discord
 
-from ...deadlines import Deadline
+from ...storage.deadlines import Deadline
 from ...i18n import _
-from ...kinds import GameKind
-from ...posts import post_nonce, send_quietly
-from ...session import GameLayer, Turn
-from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
+from ...core.kinds import GameKind
+from ...interface.posts import post_nonce, send_quietly
+from ...core.session import GameLayer, Turn
+from ...i18n.wording import describe_duration
+from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from . import _takebacks as takebacks
 from ._language import public
 from ._poll import poll

@@ -3,19 +3,19 @@
 - :mod:`._cog` — :class:`Stats`: ``/leaderboard``, ``/stats``, ``/history``, ``/replay``, ``/record``, and the
   ``on_game_finished`` listener that records and rates each game and posts the rating change;
 - :mod:`._buttons` — Replay (on every final board), Previous/Next on a leaderboard;
-- :mod:`._words` — what these commands say (rating changes, streaks, game labels, leaderboard pages).
+- :mod:`._phrases` — what these commands say (rating changes, streaks, game labels, leaderboard pages).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...ratings import Ratings
-from ...records import Records
+from ...storage.ratings import Ratings
+from ...storage.finished_games import Records
 from ._cog import Stats
-from ._words import game_label, leaderboard_embed, rating_change_line
+from ._phrases import game_label, leaderboard_embed, rating_change_line
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 
 async def setup(bot: "HongBot") -> None:

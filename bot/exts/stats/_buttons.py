@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from ...buttons import GameButton, view
+from ...interface.buttons import GameButton, view
 from ...i18n import p_
-from ...ratings import Page
-from ...words import GAME_ID
+from ...storage.ratings import Page
+from ...i18n.wording import GAME_ID
 
 if TYPE_CHECKING:
     from ._cog import Stats

@@ -1,13 +1,13 @@
 """The stats cog: ``/leaderboard``, ``/stats``, ``/history``, ``/replay``, ``/record``, and recording and rating
 every game when it ends (the ``game_finished`` event).
 
-Discord glue only: the records and their indexes live in :mod:`bot.records`, the ratings in :mod:`bot.ratings`,
+Discord glue only: the records and their indexes live in :mod:`bot.storage.finished_games`, the ratings in :mod:`bot.storage.ratings`,
 the GIF in :mod:`render.replay`, the text record in :mod:`engine.movetext`. Every refusal is a
-:class:`~bot.errors.UserError` that says why (unknown game id, a game still running, no games yet, …).
+:class:`~bot.core.errors.UserError` that says why (unknown game id, a game still running, no games yet, …).
 
 Languages: a refusal and an answer only the caller sees (``ephemeral``) are in the caller's language (the command
 tree and the buttons make it current); an answer the channel reads, and the rating line after a game, in the
-server's (:meth:`bot.settings.SettingsStore.language_of`). A game's move record file stays English: it is a
+server's (:meth:`bot.storage.settings.SettingsStore.language_of`). A game's move record file stays English: it is a
 notation, read back by :mod:`engine.movetext`.
 """
 from __future__ import annotations
@@ -28,25 +28,27 @@ from discord.utils import escape_markdown
 from engine.movetext import record_text
 from render.replay import DISCORD_LIMIT, Replay, ReplayTooLarge, positions
 
-from ... import answers, i18n, mentions
-from ...errors import UserError
+from ...interface import answers, mentions
+from ... import i18n
+from ...core.errors import UserError
 from ...games import all_kinds
 from ...i18n import _, n_
-from ...kinds import GameKind
-from ...options import EPHEMERAL_HELP
-from ...outbox import Announcement
-from ...posts import already_posted, board_file, follow_up, nonce, send_quietly
-from ...ratings import GLOBAL, Ratings, Standing, guild_scope
-from ...record import Record
-from ...rendering import build_replay
-from ...records import Records
-from ...translator import untranslated
-from ...words import NO_MENTIONS, plain_names, player_name, result_for, result_short, shown_user
+from ...core.kinds import GameKind
+from ...interface.options import EPHEMERAL_HELP
+from ...storage.outbox import Announcement
+from ...interface.posts import already_posted, board_file, follow_up, nonce, send_quietly
+from ...storage.ratings import GLOBAL, Ratings, Standing, guild_scope
+from ...core.record import Record
+from ...interface.board_pool import build_replay
+from ...storage.finished_games import Records
+from ...interface.translator import untranslated
+from ...i18n.wording import plain_names, player_name, result_for, result_short, shown_user
+from ...interface.mentions import NO_MENTIONS
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
-from ._words import game_label, leaderboard_embed, rating_change_line, streak_text, when
+from ._phrases import game_label, leaderboard_embed, rating_change_line, streak_text, when
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +114,7 @@ class Stats(commands.Cog):
 
     async def after_game(self, record: Record) -> None:
         """Record and rate a finished game (each exactly once), then post its rating change once, and mark the
-        game's ``result`` announcement (:mod:`bot.outbox`) done.
+        game's ``result`` announcement (:mod:`bot.storage.outbox`) done.
 
         Never raises: a failure is logged and the announcement stays for the reconciler (the game's result is
         already stored; the sweep after the next finished game, or at start-up, also records and rates it).
@@ -410,7 +412,7 @@ class Stats(commands.Cog):
         if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
             await answers.send(interaction, text[:2000], file=discord.File(io.BytesIO(replay.gif), filename=name),
                                ephemeral=True, allowed_mentions=NO_MENTIONS)
-        else:  # the channel's: once (bot.posts.follow_up)
+        else:  # the channel's: once (bot.interface.posts.follow_up)
             await follow_up(self.bot, interaction, text, data=replay.gif, name=name, allowed_mentions=NO_MENTIONS)
 
     async def _replay_too_large(self, interaction: discord.Interaction, record: Record, limit: int,

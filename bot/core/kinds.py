@@ -1,0 +1,154 @@
+"""What a game contributes to the bot: its engine, its renderer, its words — and its commands' options.
+
+The session layer (:mod:`bot.core.session`) and the features (:mod:`bot.exts`) treat every game through a
+:class:`GameKind`, so a new game is one engine module, one AI model, one renderer and one module in ``bot/games``
+(which defines the functions :data:`GameKind.FUNCTIONS` names and ends with ``KIND = GameKind.from_module(...)``).
+"""
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from ..i18n import _
+
+
+class Game(Protocol):
+    """The engine contract (see :mod:`engine`): what the bot may use of a game object."""
+
+    to_move: int
+    is_over: bool
+    winner: int | None
+    moves: list[str]  # moves played so far, canonical notation
+    pending: Any  # what the player to move must finish before the turn passes (Hong's summoned dragon), or None
+
+    def play(self, move: str) -> None:
+        """Apply one move; raises ``engine.IllegalMove`` (a reason fit to show) and changes nothing."""
+
+    def pop(self) -> str:
+        """Undo the last move and return it; ``IndexError`` when no move was played."""
+
+    def truncate(self, n: int) -> list[str]:
+        """Undo moves until ``len(moves) == n``; returns the undone moves, oldest first (``IndexError``: bad n)."""
+
+    def copy(self) -> "Game":
+        """An independent copy."""
+
+    def legal_moves(self) -> Sequence[str]:
+        """Every legal move now, canonical notation."""
+
+    def to_dict(self) -> dict:
+        """JSON-ready state; the engine's ``from_dict`` restores it."""
+
+
+@dataclass(frozen=True)
+class MoveCommand:
+    """A game's slash command that plays a move: ``/<game> <name> <options>`` → ``notation(**options)`` → the engine.
+
+    Attributes:
+        name: the subcommand's name (``"place"``).
+        description: its description in Discord.
+        notation: ``(**options) -> move`` in the rules' notation; its keyword parameters, annotated and with
+            defaults as discord.py reads them, are the command's options. Raises ``engine.IllegalMove`` for
+            input that is no move (shown to the player).
+        help: the help text of each option.
+        autocomplete: option name → ``(game, namespace) -> candidate values`` for the player to move (the typed
+            text filters them); ``namespace`` holds the options given so far.
+    """
+
+    name: str
+    description: str
+    notation: Callable[..., str]
+    help: Mapping[str, str]
+    autocomplete: Mapping[str, Callable[[Game, Any], list[str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """One game the bot hosts.
+
+    Attributes:
+        name: command group and stored ``kind`` (``"hongkong"``); lowercase, ≤ 32 characters.
+        title: the game's name for players (``"Hong Kong"``).
+        engine: the engine module (``new_game(**options)``, ``from_dict(d)``).
+        render: ``(game, names: tuple[str, str], *, ended: engine.result.Ended | None = None, translations=None)
+            -> PNG bytes``; pure, run in a worker (``ended``: a result reached off the board, see ``Ended``;
+            ``translations``: the language of its words, see :mod:`render.labels`; :mod:`bot.interface.board_pool` passes it).
+        roles: what each seat is called, in English (``("blue", "orange")``, ``("emperor", "dragon master")``,
+            marked for the catalogs where they are defined); :meth:`role` says it in the current language.
+        seat_options: ``(challenge options, rng) -> (challenger's seat 0|1, engine new_game kwargs)``:
+            resolves "random" choices when the challenge is made.
+        score: ``(game, names) -> str``: one line of the position's score, e.g. "Buildings: Ann 5 – Ben 4".
+        result: ``(game, names) -> str``: the final result line of a finished game.
+        describe_options: ``(engine kwargs) -> str``: the options in words for the challenge message ("" when
+            there is nothing to say beyond the sides, which :func:`bot.interface.posts.sides` words).
+        describe_move: ``(game, names) -> str``: what the last move did, in words, from the engine's events
+            ("captured Ben's building on B2 and sealed it with a roof; Ann takes the lead, 6–5"); "" if nothing
+            happened beyond the move itself.
+        turn_number: ``(game) -> int``: the number of the turn being played, 1 for the first (turns, as the board
+            images count them, not moves: a Hong turn may hold a placement and dragon actions); from the move list
+            alone, so a game loaded without its undo history counts too.
+        rematch: ``(engine kwargs, rng) -> (swap seats?, new engine kwargs)`` for a rematch: who moves first
+            (Hong Kong) or the roles (Hong) are swapped.
+        challenge: ``(**the game's own challenge options) -> challenge options``: its keyword parameters, annotated
+            and with defaults as discord.py reads them, are the options ``/<name> challenge`` adds to the shared
+            ``opponent`` and ``level``.
+        challenge_help: the help text of each of those options.
+        moves: the game's commands that play a move (``place``, ``dragon``).
+        record_by_role: ``/stats`` shows a player's record in each role (for games whose roles play differently,
+            like Hong's emperor and dragon master; not for colours).
+        role_article: put before a role in a sentence: ``"the "`` for Hong ("Ann plays the emperor"), ``""`` for
+            colours ("Ann plays blue").
+    """
+
+    name: str
+    title: str
+    engine: ModuleType
+    render: Callable[..., bytes]
+    roles: tuple[str, str]
+    seat_options: Callable[[dict, random.Random], tuple[int, dict]]
+    score: Callable[[Any, tuple[str, str]], str]
+    result: Callable[[Any, tuple[str, str]], str]
+    describe_options: Callable[[dict], str]
+    describe_move: Callable[[Any, tuple[str, str]], str]
+    turn_number: Callable[[Any], int]
+    rematch: Callable[[dict, random.Random], tuple[bool, dict]]
+    challenge: Callable[..., dict]
+    challenge_help: Mapping[str, str]
+    moves: tuple["MoveCommand", ...]
+    record_by_role: bool = False
+    role_article: str = ""
+
+    #: The functions a game's bot module defines under these names (see :meth:`from_module`).
+    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "describe_move", "turn_number", "rematch",
+                 "challenge")
+
+    @classmethod
+    def from_module(cls, module_name: str, **fields: Any) -> "GameKind":
+        """The kind of a game's bot module (``bot.games.<name>``): its :data:`FUNCTIONS` are the module's functions
+        of those names, ``fields`` the rest. Call it at the end of the module (``from_module(__name__, ...)``).
+
+        Raises:
+            AttributeError: the module lacks one of the functions.
+        """
+        module = sys.modules[module_name]
+        return cls(**{name: getattr(module, name) for name in cls.FUNCTIONS}, **fields)
+
+    def role(self, seat: int) -> str:
+        """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""
+        return _(self.roles[seat])
+
+    def new_game(self, options: dict) -> Game:
+        """A fresh engine game from the stored engine kwargs."""
+        return self.engine.new_game(**options)
+
+    def load(self, state: dict, *, replay: bool = True) -> Game:
+        """Restore an engine game from its ``to_dict()``: every move replayed and checked (``replay``), or the stored
+        position loaded as it is (see the engine contract in :mod:`engine`).
+
+        Raises:
+            engine.InvalidState: the state is damaged (``replay`` also refuses one whose moves break the rules).
+        """
+        return self.engine.from_dict(state, replay=replay)

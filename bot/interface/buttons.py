@@ -1,0 +1,72 @@
+"""The base of every button the bot posts, and the buttons of a finished game's last board.
+
+Every button is a discord.py ``DynamicItem``: what it acts on rides in its ``custom_id`` (matched by the
+subclass's ``template``), so it works after a restart and on any bot process. :class:`GameButton` rebuilds a
+button from its ``custom_id`` (the template's named groups are the constructor's arguments) and routes every
+failure of a press to the one error path, :func:`bot.interface.replies.on_error`.
+
+A button class declared with ``final_board=<position>`` is put on the last board of every finished game (built
+from the game id alone); the features declare theirs, nothing adds them at run time.
+"""
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import discord
+
+from . import answers
+from .. import i18n
+from .replies import on_error
+
+
+class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
+    """A restart-safe button. Subclasses give a ``template`` whose named groups are their ``__init__``'s
+    arguments (those listed in :attr:`numbers` are passed as ``int``) and implement :meth:`press`."""
+
+    #: Template groups passed to ``__init__`` as whole numbers.
+    numbers: ClassVar[tuple[str, ...]] = ()
+    _final_board: ClassVar[dict[str, tuple[int, type["GameButton"]]]] = {}
+
+    def __init_subclass__(cls, *, template: str, final_board: int | None = None, **kwargs) -> None:
+        super().__init_subclass__(template=template, **kwargs)
+        if final_board is not None:  # keyed by name: a reloaded extension replaces its class, never adds twice
+            GameButton._final_board[f"{cls.__module__}.{cls.__qualname__}"] = (final_board, cls)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        """The button a pressed ``custom_id`` describes (discord.py calls this for every press)."""
+        return cls(**{k: int(v) if k in cls.numbers else v for k, v in match.groupdict().items()})
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Run :meth:`press` in the presser's language (``interaction.locale``: its replies and refusals; public
+        posts switch to the server's) under the interaction's watchdog (:func:`bot.interface.answers.watch`: acknowledged
+        within Discord's 3 s whatever the game store does); any failure goes to the one error path (refusal or
+        apology)."""
+        answers.watch(interaction)
+        i18n.use(interaction.locale)
+        try:
+            await self.press(interaction)
+        except Exception as exc:
+            await on_error(interaction, exc)
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        """What the button does. Raise :class:`bot.core.errors.UserError` to refuse (ephemerally)."""
+        raise NotImplementedError
+
+
+def view(*items: discord.ui.Item) -> discord.ui.View:
+    """A view holding ``items``, without a timeout (dynamic items outlive any view)."""
+    holder = discord.ui.View(timeout=None)
+    for item in items:
+        holder.add_item(item)
+    return holder
+
+
+def final_board_view(game_id: str) -> discord.ui.View:
+    """The buttons of a finished game's last board, in their declared positions."""
+    declared = sorted(GameButton._final_board.values(), key=lambda entry: entry[0])
+    return view(*(cls(game_id) for _, cls in declared))
+
+
+__all__ = ["GameButton", "view", "final_board_view"]

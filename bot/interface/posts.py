@@ -1,0 +1,454 @@
+"""What the bot posts about a running game: the board image, the status line, a committed turn.
+
+Used by the features that change a game (play: moves, takebacks, timeouts; admin: aborts). When a posted turn
+ended the game, :func:`post_turn` dispatches the ``game_finished`` event with the finished
+:class:`~bot.core.record.Record`; the features that care listen for it (``on_game_finished``).
+
+A committed turn's board post is an announcement of :mod:`bot.storage.outbox`: once posted it is marked done; if the post
+fails it stays for the play cog's reconciler, which posts it later — so the board's file name carries the
+announcement's tag, and :func:`already_posted` finds a post made before a crash. While this process posts one, its
+member is in :data:`POSTING` (the reconciler leaves it alone).
+
+Every post is made once, though Discord may answer 5xx after making it (and discord.py retries that by itself): a
+post in a channel carries a nonce made from what it announces (:func:`nonce`, :func:`post_nonce`), which Discord
+enforces; an interaction's public follow-up, which has none, is never retried blindly — the channel is looked at
+first (:func:`follow_up`, :mod:`bot.interface.discordhttp`).
+
+Boards are drawn by :data:`bot.interface.board_pool.renderer` (worker processes, people's boards first); a move is answered at once
+— Discord's "thinking…", or "busy: your move is saved, the board follows" when the drawings queue is long
+(:func:`answer_first`) — and the numbers of :mod:`bot.interface.metrics` are counted here.
+
+Languages (:mod:`bot.i18n`): a post is the channel's to read, so its text, buttons and board are in the server's
+language (:func:`server_language`, decided once per post in :func:`post_turn`); what only the player who acted sees
+(:func:`busy_note`, :func:`saved_note`) is in theirs, the current language when a command or button runs. The other
+builders here say things in the current language: their caller picks it.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+
+import aiohttp
+import discord
+
+from . import answers
+from .. import i18n
+from .buttons import final_board_view
+from .discordhttp import post_once
+from ..core.kinds import Game, GameKind
+from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
+from ..i18n import _
+from ..storage.outbox import Announcement
+from ..core.record import Event, Record
+from .board_pool import CHANNEL, PLAYER, renderer
+from .replies import MESSAGE_LIMIT, refuse
+from ..core.session import Turn, result_text
+from ..i18n.wording import describe_duration, plain_names
+from .mentions import MENTION_PLAYERS, NO_MENTIONS
+
+log = logging.getLogger(__name__)
+
+#: The event dispatched (``bot.dispatch``) with the finished record when a game has ended.
+GAME_FINISHED = "game_finished"
+#: Announcements (:attr:`Announcement.member`) this process is posting right now.
+POSTING: set[str] = set()
+
+
+async def server_language(bot: discord.Client, guild_id: int | None, layer=None) -> str:
+    """The language of public posts in the server ``guild_id`` (:meth:`bot.storage.settings.SettingsStore.language_of`
+    of ``layer``'s settings, default the bot's game layer; a server not in the bot's cache still gets its
+    ``/settings language``, only its preferred locale is unknown; None, a DM: English). Every feature asks here."""
+    if guild_id is None:
+        return i18n.SOURCE
+    settings = (layer or bot.layer).settings
+    return await settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
+
+
+async def board_png(kind: GameKind, game: Game, record: Record, *, priority: int = PLAYER) -> bytes:
+    """The rendered board as PNG bytes (drawn by a render worker, in ``priority``'s turn: :mod:`bot.interface.board_pool`); a
+    game that was resigned, lost on time or aborted shows that result instead of whose turn it was."""
+    return await renderer.png(kind, game, plain_names(record), ended=record.ended_off_board, priority=priority)
+
+
+async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
+                     priority: int = PLAYER) -> discord.File:
+    """The rendered board (:func:`board_png`) as a PNG attachment called ``name``."""
+    return discord.File(io.BytesIO(await board_png(kind, game, record, priority=priority)), filename=name)
+
+
+def board_name(kind: GameKind, announcement: Announcement | None) -> str:
+    """The file name of an announced board: ``<game>-<game id>-<version>.png`` (its :attr:`Announcement.tag`)."""
+    return f"{kind.name}-{announcement.tag}.png" if announcement else "board.png"
+
+
+def nonce(announcement: Announcement | None) -> str | None:
+    """A post's nonce for Discord to deduplicate a retry of the same announcement (at most 25 characters):
+    ``t<tag>`` a board, ``r<tag>`` a rating line, ``c<tag>`` the computer's (see :func:`post_nonce`)."""
+    return f"{announcement.what[0]}{announcement.tag}"[:25] if announcement else None
+
+
+#: What a channel post outside an interaction announces, as the first letter of its nonce (:func:`post_nonce`); the
+#: announcements of :mod:`bot.storage.outbox` use the first letter of their ``what`` (``t``, ``r``, ``c``: :func:`nonce`).
+NONCE_KINDS = {
+    "p": "a reminder: the player to move is pinged",
+    "e": "a thread game's end, told in the thread's parent channel",
+    "f": "a thread game moved to the parent channel, with its board",
+    "u": "a game ended without a result, told in the parent channel",
+    "d": "the same, told a player by direct message",
+}
+
+
+def post_nonce(kind: str, game_id: str, detail: int | str = "") -> str:
+    """The nonce of a channel post outside an interaction: ``<kind><game id>-<detail>`` (``kind`` a key of
+    :data:`NONCE_KINDS`; ``detail`` tells two posts of one kind and game apart, e.g. the move count of a reminder),
+    at most 25 characters (Discord's limit; game ids have at most 16). Discord returns the first message for a
+    retry with the same nonce (``enforce_nonce``, which discord.py sends with every nonce), so a post whose answer was
+    lost is never made twice."""
+    if kind not in NONCE_KINDS:
+        raise ValueError(f"unknown kind of post {kind!r}")
+    return f"{kind}{game_id}-{detail}"[:25]
+
+
+async def seen(bot: discord.Client, channel_id: int, *, file_name: str | None = None, text: str | None = None,
+               limit: int = 50) -> bool | None:
+    """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
+    exactly ``text`` (its first :data:`MESSAGE_LIMIT` characters); None when the bot can't tell: it lacks Read Message
+    History there (known from its cache: no request Discord would refuse), or reading failed."""
+    channel = bot.get_channel(channel_id)
+    guild = getattr(channel, "guild", None)
+    if guild is not None and guild.me is not None and not channel.permissions_for(guild.me).read_message_history:
+        return None
+    me = bot.user.id if bot.user else None
+    try:
+        async for message in bot.get_partial_messageable(channel_id).history(limit=limit):
+            if message.author.id != me:
+                continue
+            if file_name and any(a.filename == file_name for a in message.attachments):
+                return True
+            if text and message.content == text[:MESSAGE_LIMIT]:
+                return True
+    except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.warning("could not read the history of channel %s (%s)", channel_id, getattr(exc, "status", exc))
+        return None
+    return False
+
+
+async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str | None = None,
+                         text: str | None = None, limit: int = 50) -> bool:
+    """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
+    exactly ``text`` (a retry checks before posting again; :func:`seen`). A history the bot can't read counts as not
+    posted (logged): posting twice is better than never."""
+    return bool(await seen(bot, channel_id, file_name=file_name, text=text, limit=limit))
+
+
+async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: bytes | None = None,
+                    name: str = "board.png", by_text: bool = False, confirm: str | None = None, **kwargs) -> None:
+    """Post ``text`` (and the file ``data`` as the attachment ``name``) as the interaction's public follow-up, once:
+    if Discord answers 5xx, the channel is looked at (by ``name``, which carries the announcement's tag — or, without
+    ``data`` or with ``by_text``, by the exact text) before sending again (:func:`bot.interface.discordhttp.post_once`).
+    Sent through :func:`bot.interface.answers.send` (the initial response if none was sent yet; ``confirm``: what the
+    watchdog's private "thinking…" becomes). ``kwargs``: ``followup.send``'s.
+
+    Raises:
+        discord.HTTPException: it failed (:class:`bot.interface.discordhttp.PostUncertain`: perhaps made — the outbox decides).
+    """
+    async def send():
+        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
+
+    async def made():
+        by_name = data is not None and not by_text
+        return await seen(bot, interaction.channel_id, file_name=name if by_name else None,
+                          text=None if by_name else text)
+
+    await post_once(send, made)
+
+
+async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, nonce: str | None,
+                          data: bytes | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
+    """Post ``text`` (and ``data`` as the attachment ``name``) in a channel outside any interaction. With a ``nonce``
+    (every post of the bot has one) a connection dropped after sending is retried at once with the same nonce —
+    Discord returns the first message for it; discord.py itself retries a 5xx. ``kwargs``: ``send``'s.
+
+    Raises:
+        discord.HTTPException, aiohttp.ClientError: it failed.
+    """
+    channel = bot.get_partial_messageable(channel_id)
+    for attempt in range(tries):
+        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        try:
+            return await channel.send(text[:MESSAGE_LIMIT], nonce=nonce, **files, **kwargs)
+        except (aiohttp.ClientConnectionError, asyncio.TimeoutError):
+            if nonce is None or attempt == tries - 1:
+                raise
+            await asyncio.sleep(1 + 2 * attempt)
+    raise AssertionError("unreachable")
+
+
+def busy_note(turn: Turn) -> str:
+    """What a player is told at once when the boards queue is long: their change is stored, its board follows."""
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("I'm busy right now: your move `{move}` is saved, and its board will be posted here in a moment.",
+                 move=turn.move)
+    return _("I'm busy right now: the change is saved, and its board will be posted here in a moment.")
+
+
+async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.Interaction | None:
+    """Answer a committed change's interaction at once: Discord's "thinking…" while its board is drawn, or — when a
+    person's board would wait long (:meth:`bot.interface.board_pool.Renderer.busy`) — :func:`busy_note`, to the player alone
+    (replacing the watchdog's private "thinking…" if it answered first: :mod:`bot.interface.answers`).
+    Returns the interaction, or None if it had expired (past Discord's 3 s: the board then goes to the channel)."""
+    try:
+        if renderer.busy():
+            first = await answers.send(interaction, busy_note(turn), ephemeral=True) is None
+            BUSY.inc()
+        else:
+            first = await answers.defer(interaction, thinking=True)
+    except discord.NotFound:
+        FAILURES.labels("expired").inc()
+        log.warning("interaction %s expired before its first answer; posting game %s in its channel",
+                    interaction.id, turn.record.id)
+        return None
+    if first:
+        FIRST_RESPONSE.observe(since(interaction))
+    return interaction
+
+
+def done_note(turn: Turn) -> str:
+    """What the watchdog's private "thinking…" becomes when a change it waited for is stored and its board goes to
+    the channel (:func:`bot.interface.answers.send`'s ``confirm``)."""
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("Your move `{move}` is saved; its board is posted in this channel.", move=turn.move)
+    return _("Done: the game is saved; its board is posted in this channel.")
+
+
+def saved_note(turn: Turn) -> str:
+    """What a player is told when their change is stored but its board could not be posted."""
+    if turn.move:
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
+        return _("Your move `{move}` is saved. I couldn't post the board just now; it will be posted in this channel "
+                 "shortly.", move=turn.move)
+    return _("Done: the game is saved. I couldn't post the board just now; it will be posted in this channel "
+             "shortly.")
+
+
+def sides(kind: GameKind, record: Record, *, you: int | None = None) -> str:
+    """Who plays which side and who moves first, as a sentence: "Ann plays blue and moves first; Ben plays orange."
+    (Hong: "Ann plays the emperor and moves first; …"). ``you``: a user id addressed as "you" ("…; you play
+    orange."); an empty seat (an open challenge) is "whoever accepts"."""
+    first = kind.new_game(record.options).to_move
+    parts = []
+    for seat in (0, 1):
+        player = record.players[seat]
+        addressed = player is not None and player.id == you
+        if addressed:
+            part = _your_side(kind, seat, seat == first)
+        else:
+            part = _side(kind, player.shown if player else _("whoever accepts"), seat, seat == first)
+        if seat == 0 and (player is None or addressed):  # words of ours at the start of a sentence: capitalised
+            part = part[:1].upper() + part[1:]
+        parts.append(part)
+    # TRANSLATORS: the two sides of a game, e.g. "Ann plays blue and moves first" and "you play orange".
+    return _("{first}; {second}.", first=parts[0], second=parts[1])
+
+
+def _side(kind: GameKind, name: str, seat: int, first: bool) -> str:
+    """"Ann plays blue and moves first" (Hong: "Ann plays the emperor"); ``name`` may be "whoever accepts"."""
+    role = kind.role(seat)
+    if kind.role_article:  # Hong's roles are people: "the emperor", "the dragon master"
+        # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} "emperor" or "dragon master".
+        return (_("{name} plays the {role} and moves first", name=name, role=role) if first
+                else _("{name} plays the {role}", name=name, role=role))
+    # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} a colour, "blue" or "orange".
+    return (_("{name} plays {role} and moves first", name=name, role=role) if first
+            else _("{name} plays {role}", name=name, role=role))
+
+
+def _your_side(kind: GameKind, seat: int, first: bool) -> str:
+    """"you play blue and move first" (Hong: "you play the emperor"), said to the player in ``seat``."""
+    role = kind.role(seat)
+    if kind.role_article:
+        # TRANSLATORS: said to a player; {role} is "emperor" or "dragon master".
+        return (_("you play the {role} and move first", role=role) if first
+                else _("you play the {role}", role=role))
+    # TRANSLATORS: said to a player; {role} is a colour, "blue" or "orange".
+    return _("you play {role} and move first", role=role) if first else _("you play {role}", role=role)
+
+
+def computer_replied(turn: Turn) -> bool:
+    """Whether a takeback undid a move of the computer's too (its reply to the turn taken back): the undone moves
+    replayed on a copy of the position they were undone to."""
+    opponent = 1 - turn.player
+    if not turn.undone or not turn.record.player(opponent).bot:
+        return False
+    game = turn.game.copy()
+    for move in turn.undone:
+        if game.to_move == opponent:
+            return True
+        game.play(move)
+    return False
+
+
+def status_line(kind: GameKind, game: Game, record: Record) -> str:
+    """Score and whose turn, with a mention of the player to move and the time they have for the turn."""
+    seat = game.to_move
+    player = record.player(seat)
+    score, role = kind.score(game, record.names), kind.role(seat)
+    if player.bot:
+        # TRANSLATORS: {name} is the computer player's name; {role} its side ("blue", "emperor").
+        return f"{score}\n" + _("{name} ({role}) is thinking…", name=player.shown, role=role)
+    if record.deadline:
+        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {time} how long
+        # they have for the turn, e.g. "1 day 6 hours".
+        turn = _("{mention}, your turn ({role}). You have {time}.", mention=record.mention(seat), role=role,
+                 time=describe_duration(record.deadline - (record.turn_started or 0)))
+    else:
+        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor").
+        turn = _("{mention}, your turn ({role}).", mention=record.mention(seat), role=role)
+    return f"{score}\n{turn}"
+
+
+def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | None]:
+    """The text posted with the board after a committed change, and the buttons of a finished game's last board
+    (None while the game runs)."""
+    record, game = turn.record, turn.game
+    if turn.event is Event.MOVE:
+        name, happened = record.player(turn.player).shown, kind.describe_move(game, record.names)
+        # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is; {happened}
+        # what it did, e.g. "Ann's 2 buildings are taken".
+        head = (_("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened) if happened
+                else _("{name} played `{move}`.", name=name, move=turn.move))
+    elif turn.event is Event.TAKEBACK:
+        name = record.player(turn.player).shown
+        if computer_replied(turn):
+            head = _("Takeback: {name}'s last turn and the computer's reply are undone.", name=name)
+        else:
+            head = _("Takeback accepted: {name}'s last turn is undone.", name=name)
+    else:
+        head = ""
+    if not turn.finished:
+        return f"{head}\n{status_line(kind, game, record)}", None
+    # TRANSLATORS: {result} is how the game ended, a sentence: "Ann resigned: Ben wins."
+    text = f"{head}\n" + _("**Game over.** {result}", result=result_text(kind, record, game))
+    people = [record.mention(seat) for seat in (0, 1) if not record.player(seat).bot]  # never the computer
+    # TRANSLATORS: {mentions} pings the players of the game that just ended.
+    text = text.strip() + "\n" + _("{mentions} — thanks for playing!", mentions=" ".join(people))
+    return text, final_board_view(record.id)
+
+
+def shows_board(turn: Turn) -> bool:
+    """One board a round against the computer: a move after which the computer is to move is posted as text alone
+    (every move stays in the channel's history), and the computer's reply is posted with the board; every other
+    post shows the board."""
+    return turn.finished or not turn.record.player(turn.game.to_move).bot
+
+
+async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | None = None,
+                   name: str = "board.png", **kwargs) -> bool:
+    """Complete an interaction left on "thinking…" by a process that stored its change and died: edit its original
+    response (``PATCH /webhooks/<application id>/<token>/messages/@original``, idempotent: a retry edits it again) to
+    ``text`` with the file ``data`` as the attachment ``name``. ``reply``: ``"<application id>:<token>"`` as
+    :func:`bot.storage.store.reply_to` stored it. ``kwargs``: ``edit_message``'s (``view``, ``allowed_mentions``).
+
+    Returns:
+        True if edited; False if Discord refused it (the token expired after its 15 minutes: 404 ``10015`` Unknown
+        Webhook, or the response is gone) or the request failed — the caller then posts in the channel. Logged, never
+        raises. Source: Discord, Receiving and Responding ("Edit Original Interaction Response").
+    """
+    application_id, _, token = reply.partition(":")
+    try:
+        webhook = discord.Webhook.partial(int(application_id), token, client=bot)
+        files = [discord.File(io.BytesIO(data), filename=name)] if data is not None else []
+        await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT], attachments=files, **kwargs)
+        return True
+    except (ValueError, discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.info("could not complete an interaction's response (%s); posting in the channel",
+                 getattr(exc, "status", None) or repr(exc))
+        return False
+
+
+async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
+                    reply: str | None = None) -> bool:
+    """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
+    follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
+    move) or the interaction has expired. ``reply`` (no ``interaction``: the reconciler): the interaction a killed
+    process left on "thinking…" (:meth:`bot.storage.keys.Keys.reply`), completed with the post (:func:`complete`) while
+    Discord still lets it be; else the post goes to the channel.
+    Rendering runs off the event loop. Then the turn's announcement is marked done. If the turn ended the game,
+    ``game_finished`` is dispatched even when the post failed (the game's state is committed: what follows from
+    it happens anyway).
+
+    Never raises: when the post fails, the announcement stays in the outbox for the reconciler, and the player
+    (if they acted through an interaction) is told that their change is saved and the board follows.
+
+    Returns:
+        True if the board was posted.
+    """
+    posted = False
+    if turn.event is Event.MOVE:
+        MOVES.labels(kind.name, "computer" if turn.record.player(turn.player).bot else "person").inc()
+    member = turn.announcement.member if turn.announcement is not None else ""
+    POSTING.add(member)
+    try:
+        if interaction is not None and (not interaction.response.is_done() or answers.pending(interaction)):
+            interaction = await answer_first(interaction, turn)  # to the player alone: in their language
+        confirm = done_note(turn) if interaction is not None and answers.pending(interaction) else None
+        priority = PLAYER if interaction is not None else CHANNEL
+        with i18n.language(await server_language(bot, turn.record.guild_id)):  # the post: the server's language
+            text, view = turn_message(kind, turn)
+            extra = {"view": view} if view else {}
+            name = board_name(kind, turn.announcement)
+            png = await board_png(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
+            if interaction is not None:
+                try:
+                    await follow_up(bot, interaction, text, data=png, name=name, confirm=confirm,
+                                    allowed_mentions=MENTION_PLAYERS, **extra)
+                    posted = True
+                    BOARD_POSTED.observe(since(interaction))
+                except discord.NotFound:  # the interaction expired: post in the channel instead
+                    log.warning("interaction %s expired; posting game %s in its channel", interaction.id,
+                                turn.record.id)
+            if not posted and reply:
+                posted = await complete(bot, reply, text, data=png, name=name, allowed_mentions=MENTION_PLAYERS,
+                                        **extra)
+            if not posted:
+                await send_in_channel(bot, turn.record.channel_id, text, nonce=nonce(turn.announcement), data=png,
+                                      name=name, allowed_mentions=MENTION_PLAYERS, **extra)
+                posted = True
+    except Exception:
+        FAILURES.labels("board").inc()
+        log.exception("posting game %s in channel %s failed; the reconciler posts it later",
+                      turn.record.id, turn.record.channel_id)
+        if interaction is not None:  # the with block has ended: in the player's language
+            await refuse(interaction, saved_note(turn))
+    finally:
+        POSTING.discard(member)
+    if posted and turn.announcement is not None:
+        try:
+            await bot.layer.outbox.done(turn.announcement)
+        except Exception:  # the reconciler will find the post and not repeat it
+            log.warning("could not mark game %s's post as made", turn.record.id, exc_info=True)
+    if turn.finished:
+        bot.dispatch(GAME_FINISHED, turn.record)
+    return posted
+
+
+async def send_quietly(bot: discord.Client, channel_id: int, text: str,
+                       mentions: discord.AllowedMentions = NO_MENTIONS, *, nonce: str | None = None) -> bool:
+    """Post ``text`` in a channel outside any interaction (:func:`send_in_channel`); a failure is logged, never
+    raised. ``nonce`` (:func:`nonce`, :func:`post_nonce`) lets Discord drop a retry of the same post. True if
+    posted."""
+    try:
+        await send_in_channel(bot, channel_id, text, nonce=nonce, allowed_mentions=mentions)
+        return True
+    except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        log.warning("could not post in channel %s (%s)", channel_id, getattr(exc, "status", None) or repr(exc))
+        return False
+
+
+__all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
+           "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
+           "computer_replied", "status_line", "turn_message", "shows_board", "complete", "post_turn", "send_quietly"]

@@ -1,0 +1,1 @@
+"""Storage: everything kept in Redis — the only package that imports redis."""

@@ -1,0 +1,40 @@
+"""The slash commands as last synced to Discord, kept in Redis per application and scope (one server, or global):
+the hash of their definitions (:meth:`bot.storage.keys.Keys.commands`) and the ids Discord gave them
+(:meth:`bot.storage.keys.Keys.command_ids`). :func:`bot.interface.client.sync_commands` decides with them whether to
+sync again.
+"""
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from .keys import Keys
+
+
+async def synced_digest(redis: aioredis.Redis, application_id: int, guild_id: int | None) -> str | None:
+    """The hash of the definitions last synced for the application in ``guild_id`` (None: global), or None."""
+    return await redis.get(Keys.commands(application_id, guild_id))
+
+
+async def save_sync(redis: aioredis.Redis, application_id: int, guild_id: int | None, digest: str,
+                    ids: dict[str, int]) -> None:
+    """Keep a sync's result: the ids Discord gave the top-level commands (name → id), then the definitions' hash
+    — the ids first: a death in between leaves the old hash, and the next start syncs again."""
+    key = Keys.command_ids(application_id, guild_id)
+    await redis.delete(key)
+    await redis.hset(key, mapping=ids)
+    await redis.set(Keys.commands(application_id, guild_id), digest)
+
+
+async def kept_ids(redis: aioredis.Redis, application_id: int, guild_id: int | None) -> dict[str, int]:
+    """The top-level commands' ids kept for the application in ``guild_id`` (name → id); empty if none."""
+    kept = await redis.hgetall(Keys.command_ids(application_id, guild_id))
+    return {(name.decode() if isinstance(name, bytes) else name): int(snowflake) for name, snowflake in kept.items()}
+
+
+async def keep_ids(redis: aioredis.Redis, application_id: int, guild_id: int | None, ids: dict[str, int]) -> None:
+    """Keep the top-level commands' ids (name → id) fetched from Discord for the application in ``guild_id``."""
+    if ids:
+        await redis.hset(Keys.command_ids(application_id, guild_id), mapping=ids)
+
+
+__all__ = ["synced_digest", "save_sync", "kept_ids", "keep_ids"]
