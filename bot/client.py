@@ -94,7 +94,9 @@ class HongBot(commands.AutoShardedBot):
     ) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
                          tree_cls=Tree, shard_count=config.shard_count,
-                         shard_ids=list(config.shard_ids) if config.shard_ids is not None else None,
+                         # discord.py's stub says list[int], but None (its default) means every shard
+                         shard_ids=(list(config.shard_ids)  # type: ignore[arg-type]
+                                    if config.shard_ids is not None else None),
                          heartbeat_timeout=config.heartbeat_timeout, http_trace=discordhttp.trace())
         count = config.shard_count or 1
         #: This process's pace of bot-token requests (:mod:`bot.discordhttp`): its share of Discord's global limit.
@@ -108,7 +110,7 @@ class HongBot(commands.AutoShardedBot):
         self.clock = clock
         self.poll_interval = poll_interval
         self.kinds = all_kinds()
-        self.layer: GameLayer | None = None
+        self._layer: GameLayer | None = None
         self.metrics_server: MetricsServer | None = None
         self._command_ids: dict[str, int] = {}
 
@@ -143,6 +145,21 @@ class HongBot(commands.AutoShardedBot):
         self._command_ids = await command_ids(self.tree, self._redis.client, guild)
         mentions.install(self.tree, self._command_ids)
 
+    @property
+    def layer(self) -> GameLayer:
+        """The game layer every feature plays through (built in ``setup_hook``).
+
+        Raises:
+            RuntimeError: read before ``setup_hook`` built it (the bot has not started).
+        """
+        if self._layer is None:
+            raise RuntimeError("the game layer is built in setup_hook: the bot has not started")
+        return self._layer
+
+    @layer.setter
+    def layer(self, layer: GameLayer) -> None:
+        self._layer = layer
+
     def game_layer(self, client: aioredis.Redis) -> GameLayer:
         """The game layer every feature plays through, on the Redis ``client``."""
         return GameLayer(GameStore(client), self.kinds, challenge_timeout=self.config.challenge_timeout,
@@ -152,6 +169,17 @@ class HongBot(commands.AutoShardedBot):
     def guard(self):
         """The :class:`bot.guard.StoreGuard` of the bot's Redis (None before ``setup_hook``)."""
         return self._redis.guard if self._redis is not None else None
+
+    @property
+    def me(self) -> discord.ClientUser:
+        """The bot's own user (``user``, known once logged in: before any command, button or event).
+
+        Raises:
+            RuntimeError: read before the bot logged in.
+        """
+        if self.user is None:
+            raise RuntimeError("the bot's user is known once it has logged in")
+        return self.user
 
     @property
     def served_shards(self) -> Shards:
@@ -200,6 +228,17 @@ class HongBot(commands.AutoShardedBot):
             self._redis = None
 
 
+def application_id(tree: discord.app_commands.CommandTree) -> int:
+    """The id of the application whose commands ``tree`` holds (known once the client has logged in).
+
+    Raises:
+        RuntimeError: the client has not logged in yet.
+    """
+    if tree.client.application_id is None:
+        raise RuntimeError("the application's id is known once the client has logged in")
+    return tree.client.application_id
+
+
 async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
                         guild: discord.abc.Snowflake | None) -> bool:
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
@@ -219,13 +258,13 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
     else:
         payload = [command.to_dict(tree) for command in commands]
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    key = Keys.commands(tree.client.application_id, guild.id if guild is not None else None)
+    key = Keys.commands(application_id(tree), guild.id if guild is not None else None)
     scope = f"server {guild.id}" if guild is not None else "global"
     if await redis.get(key) == digest:
         log.info("%s commands unchanged since the last sync: not synced", scope)
         return False
     synced = await tree.sync(guild=guild)
-    ids = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
+    ids = Keys.command_ids(application_id(tree), guild.id if guild is not None else None)
     await redis.delete(ids)  # the ids first: a death in between leaves the hash, and the next start fetches the ids
     await redis.hset(ids, mapping={c.name: c.id for c in synced})
     await redis.set(key, digest)
@@ -238,7 +277,7 @@ async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Re
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and
     kept. Never raises for Discord: if the fetch fails, no ids (messages then write commands as typed)."""
-    key = Keys.command_ids(tree.client.application_id, guild.id if guild is not None else None)
+    key = Keys.command_ids(application_id(tree), guild.id if guild is not None else None)
     kept = await redis.hgetall(key)
     if kept:
         return {(name.decode() if isinstance(name, bytes) else name): int(snowflake) for name, snowflake in kept.items()}
@@ -249,5 +288,5 @@ async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Re
         return {}
     ids = {c.name: c.id for c in fetched}
     if ids:
-        await redis.hset(key, mapping=ids)
+        await redis.hset(key, mapping={name: snowflake for name, snowflake in ids.items()})
     return ids
