@@ -170,6 +170,22 @@ class Record:
             raise LookupError(f"seat {seat} of {self.id} is empty")
         return occupant
 
+    @property
+    def game_state(self) -> dict:
+        """The engine state of a started (running or finished) game. Raises ``LookupError`` for a challenge: no
+        game yet."""
+        if self.state is None:
+            raise LookupError(f"{self.id} is a challenge: it has no game state yet")
+        return self.state
+
+    def player_of(self, user_id: int) -> Player:
+        """The seated player ``user_id`` (a player, or the user a challenge is for). Raises ``LookupError`` for anyone
+        else."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise LookupError(f"{user_id} has no seat in {self.id}")
+        return self.player(seat)
+
     def seat_of(self, user_id: int) -> int | None:
         """The seat (0/1) of ``user_id``, or None for a spectator."""
         for seat, occupant in enumerate(self.players):
