@@ -50,7 +50,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Mapping, overload
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
@@ -160,6 +160,21 @@ class NotSaved(Exception):
     """A change that was certainly not stored and never will be: the game store did not answer before the change's
     deadline (:func:`deadline`) — its commit was refused as late, never sent, or its reply was lost and the record,
     re-read after the deadline, does not have it."""
+
+
+@overload
+def decoded(reply: bytes | str) -> str: ...
+@overload
+def decoded(reply: bytes | str | None) -> str | None: ...
+def decoded(reply: bytes | str | None) -> str | None:
+    """A Redis reply as text. The bot's clients decode replies (``decode_responses=True``), which redis-py's types
+    can't say: they answer ``bytes | str``."""
+    return reply.decode() if isinstance(reply, bytes) else reply
+
+
+def decoded_hash(reply: Mapping[bytes | str, bytes | str]) -> dict[str, str]:
+    """A hash as read (``HGETALL``) with its fields and values as text (see :func:`decoded`)."""
+    return {decoded(field): decoded(value) for field, value in reply.items()}
 
 
 #: Errors meaning a command's reply did not come (the server hung, the connection dropped): a write sent may or may

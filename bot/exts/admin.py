@@ -16,7 +16,7 @@ from discord.utils import escape_markdown
 from .. import answers, i18n, mentions
 from ..errors import UserError
 from ..i18n import _, n_
-from ..options import person
+from ..options import channel_id, person
 from ..posts import post_turn
 from ..rendering import renderer
 from ..settings import GuildSettings, parse_duration
@@ -138,7 +138,7 @@ class Admin(commands.Cog):
         if not interaction.permissions.manage_messages:
             raise UserError(_("Only members with the **Manage Messages** permission can abort a game."))
         answers.before_change(interaction, private=renderer.busy)  # stored only once answered
-        turn = await self.layer.abort(interaction.channel_id, person(interaction.user))
+        turn = await self.layer.abort(channel_id(interaction), person(interaction.user))
         await post_turn(self.bot, interaction, self.layer.kinds[turn.record.kind], turn)
 
     @app_commands.command(name="games", description="The games running in this server, to watch")

@@ -19,19 +19,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
-import discord
-
-from ...kinds import GameKind
+from ...kinds import Game, GameKind
 from ...outbox import MAX_TRIES, Announcement
 from ...posts import POSTING
 from ...posts import already_posted, board_name, shows_board, turn_message
 from ...session import GameLayer, Turn
-from ...store import Keys
-from ._computer import Computer
+from ...store import Keys, decoded
+from ._computer import Computer, PostTurn
 from ._language import public
 from ._poll import poll
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+    from ...record import Record
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +55,9 @@ class Reconciler:
         poll_interval: seconds between polls.
     """
 
-    def __init__(self, bot: discord.Client, layer: GameLayer, post_turn: Callable[[None, GameKind, Turn], Awaitable],
-                 post_start: Callable[..., Awaitable], computer: Computer, poll_interval: float = 1.0) -> None:
+    def __init__(self, bot: "HongBot", layer: GameLayer, post_turn: PostTurn,
+                 post_start: Callable[[GameKind, Game, Record, Announcement], Awaitable[bool]], computer: Computer,
+                 poll_interval: float = 1.0) -> None:
         self.bot = bot
         self.layer = layer
         self.post_turn = post_turn
@@ -139,7 +142,7 @@ class Reconciler:
         kind = self.layer.kinds[record.kind]
         text_only = turn is not None and not shows_board(turn)  # a move the computer answers: posted as text
         async with public(self.bot, self.layer, record.guild_id):  # as it was posted: in the server's language
-            text = turn_message(kind, turn)[0] if text_only else None
+            text = turn_message(kind, turn)[0] if turn is not None and text_only else None
         if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a), text=text):
             await self.layer.outbox.done(a)
             if turn is None or not turn.finished:
@@ -150,7 +153,7 @@ class Reconciler:
             return bool(await self.post_start(kind, game, record, a))
         # the interaction that made the change, left on "thinking…" by a process that died: completed with the board
         reply = await self.layer.store.redis.get(self.layer.store.keys.reply(a.channel_id, a.member))
-        return bool(await self.post_turn(None, kind, turn, reply=reply))
+        return bool(await self.post_turn(None, kind, turn, reply=decoded(reply)))
 
     async def _computer(self, a: Announcement) -> bool:
         stored = await self.layer.store.get(a.channel_id)
