@@ -21,8 +21,6 @@ import random
 import time
 from typing import Callable
 
-import redis.asyncio as aioredis
-
 import discord
 from discord.ext import commands
 
@@ -34,7 +32,7 @@ from .metrics import QUEUE_LENGTH, MetricsServer
 from .rendering import default_workers, renderer
 from .replies import on_error
 from .session import GameLayer
-from .store import GameStore, Keys, RedisHandle, Shards, connect
+from .store import GameStore, Keys, RedisClient, RedisHandle, Shards, connect
 from .translator import CommandTranslator
 from .tree import Tree
 
@@ -160,13 +158,13 @@ class HongBot(commands.AutoShardedBot):
     def layer(self, layer: GameLayer) -> None:
         self._layer = layer
 
-    def game_layer(self, client: aioredis.Redis) -> GameLayer:
+    def game_layer(self, client: RedisClient) -> GameLayer:
         """The game layer every feature plays through, on the Redis ``client``."""
         return GameLayer(GameStore(client), self.kinds, challenge_timeout=self.config.challenge_timeout,
                          clock=self.clock, rng=self.rng)
 
     @property
-    def guard(self):
+    def guard(self) -> StoreGuard | None:
         """The :class:`bot.guard.StoreGuard` of the bot's Redis (None before ``setup_hook``)."""
         return self._redis.guard if self._redis is not None else None
 
@@ -239,7 +237,7 @@ def application_id(tree: discord.app_commands.CommandTree) -> int:
     return tree.client.application_id
 
 
-async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClient,
                         guild: discord.abc.Snowflake | None) -> bool:
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
     sync would send, with every language's names and descriptions from the tree's translator (so a changed catalog
@@ -272,7 +270,7 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
     return True
 
 
-async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+async def command_ids(tree: discord.app_commands.CommandTree, redis: RedisClient,
                       guild: discord.abc.Snowflake | None) -> dict[str, int]:
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and

@@ -41,7 +41,7 @@ from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from .errors import StoreLost
-from .store import OVERRIDE, RedisHandle, check_server, keys_for, persistence_problem
+from .store import OVERRIDE, RedisClient, RedisHandle, check_server, keys_for, persistence_problem
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class StoreGuard:
         self._task: asyncio.Task | None = None
         self._stopping = asyncio.Event()
         self._own_connect = None
-        self._probe = None
+        self._probe: RedisClient | None = None
         pool = getattr(client, "connection_pool", None)
         if isinstance(client, RedisCluster):
             if url:  # its own client: the bot's connections are refused while the store is lost
@@ -236,8 +236,7 @@ class StoreGuard:
             return keys
         name = f"{connection.host}:{connection.port}"
         slots = self.client.nodes_manager.slots_cache
-        return [key for key in keys if (slots.get(key_slot(key.encode())) or [None])[0] is not None
-                and slots[key_slot(key.encode())][0].name == name]
+        return [key for key in keys if (nodes := slots.get(key_slot(key.encode()))) and nodes[0].name == name]
 
     async def _install(self) -> None:
         """Make :meth:`_on_connect` redis-py's ``redis_connect_func`` of every connection of the bot's client — those

@@ -50,7 +50,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Mapping, overload
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, overload
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
@@ -63,9 +63,14 @@ from . import budget
 from .errors import StoreLost
 from .record import Record, RecordError
 
+if TYPE_CHECKING:
+    from .guard import StoreGuard
+
 log = logging.getLogger(__name__)
 
 PREFIX = "hongbot"
+#: A client of the bot's Redis (``decode_responses=True``): a plain one, or a Redis Cluster's.
+RedisClient = aioredis.Redis | RedisCluster
 #: On a Redis Cluster, how long a commit waits at most for a replica to acknowledge it (milliseconds).
 REPLICA_WAIT_MS = 100
 
@@ -175,6 +180,34 @@ def decoded(reply: bytes | str | None) -> str | None:
 def decoded_hash(reply: Mapping[bytes | str, bytes | str]) -> dict[str, str]:
     """A hash as read (``HGETALL``) with its fields and values as text (see :func:`decoded`)."""
     return {decoded(field): decoded(value) for field, value in reply.items()}
+
+
+def decoded_list(reply: Iterable[object]) -> list[str]:
+    """A list of text as read (``ZRANGE`` without scores, ``SMEMBERS``…) as text (see :func:`decoded`).
+
+    Raises:
+        TypeError: an item is not text (e.g. a member with its score).
+    """
+    items = []
+    for item in reply:
+        if not isinstance(item, (bytes, str)):
+            raise TypeError(f"a Redis reply of text holds {item!r}")
+        items.append(decoded(item))
+    return items
+
+
+def decoded_scores(reply: Iterable[object]) -> list[tuple[str, float]]:
+    """A sorted set's members with their scores as read (``ZRANGE … WITHSCORES``): ``[(member, score)]``.
+
+    Raises:
+        TypeError: an item is not a member and its score.
+    """
+    pairs = []
+    for item in reply:
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or not isinstance(item[0], (bytes, str)):
+            raise TypeError(f"a Redis reply of members and scores holds {item!r}")
+        pairs.append((decoded(item[0]), float(item[1])))
+    return pairs
 
 
 #: Errors meaning a command's reply did not come (the server hung, the connection dropped): a write sent may or may
@@ -337,7 +370,10 @@ class Keys:
     @staticmethod
     def channel_of(key: str) -> int:
         """The channel id in a key built by :meth:`game` or :meth:`finished` (of either layout)."""
-        return int(re.search(r"ch:(\d+)", key).group(1))
+        found = re.search(r"ch:(\d+)", key)
+        if found is None:
+            raise ValueError(f"the key {key} names no channel")
+        return int(found.group(1))
 
 
 def _bucket_tags(count: int) -> tuple[str, ...]:
@@ -716,7 +752,7 @@ class DueSet:
         longest: the longest lease (seconds).
     """
 
-    def __init__(self, redis: aioredis.Redis, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
+    def __init__(self, redis: RedisClient, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
         self.redis = redis
         self.keys = keys_for(redis)
         self.key_of = key
@@ -793,7 +829,7 @@ class DueSet:
 
     async def members(self) -> list[str]:
         """Every member of every bucket (for tests, start-up checks and the chaos benchmark)."""
-        return [member for key in self.all_keys() for member in await self.redis.zrange(key, 0, -1)]
+        return [member for key in self.all_keys() for member in decoded_list(await self.redis.zrange(key, 0, -1))]
 
 
 @dataclass(frozen=True)
@@ -811,7 +847,7 @@ class GameStore:
         redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``.
     """
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self.keys = keys_for(redis)
         self._commit = redis.register_script(_COMMIT)
@@ -826,7 +862,7 @@ class GameStore:
         """
         key = self.keys.game(channel_id)
         try:
-            data = await self.redis.hgetall(key)
+            data = decoded_hash(await self.redis.hgetall(key))
         except ResponseError as exc:
             if "WRONGTYPE" not in str(exc):
                 raise
@@ -861,7 +897,7 @@ class GameStore:
 
     async def raw(self, channel_id: int) -> dict[str, str]:
         """The channel's record exactly as stored (for tests that check nothing changed)."""
-        return await self.redis.hgetall(self.keys.game(channel_id))
+        return decoded_hash(await self.redis.hgetall(self.keys.game(channel_id)))
 
     async def commit(self, channel_id: int, record: Record | None, expected_version: int,
                      effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
@@ -935,7 +971,7 @@ class GameStore:
     async def _send(self, keys: list[str], args: list) -> int:
         try:
             if isinstance(self.redis, RedisCluster):
-                return await self._commit_replicated(keys, args)
+                return await self._commit_replicated(self.redis, keys, args)
             return int(await self._commit(keys=keys, args=args))
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
@@ -988,14 +1024,14 @@ class GameStore:
                     "moved on (version %s, expected %s)", channel_id, version, expected)
         raise lost
 
-    async def _commit_replicated(self, keys: list[str], args: list) -> int:
+    async def _commit_replicated(self, cluster: RedisCluster, keys: list[str], args: list) -> int:
         """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
         for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
         unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
         back to the client's own path, which finds the cluster's new shape and retries: the script recognises a
         change it already made (see :data:`_COMMIT`)."""
         slot = key_slot(keys[0].encode())
-        nodes = self.redis.nodes_manager.slots_cache.get(slot) or []
+        nodes = cluster.nodes_manager.slots_cache.get(slot) or []
         if len(nodes) < 2:
             return int(await self._commit(keys=keys, args=args))
         commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(keys), *keys, *args),
@@ -1078,7 +1114,7 @@ class GameStore:
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
         """The noted takeback request's ``(nonce, message id)``, or None."""
-        value = await self.redis.get(self.keys.takeback_message(channel_id, game_id))
+        value = decoded(await self.redis.get(self.keys.takeback_message(channel_id, game_id)))
         nonce, _, message = (value or "").partition(":")
         return (nonce, int(message)) if message.isdigit() else None
 
@@ -1146,7 +1182,7 @@ class RedisHandle:
         url: its URL (the guard of a Redis Cluster makes a client of its own from it).
     """
 
-    def __init__(self, client: aioredis.Redis, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
+    def __init__(self, client: RedisClient, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
                  allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
         self.client = client
         self.url = url
@@ -1154,7 +1190,7 @@ class RedisHandle:
         self.external = external and embedded is None
         self.allow_unsafe = allow_unsafe
         self.where = where
-        self.guard = None  # set by the bot at start-up (bot.guard.StoreGuard.of)
+        self.guard: StoreGuard | None = None  # set by the bot at start-up (bot.guard.StoreGuard.of)
 
     async def close(self) -> None:
         """Stop the guard, close the client, then stop the embedded server (its append-only file flushed)."""
@@ -1253,7 +1289,9 @@ class EmbeddedRedis:
             raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: {exc}") from exc
 
     def _started(self) -> bool:
-        """Whether it listens; raises RuntimeError if it exited."""
+        """Whether it listens; raises RuntimeError if it exited (or was never launched)."""
+        if self.proc is None or self.socket_file is None:
+            raise RuntimeError(f"the embedded Redis server in {self.data_dir} was not launched")
         if self.proc.poll() is not None:
             tail = self.logfile.read_text(errors="replace")[-600:] if self.logfile.exists() else ""
             self._remove_files()
@@ -1404,7 +1442,7 @@ def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *,
     return None
 
 
-async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
+async def check_server(client: RedisClient, where: str, *, external: bool, **target) -> None:
     """Refuse a Redis that can silently lose games (:func:`persistence_problem`): one that evicts keys under memory
     pressure or, for an external server, one that keeps nothing on disk. A server that hides ``CONFIG`` (some hosted
     ones) is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
@@ -1466,6 +1504,7 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
             raise
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
+    client: RedisClient
     if cluster:
         timeouts = {k: v for k, v in budget.redis_options().items() if k != "retry"}  # its retries follow failovers
         client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
