@@ -114,6 +114,9 @@ async def serve(config: Config) -> None:
     from .client import HongBot
     from .store import connect
 
+    token = config.token
+    if not token:  # (main refuses to start without one)
+        raise RuntimeError("no Discord bot token")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -122,7 +125,7 @@ async def serve(config: Config) -> None:
                           pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout,
                           cluster=config.redis_cluster)
     try:
-        await run_bot(HongBot(config, redis=redis), config.token, stop)
+        await run_bot(HongBot(config, redis=redis), token, stop)
     finally:
         await redis.close()
 
