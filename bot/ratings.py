@@ -197,10 +197,11 @@ def after_game(before: Standing, mu: float, sigma: float, seat: int, rank: int, 
         streak = before.streak - 1 if before.streak < 0 else -1
     else:
         streak = 0
+    (w0, l0, d0), (w1, l1, d1) = seats
     return Standing(
         user_id=before.user_id, name=name, mu=mu, sigma=sigma, games=before.games + 1,
         wins=before.wins + won, losses=before.losses + lost, draws=before.draws + (not won and not lost),
-        streak=streak, seats=(tuple(seats[0]), tuple(seats[1])), last=max(before.last, ended),  # type: ignore[arg-type]
+        streak=streak, seats=((w0, l0, d0), (w1, l1, d1)), last=max(before.last, ended),
     )
 
 

@@ -378,7 +378,8 @@ def _player(value: Any, name: str = "player") -> Player:
 def _players(value: Any) -> tuple[Player | None, Player | None]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise TypeError("players must be a list of two seats")
-    return tuple(None if p is None else _player(p, f"seat {i}") for i, p in enumerate(value))  # type: ignore[return-value]
+    first, second = value
+    return (None if first is None else _player(first, "seat 0"), None if second is None else _player(second, "seat 1"))
 
 
 def _takeback(value: Any, name: str) -> Takeback:
