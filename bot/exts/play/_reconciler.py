@@ -25,7 +25,7 @@ from ...kinds import Game, GameKind
 from ...outbox import MAX_TRIES, Announcement
 from ...posts import POSTING
 from ...posts import already_posted, board_name, shows_board, turn_message
-from ...session import GameLayer, Turn
+from ...session import GameLayer
 from ...store import Keys, decoded
 from ._computer import Computer, PostTurn
 from ._language import public

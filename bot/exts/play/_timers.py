@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 
 from ...deadlines import Deadline
 from ...i18n import _
-from ...kinds import GameKind
 from ...posts import post_nonce, send_quietly
-from ...session import GameLayer, Turn
+from ...session import GameLayer
 from ...words import MENTION_PLAYERS, NO_MENTIONS, describe_duration
 from . import _takebacks as takebacks
 from ._computer import PostTurn
