@@ -275,7 +275,8 @@ async def send(interaction: discord.Interaction, content: str | None = None, *, 
             except discord.HTTPException as exc:
                 log.warning("could not delete the \"thinking…\" of interaction %s (%s)", interaction.id, exc)
     # (discord.py's overloads type content as str; its send takes None: no text, as send_message does)
-    return await interaction.followup.send(content, ephemeral=ephemeral, wait=True, **fields)  # type: ignore[call-overload]
+    followup = interaction.followup
+    return await followup.send(content, ephemeral=ephemeral, wait=True, **fields)  # type: ignore[call-overload]
 
 
 async def edit(interaction: discord.Interaction, **fields) -> None:

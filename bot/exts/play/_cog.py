@@ -182,7 +182,8 @@ class Play(commands.Cog):
         if opponent is not None and opponent.bot:
             raise UserError(_("{user} is a bot and can't play. Challenge a person instead.", user=shown_user(opponent)))
         record = await self.layer.challenge(
-            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction), challenger=person(interaction.user),
+            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction),
+            challenger=person(interaction.user),
             opponent=person(opponent) if opponent else None, options=options,
         )
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
@@ -488,7 +489,8 @@ class Play(commands.Cog):
         """
         answers.before_change(interaction)
         result = await self.layer.answer_takeback(
-            channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
+            channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes",
+            button.nonce
         )
         await self.layer.store.forget_takeback(channel_id(interaction), button.game_id, button.nonce)  # answered here
         record = result.record if isinstance(result, Turn) else result
