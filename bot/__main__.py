@@ -93,6 +93,9 @@ async def serve(config: Config) -> None:
     from .interface.client import HongBot
     from .storage.connection import connect
 
+    token = config.token
+    if not token:  # (main refuses to start without one)
+        raise RuntimeError("no Discord bot token")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -101,7 +104,7 @@ async def serve(config: Config) -> None:
                           pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout,
                           cluster=config.redis_cluster)
     try:
-        await run_bot(HongBot(config, redis=redis), config.token, stop)
+        await run_bot(HongBot(config, redis=redis), token, stop)
     finally:
         await redis.close()
 

@@ -62,7 +62,8 @@ class MoveCommand:
     description: str
     notation: Callable[..., str]
     help: Mapping[str, str]
-    autocomplete: Mapping[str, Callable[[Game, Any], list[str]]] = field(default_factory=dict)
+    # (the game's own class, as GameKind's functions take it: a kind pairs them)
+    autocomplete: Mapping[str, Callable[[Any, Any], list[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

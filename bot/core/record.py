@@ -170,6 +170,22 @@ class Record:
             raise LookupError(f"seat {seat} of {self.id} is empty")
         return occupant
 
+    @property
+    def game_state(self) -> dict:
+        """The engine state of a started (running or finished) game. Raises ``LookupError`` for a challenge: no
+        game yet."""
+        if self.state is None:
+            raise LookupError(f"{self.id} is a challenge: it has no game state yet")
+        return self.state
+
+    def player_of(self, user_id: int) -> Player:
+        """The seated player ``user_id`` (a player, or the user a challenge is for). Raises ``LookupError`` for anyone
+        else."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise LookupError(f"{user_id} has no seat in {self.id}")
+        return self.player(seat)
+
     def seat_of(self, user_id: int) -> int | None:
         """The seat (0/1) of ``user_id``, or None for a spectator."""
         for seat, occupant in enumerate(self.players):
@@ -362,7 +378,8 @@ def _player(value: Any, name: str = "player") -> Player:
 def _players(value: Any) -> tuple[Player | None, Player | None]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise TypeError("players must be a list of two seats")
-    return tuple(None if p is None else _player(p, f"seat {i}") for i, p in enumerate(value))  # type: ignore[return-value]
+    first, second = value
+    return (None if first is None else _player(first, "seat 0"), None if second is None else _player(second, "seat 1"))
 
 
 def _takeback(value: Any, name: str) -> Takeback:

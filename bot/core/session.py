@@ -91,7 +91,9 @@ def result_text(kind: GameKind, record: Record, game: Game | None = None) -> str
     The stored :attr:`bot.core.record.Result.text` is this in English, written when the game ended; a post says it in the
     server's language by calling this inside ``with i18n.language(...)``."""
     result = record.result
-    if result.reason in (EndReason.RESIGNED, EndReason.TIMEOUT):
+    if result is None:
+        raise ValueError(f"{record.id} has not ended: it has no result")
+    if result.reason in (EndReason.RESIGNED, EndReason.TIMEOUT) and result.winner is not None:
         loser, winner = record.player(1 - result.winner).shown, record.player(result.winner).shown
         if result.reason is EndReason.RESIGNED:
             return _("{loser} resigned: {winner} wins.", loser=loser, winner=winner)
@@ -101,7 +103,7 @@ def result_text(kind: GameKind, record: Record, game: Game | None = None) -> str
             return result.text
         # TRANSLATORS: {name} is who aborted the game (an admin, or the bot itself).
         return _("Aborted by {name}: no result, unrated.", name=record.aborted_by.shown)
-    return kind.result(game if game is not None else kind.load(record.state, replay=False), record.names)
+    return kind.result(game if game is not None else kind.load(record.game_state, replay=False), record.names)
 
 
 class GameLayer:
@@ -152,10 +154,10 @@ class GameLayer:
         """
         kind = self.kinds[record.kind]
         if history or record.id not in self._checked:
-            game = kind.load(record.state)
+            game = kind.load(record.game_state)
             self._remember_checked(record.id)
             return game
-        return kind.load(record.state, replay=False)
+        return kind.load(record.game_state, replay=False)
 
     def _remember_checked(self, game_id: str) -> None:
         self._checked[game_id] = None
@@ -182,7 +184,7 @@ class GameLayer:
             if record.opponent:
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {name} the challenged player.
                 raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when {name} "
-                                  "accepts it.", game=title, name=record.player(record.seat_of(record.opponent)).shown))
+                                  "accepts it.", game=title, name=record.player_of(record.opponent).shown))
             # TRANSLATORS: {game} is "Hong Kong" or "Hong".
             raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when someone "
                               "accepts it.", game=title))
@@ -243,18 +245,19 @@ class GameLayer:
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
         now = self.clock()
+        expires = now + self.challenge_timeout
         players: list[Player | None] = [None, None]
         players[seat] = Player(challenger.id, challenger.name)
         if opponent is not None:
             players[1 - seat] = Player(opponent.id, opponent.name)
         record = Record(
             id=self._new_id(), kind=kind.name, status=Status.CHALLENGE, guild_id=guild_id, channel_id=channel_id,
-            challenger=challenger.id, opponent=opponent.id if opponent else None, players=tuple(players),
-            options=engine_options, created=now, updated=now, expires=now + self.challenge_timeout,
+            challenger=challenger.id, opponent=opponent.id if opponent else None, players=(players[0], players[1]),
+            options=engine_options, created=now, updated=now, expires=expires,
         )
         expire = Deadline("expire", channel_id, record.id, 0)
         await self._create(channel_id, record, stored, Effects(cancel=self._deadlines_of(stored),
-                                                               schedule=((expire.member, record.expires),)))
+                                                               schedule=((expire.member, expires),)))
         return record
 
     async def start_computer_game(
@@ -276,7 +279,7 @@ class GameLayer:
         now = self.clock()
         record = Record(
             id=self._new_id(), kind=kind.name, status=Status.ACTIVE, guild_id=guild_id, channel_id=channel_id,
-            challenger=human.id, opponent=computer.id, players=tuple(players), options=engine_options,
+            challenger=human.id, opponent=computer.id, players=(players[0], players[1]), options=engine_options,
             state=game.to_dict(), created=now, updated=now, started=now,
         )
         return await self._start(channel_id, record, game, stored), game
@@ -364,7 +367,7 @@ class GameLayer:
         if user.id == record.challenger:
             raise UserError(_("You can't accept your own challenge; you can withdraw it with Decline."))
         if record.opponent is not None and user.id != record.opponent:
-            opponent = record.player(record.seat_of(record.opponent)).shown
+            opponent = record.player_of(record.opponent).shown
             raise UserError(_("Only {name} can accept this challenge.", name=opponent))
         players = tuple(p or Player(user.id, user.name) for p in record.players)
         kind = self.kinds[record.kind]
@@ -435,7 +438,7 @@ class GameLayer:
         if stored is None or stored.record.status is not Status.ACTIVE or not stored.record.parent_id:
             return None
         record = stored.record
-        parent = record.parent_id
+        parent = stored.record.parent_id
         marker = len(self.game_of(record).moves)
         start, end = record.turn_started or record.updated, record.deadline or record.updated
         schedule = []  # the turn's deadlines still pending (one being handled now included), at the turn's times
@@ -502,7 +505,7 @@ class GameLayer:
         Returns the finished :class:`Turn`, or None if that turn is already over (a stale deadline).
         """
         stored = await self.store.get(channel_id)
-        if not self._same_turn(stored, game_id, marker):
+        if stored is None or not self._same_turn(stored, game_id, marker):
             return None
         kind = self.kinds[stored.record.kind]
         game = self.game_of(stored.record)
@@ -516,16 +519,15 @@ class GameLayer:
         """The game and engine state to remind about, if the turn that began after ``marker`` moves still runs
         and its time is not up (after downtime longer than the turn, the forfeit comes without a stale reminder)."""
         stored = await self.store.get(channel_id)
-        if not self._same_turn(stored, game_id, marker):
+        if stored is None or not self._same_turn(stored, game_id, marker):
             return None
         if stored.record.deadline is not None and stored.record.deadline <= self.clock():
             return None
         return stored.record, self.game_of(stored.record)
 
-    def _same_turn(self, stored: Stored | None, game_id: str, marker: int) -> bool:
+    def _same_turn(self, stored: Stored, game_id: str, marker: int) -> bool:
         return (
-            stored is not None
-            and stored.record.id == game_id
+            stored.record.id == game_id
             and stored.record.status is Status.ACTIVE
             and len((stored.record.state or {}).get("moves", ())) == marker
         )
@@ -556,9 +558,10 @@ class GameLayer:
         """The record with its turn starting at ``start`` and its deadline set by the server's turn timer, and that
         turn's deadlines: the forfeit, and the reminder at half time if reminders are on."""
         settings = await self.settings.get(record.guild_id)
-        record = record.replace(turn_started=start, deadline=start + settings.turn_timer)
+        deadline = start + settings.turn_timer
+        record = record.replace(turn_started=start, deadline=deadline)
         marker = len(game.moves)
-        items = [(Deadline("forfeit", record.channel_id, record.id, marker).member, record.deadline)]
+        items = [(Deadline("forfeit", record.channel_id, record.id, marker).member, deadline)]
         if settings.reminders:
             items.append((Deadline("remind", record.channel_id, record.id, marker).member,
                           start + settings.turn_timer / 2))
@@ -597,18 +600,20 @@ class GameLayer:
         version = stored.version + 1
         announcement = Announcement("turn", channel_id, record.id, version, len(game.moves), turn.event.value)
         announce = [self.outbox.entry(announcement, now)]
-        old = dict(cancel=self._deadlines_of(stored), settle=(Announcement.computer(record, stored.version).member,))
+        cancel, settle = self._deadlines_of(stored), (Announcement.computer(record, stored.version).member,)
         if turn.event.ends_game or game.is_over:
             record = record.replace(status=Status.FINISHED, ended=now, takeback=None,
                                     result=self._result(kind, game, record, turn))
             announce.append(self.outbox.entry(Announcement.result(record), now))
             ok = await self.store.finish(channel_id, record, stored.version,
-                                         Effects(**old, announce=tuple(announce), active=False))
+                                         Effects(cancel=cancel, settle=settle, announce=tuple(announce),
+                                                 active=False))
         else:
             record, schedule = await self._timed(record, game, now)
             announce += self._computer_entry(record, game, version, now)
             ok = await self.store.commit(channel_id, record, stored.version,
-                                         Effects(**old, schedule=schedule, announce=tuple(announce))) is not None
+                                         Effects(cancel=cancel, settle=settle, schedule=schedule,
+                                                 announce=tuple(announce))) is not None
         if not ok:
             raise GameChanged(_("The game changed at the same moment (another move, takeback or answer landed "
                                 "first). Look at the board and try again."))
@@ -618,6 +623,8 @@ class GameLayer:
     def _result(kind: GameKind, game: Game, record: Record, turn: Turn) -> Result:
         """How the game ends, its text stored in English (posts say it in their own language: :func:`result_text`)."""
         if turn.event in (Event.RESIGNED, Event.TIMEOUT):
+            if turn.player is None:
+                raise ValueError(f"a {turn.event.value} turn names no player")
             winner, reason = 1 - turn.player, EndReason(turn.event.value)
         elif turn.event is Event.ABORTED:
             winner, reason = None, EndReason.ABORTED
@@ -643,11 +650,12 @@ class GameLayer:
             if a.event == START:
                 return record, game, None
         else:
-            record = await self.store.finished(a.channel_id, a.game_id)
-            if record is None or record.result is None or a.event == START:
+            finished = await self.store.finished(a.channel_id, a.game_id)
+            if finished is None or finished.result is None or a.event == START:
                 return None
-            game = self.game_of(record, history=True)
-            ending = Event.MOVE.value if record.result.reason is EndReason.FINISHED else record.result.reason.value
+            record, game = finished, self.game_of(finished, history=True)
+            reason = finished.result.reason
+            ending = Event.MOVE.value if reason is EndReason.FINISHED else reason.value
             if len(game.moves) != a.moves or a.event != ending:
                 return None
         event = Event(a.event)
@@ -675,11 +683,12 @@ class GameLayer:
             record = stored.record
             count += 1
             if record.status is Status.CHALLENGE:
-                await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), record.expires), only_new=True,
+                expires = record.expires or record.updated  # (a stored challenge has its expiry: Record checks it)
+                await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), expires), only_new=True,
                                               guild_id=record.guild_id)
             elif record.status is Status.ACTIVE:
                 settings = await self.settings.get(record.guild_id)
-                game = self.kinds[record.kind].load(record.state, replay=False)  # checked when first played
+                game = self.kinds[record.kind].load(record.game_state, replay=False)  # checked when first played
                 marker = len(game.moves)
                 start = record.turn_started or record.updated
                 forfeit_at = record.deadline or start + settings.turn_timer
@@ -721,7 +730,8 @@ class GameLayer:
             record = record.replace(takeback=None)
             return await self._commit(stored, record, kind, game,
                                       Turn(record, game, seat, None, Event.TAKEBACK, undone=undone))
-        if turn_start(game)[1] != seat:
+        last = turn_start(game)
+        if last is None or last[1] != seat:
             raise UserError(_("You can only take back your own last turn, before your opponent has moved."))
         asked = record.takeback
         if asked and asked.by == seat and asked.moves == len(game.moves):
@@ -752,13 +762,14 @@ class GameLayer:
             UserError: not the opponent, the request is gone or expired, or the game moved on.
         """
         stored = await self.store.get(channel_id)
-        record = stored.record if stored else None
-        live = record is not None and record.id == game_id and record.status is Status.ACTIVE
-        request = record.takeback if live else None
-        if request is None or request.refused or request.moves != moves or (nonce is not None and request.nonce != nonce):
+        live = stored is not None and stored.record.id == game_id and stored.record.status is Status.ACTIVE
+        request = stored.record.takeback if stored is not None and live else None
+        if stored is None or request is None or request.refused or request.moves != moves \
+                or (nonce is not None and request.nonce != nonce):
             raise UserError(_("This takeback request is no longer open."))
         if request.expires <= self.clock():
             raise UserError(_("This takeback request has expired."))
+        record = stored.record
         if record.seat_of(user_id) != 1 - request.by:
             raise UserError(_("Only {name} can answer this takeback request.",
                               name=record.player(1 - request.by).shown))
@@ -770,7 +781,10 @@ class GameLayer:
         record = record.replace(takeback=None)
         kind = self.kinds[record.kind]
         game = self.game_of(record, history=True)
-        game.truncate(turn_start(game)[0])
+        start = turn_start(game)
+        if start is None:  # (a request is made after a turn: there is one to undo)
+            raise UserError(_("This takeback request is no longer open."))
+        game.truncate(start[0])
         return await self._commit(stored, record, kind, game, Turn(record, game, request.by, None, Event.TAKEBACK))
 
     # --- rematch ----------------------------------------------------------------------------------
@@ -807,7 +821,7 @@ class GameLayer:
             raise UserError(_("The rematch has already started."))
         kind = self.kinds[old.kind]
         swap, options = kind.rematch(old.options, self.rng)
-        players = tuple(reversed(old.players)) if swap else old.players
+        players = (old.players[1], old.players[0]) if swap else old.players
         game = kind.new_game(options)
         now = self.clock()
         record = Record(

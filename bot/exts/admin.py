@@ -23,6 +23,7 @@ from ..interface.board_pool import renderer
 from ..storage.settings import GuildSettings, parse_duration
 from ..interface.translator import untranslated
 from ..i18n.wording import describe_duration, jump_link
+from ..interface.options import channel_id
 
 if TYPE_CHECKING:
     from ..interface.client import HongBot
@@ -139,7 +140,7 @@ class Admin(commands.Cog):
         if not interaction.permissions.manage_messages:
             raise UserError(_("Only members with the **Manage Messages** permission can abort a game."))
         answers.before_change(interaction, private=renderer.busy)  # stored only once answered
-        turn = await self.layer.abort(interaction.channel_id, person(interaction.user))
+        turn = await self.layer.abort(channel_id(interaction), person(interaction.user))
         await post_turn(self.bot, interaction, self.layer.kinds[turn.record.kind], turn)
 
     @app_commands.command(name="games", description="The games running in this server, to watch")

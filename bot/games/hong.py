@@ -73,6 +73,8 @@ def result(game: hong.HongGame, names: tuple[str, str]) -> str:
     decided early (rules, ruling "Decided early"): "Ben (dragon master) wins. Decided: 15/15 Hongs with 8 spaces
     left — nothing can undo a Hong without the expansion."."""
     o = game.outcome
+    if o is None:
+        raise ValueError("the game goes on: it has no result yet")
     name, role = names[o.winner], translate(hong.ROLE_NAMES[o.winner])
     if o.spaces_left:
         # TRANSLATORS: {count} is the number of spaces left.
@@ -102,12 +104,12 @@ def turn_number(game: hong.HongGame) -> int:
     return placements + (0 if game.pending else 1)
 
 
-def _spans(events: list[hong.MoveEvent]) -> str:
+def _spans(hongs: list[hong.Hong]) -> str:
     """"3 at B4–D4" / "1 at C4 and 3 at B4–D4": each Hong's size and where it lies."""
     def where(h: hong.Hong) -> str:
         return h.cells[0] if h.size == 1 else f"{h.cells[0]}–{h.cells[-1]}"
     # TRANSLATORS: a Hong's size and where it lies: "3 at B4–D4" (part of "the Hong of 3 at B4–D4").
-    spans = [_("{size} at {where}", size=e.hong.size, where=where(e.hong)) for e in events]
+    spans = [_("{size} at {where}", size=h.size, where=where(h)) for h in hongs]
     text = spans[0]
     for span in spans[1:]:
         # TRANSLATORS: two Hongs' sizes and places: "1 at C4 and 3 at B4–D4" (a longer list nests this).
@@ -120,16 +122,17 @@ def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
     Hong of 2 at A2–A3: it summons the Great Dragon D2 (rotate)"; "" when it changed no Hong. The count itself is
     in the score line, and an early decision in the result."""
     events = game.last_move_events()
-    broken = [e for e in events if e.kind == "broken"]
+    broken = [e.hong for e in events if e.kind == "broken" and e.hong is not None]
     made = [e for e in events if e.kind == "hong"]
+    made_hongs = [e.hong for e in made if e.hong is not None]
     parts = []
     if broken:
         # TRANSLATORS: {spans} is e.g. "1 at C4" or "1 at C4 and 3 at B4–D4".
         parts.append(n_("broke the Hong of {spans}", "broke the Hongs of {spans}", len(broken), spans=_spans(broken)))
     if made:
         # TRANSLATORS: {spans} is e.g. "2 at A2–A3" or "1 at C4 and 3 at B4–D4".
-        text = n_("a new Hong of {spans}", "new Hongs of {spans}", len(made), spans=_spans(made))
-        dragons = sorted({(e.hong.size, e.dragon) for e in made if e.dragon})
+        text = n_("a new Hong of {spans}", "new Hongs of {spans}", len(made), spans=_spans(made_hongs))
+        dragons = sorted({(e.hong.size, e.dragon) for e in made if e.hong and e.dragon})
         if len(dragons) == 1:
             # TRANSLATORS: {hongs} is "a new Hong of 2 at A2–A3"; D{size} ({action}) is notation: D2 (rotate).
             text = _("{hongs}: it summons the Great Dragon D{size} ({action})", hongs=text, size=dragons[0][0],

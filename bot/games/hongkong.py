@@ -44,6 +44,8 @@ def score(game: hk.HongKongGame, names: tuple[str, str]) -> str:
 def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     """E.g. "Ann wins 13–12 (board full)." / "12–12: Ben wins on the centre C3." / "Draw, 11–11"."""
     outcome = game.outcome
+    if outcome is None:
+        raise ValueError("the game goes on: it has no result yet")
     b0, b1 = outcome.buildings
     how = translate(outcome.termination)
     if outcome.winner is None:
@@ -79,31 +81,32 @@ def describe_move(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     sealed = {e.square for e in events if e.kind == "seal"}
     parts = []
     for e in events:
-        if e.kind == "capture":
+        seat, counts = e.player, e.buildings  # (each kind of event has the fields it needs: see TurnEvent)
+        if e.kind == "capture" and seat is not None:
             if e.square in sealed:
                 # TRANSLATORS: {name} is the player who lost the building; {square} a square such as B2.
                 parts.append(_("captured {name}'s building on {square} and sealed it with a roof",
-                               name=names[1 - e.player], square=e.square))
+                               name=names[1 - seat], square=e.square))
             else:
-                parts.append(_("captured {name}'s building on {square}", name=names[1 - e.player], square=e.square))
+                parts.append(_("captured {name}'s building on {square}", name=names[1 - seat], square=e.square))
         elif e.kind == "seal" and e.square not in captured:
             parts.append(_("sealed {square} with a roof", square=e.square))
-        elif e.kind == "lead":
+        elif e.kind == "lead" and seat is not None and counts is not None:
             # TRANSLATORS: {mine}–{theirs} is the new score in buildings (6–5).
-            parts.append(_("{name} takes the lead, {mine}–{theirs}", name=names[e.player],
-                           mine=e.buildings[e.player], theirs=e.buildings[1 - e.player]))
-        elif e.kind == "level":
-            if e.player is not None:
+            parts.append(_("{name} takes the lead, {mine}–{theirs}", name=names[seat],
+                           mine=counts[seat], theirs=counts[1 - seat]))
+        elif e.kind == "level" and counts is not None:
+            if seat is not None:
                 # TRANSLATORS: {score} is each player's buildings in a tie (5, as in 5–5).
                 parts.append(_("level at {score}–{score} ({name} holds the centre C3, which decides a tie)",
-                               score=e.buildings[0], name=names[e.player]))
+                               score=counts[0], name=names[seat]))
             else:
                 parts.append(_("level at {score}–{score} (the centre C3 is empty: a tie would be a draw)",
-                               score=e.buildings[0]))
-        elif e.kind == "centre":
+                               score=counts[0]))
+        elif e.kind == "centre" and seat is not None and counts is not None:
             # TRANSLATORS: {first}–{second} is the tied score in buildings (12–12).
-            parts.append(_("level at {first}–{second}: the centre C3 decides it for {name}", first=e.buildings[0],
-                           second=e.buildings[1], name=names[e.player]))
+            parts.append(_("level at {first}–{second}: the centre C3 decides it for {name}", first=counts[0],
+                           second=counts[1], name=names[seat]))
     return "; ".join(parts)
 
 

@@ -31,7 +31,7 @@ import string
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
@@ -158,17 +158,17 @@ def _has_fields(template: str) -> bool:
         return False
 
 
-def unfit(english: str | tuple[str, str], translated: str | tuple[str, ...]) -> str | None:
+def unfit(english: str | Sequence[str], translated: str | Sequence[str]) -> str | None:
     """Why a translation can't stand for its English message, or None if it can. A translation uses exactly the
     English message's fields, written the same way (format spec and conversion); a plural form may leave out
     ``{count}`` ("one space" for 1), nothing else; none is blank. A message without fields is plain text: any
     non-blank translation fits. ``english``: the message, or ``(singular, plural)``;
-    ``translated``: its translation, or the plural forms."""
-    sources = english if isinstance(english, tuple) else (english,)
-    forms = translated if isinstance(translated, tuple) else (translated,)
+    ``translated``: its translation, or the plural forms (each a tuple or list, as Babel reads a catalog)."""
+    sources = (english,) if isinstance(english, str) else tuple(english)
+    forms = (translated,) if isinstance(translated, str) else tuple(translated)
     if any(form is not None and not form.strip() for form in forms) and all(source.strip() for source in sources):
         return "is blank (Discord refuses empty text)"
-    if not isinstance(english, tuple) and not _has_fields(english):
+    if isinstance(english, str) and not _has_fields(english):
         return None  # plain text, braces and all: the message is never formatted (see _format)
     try:
         wanted = set().union(*(_spec(source) for source in sources))
@@ -176,7 +176,7 @@ def unfit(english: str | tuple[str, str], translated: str | tuple[str, ...]) -> 
             if not form:
                 continue
             got = _spec(form)
-            allowed = {f for f in wanted if f[0] != "count"} if isinstance(english, tuple) else wanted
+            allowed = wanted if isinstance(english, str) else {f for f in wanted if f[0] != "count"}
             if not allowed <= got <= wanted:
                 return f"has the fields {_written(got)}, not those of the English message {_written(wanted)}"
     except ValueError as error:

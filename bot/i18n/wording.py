@@ -114,9 +114,8 @@ def describe_duration(seconds: float) -> str:
             parts.append(format_unit(n, unit, length="long", locale=locale))
     if not parts:
         return format_unit(0, "duration-second", length="long", locale=locale)
-    style = "unit-narrow" if locale == i18n.SOURCE else "unit"
     try:
-        return format_list(parts[:2], style=style, locale=locale)
+        return format_list(parts[:2], style="unit-narrow" if locale == i18n.SOURCE else "unit", locale=locale)
     except KeyError:  # Babel 2.19 with a locale whose data hold only part of the style (Spanish "unit": no "2")
         return format_list(parts[:2], style="standard", locale=locale)
 

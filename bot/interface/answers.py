@@ -103,15 +103,15 @@ def watch(interaction: discord.Interaction) -> Guard:
     if guard.task is None:
         return guard
     loop = asyncio.get_running_loop()
-    guard.timer = loop.call_later(max(0.0, budget.ANSWER_BY - elapsed), _due, guard)
-    guard.task.add_done_callback(lambda _task: guard.timer.cancel())
+    guard.timer = timer = loop.call_later(max(0.0, budget.ANSWER_BY - elapsed), _due, guard)
+    guard.task.add_done_callback(lambda _task: timer.cancel())
     return guard
 
 
 def _due(guard: Guard) -> None:
     if guard.interaction.response.is_done():
         return
-    if guard.interaction.type is discord.InteractionType.autocomplete:
+    if guard.interaction.type is discord.InteractionType.autocomplete and guard.task is not None:
         guard.task.cancel()  # give up the handler: Discord gets no choices rather than none in time
     task = asyncio.get_running_loop().create_task(_acknowledge(guard), name=f"watchdog-{guard.interaction.id}")
     _ACKS.add(task)
@@ -275,7 +275,9 @@ async def send(interaction: discord.Interaction, content: str | None = None, *, 
                 await interaction.delete_original_response()
             except discord.HTTPException as exc:
                 log.warning("could not delete the \"thinking…\" of interaction %s (%s)", interaction.id, exc)
-    return await interaction.followup.send(content, ephemeral=ephemeral, wait=True, **fields)
+    # (discord.py's overloads type content as str; its send takes None: no text, as send_message does)
+    followup = interaction.followup
+    return await followup.send(content, ephemeral=ephemeral, wait=True, **fields)  # type: ignore[call-overload]
 
 
 async def edit(interaction: discord.Interaction, **fields) -> None:

@@ -11,7 +11,7 @@ from the game id alone); the features declare theirs, nothing adds them at run t
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import discord
 
@@ -28,13 +28,18 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
     numbers: ClassVar[tuple[str, ...]] = ()
     _final_board: ClassVar[dict[str, tuple[int, type["GameButton"]]]] = {}
 
+    if TYPE_CHECKING:
+        # Each subclass's __init__ takes its own template's groups (the final board's buttons: the game id alone);
+        # the base itself is never made.
+        def __init__(self, *args: object, **kwargs: object) -> None: ...
+
     def __init_subclass__(cls, *, template: str, final_board: int | None = None, **kwargs) -> None:
         super().__init_subclass__(template=template, **kwargs)
         if final_board is not None:  # keyed by name: a reloaded extension replaces its class, never adds twice
             GameButton._final_board[f"{cls.__module__}.{cls.__qualname__}"] = (final_board, cls)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]):
         """The button a pressed ``custom_id`` describes (discord.py calls this for every press)."""
         return cls(**{k: int(v) if k in cls.numbers else v for k, v in match.groupdict().items()})
 

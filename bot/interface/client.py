@@ -37,9 +37,10 @@ from ..storage.store import GameStore, Shards
 from ..storage.connection import RedisHandle, connect
 from .translator import CommandTranslator
 from .tree import Tree
+from ..storage.decoding import RedisClient
 
 if TYPE_CHECKING:
-    import redis.asyncio as aioredis
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,9 @@ class HongBot(commands.AutoShardedBot):
     ) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
                          tree_cls=Tree, shard_count=config.shard_count,
-                         shard_ids=list(config.shard_ids) if config.shard_ids is not None else None,
+                         # discord.py's stub says list[int], but None (its default) means every shard
+                         shard_ids=(list(config.shard_ids)  # type: ignore[arg-type]
+                                    if config.shard_ids is not None else None),
                          heartbeat_timeout=config.heartbeat_timeout, http_trace=discordhttp.trace())
         count = config.shard_count or 1
         #: This process's pace of bot-token requests (:mod:`bot.interface.discordhttp`): its share of Discord's global limit.
@@ -111,7 +114,7 @@ class HongBot(commands.AutoShardedBot):
         self.clock = clock
         self.poll_interval = poll_interval
         self.kinds = all_kinds()
-        self.layer: GameLayer | None = None
+        self._layer: GameLayer | None = None
         self.metrics_server: MetricsServer | None = None
         self._command_ids: dict[str, int] = {}
 
@@ -146,15 +149,41 @@ class HongBot(commands.AutoShardedBot):
         self._command_ids = await command_ids(self.tree, self._redis.client, guild)
         mentions.install(self.tree, self._command_ids)
 
-    def game_layer(self, client: aioredis.Redis) -> GameLayer:
+    @property
+    def layer(self) -> GameLayer:
+        """The game layer every feature plays through (built in ``setup_hook``).
+
+        Raises:
+            RuntimeError: read before ``setup_hook`` built it (the bot has not started).
+        """
+        if self._layer is None:
+            raise RuntimeError("the game layer is built in setup_hook: the bot has not started")
+        return self._layer
+
+    @layer.setter
+    def layer(self, layer: GameLayer) -> None:
+        self._layer = layer
+
+    def game_layer(self, client: RedisClient) -> GameLayer:
         """The game layer every feature plays through, on the Redis ``client``."""
         return GameLayer(GameStore(client), self.kinds, challenge_timeout=self.config.challenge_timeout,
                          clock=self.clock, rng=self.rng)
 
     @property
-    def guard(self):
+    def guard(self) -> StoreGuard | None:
         """The :class:`bot.storage.guard.StoreGuard` of the bot's Redis (None before ``setup_hook``)."""
         return self._redis.guard if self._redis is not None else None
+
+    @property
+    def me(self) -> discord.ClientUser:
+        """The bot's own user (``user``, known once logged in: before any command, button or event).
+
+        Raises:
+            RuntimeError: read before the bot logged in.
+        """
+        if self.user is None:
+            raise RuntimeError("the bot's user is known once it has logged in")
+        return self.user
 
     @property
     def served_shards(self) -> Shards:
@@ -203,7 +232,18 @@ class HongBot(commands.AutoShardedBot):
             self._redis = None
 
 
-async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+def application_id(tree: discord.app_commands.CommandTree) -> int:
+    """The id of the application whose commands ``tree`` holds (known once the client has logged in).
+
+    Raises:
+        RuntimeError: the client has not logged in yet.
+    """
+    if tree.client.application_id is None:
+        raise RuntimeError("the application's id is known once the client has logged in")
+    return tree.client.application_id
+
+
+async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClient,
                         guild: discord.abc.Snowflake | None) -> bool:
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
     sync would send, with every language's names and descriptions from the tree's translator (so a changed catalog
@@ -233,7 +273,7 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: aioredis.
     return True
 
 
-async def command_ids(tree: discord.app_commands.CommandTree, redis: aioredis.Redis,
+async def command_ids(tree: discord.app_commands.CommandTree, redis: RedisClient,
                       guild: discord.abc.Snowflake | None) -> dict[str, int]:
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.interface.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and

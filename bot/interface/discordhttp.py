@@ -39,7 +39,7 @@ import json
 import logging
 import time
 from collections import deque
-from typing import Any, Awaitable, Callable, Hashable, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, Hashable, TypeVar
 
 import aiohttp
 import discord
@@ -139,11 +139,11 @@ class _CallbackAnswer:
                  deadline: float) -> None:
         self._session, self._method, self._url, self._kwargs = session, method, url, kwargs
         self._tries, self._deadline = tries, deadline
-        self._request = None
+        self._request: AsyncContextManager[aiohttp.ClientResponse] | None = None
 
     async def _send(self) -> aiohttp.ClientResponse:
-        self._request = self._session.request(self._method, self._url, **self._kwargs)
-        return await self._request.__aenter__()
+        self._request = request = self._session.request(self._method, self._url, **self._kwargs)
+        return await request.__aenter__()
 
     async def _release(self) -> None:
         request, self._request = self._request, None
@@ -213,10 +213,12 @@ class OnceAdapter(AsyncWebhookAdapter):
         if route.method == "POST" and route.path == FOLLOW_UP \
                 and not _ephemeral(kwargs.get("payload"), kwargs.get("multipart")):
             session = _CheckedSession(session)  # type: ignore[assignment]
-        elif route.method == "POST" and route.path == CALLBACK:
+        elif route.method == "POST" and route.path == CALLBACK and route.webhook_id is not None:
             try:
                 created = discord.utils.snowflake_time(int(route.webhook_id)).timestamp()
-                return await super().request(route, _CallbackSession(session, created), **kwargs)
+                # (a stand-in for the session, as _CheckedSession: the adapter calls its request alone)
+                return await super().request(route, _CallbackSession(session, created),  # type: ignore[arg-type]
+                                             **kwargs)
             except _MadeBefore:
                 log.info("interaction %s: a response answered 5xx was made after all", route.webhook_id)
                 # what discord.py reads of a callback's answer (InteractionCallbackResponse): the interaction's id

@@ -36,6 +36,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 if TYPE_CHECKING:
     import discord
 
+    from .client import HongBot
+
 log = logging.getLogger(__name__)
 
 #: Seconds between two counts of the active games in Redis.
@@ -92,7 +94,7 @@ class MetricsServer:
         host: the interface to listen on.
     """
 
-    def __init__(self, bot: "discord.Client", port: int, host: str = "0.0.0.0") -> None:
+    def __init__(self, bot: "HongBot", port: int, host: str = "0.0.0.0") -> None:
         self.bot, self.port, self.host = bot, port, host
         self._runner: web.AppRunner | None = None
         self._counted = 0.0
@@ -114,8 +116,8 @@ class MetricsServer:
             self._runner = None
 
     async def metrics(self, request: web.Request) -> web.Response:
-        play = self.bot.get_cog("Play")
-        QUEUE_LENGTH.labels("computer").set(play.computer.pending if play is not None else 0)
+        computer = getattr(self.bot.get_cog("Play"), "computer", None)  # (None: the play feature is not loaded)
+        QUEUE_LENGTH.labels("computer").set(computer.pending if computer is not None else 0)
         try:
             await self._count_active()
         except Exception as exc:  # Redis down: the other metrics still tell
@@ -126,20 +128,18 @@ class MetricsServer:
         if time.monotonic() - self._counted < ACTIVE_EVERY:
             return
         self._counted = time.monotonic()
-        layer = getattr(self.bot, "layer", None)
         guilds = [g.id for g in self.bot.guilds]
-        if layer is None or not guilds:
+        if not guilds:
             ACTIVE_GAMES.set(0)
             return
-        ACTIVE_GAMES.set(sum(map(len, await asyncio.gather(*(layer.store.active_channels(g) for g in guilds)))))
+        store = self.bot.layer.store  # (RuntimeError before start-up: the caller logs it)
+        ACTIVE_GAMES.set(sum(map(len, await asyncio.gather(*(store.active_channels(g) for g in guilds)))))
 
     async def health(self, request: web.Request) -> web.Response:
         down = []
-        layer = getattr(self.bot, "layer", None)
-        guard = getattr(self.bot, "guard", None)
+        guard = self.bot.guard
         try:
-            if layer is None:
-                raise RuntimeError("not started")
+            layer = self.bot.layer  # (RuntimeError before start-up)
             if guard is not None and guard.problem:
                 raise RuntimeError(guard.problem)
             await asyncio.wait_for(layer.store.ping(), HEALTH_TIMEOUT)

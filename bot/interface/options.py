@@ -15,6 +15,8 @@ from engine import squares
 from ..i18n import p_
 from ..core.session import Person
 from ..i18n.wording import user_name
+from ..core.errors import UserError
+from ..i18n import _
 
 #: The computer's levels, as a slash-command option (Discord shows them as choices).
 LEVEL = Literal["easy", "medium", "hard"]
@@ -52,4 +54,29 @@ def person(user: discord.abc.User) -> Person:
     return Person(user.id, user_name(user))
 
 
-__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person"]
+def channel_id(interaction: discord.Interaction) -> int:
+    """The id of the channel ``interaction`` was made in: Discord names one with every command, button and
+    autocomplete (only its PING, which discord.py answers itself, has none).
+
+    Raises:
+        RuntimeError: the interaction names no channel.
+    """
+    if interaction.channel_id is None:
+        raise RuntimeError(f"interaction {interaction.id} names no channel")
+    return interaction.channel_id
+
+
+def guild_id(interaction: discord.Interaction) -> int:
+    """The id of the server ``interaction`` was made in (the games' commands are for servers only, and their buttons
+    are on posts in servers).
+
+    Raises:
+        UserError: it was made in a direct message.
+    """
+    if interaction.guild_id is None:
+        raise UserError(_("Games are played in server channels, not in direct messages."))
+    return interaction.guild_id
+
+
+__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person",
+           "channel_id", "guild_id"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from typing import TYPE_CHECKING, TypedDict
 
 import aiohttp
 import discord
@@ -47,6 +48,10 @@ from ..core.session import Turn, result_text
 from ..i18n.wording import describe_duration, plain_names
 from .mentions import MENTION_PLAYERS, NO_MENTIONS
 
+if TYPE_CHECKING:
+    from ..core.session import GameLayer
+    from .client import HongBot
+
 log = logging.getLogger(__name__)
 
 #: The event dispatched (``bot.dispatch``) with the finished record when a game has ended.
@@ -55,13 +60,23 @@ GAME_FINISHED = "game_finished"
 POSTING: set[str] = set()
 
 
-async def server_language(bot: discord.Client, guild_id: int | None, layer=None) -> str:
+class _File(TypedDict, total=False):
+    """The attachment of a post, when it has one (``send``'s ``file``)."""
+    file: discord.File
+
+
+class _View(TypedDict, total=False):
+    """The buttons of a post, when it has some (``send``'s ``view``: None would remove a message's buttons)."""
+    view: discord.ui.View
+
+
+async def server_language(bot: discord.Client, guild_id: int | None, layer: GameLayer) -> str:
     """The language of public posts in the server ``guild_id`` (:meth:`bot.storage.settings.SettingsStore.language_of`
-    of ``layer``'s settings, default the bot's game layer; a server not in the bot's cache still gets its
-    ``/settings language``, only its preferred locale is unknown; None, a DM: English). Every feature asks here."""
+    of ``layer``'s settings; a server not in the bot's cache still gets its ``/settings language``, only its
+    preferred locale is unknown; None, a DM: English). Every feature asks here."""
     if guild_id is None:
         return i18n.SOURCE
-    settings = (layer or bot.layer).settings
+    settings = layer.settings
     return await settings.language_of(bot.get_guild(guild_id) or discord.Object(guild_id))
 
 
@@ -116,8 +131,8 @@ async def seen(bot: discord.Client, channel_id: int, *, file_name: str | None = 
     exactly ``text`` (its first :data:`MESSAGE_LIMIT` characters); None when the bot can't tell: it lacks Read Message
     History there (known from its cache: no request Discord would refuse), or reading failed."""
     channel = bot.get_channel(channel_id)
-    guild = getattr(channel, "guild", None)
-    if guild is not None and guild.me is not None and not channel.permissions_for(guild.me).read_message_history:
+    if channel is not None and not isinstance(channel, discord.abc.PrivateChannel) and channel.guild.me is not None \
+            and not channel.permissions_for(channel.guild.me).read_message_history:
         return None
     me = bot.user.id if bot.user else None
     try:
@@ -154,11 +169,13 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
         discord.HTTPException: it failed (:class:`bot.interface.discordhttp.PostUncertain`: perhaps made — the outbox decides).
     """
     async def send():
-        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        files: _File = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
         return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
 
     async def made():
         by_name = data is not None and not by_text
+        if interaction.channel_id is None:  # (every command and button names its channel)
+            return None
         return await seen(bot, interaction.channel_id, file_name=name if by_name else None,
                           text=None if by_name else text)
 
@@ -176,9 +193,10 @@ async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, no
     """
     channel = bot.get_partial_messageable(channel_id)
     for attempt in range(tries):
-        files = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        files: _File = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
         try:
-            return await channel.send(text[:MESSAGE_LIMIT], nonce=nonce, **files, **kwargs)
+            # (discord.py's overloads type nonce str | int; its send takes None: it then makes one up)
+            return await channel.send(text[:MESSAGE_LIMIT], nonce=nonce, **files, **kwargs)  # type: ignore[arg-type]
         except (aiohttp.ClientConnectionError, asyncio.TimeoutError):
             if nonce is None or attempt == tries - 1:
                 raise
@@ -281,6 +299,8 @@ def _your_side(kind: GameKind, seat: int, first: bool) -> str:
 def computer_replied(turn: Turn) -> bool:
     """Whether a takeback undid a move of the computer's too (its reply to the turn taken back): the undone moves
     replayed on a copy of the position they were undone to."""
+    if turn.player is None:
+        return False
     opponent = 1 - turn.player
     if not turn.undone or not turn.record.player(opponent).bot:
         return False
@@ -315,13 +335,13 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     """The text posted with the board after a committed change, and the buttons of a finished game's last board
     (None while the game runs)."""
     record, game = turn.record, turn.game
-    if turn.event is Event.MOVE:
+    if turn.event is Event.MOVE and turn.player is not None:
         name, happened = record.player(turn.player).shown, kind.describe_move(game, record.names)
         # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is; {happened}
         # what it did, e.g. "Ann's 2 buildings are taken".
         head = (_("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened) if happened
                 else _("{name} played `{move}`.", name=name, move=turn.move))
-    elif turn.event is Event.TAKEBACK:
+    elif turn.event is Event.TAKEBACK and turn.player is not None:
         name = record.player(turn.player).shown
         if computer_replied(turn):
             head = _("Takeback: {name}'s last turn and the computer's reply are undone.", name=name)
@@ -362,7 +382,9 @@ async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | 
     try:
         webhook = discord.Webhook.partial(int(application_id), token, client=bot)
         files = [discord.File(io.BytesIO(data), filename=name)] if data is not None else []
-        await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT], attachments=files, **kwargs)
+        # (discord.py types message_id as int; it goes into the URL, where Discord names the response "@original")
+        await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT],  # type: ignore[call-overload]
+                                   attachments=files, **kwargs)
         return True
     except (ValueError, discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
         log.info("could not complete an interaction's response (%s); posting in the channel",
@@ -370,7 +392,7 @@ async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | 
         return False
 
 
-async def post_turn(bot: discord.Client, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
+async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
                     reply: str | None = None) -> bool:
     """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
     follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
@@ -388,7 +410,7 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
         True if the board was posted.
     """
     posted = False
-    if turn.event is Event.MOVE:
+    if turn.event is Event.MOVE and turn.player is not None:
         MOVES.labels(kind.name, "computer" if turn.record.player(turn.player).bot else "person").inc()
     member = turn.announcement.member if turn.announcement is not None else ""
     POSTING.add(member)
@@ -397,9 +419,9 @@ async def post_turn(bot: discord.Client, interaction: discord.Interaction | None
             interaction = await answer_first(interaction, turn)  # to the player alone: in their language
         confirm = done_note(turn) if interaction is not None and answers.pending(interaction) else None
         priority = PLAYER if interaction is not None else CHANNEL
-        with i18n.language(await server_language(bot, turn.record.guild_id)):  # the post: the server's language
+        with i18n.language(await server_language(bot, turn.record.guild_id, bot.layer)):  # the server's language
             text, view = turn_message(kind, turn)
-            extra = {"view": view} if view else {}
+            extra: _View = {"view": view} if view else {}
             name = board_name(kind, turn.announcement)
             png = await board_png(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
             if interaction is not None:

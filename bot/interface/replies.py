@@ -130,7 +130,8 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
         FAILURES.labels("not_saved").inc()
         text = not_saved(answers.move_of(interaction))
     if text is None:
-        what = interaction.command.qualified_name if interaction.command else (interaction.data or {}).get("custom_id")
+        data = interaction.data
+        what = interaction.command.qualified_name if interaction.command else data.get("custom_id") if data else None
         if lost:  # logged once as an ERROR by bot.storage.guard
             log.warning("interaction %s (%s) refused: %s", interaction.id, what, original)
         else:

@@ -19,7 +19,7 @@ mentions and options as Discord shows them in that language (:mod:`bot.interface
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import discord
 from babel.lists import format_list
@@ -128,14 +128,15 @@ def value_problem(param: app_commands.Parameter, option: Mapping[str, Any], reso
     if param.choices and value not in [c.value for c in param.choices]:
         return _takes(param, _quoted(value))
     lo, hi = param.min_value, param.max_value
-    size = len(value) if param.type is T.string else value if param.type in (T.integer, T.number) else None
+    size = len(value) if param.type is T.string and isinstance(value, str) \
+        else value if param.type in (T.integer, T.number) else None
     if size is not None and ((lo is not None and size < lo) or (hi is not None and size > hi)):
         got = n_("{count} character", "{count} characters", size) if param.type is T.string else _quoted(value)
         return _takes(param, got)
     return None
 
 
-def options_problem(command: app_commands.Command, options: list[Mapping[str, Any]],
+def options_problem(command: app_commands.Command, options: Sequence[Mapping[str, Any]],
                     resolved: Mapping[str, Any], *, partial: bool = False) -> str | None:
     """Why the options Discord sent can't run ``command`` (an unknown, repeated, malformed or missing option), or
     None when they can (in the current language). ``partial``: an autocomplete — the focused option (a value still
@@ -153,10 +154,10 @@ def options_problem(command: app_commands.Command, options: list[Mapping[str, An
             # {known} the command's options as Discord shows them in this language (`square`, `rotate`)
             return _reload(_("{command} has no option {option} (its options: {known}).", command=where,
                              option=_quoted(name), known=known))
-        if name in seen:
+        if param.display_name in seen:
             return _reload(_("{command} got the option `{option}` twice.", command=where,
-                             option=mentions.option(path, name)))
-        seen.add(name)
+                             option=mentions.option(path, param.display_name)))
+        seen.add(param.display_name)
         if option.get("focused"):
             continue
         problem = value_problem(param, option, resolved)
@@ -185,16 +186,17 @@ class Tree(app_commands.CommandTree):
         (shown to the user as a refusal); an autocomplete with such options gets no choices."""
         answers.watch(interaction)
         i18n.use(interaction.locale)
-        data = interaction.data or {}
-        if interaction.type not in (discord.InteractionType.application_command,
-                                    discord.InteractionType.autocomplete) or data.get("type", 1) != 1:
+        data = interaction.data
+        if data is None or interaction.type not in (discord.InteractionType.application_command,
+                                                    discord.InteractionType.autocomplete) or data.get("type", 1) != 1:
             return True
         try:
             command, options = self._get_app_command_options(data)  # type: ignore[arg-type]
         except (app_commands.CommandNotFound, app_commands.CommandSignatureMismatch):
-            problem = _reload(_("This command has changed since Discord loaded it."))
+            problem: str | None = _reload(_("This command has changed since Discord loaded it."))
         else:
-            problem = options_problem(command, options, data.get("resolved") or {},
+            resolved = data.get("resolved")
+            problem = options_problem(command, options, resolved if isinstance(resolved, Mapping) else {},
                                       partial=interaction.type is discord.InteractionType.autocomplete)
         if problem is None:
             return True

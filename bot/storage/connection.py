@@ -8,13 +8,18 @@ import asyncio
 import itertools
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import BusyLoadingError, ResponseError
 
 from .. import budget
+from .decoding import RedisClient
 from .embedded import EmbeddedRedis
+
+if TYPE_CHECKING:
+    from .guard import StoreGuard
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +40,7 @@ class RedisHandle:
         url: its URL (the guard of a Redis Cluster makes a client of its own from it).
     """
 
-    def __init__(self, client: aioredis.Redis, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
+    def __init__(self, client: RedisClient, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
                  allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
         self.client = client
         self.url = url
@@ -43,7 +48,7 @@ class RedisHandle:
         self.external = external and embedded is None
         self.allow_unsafe = allow_unsafe
         self.where = where
-        self.guard = None  # set by the bot at start-up (bot.storage.guard.StoreGuard.of)
+        self.guard: StoreGuard | None = None  # set by the bot at start-up (bot.storage.guard.StoreGuard.of)
 
     async def close(self) -> None:
         """Stop the guard, close the client, then stop the embedded server (its append-only file flushed)."""
@@ -95,7 +100,7 @@ def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *,
     return None
 
 
-async def check_server(client: aioredis.Redis, where: str, *, external: bool, **target) -> None:
+async def check_server(client: RedisClient, where: str, *, external: bool, **target) -> None:
     """Refuse a Redis that can silently lose games (:func:`persistence_problem`): one that evicts keys under memory
     pressure or, for an external server, one that keeps nothing on disk. A server that hides ``CONFIG`` (some hosted
     ones) is only checked for its policy. On a Redis Cluster every node is checked (a replica may become a primary).
@@ -157,6 +162,7 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
             raise
         redis_url = f"unix://{embedded.socket_file}"
         where = f"embedded Redis in {data_dir}"
+    client: RedisClient
     if cluster:
         timeouts = {k: v for k, v in redis_options().items() if k != "retry"}  # its retries follow failovers
         client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)

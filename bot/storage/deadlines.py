@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-import redis.asyncio as aioredis
 
 from .store import DueSet, Shards
 from .keys import keys_for
+from .decoding import RedisClient
 
 KINDS = ("expire", "remind", "forfeit", "takeback")
 #: Seconds a claimed deadline stays with its claimer before another process may take it (doubling each time).
@@ -61,7 +61,7 @@ class Deadlines:
         clock: Unix seconds now (injectable; tests move it instead of sleeping).
     """
 
-    def __init__(self, redis: aioredis.Redis, clock: Callable[[], float]) -> None:
+    def __init__(self, redis: RedisClient, clock: Callable[[], float]) -> None:
         self.redis = redis
         self.clock = clock
         self._due = DueSet(redis, keys_for(redis).deadlines, lease=LEASE)

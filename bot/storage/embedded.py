@@ -111,7 +111,9 @@ class EmbeddedRedis:
             raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: {exc}") from exc
 
     def _started(self) -> bool:
-        """Whether it listens; raises RuntimeError if it exited."""
+        """Whether it listens; raises RuntimeError if it exited (or was never launched)."""
+        if self.proc is None or self.socket_file is None:
+            raise RuntimeError(f"the embedded Redis server in {self.data_dir} was not launched")
         if self.proc.poll() is not None:
             tail = self.logfile.read_text(errors="replace")[-600:] if self.logfile.exists() else ""
             self._remove_files()

@@ -27,6 +27,7 @@ from .ratings import Ratings
 from ..core.record import Record, Status
 from .store import GameStore, guarded, marker
 from .keys import Keys
+from .decoding import decoded_list
 
 log = logging.getLogger(__name__)
 
@@ -97,14 +98,15 @@ class Records:
                           ("ZADD", self.keys.finished_index(self.keys.bucket(record.channel_id)), ended,
                            f"{record.channel_id}:{gid}"),
                           ("ZADD", guild_games_key(record.guild_id), ended, gid),
-                          *(("ZADD", user_games_key(record.guild_id, p.id), ended, gid) for p in record.players))
+                          *(("ZADD", user_games_key(record.guild_id, record.player(seat).id), ended, gid)
+                            for seat in (0, 1)))
             return
         async with self.redis.pipeline(transaction=False) as pipe:  # on a Cluster: keys of many slots
             pipe.hset(GAME_INDEX, gid, str(record.channel_id))
             pipe.zadd(self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended})
             pipe.zadd(guild_games_key(record.guild_id), {gid: ended})
-            for player in record.players:
-                pipe.zadd(user_games_key(record.guild_id, player.id), {gid: ended})
+            for seat in (0, 1):
+                pipe.zadd(user_games_key(record.guild_id, record.player(seat).id), {gid: ended})
             await pipe.execute()
 
     async def sweep(self, *, since: float | None = None, scan: bool = False) -> int:
@@ -118,10 +120,10 @@ class Records:
         Returns:
             How many games this call completed.
         """
-        members = []
+        members: list[str] = []
         for bucket in range(self.keys.BUCKETS):
-            members += await self.redis.zrangebyscore(self.keys.finished_index(bucket),
-                                                      "-inf" if since is None else since, "+inf")
+            members += decoded_list(await self.redis.zrangebyscore(self.keys.finished_index(bucket),
+                                                                   "-inf" if since is None else since, "+inf"))
         if scan:
             async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000):
                 members.append(f"{Keys.channel_of(key)}:{key.rsplit(':', 1)[1]}")
@@ -164,7 +166,7 @@ class Records:
         With ``kind``, only games of that kind (looks at most 200 games back).
         """
         key = guild_games_key(guild_id) if user_id is None else user_games_key(guild_id, user_id)
-        ids = await self.redis.zrevrange(key, 0, (200 if kind else limit) - 1)
+        ids = decoded_list(await self.redis.zrevrange(key, 0, (200 if kind else limit) - 1))
         if not ids:
             return []
         cids = await self.redis.hmget(GAME_INDEX, ids)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
 import time
 from pathlib import Path
@@ -45,6 +44,7 @@ from .errors import StoreLost
 from .connection import OVERRIDE, RedisHandle, check_server, connect, persistence_problem
 from .embedded import running_embedded
 from .keys import keys_for
+from .decoding import RedisClient
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ class StoreGuard:
         self._task: asyncio.Task | None = None
         self._stopping = asyncio.Event()
         self._own_connect = None
-        self._probe = None
+        self._probe: RedisClient | None = None
         pool = getattr(client, "connection_pool", None)
         if isinstance(client, RedisCluster):
             if url:  # its own client: the bot's connections are refused while the store is lost
@@ -239,8 +239,7 @@ class StoreGuard:
             return keys
         name = f"{connection.host}:{connection.port}"
         slots = self.client.nodes_manager.slots_cache
-        return [key for key in keys if (slots.get(key_slot(key.encode())) or [None])[0] is not None
-                and slots[key_slot(key.encode())][0].name == name]
+        return [key for key in keys if (nodes := slots.get(key_slot(key.encode()))) and nodes[0].name == name]
 
     async def _install(self) -> None:
         """Make :meth:`_on_connect` redis-py's ``redis_connect_func`` of every connection of the bot's client — those

@@ -169,7 +169,10 @@ class Keys:
     @staticmethod
     def channel_of(key: str) -> int:
         """The channel id in a key built by :meth:`game` or :meth:`finished` (of either layout)."""
-        return int(re.search(r"ch:(\d+)", key).group(1))
+        found = re.search(r"ch:(\d+)", key)
+        if found is None:
+            raise ValueError(f"the key {key} names no channel")
+        return int(found.group(1))
 
 
 def _bucket_tags(count: int) -> tuple[str, ...]:

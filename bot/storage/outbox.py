@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-import redis.asyncio as aioredis
 
 from ..core.record import Record
 from .store import DueSet, Shards, guarded
 from .keys import keys_for
+from .decoding import RedisClient
 
 #: Seconds the bot that made a change has to announce it before a reconciler may (by ``what``).
 GRACE = {"turn": 15.0, "result": 15.0, "computer": 30.0}
@@ -88,7 +88,7 @@ class Outbox:
         clock: Unix seconds now (injectable; tests move it).
     """
 
-    def __init__(self, redis: aioredis.Redis, clock: Callable[[], float]) -> None:
+    def __init__(self, redis: RedisClient, clock: Callable[[], float]) -> None:
         self.redis = redis
         self.clock = clock
         self._due = DueSet(redis, keys_for(redis).outbox, lease=GRACE["turn"], longest=3600.0)

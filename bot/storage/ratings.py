@@ -38,7 +38,6 @@ import math
 import random
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 from redis.exceptions import ResponseError, WatchError
 
@@ -48,6 +47,8 @@ from ..i18n.names import unescape
 from ..core.record import Record
 from .store import LOST_REPLY, as_store_lost, marker
 from .keys import Keys
+from .decoding import RedisClient
+from .decoding import decoded_hash, decoded_scores
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +101,10 @@ def rating_outcome(record: Record) -> list[int] | None:
     Unrated: no result or an aborted ending, an empty seat, the same person in both seats, the computer in a
     seat, or an ending off the board without a winner.
     """
-    result, players = record.result, record.players
-    if result is None or result.reason not in RATED_REASONS or any(p is None for p in players):
+    result, (first, second) = record.result, record.players
+    if result is None or result.reason not in RATED_REASONS or first is None or second is None:
         return None
-    if players[0].id == players[1].id or any(p.bot for p in players):
+    if first.id == second.id or first.bot or second.bot:
         return None
     if result.winner is None:
         return [1, 1] if result.reason is EndReason.FINISHED else None
@@ -199,10 +200,11 @@ def after_game(before: Standing, mu: float, sigma: float, seat: int, rank: int, 
         streak = before.streak - 1 if before.streak < 0 else -1
     else:
         streak = 0
+    (w0, l0, d0), (w1, l1, d1) = seats
     return Standing(
         user_id=before.user_id, name=name, mu=mu, sigma=sigma, games=before.games + 1,
         wins=before.wins + won, losses=before.losses + lost, draws=before.draws + (not won and not lost),
-        streak=streak, seats=(tuple(seats[0]), tuple(seats[1])), last=max(before.last, ended),  # type: ignore[arg-type]
+        streak=streak, seats=((w0, l0, d0), (w1, l1, d1)), last=max(before.last, ended),
     )
 
 
@@ -230,7 +232,7 @@ class Ratings:
         redis: a ``redis.asyncio.Redis`` created with ``decode_responses=True``.
     """
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
 
     key = staticmethod(Keys.rating)
@@ -259,7 +261,7 @@ class Ratings:
 
     async def _apply_scope(self, record: Record, scope: str, ranks: list[int]) -> dict[int, tuple[int, int]] | None:
         kind, gid = record.kind, record.id
-        ids = [p.id for p in record.players]
+        ids = [record.player(seat).id for seat in (0, 1)]
         rated = self.key(kind, scope, "rated")
         pkeys = [self.key(kind, scope, f"p:{uid}") for uid in ids]
         board = self.key(kind, scope, "board")
@@ -274,7 +276,8 @@ class Ratings:
                     if await pipe.hexists(rated, gid):
                         await pipe.unwatch()
                         return None
-                    before = [Standing.from_hash(uid, await pipe.hgetall(k)) for uid, k in zip(ids, pkeys)]
+                    before = [Standing.from_hash(uid, decoded_hash(await pipe.hgetall(k)))
+                              for uid, k in zip(ids, pkeys)]
                     teams = [[MODEL.create_rating([s.mu, s.sigma])] for s in before]
                     (r0,), (r1,) = MODEL.rate(teams, ranks=list(ranks))
                     after = [
@@ -285,7 +288,7 @@ class Ratings:
                     change = {s.user_id: (b.rating, s.rating) for b, s in zip(before, after)}
                     pipe.multi()
                     for k, s in zip(pkeys, after):
-                        pipe.hset(k, mapping=s.to_hash())
+                        pipe.hset(k, mapping={field: value for field, value in s.to_hash().items()})
                     pipe.zadd(board, {str(s.user_id): s.order for s in after})
                     pipe.hset(rated, gid, json.dumps({str(u): list(c) for u, c in change.items()}))
                     await pipe.execute()
@@ -303,7 +306,7 @@ class Ratings:
 
     async def standing(self, kind: str, scope: str, user_id: int) -> Standing | None:
         """A player's standing on a leaderboard, or None if they have no rated game there."""
-        h = await self.redis.hgetall(self.key(kind, scope, f"p:{user_id}"))
+        h = decoded_hash(await self.redis.hgetall(self.key(kind, scope, f"p:{user_id}")))
         return Standing.from_hash(user_id, h) if h else None
 
     async def rank(self, kind: str, scope: str, user_id: int) -> tuple[int, int] | None:
@@ -333,7 +336,7 @@ class Ratings:
         pages = max(1, -(-total // per_page))
         page = min(max(0, page), pages - 1)
         start = page * per_page
-        scored = await self.redis.zrevrange(board, start, start + per_page - 1, withscores=True)
+        scored = decoded_scores(await self.redis.zrevrange(board, start, start + per_page - 1, withscores=True))
         async with self.redis.pipeline(transaction=False) as pipe:
             for uid, _ in scored:
                 pipe.hgetall(self.key(kind, scope, f"p:{uid}"))

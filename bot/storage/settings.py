@@ -13,7 +13,6 @@ import pytimeparse2
 from babel import Locale, UnknownLocaleError
 from babel.numbers import NumberFormatError, format_decimal, parse_decimal
 from babel.units import format_unit
-import redis.asyncio as aioredis
 
 from .. import i18n
 from ..core.errors import UserError
@@ -21,6 +20,8 @@ from ..i18n import _
 from .store import guarded, writing
 from .keys import Keys
 from ..i18n.wording import describe_duration
+from .decoding import RedisClient
+from .decoding import decoded_hash
 
 MIN_TURN_TIMER = 60  # seconds: 1 minute
 MAX_TURN_TIMER = 7 * 24 * 3600  # 7 days
@@ -151,14 +152,14 @@ def parse_duration(text: str) -> int:
 class SettingsStore:
     """Read and change :class:`GuildSettings` in Redis."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
 
     async def get(self, guild_id: int | None) -> GuildSettings:
         """The server's settings (defaults where unset; defaults for ``None``)."""
         if guild_id is None:
             return GuildSettings()
-        raw = await self.redis.hgetall(Keys.settings(guild_id))
+        raw = decoded_hash(await self.redis.hgetall(Keys.settings(guild_id)))
         settings = GuildSettings()
         if "turn_timer" in raw:
             settings = replace(settings, turn_timer=int(raw["turn_timer"]))
@@ -181,7 +182,7 @@ class SettingsStore:
     async def update(self, guild_id: int, **changes) -> GuildSettings:
         """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``, ``language``: a code of
         :func:`bot.i18n.languages`, or ``"auto"`` for the server's preferred locale); returns the result."""
-        fields = {}
+        fields: dict[str, str | int] = {}
         writing()  # (for the one error path: a failure from here on may have changed something)
         for name, value in changes.items():
             if value is None:

@@ -41,7 +41,6 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-import redis.asyncio as aioredis
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import RedisError, ResponseError
@@ -51,6 +50,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from .. import budget
 from .errors import StoreLost
 from ..core.record import Record, RecordError
+from .decoding import RedisClient, decoded, decoded_hash, decoded_list, decoded_scores  # noqa: F401 (re-exported)
 from .keys import Keys, keys_for
 
 log = logging.getLogger(__name__)
@@ -467,7 +467,7 @@ class DueSet:
         longest: the longest lease (seconds).
     """
 
-    def __init__(self, redis: aioredis.Redis, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
+    def __init__(self, redis: RedisClient, key: Callable[[int], str], lease: float, longest: float = 3600.0) -> None:
         self.redis = redis
         self.keys = keys_for(redis)
         self.key_of = key
@@ -544,7 +544,7 @@ class DueSet:
 
     async def members(self) -> list[str]:
         """Every member of every bucket (for tests, start-up checks and the chaos benchmark)."""
-        return [member for key in self.all_keys() for member in await self.redis.zrange(key, 0, -1)]
+        return [member for key in self.all_keys() for member in decoded_list(await self.redis.zrange(key, 0, -1))]
 
 
 @dataclass(frozen=True)
@@ -562,7 +562,7 @@ class GameStore:
         redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``.
     """
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self.keys = keys_for(redis)
         self._commit = redis.register_script(_COMMIT)
@@ -577,7 +577,7 @@ class GameStore:
         """
         key = self.keys.game(channel_id)
         try:
-            data = await self.redis.hgetall(key)
+            data = decoded_hash(await self.redis.hgetall(key))
         except ResponseError as exc:
             if "WRONGTYPE" not in str(exc):
                 raise
@@ -612,7 +612,7 @@ class GameStore:
 
     async def raw(self, channel_id: int) -> dict[str, str]:
         """The channel's record exactly as stored (for tests that check nothing changed)."""
-        return await self.redis.hgetall(self.keys.game(channel_id))
+        return decoded_hash(await self.redis.hgetall(self.keys.game(channel_id)))
 
     async def commit(self, channel_id: int, record: Record | None, expected_version: int,
                      effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
@@ -686,7 +686,7 @@ class GameStore:
     async def _send(self, keys: list[str], args: list) -> int:
         try:
             if isinstance(self.redis, RedisCluster):
-                return await self._commit_replicated(keys, args)
+                return await self._commit_replicated(self.redis, keys, args)
             return int(await self._commit(keys=keys, args=args))
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
@@ -739,14 +739,14 @@ class GameStore:
                     "moved on (version %s, expected %s)", channel_id, version, expected)
         raise lost
 
-    async def _commit_replicated(self, keys: list[str], args: list) -> int:
+    async def _commit_replicated(self, cluster: RedisCluster, keys: list[str], args: list) -> int:
         """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
         for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
         unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
         back to the client's own path, which finds the cluster's new shape and retries: the script recognises a
         change it already made (see :data:`_COMMIT`)."""
         slot = key_slot(keys[0].encode())
-        nodes = self.redis.nodes_manager.slots_cache.get(slot) or []
+        nodes = cluster.nodes_manager.slots_cache.get(slot) or []
         if len(nodes) < 2:
             return int(await self._commit(keys=keys, args=args))
         commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(keys), *keys, *args),
@@ -829,7 +829,7 @@ class GameStore:
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
         """The noted takeback request's ``(nonce, message id)``, or None."""
-        value = await self.redis.get(self.keys.takeback_message(channel_id, game_id))
+        value = decoded(await self.redis.get(self.keys.takeback_message(channel_id, game_id)))
         nonce, _, message = (value or "").partition(":")
         return (nonce, int(message)) if message.isdigit() else None
 

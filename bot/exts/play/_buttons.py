@@ -7,9 +7,10 @@ private question. The ``custom_id`` never changes with the language (a button po
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import discord
+from discord.ext import commands
 
 from ...interface.buttons import GameButton
 from ...i18n import p_
@@ -20,7 +21,16 @@ if TYPE_CHECKING:
 
 
 def _play(interaction: discord.Interaction) -> "Play":
-    return interaction.client.get_cog("Play")  # type: ignore[attr-defined, return-value]
+    """The play cog of the bot the button was pressed on.
+
+    Raises:
+        RuntimeError: the play feature is not loaded.
+    """
+    bot = interaction.client
+    cog = bot.get_cog("Play") if isinstance(bot, (commands.Bot, commands.AutoShardedBot)) else None
+    if cog is None:
+        raise RuntimeError("the play feature is not loaded")
+    return cast("Play", cog)  # (found by name: a reloaded extension's class is another class object)
 
 
 class ChallengeButton(GameButton, template=rf"hb:ch:(?P<action>accept|decline):(?P<game_id>{GAME_ID})"):

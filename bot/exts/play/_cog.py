@@ -42,6 +42,7 @@ from ._language import public
 from ._reach import listed, require_postable, unpostable
 from ._reconciler import Reconciler
 from ._timers import Timers
+from ...interface.options import channel_id, guild_id
 
 if TYPE_CHECKING:
     from ...interface.client import HongBot
@@ -166,10 +167,8 @@ class Play(commands.Cog):
                 computer, an opponent who is not a member or is a bot, or the game layer's refusals (busy channel,
                 yourself).
         """
-        if interaction.guild_id is None:
-            raise UserError(_("Games are played in server channels, not in direct messages."))
-        me = self.bot.user
-        settings = await self.layer.settings.get(interaction.guild_id)
+        me = self.bot.me
+        settings = await self.layer.settings.get(guild_id(interaction))
         against_computer = opponent is not None and opponent.id == me.id  # played here, never in a thread
         require_postable(interaction, threads=settings.threads and not against_computer)
         if opponent is not None and opponent.id == me.id:
@@ -185,7 +184,8 @@ class Play(commands.Cog):
         if opponent is not None and opponent.bot:
             raise UserError(_("{user} is a bot and can't play. Challenge a person instead.", user=shown_user(opponent)))
         record = await self.layer.challenge(
-            kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, challenger=person(interaction.user),
+            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction),
+            challenger=person(interaction.user),
             opponent=person(opponent) if opponent else None, options=options,
         )
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
@@ -210,15 +210,15 @@ class Play(commands.Cog):
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:
             message = message or await interaction.original_response()
-            await self.layer.remember_message(interaction.channel_id, record.id, message.id)
+            await self.layer.remember_message(channel_id(interaction), record.id, message.id)
         except discord.HTTPException:
             log.warning("could not read back challenge message for %s", record.id)
 
     async def computer_game(self, interaction: discord.Interaction, kind: GameKind, options: dict, level: str) -> None:
         """Start a game against the computer at ``level`` in this channel and post its first board."""
-        me = self.bot.user
+        me = self.bot.me
         record, game = await self.layer.start_computer_game(
-            kind, guild_id=interaction.guild_id, channel_id=interaction.channel_id, human=person(interaction.user),
+            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction), human=person(interaction.user),
             computer=Person(me.id, "Computer"), level=level, options=options,
         )
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {level} the computer's level (easy, medium, hard); {sides}
@@ -236,7 +236,7 @@ class Play(commands.Cog):
         """
         answers.before_change(interaction)
         if action == "decline":
-            record = await self.layer.decline(interaction.channel_id, game_id, interaction.user.id)
+            record = await self.layer.decline(channel_id(interaction), game_id, interaction.user.id)
             async with public(self.bot, self.layer, record.guild_id):
                 fields = dict(game=self.layer.kinds[record.kind].title, user=shown_user(interaction.user))
                 if interaction.user.id == record.challenger:
@@ -248,7 +248,7 @@ class Play(commands.Cog):
             await answers.edit(interaction, content=content, view=None, allowed_mentions=NO_MENTIONS)
             return
         require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
-        record, game = await self.layer.accept(interaction.channel_id, game_id, person(interaction.user))
+        record, game = await self.layer.accept(channel_id(interaction), game_id, person(interaction.user))
         kind = self.layer.kinds[record.kind]
         a, b = record.names
         async with public(self.bot, self.layer, record.guild_id):  # the challenge's message: the server's language
@@ -293,12 +293,15 @@ class Play(commands.Cog):
         a, b = record.plain_names  # a thread's name shows no markdown
         # TRANSLATORS: a game thread's name; {game} is "Hong Kong" or "Hong", {first} and {second} the players.
         name = _("{game}: {first} vs {second}", game=kind.title, first=a, second=b)
+        message = interaction.message  # (the challenge's: Accept was pressed on it)
+        if message is None:
+            return None
         try:
-            return await interaction.message.create_thread(name=name[:100], auto_archive_duration=1440)
+            return await message.create_thread(name=name[:100], auto_archive_duration=1440)
         except discord.HTTPException as exc:
             if exc.code == THREAD_EXISTS:  # discord.py's retry after a 5xx: the thread was made (the message's id)
                 with contextlib.suppress(discord.HTTPException):
-                    thread = await self.bot.fetch_channel(interaction.message.id)
+                    thread = await self.bot.fetch_channel(message.id)
                     if isinstance(thread, discord.Thread):
                         return thread
             await follow_up(
@@ -320,7 +323,7 @@ class Play(commands.Cog):
         """
         answers.note_move(interaction, move)
         answers.before_change(interaction, private=renderer.busy)
-        turn = await self.layer.play(kind, interaction.channel_id, interaction.user.id, move)
+        turn = await self.layer.play(kind, channel_id(interaction), interaction.user.id, move)
         await self.post_turn(interaction, kind, turn)
 
     async def board(self, interaction: discord.Interaction, ephemeral: bool = False) -> None:
@@ -330,7 +333,7 @@ class Play(commands.Cog):
         Raises:
             UserError: no game running here.
         """
-        stored, game = await self.layer.running(interaction.channel_id, history=True)  # turn_number() undoes moves
+        stored, game = await self.layer.running(channel_id(interaction), history=True)  # turn_number() undoes moves
         record = stored.record
         kind = self.layer.kinds[record.kind]
         await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
@@ -362,7 +365,7 @@ class Play(commands.Cog):
         Raises:
             UserError: no game of this kind here, or the caller is not playing.
         """
-        stored, _game = await self.layer.running(interaction.channel_id, kind)
+        stored, _game = await self.layer.running(channel_id(interaction), kind)
         record = stored.record
         seat = record.seat_of(interaction.user.id)
         if seat is None:
@@ -391,7 +394,7 @@ class Play(commands.Cog):
         Raises:
             UserError: the game has ended, or the presser is not playing it.
         """
-        stored = await self.layer.store.get(interaction.channel_id)
+        stored = await self.layer.store.get(channel_id(interaction))
         kind = self.layer.kinds[stored.record.kind] if stored else None
         if button.answer == "no":
             await answers.edit(interaction, content=_("Resignation cancelled: play on."), view=None)
@@ -409,17 +412,17 @@ class Play(commands.Cog):
                             "again if you still want to resign.", duration=after)
             await answers.edit(interaction, content=content, view=None)
             return
-        if kind is None or stored.record.id != button.game_id:
+        if stored is None or kind is None or stored.record.id != button.game_id:
             raise UserError(_("That game has already ended: there is nothing to resign."))
         answers.before_change(interaction)
-        turn = await self.layer.resign(kind, interaction.channel_id, interaction.user.id, button.game_id)
+        turn = await self.layer.resign(kind, channel_id(interaction), interaction.user.id, button.game_id)
         await answers.edit(interaction, content=_("You resigned."), view=None)
         await self.post_turn(interaction, kind, turn)
 
     async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
         """For autocomplete: the engine game if the caller is the player to move here, else None."""
         try:
-            stored, game = await self.layer.running(interaction.channel_id, kind)
+            stored, game = await self.layer.running(channel_id(interaction), kind)
         except UserError:
             return None
         if game.is_over or stored.record.player(game.to_move).id != interaction.user.id:
@@ -437,7 +440,7 @@ class Play(commands.Cog):
         """
         require_postable(interaction)
         answers.before_change(interaction)
-        result = await self.layer.rematch(interaction.channel_id, game_id, person(interaction.user))
+        result = await self.layer.rematch(channel_id(interaction), game_id, person(interaction.user))
         if isinstance(result, Player):  # asked once, with a ping; a second press is refused privately
             async with public(self.bot, self.layer, interaction.guild_id):
                 asked, button = f"<@{result.id}>", f"**{p_('button', 'Rematch')}**"
@@ -458,12 +461,14 @@ class Play(commands.Cog):
         """Ask the opponent (with Allow/Refuse buttons) to undo the caller's last turn; against the computer it
         is undone at once."""
         answers.before_change(interaction, private=renderer.busy)
-        result = await self.layer.request_takeback(interaction.channel_id, interaction.user.id)
+        result = await self.layer.request_takeback(channel_id(interaction), interaction.user.id)
         if isinstance(result, Turn):
             await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
             return
         record, answerer = result
         request = record.takeback
+        if request is None:  # (request_takeback returns the record holding the request)
+            raise RuntimeError(f"the takeback request of {record.id} is missing")
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
             buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
             # TRANSLATORS: {opponent} is a mention, {user} a name; {duration} e.g. "5 minutes".
@@ -473,7 +478,7 @@ class Play(commands.Cog):
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
             message = message or await interaction.original_response()
-            await self.layer.store.remember_takeback(interaction.channel_id, record.id, request.nonce, message.id,
+            await self.layer.store.remember_takeback(channel_id(interaction), record.id, request.nonce, message.id,
                                                      int(TAKEBACK_TIMEOUT) + 86400)
         except discord.HTTPException:
             log.warning("could not read back the takeback request of %s", record.id)
@@ -486,21 +491,30 @@ class Play(commands.Cog):
         """
         answers.before_change(interaction)
         result = await self.layer.answer_takeback(
-            interaction.channel_id, button.game_id, button.moves, interaction.user.id, button.answer == "yes", button.nonce
+            channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes",
+            button.nonce
         )
-        await self.layer.store.forget_takeback(interaction.channel_id, button.game_id, button.nonce)  # answered here
+        await self.layer.store.forget_takeback(channel_id(interaction), button.game_id, button.nonce)  # answered here
         record = result.record if isinstance(result, Turn) else result
         async with public(self.bot, self.layer, record.guild_id):  # an edit of the public request
             if not isinstance(result, Turn):
                 # TRANSLATORS: {user} refused; {asker} asked for the takeback (names).
                 content = _("Takeback refused by {user}: {asker} can ask again after their next turn.",
-                            user=shown_user(interaction.user), asker=result.player(result.takeback.by).shown)
+                            user=shown_user(interaction.user), asker=_asker(result).shown)
             else:
                 content = _("Takeback allowed by {user}.", user=shown_user(interaction.user))
         await answers.edit(interaction, content=content, view=None)
         if not isinstance(result, Turn):
             return
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
+
+
+def _asker(record: Record) -> Player:
+    """Who asked for the takeback a refusal left in ``record`` (:meth:`bot.session.GameLayer.answer_takeback` keeps
+    the request, marked refused)."""
+    if record.takeback is None:
+        raise RuntimeError(f"the refused takeback request of {record.id} is missing")
+    return record.player(record.takeback.by)
 
 
 __all__ = ["Play"]

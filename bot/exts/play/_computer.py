@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 import random
-from typing import Awaitable, Callable
+from typing import Awaitable, Protocol
 
 from ...interface.computer_pool import Thinker
 from ...core.errors import UserError
@@ -20,8 +20,14 @@ from ...core.session import GameLayer, Turn
 
 log = logging.getLogger(__name__)
 
-#: Posts a committed turn (no interaction: the computer's move goes to the game's channel).
-PostTurn = Callable[[None, GameKind, Turn], Awaitable[None]]
+
+class PostTurn(Protocol):
+    """Posts a committed turn with no interaction, in the game's channel (the computer's move, a forfeit, the
+    outbox's retry — ``reply``: the interaction left on "thinking…" to complete, see :func:`bot.posts.post_turn`).
+    True if the board was posted."""
+
+    def __call__(self, interaction: None, kind: GameKind, turn: Turn, *, reply: str | None = None) -> Awaitable[bool]:
+        ...
 
 
 class Computer:
@@ -64,7 +70,8 @@ class Computer:
             player = record.player(game.to_move)
             seed = int.from_bytes(f"{game_id}:{len(game.moves)}".encode(), "big") % (2**31)
             try:
-                move = await self.thinker.choose(kind.name, record.state, player.level, seed)
+                # (a computer's seat stored without its level plays at the challenge's default)
+                move = await self.thinker.choose(kind.name, record.game_state, player.level or "medium", seed)
             except Exception:
                 # never leave the human waiting: a worker failure (or a broken pool) falls back to a legal move
                 log.exception("the computer's search failed in channel %s; playing a random legal move", channel_id)

@@ -170,12 +170,11 @@ async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
                                "Channel)"))
         except discord.HTTPException:
             return None
-    guild = getattr(channel, "guild", None)
-    if guild is None or guild.me is None:
+    if isinstance(channel, discord.abc.PrivateChannel) or channel.guild.me is None:
         return None
     thread = isinstance(channel, discord.Thread)
-    permissions = channel.permissions_for(guild.me)
-    if thread and channel.locked:
+    permissions = channel.permissions_for(channel.guild.me)
+    if isinstance(channel, discord.Thread) and channel.locked:
         if not permissions.manage_threads:
             # TRANSLATORS: why a game can't go on; {permissions} is Discord's name of the permission, in bold.
             return Obstacle(N_("a moderator locked its thread and I can't reopen it (I don't have {permissions})"),
@@ -269,10 +268,13 @@ async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int
             await layer.decline(channel_id, record.id, record.challenger)
             log.info("withdrew challenge %s in channel %s: %s", record.id, channel_id, why)
             return record
+        if bot.user is None:
+            raise RuntimeError("the bot ends a game once it has logged in")
         turn = await layer.abort(channel_id, Person(bot.user.id, bot.user.display_name))
     except UserError:  # it ended or changed meanwhile: whoever changed it posts it
         return None
-    await layer.outbox.done(turn.announcement)
+    if turn.announcement is not None:  # (a commit's turn has its board post, left unmade here)
+        await layer.outbox.done(turn.announcement)
     log.warning("ended game %s in channel %s without a result: %s", record.id, channel_id, why)
     bot.dispatch(GAME_FINISHED, turn.record)  # recorded in the history (unrated); a thread game's parent is told
     await _tell(bot, layer, turn.record, why)

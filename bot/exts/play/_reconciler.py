@@ -19,18 +19,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
-import discord
 
 from ...core.kinds import GameKind
 from ...storage.outbox import MAX_TRIES, Announcement
 from ...interface.posts import POSTING
 from ...interface.posts import already_posted, board_name, shows_board, turn_message
-from ...core.session import GameLayer, Turn
+from ...core.session import GameLayer
 from ._computer import Computer
 from ._language import public
 from ._poll import poll
+from ...core.kinds import Game
+from ._computer import PostTurn
+
+if TYPE_CHECKING:
+    from ...client import HongBot
+    from ...record import Record
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +57,9 @@ class Reconciler:
         poll_interval: seconds between polls.
     """
 
-    def __init__(self, bot: discord.Client, layer: GameLayer, post_turn: Callable[[None, GameKind, Turn], Awaitable],
-                 post_start: Callable[..., Awaitable], computer: Computer, poll_interval: float = 1.0) -> None:
+    def __init__(self, bot: "HongBot", layer: GameLayer, post_turn: PostTurn,
+                 post_start: Callable[[GameKind, Game, Record, Announcement], Awaitable[bool]], computer: Computer,
+                 poll_interval: float = 1.0) -> None:
         self.bot = bot
         self.layer = layer
         self.post_turn = post_turn
@@ -138,7 +144,7 @@ class Reconciler:
         kind = self.layer.kinds[record.kind]
         text_only = turn is not None and not shows_board(turn)  # a move the computer answers: posted as text
         async with public(self.bot, self.layer, record.guild_id):  # as it was posted: in the server's language
-            text = turn_message(kind, turn)[0] if text_only else None
+            text = turn_message(kind, turn)[0] if turn is not None and text_only else None
         if await already_posted(self.bot, a.channel_id, file_name=board_name(kind, a), text=text):
             await self.layer.outbox.done(a)
             if turn is None or not turn.finished:

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
-
-import discord
+from typing import TYPE_CHECKING
 
 from ...storage.deadlines import Deadline
 from ...i18n import _
-from ...core.kinds import GameKind
 from ...interface.posts import post_nonce, send_quietly
-from ...core.session import GameLayer, Turn
+from ...core.session import GameLayer
 from ...i18n.wording import describe_duration
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from . import _takebacks as takebacks
+from ._computer import PostTurn
 from ._language import public
 from ._poll import poll
 from ._reach import ready
+
+if TYPE_CHECKING:
+    from ...client import HongBot
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,7 @@ class Timers:
         poll_interval: seconds between polls.
     """
 
-    def __init__(self, bot: discord.Client, layer: GameLayer,
-                 post: Callable[[None, GameKind, Turn], Awaitable[None]], poll_interval: float = 1.0) -> None:
+    def __init__(self, bot: "HongBot", layer: GameLayer, post: PostTurn, poll_interval: float = 1.0) -> None:
         self.bot = bot
         self.layer = layer
         self.post = post
@@ -82,7 +82,7 @@ class Timers:
         guild = getattr(self.bot.get_channel(channel_id), "guild", None)
         if guild is None:
             stored = await self.layer.store.get(channel_id)
-            guild = stored and self.bot.get_guild(stored.record.guild_id)
+            guild = self.bot.get_guild(stored.record.guild_id) if stored else None
         return guild is not None and guild.unavailable
 
     async def _fire(self, deadline: Deadline) -> None:
@@ -103,7 +103,7 @@ class Timers:
         """Close the challenge and strike its message through (buttons gone)."""
         record = await self.layer.expire(deadline.channel_id, deadline.game_id)
         message_id = record and await self.layer.challenge_message(deadline.channel_id, deadline.game_id)
-        if message_id:
+        if record is not None and message_id:
             kind = self.layer.kinds[record.kind]
             async with public(self.bot, self.layer, record.guild_id):
                 if record.opponent:
@@ -125,6 +125,8 @@ class Timers:
         if not await ready(self.bot, self.layer, deadline.channel_id):
             return  # the bot can't post there: the game ended without a result (see ._reach)
         record, game = due
+        if record.deadline is None:  # (a running game's turn has its deadline: see GameLayer._timed)
+            return
         kind = self.layer.kinds[record.kind]
         async with public(self.bot, self.layer, record.guild_id):
             # TRANSLATORS: {player} is a mention; {game} "Hong Kong" or "Hong"; {role} the player's side (e.g.

@@ -3,9 +3,10 @@ it needs in its ``custom_id`` (restart-safe) and hands the press to the :class:`
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import discord
+from discord.ext import commands
 
 from ...interface.buttons import GameButton, view
 from ...i18n import p_
@@ -17,7 +18,16 @@ if TYPE_CHECKING:
 
 
 def _stats(interaction: discord.Interaction) -> "Stats":
-    return interaction.client.get_cog("Stats")  # type: ignore[attr-defined, return-value]
+    """The stats cog of the bot the button was pressed on.
+
+    Raises:
+        RuntimeError: the stats feature is not loaded.
+    """
+    bot = interaction.client
+    cog = bot.get_cog("Stats") if isinstance(bot, (commands.Bot, commands.AutoShardedBot)) else None
+    if cog is None:
+        raise RuntimeError("the stats feature is not loaded")
+    return cast("Stats", cog)  # (found by name: a reloaded extension's class is another class object)
 
 
 class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", final_board=1):

@@ -36,7 +36,7 @@ from ...i18n import _, n_
 from ...core.kinds import GameKind
 from ...interface.options import EPHEMERAL_HELP
 from ...storage.outbox import Announcement
-from ...interface.posts import already_posted, board_file, follow_up, nonce, send_quietly
+from ...interface.posts import already_posted, board_png, follow_up, nonce, send_quietly
 from ...storage.ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...core.record import Record
 from ...interface.board_pool import build_replay
@@ -46,6 +46,7 @@ from ...i18n.wording import plain_names, player_name, result_for, result_short, 
 from ...interface.mentions import NO_MENTIONS
 from ._buttons import BUTTONS, LeaderboardButton, leaderboard_view
 from ._phrases import game_label, leaderboard_embed, rating_change_line, streak_text, when
+from ...interface.options import guild_id
 
 if TYPE_CHECKING:
     from ...interface.client import HongBot
@@ -73,13 +74,13 @@ class Stats(commands.Cog):
         kinds: the hosted games by name.
     """
 
-    def __init__(self, bot: "HongBot | None", records: Records, ratings: Ratings, kinds: dict[str, GameKind]) -> None:
+    def __init__(self, bot: "HongBot", records: Records, ratings: Ratings, kinds: dict[str, GameKind]) -> None:
         self.bot = bot
         self.records = records
         self.ratings = ratings
         self.kinds = kinds
-        self._replays: OrderedDict[tuple[str, int], Replay] = OrderedDict()
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._replays: OrderedDict[tuple[str, int, str], Replay] = OrderedDict()  # (game id, max bytes, language)
+        self._locks: dict[tuple[str, int, str], asyncio.Lock] = {}
         self._cpu = asyncio.Semaphore(1)  # one GIF build at a time: the machine's other core keeps the games moving
         self._recording: set[asyncio.Task] = set()
 
@@ -122,7 +123,8 @@ class Stats(commands.Cog):
         if not record.finished:
             return
         task = asyncio.current_task()
-        self._recording.add(task)
+        if task is not None:
+            self._recording.add(task)
         outbox = self.bot.layer.outbox
         announcement = Announcement.result(record)
         held = False
@@ -144,7 +146,8 @@ class Stats(commands.Cog):
         finally:
             if held:
                 await outbox.release(announcement)
-            self._recording.discard(task)
+            if task is not None:
+                self._recording.discard(task)
 
     # --- /leaderboard -----------------------------------------------------------------------------
 
@@ -161,10 +164,10 @@ class Stats(commands.Cog):
             UserError: an unknown game, or nobody rated there yet.
         """
         code = "g" if scope == "global" else "s"
-        data = await self._leaderboard_page(self._kind(game), code, 0, interaction.guild_id)
+        data = await self._leaderboard_page(self._kind(game), code, 0, guild_id(interaction))
         with i18n.language(await self._answer_language(interaction, ephemeral)):
             embed = leaderboard_embed(self._kind(game), code, data)
-            buttons = leaderboard_view(game, code, data, interaction.guild_id, interaction.user.id)
+            buttons = leaderboard_view(game, code, data, guild_id(interaction), interaction.user.id)
         await answers.send(interaction, embed=embed, view=buttons, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     async def _leaderboard_page(self, kind: GameKind, code: str, page: int, guild_id: int):
@@ -216,26 +219,26 @@ class Stats(commands.Cog):
         Raises:
             UserError: a bot, or no finished game of the user's here.
         """
-        user = user or interaction.user
-        if self.bot is not None and self.bot.user is not None and user.id == self.bot.user.id:
+        who = user or interaction.user
+        if who.id == self.bot.me.id:
             raise UserError(_("{user} plays as the computer, but games against the computer are unrated, so it has "
                               "no stats. Try {stats} for a person, or {history} for the games played here.",
-                              user=shown_user(user), stats=mentions.command("stats"),
+                              user=shown_user(who), stats=mentions.command("stats"),
                               history=mentions.command("history")))
-        if user.bot:
-            raise UserError(_("{user} is a bot: only people play here, so it has no stats.", user=shown_user(user)))
-        guild = interaction.guild_id
+        if who.bot:
+            raise UserError(_("{user} is a bot: only people play here, so it has no stats.", user=shown_user(who)))
+        guild = guild_id(interaction)
         kinds = [self._kind(game)] if game else list(self.kinds.values())
-        recent = await self.records.recent(guild, user.id, limit=LAST_GAMES, kind=game)
+        recent = await self.records.recent(guild, who.id, limit=LAST_GAMES, kind=game)
         if not recent:
             if game:
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"
-                raise UserError(_("{user} hasn't finished a {game} game in this server yet.", user=shown_user(user),
+                raise UserError(_("{user} hasn't finished a {game} game in this server yet.", user=shown_user(who),
                                   game=kinds[0].title))
-            raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(user)))
-        standings = [(kind, await self.ratings.standing(kind.name, guild_scope(guild), user.id)) for kind in kinds]
+            raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(who)))
+        standings = [(kind, await self.ratings.standing(kind.name, guild_scope(guild), who.id)) for kind in kinds]
         with i18n.language(await self._answer_language(interaction, ephemeral)):
-            embed = discord.Embed(title=_("{user} — stats", user=shown_user(user)), colour=discord.Colour.blurple())
+            embed = discord.Embed(title=_("{user} — stats", user=shown_user(who)), colour=discord.Colour.blurple())
             for kind, here in standings:
                 if here is None:
                     if game:
@@ -244,7 +247,7 @@ class Stats(commands.Cog):
                 embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
             # TRANSLATORS: one of a player's last games: "`k3x9q2ab` Hong Kong vs Ben — won · <date>"
             lines = [_("`{id}` {game} vs {opponent} — {result} · {date}", id=r.id, game=self._title(r),
-                       opponent=player_name(r, 1 - (r.seat_of(user.id) or 0)), result=result_for(r, user.id),
+                       opponent=player_name(r, 1 - (r.seat_of(who.id) or 0)), result=result_for(r, who.id),
                        date=when(r.ended)) for r in recent]
             embed.add_field(name=n_("Last {count} game in this server", "Last {count} games in this server",
                                     len(lines)),
@@ -254,6 +257,8 @@ class Stats(commands.Cog):
 
     async def _standing_text(self, kind: GameKind, guild: int, here: Standing) -> str:
         rank = await self.ratings.rank(kind.name, guild_scope(guild), here.user_id)
+        if rank is None:  # (a standing is written with its place on the board: see Ratings)
+            raise RuntimeError(f"{here.user_id} has a {kind.name} standing but no rank in server {guild}")
         world = await self.ratings.standing(kind.name, GLOBAL, here.user_id)
         world_rank = await self.ratings.rank(kind.name, GLOBAL, here.user_id)
         if here.provisional:
@@ -290,7 +295,7 @@ class Stats(commands.Cog):
         Raises:
             UserError: no finished games yet.
         """
-        records = await self.records.recent(interaction.guild_id, user.id if user else None, limit=HISTORY_SIZE)
+        records = await self.records.recent(guild_id(interaction), user.id if user else None, limit=HISTORY_SIZE)
         if not records:
             if user:
                 raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(user)))
@@ -332,7 +337,7 @@ class Stats(commands.Cog):
             UserError: as :meth:`finished_here`.
         """
         record = await self.finished_here(interaction, game)
-        moves = len(self.kinds[record.kind].load(record.state).moves)
+        moves = len(self.kinds[record.kind].load(record.game_state).moves)
         file = discord.File(io.BytesIO(self.record_text(record).encode("utf-8")),
                             filename=f"{record.kind}-{record.id}.txt")
         with i18n.language(await self._answer_language(interaction, ephemeral)):
@@ -349,7 +354,7 @@ class Stats(commands.Cog):
         (nothing, and a log line, if they can't be read)."""
         typed = (current or "").strip().lower()
         try:
-            records = await self.records.recent(interaction.guild_id, limit=100 if typed else 25)
+            records = await self.records.recent(guild_id(interaction), limit=100 if typed else 25)
         except Exception:
             log.exception("game id autocomplete failed")
             return []
@@ -369,7 +374,7 @@ class Stats(commands.Cog):
                               history=mentions.command("history")))
         record = await self.records.find(gid)
         if record is None or record.guild_id != interaction.guild_id:
-            running = await self.bot.layer.active_games(interaction.guild_id)
+            running = await self.bot.layer.active_games(guild_id(interaction))
             if any(r.id == gid for r, _game in running):
                 raise UserError(_("Game `{id}` is still being played; its replay and record are ready once it ends.",
                                   id=gid))
@@ -426,10 +431,10 @@ class Stats(commands.Cog):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
         kind = self.kinds[record.kind]
-        board = await board_file(kind, kind.load(record.state), record)
+        png = await board_png(kind, kind.load(record.game_state), record)
         where = f"**{self._title(record)}** `{record.id}`"
         size = f"{limit / 1_000_000:.1f} MB" if limit >= 1_000_000 else f"{limit // 1000} KB"
-        files = [board] if board.fp.getbuffer().nbytes < limit else []
+        files = [discord.File(io.BytesIO(png), filename="board.png")] if len(png) < limit else []
         # TRANSLATORS: {game} is e.g. **Hong Kong** `k3x9q2ab`; {size} an upload limit, e.g. 8.0 MB
         if files:
             text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
@@ -465,7 +470,7 @@ class Stats(commands.Cog):
 
     def _build_replay(self, record: Record, max_bytes: int) -> Replay:
         kind = self.kinds[record.kind]
-        moves = list(kind.load(record.state).moves)
+        moves = list(kind.load(record.game_state).moves)
         # (in a worker thread with the caller's context: frames and captions in the language of the answer)
         return build_replay(kind, kind.new_game(record.options), moves, plain_names(record), max_bytes=max_bytes,
                             final_text=discord.utils.remove_markdown(result_short(record)),
@@ -475,8 +480,9 @@ class Stats(commands.Cog):
         """The text of a game's record (see :mod:`engine.movetext`), in English whoever asks (a notation, read back
         by its parser); replays the moves to name who played each."""
         kind = self.kinds[record.kind]
-        moves = list(kind.load(record.state).moves)
-        movers = [mover for _before, _move, mover in positions(kind.new_game(record.options), moves)][1:]
+        moves = list(kind.load(record.game_state).moves)
+        movers = [mover for _before, _move, mover in positions(kind.new_game(record.options), moves)
+                  if mover is not None]  # (the opening has no mover)
         first = movers[0] if movers else kind.new_game(record.options).to_move
         with i18n.language(i18n.SOURCE):
             options = kind.describe_options(record.options) or "none"
@@ -494,7 +500,7 @@ class Stats(commands.Cog):
         """The language of public posts in the server ``guild_id`` (known even when it is not in the cache)."""
         if guild_id is None:
             return i18n.SOURCE
-        guild = self.bot.get_guild(guild_id) if self.bot is not None else None
+        guild = self.bot.get_guild(guild_id)
         return await self.bot.layer.settings.language_of(guild or discord.Object(guild_id))
 
     async def _answer_language(self, interaction: discord.Interaction, ephemeral: bool) -> str:

@@ -45,9 +45,10 @@ def rating_change_line(record: Record, change: dict[int, tuple[int, int]] | None
     if not change:
         return ""
     parts = []
-    for seat, player in enumerate(record.players):
-        before, after = change.get(player.id, (None, None))
-        if before is not None:
+    for seat in (0, 1):
+        found = change.get(record.player(seat).id)
+        if found is not None:
+            before, after = found
             parts.append(f"{player_name(record, seat)} {before} → {after} ({signed(after - before)})")
     # TRANSLATORS: {changes} is e.g. "Ann 1500 → 1658 (+158) · Ben 1500 → 1342 (−158)"
     return _("ratings in this server: {changes}", changes=" · ".join(parts))
