@@ -262,7 +262,7 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClie
     else:
         payload = [command.to_dict(tree) for command in commands]
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    application, scope_id = tree.client.application_id, guild.id if guild is not None else None
+    application, scope_id = application_id(tree), guild.id if guild is not None else None
     scope = f"server {guild.id}" if guild is not None else "global"
     if await commands_kept.synced_digest(redis, application, scope_id) == digest:
         log.info("%s commands unchanged since the last sync: not synced", scope)
@@ -278,7 +278,7 @@ async def command_ids(tree: discord.app_commands.CommandTree, redis: RedisClient
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.interface.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and
     kept. Never raises for Discord: if the fetch fails, no ids (messages then write commands as typed)."""
-    application, scope_id = tree.client.application_id, guild.id if guild is not None else None
+    application, scope_id = application_id(tree), guild.id if guild is not None else None
     kept = await commands_kept.kept_ids(redis, application, scope_id)
     if kept:
         return kept

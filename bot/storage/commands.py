@@ -5,36 +5,35 @@ sync again.
 """
 from __future__ import annotations
 
-import redis.asyncio as aioredis
-
+from .decoding import RedisClient, decoded, decoded_hash
 from .keys import Keys
 
 
-async def synced_digest(redis: aioredis.Redis, application_id: int, guild_id: int | None) -> str | None:
+async def synced_digest(redis: RedisClient, application_id: int, guild_id: int | None) -> str | None:
     """The hash of the definitions last synced for the application in ``guild_id`` (None: global), or None."""
-    return await redis.get(Keys.commands(application_id, guild_id))
+    return decoded(await redis.get(Keys.commands(application_id, guild_id)))
 
 
-async def save_sync(redis: aioredis.Redis, application_id: int, guild_id: int | None, digest: str,
+async def save_sync(redis: RedisClient, application_id: int, guild_id: int | None, digest: str,
                     ids: dict[str, int]) -> None:
     """Keep a sync's result: the ids Discord gave the top-level commands (name → id), then the definitions' hash
     — the ids first: a death in between leaves the old hash, and the next start syncs again."""
     key = Keys.command_ids(application_id, guild_id)
     await redis.delete(key)
-    await redis.hset(key, mapping=ids)
+    await redis.hset(key, mapping={name: snowflake for name, snowflake in ids.items()})
     await redis.set(Keys.commands(application_id, guild_id), digest)
 
 
-async def kept_ids(redis: aioredis.Redis, application_id: int, guild_id: int | None) -> dict[str, int]:
+async def kept_ids(redis: RedisClient, application_id: int, guild_id: int | None) -> dict[str, int]:
     """The top-level commands' ids kept for the application in ``guild_id`` (name → id); empty if none."""
-    kept = await redis.hgetall(Keys.command_ids(application_id, guild_id))
-    return {(name.decode() if isinstance(name, bytes) else name): int(snowflake) for name, snowflake in kept.items()}
+    kept = decoded_hash(await redis.hgetall(Keys.command_ids(application_id, guild_id)))
+    return {name: int(snowflake) for name, snowflake in kept.items()}
 
 
-async def keep_ids(redis: aioredis.Redis, application_id: int, guild_id: int | None, ids: dict[str, int]) -> None:
+async def keep_ids(redis: RedisClient, application_id: int, guild_id: int | None, ids: dict[str, int]) -> None:
     """Keep the top-level commands' ids (name → id) fetched from Discord for the application in ``guild_id``."""
     if ids:
-        await redis.hset(Keys.command_ids(application_id, guild_id), mapping=ids)
+        await redis.hset(Keys.command_ids(application_id, guild_id), mapping={name: snowflake for name, snowflake in ids.items()})
 
 
 __all__ = ["synced_digest", "save_sync", "kept_ids", "keep_ids"]

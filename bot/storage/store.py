@@ -894,4 +894,4 @@ class GameStore:
         """The interaction whose change the channel's turn announcement ``member`` announces
         (``<application id>:<interaction token>``, :meth:`Keys.reply`), while Discord lets it be completed; else
         None."""
-        return await self.redis.get(self.keys.reply(channel_id, member))
+        return decoded(await self.redis.get(self.keys.reply(channel_id, member)))

@@ -34,8 +34,8 @@ from ...core.kinds import Game
 from ._computer import PostTurn
 
 if TYPE_CHECKING:
-    from ...client import HongBot
-    from ...record import Record
+    from ...interface.client import HongBot
+    from ...core.record import Record
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from ._poll import poll
 from ._reach import ready
 
 if TYPE_CHECKING:
-    from ...client import HongBot
+    from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
 
