@@ -39,8 +39,8 @@ class Term(str):
     ``in``, ``+`` all see English, so code and tests that read it are unchanged) and that also keeps
 
     - ``template``: the English ``str.format`` template with named fields (``"{square} is already taken by
-      {what}"``); ``plural``: its plural form for a count (``None`` unless made by :func:`n_`); ``count``: the
-      count choosing the form;
+      {what}"``); ``plural``: its plural form for a count (``None`` unless made by :func:`n_`); ``number``: the
+      count choosing the form (not ``count``, which would hide ``str.count``);
     - ``params``: the fields' values. A value that is itself a ``Term`` (``what=N_("a stone")``, a word that
       differs by language) is translated too; any other value (a square, a move, a number) is shown as it is.
 
@@ -49,16 +49,20 @@ class Term(str):
     the templates by the markers' names ``N_`` and ``n_``: write the template as a literal in the call.
     """
 
-    __slots__ = ("template", "plural", "count", "params")
+    __slots__ = ("template", "plural", "number", "params")
+    template: str
+    plural: str | None
+    number: int | None
+    params: dict[str, object]
 
     def __new__(cls, template: str, plural: str | None = None, count: int | None = None, /, **params: object):
         source = plural if plural is not None and count != 1 else template
         term = super().__new__(cls, source.format(**params) if params else source)
-        term.template, term.plural, term.count, term.params = str(template), plural, count, params
+        term.template, term.plural, term.number, term.params = str(template), plural, count, params
         return term
 
     def __reduce__(self):  # pickling (an IllegalMove crossing to another process) keeps the template
-        return _term, (self.template, self.plural, self.count, self.params)
+        return _term, (self.template, self.plural, self.number, self.params)
 
 
 def _term(template: str, plural: str | None, count: int | None, params: dict) -> Term:

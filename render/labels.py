@@ -85,7 +85,7 @@ class Words:
             return str(term)
         fields = {k: self.term(v) if isinstance(v, Term) else v for k, v in term.params.items()}
         if term.plural is not None:
-            return self.ngettext(term.template, term.plural, term.count if term.count is not None else 1, **fields)
+            return self.ngettext(term.template, term.plural, term.number if term.number is not None else 1, **fields)
         return self.gettext(term.template, **fields)
 
     @staticmethod

@@ -63,7 +63,7 @@ def translate(message: object) -> str:
         return str(message)
     params = {name: translate(value) if isinstance(value, Term) else value for name, value in message.params.items()}
     if message.plural is not None:
-        return n_(message.template, message.plural, message.count, **params)
+        return n_(message.template, message.plural, message.number if message.number is not None else 1, **params)
     return _(message.template, **params)
 
 
