@@ -19,6 +19,10 @@ from bot.storage.connection import RedisHandle
 
 from ..conftest import make_client
 
+#: Seconds discord.py waits after the last GUILD_CREATE before the bot is ready (its default 2 s is for Discord's
+#: trickle of guilds; the emulator sends READY and every GUILD_CREATE back to back, so this only shortens start-up).
+GUILD_READY_TIMEOUT = 0.5
+
 
 @dataclass
 class World:
@@ -63,6 +67,7 @@ async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock
     handle = redis or RedisHandle(make_client(redis_server))
     bot = HongBot(Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config), redis=handle, rng=rng,
                  poll_interval=poll_interval, **({'clock': clock} if clock else {}))
+    bot._connection.guild_ready_timeout = GUILD_READY_TIMEOUT  # HongBot passes discord.py no such option
     task = asyncio.create_task(bot.start(emu.token))
     await emu.wait_for_ready(timeout=15)
     await emu.wait_for_commands(timeout=15)

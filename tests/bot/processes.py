@@ -72,6 +72,7 @@ async def start_bot_process(emu, guild: int, data_dir: Path, redis_url: str | No
         env["REDIS_URL"] = redis_url
     data_dir.mkdir(parents=True, exist_ok=True)
     log = open(data_dir / "bot.log", "ab")  # a file, not a pipe: a full pipe would block the bot's logging
+    start = log.tell()  # this process's lines come after a previous one's
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=str(data_dir.parent), env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log,
     )
@@ -83,7 +84,17 @@ async def start_bot_process(emu, guild: int, data_dir: Path, redis_url: str | No
         if proc.returncode is not None:
             raise AssertionError((data_dir / "bot.log").read_text()[-3000:])
         await asyncio.sleep(0.05)
-    await asyncio.sleep(2.5)  # discord.py waits ~2 s for guilds before on_ready
+    # discord.py waits ~2 s for guilds before on_ready, which logs "logged in as" (the process logs at INFO)
+    for _ in range(600):
+        with open(data_dir / "bot.log", "rb") as f:
+            f.seek(start)
+            if b"logged in as" in f.read():
+                break
+        if proc.returncode is not None:
+            raise AssertionError((data_dir / "bot.log").read_text()[-3000:])
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the bot process did not log in:\n" + (data_dir / "bot.log").read_text()[-3000:])
     return proc
 
 
