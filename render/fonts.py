@@ -88,7 +88,6 @@ def _cmap_ranges(data: bytes, offset: int) -> list[tuple[int, int]]:
         segs = struct.unpack_from(">H", data, at + 6)[0] // 2
         ends = struct.unpack_from(f">{segs}H", data, at + 14)
         starts = struct.unpack_from(f">{segs}H", data, at + 16 + 2 * segs)
-        deltas = struct.unpack_from(f">{segs}h", data, at + 16 + 4 * segs)
         range_at = at + 16 + 6 * segs
         offsets = struct.unpack_from(f">{segs}H", data, range_at)
         for s in range(segs):

@@ -48,7 +48,7 @@ from render.common import (
     on,
     to_png,
 )
-from render.text import Style, clean_name, fit_line, fit_parts, fit_text, text_width
+from render.text import Style, fit_line, fit_parts, fit_text
 from render.labels import Translations, Words, parts, plain, player_names, words
 
 Colour = tuple[int, int, int]

@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator, Dict, Optional
 import aiohttp
 import discord
 import pytest
-from discord.http import HTTPClient, Route, handle_message_parameters
+from discord.http import HTTPClient, handle_message_parameters
 
 from tests.emulator import PERMISSIONS, DiscordEmulator
 

@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-_command: Callable[[str], str] = lambda path: f"`/{path}`"
-_option: Callable[[str, str], str] = lambda path, name: name
+def _as_typed(path: str) -> str:
+    return f"`/{path}`"
+
+
+def _name_as_given(path: str, name: str) -> str:
+    return name
+
+
+_command: Callable[[str], str] = _as_typed
+_option: Callable[[str, str], str] = _name_as_given
 
 
 def install(command: Callable[[str], str], option: Callable[[str, str], str]) -> None:

@@ -99,7 +99,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable
 
@@ -112,7 +112,7 @@ from redis.exceptions import RedisError  # noqa: E402
 from bot.games import all_kinds  # noqa: E402
 from bot.storage.outbox import GRACE  # noqa: E402
 from bot.core.record import Record, Status  # noqa: E402
-from bot.storage.store import GameStore
+from bot.storage.store import GameStore  # noqa: E402
 from bot.storage.keys import Keys  # noqa: E402
 from tests.bench.load import BOARD, describe_429, options_of  # noqa: E402
 from tests.bot.processes import RedisServer, alive, descendants, kill9, start_bot_process  # noqa: E402

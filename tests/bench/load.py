@@ -61,7 +61,6 @@ import os
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -598,7 +597,7 @@ async def main() -> None:
     for args.processes in dict.fromkeys((1, processes)):
         print(f"\n### {args.processes} process(es)", flush=True)
         top[args.processes] = await run(args, sorted(rates), stop_at_first_miss=True)
-    print(f"\nsaturation (highest rate sustained: 0 failures, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
+    print("\nsaturation (highest rate sustained: 0 failures, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
           + ", ".join(f"{p} process(es) {r:g} moves/s" for p, r in top.items()))
     if len(top) == 2 and top[1]:
         print(f"scaling ratio {processes} processes / 1: {top[processes] / top[1]:.2f} on {os.cpu_count()} CPUs")

@@ -22,9 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bot.games import all_kinds  # noqa: E402
 from bot.core.session import GameLayer, Person  # noqa: E402
-from bot.storage.store import GameStore
 from bot.storage.embedded import start_embedded  # noqa: E402
 from tests.bot.harness import make_world, start_bot  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402

@@ -22,7 +22,7 @@ from bot.storage.finished_games import Records
 from bot.core.record import Status
 from bot.core.session import GameLayer, Person
 from bot.storage.store import Effects, GameStore, Shards
-from bot.storage.connection import RedisHandle, connect
+from bot.storage.connection import connect
 from bot.storage.keys import BUCKET_TAGS, ClusterKeys, Keys
 
 from .cluster import LocalCluster

@@ -15,7 +15,7 @@ import pytest
 import engine.hongkong as hk
 from tests.emulator import DiscordEmulator, EmulatorAssertion
 
-from .harness import decode_png, display, place_options, start_bot
+from .harness import decode_png, place_options, start_bot
 from .test_e2e_hongkong import challenge_and_accept
 
 pytestmark = pytest.mark.timeout(180)

@@ -10,7 +10,6 @@ after its public "thinking…" is refused privately: the "thinking…" goes, the
 """
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest

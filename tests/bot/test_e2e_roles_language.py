@@ -15,7 +15,8 @@ HOUR = 3600
 
 async def test_board_and_reminder_roles_in_the_servers_language(emu, world, bots, clock):
     await emu.set_guild_locale(world.guild, "de")
-    emu.set_locale(world.ann, "de"); emu.set_locale(world.ben, "de")
+    emu.set_locale(world.ann, "de")
+    emu.set_locale(world.ben, "de")
     await bots()
     await set_timer(emu, world, "2h")  # world.admin has an English client
     it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)

@@ -79,8 +79,9 @@ async def test_two_games_then_leaderboard_stats_history_replay_record(emu, world
     if winner is None:
         assert f"{display(ann)} 1500 → 1500" in note.content
     else:
-        w, l = (ann, ben) if winner == 0 else (ben, ann)
-        assert f"{display(w)} 1500 → 1658 (+158)" in note.content and f"{display(l)} 1500 → 1342 (−158)" in note.content
+        won, lost = (ann, ben) if winner == 0 else (ben, ann)
+        assert f"{display(won)} 1500 → 1658 (+158)" in note.content
+        assert f"{display(lost)} 1500 → 1342 (−158)" in note.content
 
     # --- game 2: Hong, Ben (dragon master) resigns ---------------------------------------------
     hong_id, hong_final = await hong_game_resigned(emu, world, redis)

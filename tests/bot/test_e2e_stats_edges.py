@@ -11,7 +11,7 @@ from bot.core.record import Player, Record, Result, Status
 from bot.storage.store import GameStore
 from engine.result import EndReason
 
-from .harness import decode_png, refused, resign
+from .harness import decode_png, resign
 from .test_e2e_stats import hongkong_game_to_the_end, rating_note
 
 pytestmark = pytest.mark.timeout(300)

@@ -114,7 +114,7 @@ async def test_the_metrics_endpoint_counts_moves_latencies_queues_games_and_the_
                                                                                        monkeypatch):
     monkeypatch.setattr("bot.interface.metrics.ACTIVE_EVERY", 0.0)  # counted at every scrape
     port = free_port()
-    bot = await bots(metrics_port=port)
+    await bots(metrics_port=port)
     status, text = await get(port, "/metrics")
     assert status == 200
     before = samples(text)

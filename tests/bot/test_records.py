@@ -13,7 +13,7 @@ from bot.games.hongkong import HONGKONG
 from bot.storage.ratings import GLOBAL, Ratings, guild_scope
 from bot.storage.finished_games import DONE, GAME_INDEX, Records
 from bot.core.record import Record, Status
-from bot.core.session import GameLayer, Person
+from bot.core.session import Person
 from bot.exts.stats import Stats, game_label, rating_change_line
 from bot.storage.store import GameStore
 from bot.storage.keys import Keys

@@ -8,7 +8,6 @@ Component / Application Command / Interaction Response reference pages).
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import regex

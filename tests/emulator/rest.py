@@ -165,7 +165,6 @@ class RestAPI:
         emu = self.emu
         path = request.path
         m = re.fullmatch(r'/api(?:/v(\d+))?(/.*)', path)
-        status = 500
         try:
             if m is None:
                 raise APIError(404, 0, '404: Not Found', kind='unknown_route',
@@ -207,17 +206,13 @@ class RestAPI:
                           _short(body), [(f[1], len(f[2])) for f in files])
             result = await handler(req, *groups)
             if isinstance(result, web.StreamResponse):
-                status = result.status
                 return result
             if result is None:
-                status = 204
                 return web.Response(status=204)
-            status = 200
             if log.isEnabledFor(logging.DEBUG):
                 log.debug('REST -> 200 %s', _short(result))
             return _json_response(result)
         except APIError as err:
-            status = err.status
             emu._record(err.kind, describe_api_error(request.method, path, err), method=request.method, path=path,
                         status=err.status, code=err.code, body=err.body(),
                         interaction_id=err.interaction_id)
@@ -226,7 +221,6 @@ class RestAPI:
                 resp[NO_VIA] = True
             return resp
         except Exception as exc:  # a bug in the emulator: make it loud but don't trigger discord.py retries
-            status = 503
             log.exception('emulator failed handling %s %s', request.method, path)
             emu._record('internal', f'{request.method} {path}: emulator error {type(exc).__name__}: {exc}',
                         method=request.method, path=path, status=503)
