@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, ClassVar
 
 import discord
+from discord.ext import commands
 
 from . import answers
 from .. import i18n
@@ -75,3 +76,17 @@ def final_board_view(game_id: str) -> discord.ui.View:
 
 
 __all__ = ["GameButton", "view", "final_board_view"]
+
+
+def cog_named(interaction: discord.Interaction, name: str) -> commands.Cog:
+    """The cog ``name`` of the bot a button was pressed on — found by name: a reloaded extension's class is another
+    class object, so callers ``cast`` it to theirs.
+
+    Raises:
+        RuntimeError: that feature is not loaded.
+    """
+    bot = interaction.client
+    cog = bot.get_cog(name) if isinstance(bot, (commands.Bot, commands.AutoShardedBot)) else None
+    if cog is None:
+        raise RuntimeError(f"the {name.lower()} feature is not loaded")
+    return cog

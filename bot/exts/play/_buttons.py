@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 import discord
-from discord.ext import commands
 
-from ...interface.buttons import GameButton
+from ...interface.buttons import GameButton, cog_named
 from ...i18n import p_
 from ...i18n.wording import GAME_ID
 
@@ -26,11 +25,7 @@ def _play(interaction: discord.Interaction) -> "Play":
     Raises:
         RuntimeError: the play feature is not loaded.
     """
-    bot = interaction.client
-    cog = bot.get_cog("Play") if isinstance(bot, (commands.Bot, commands.AutoShardedBot)) else None
-    if cog is None:
-        raise RuntimeError("the play feature is not loaded")
-    return cast("Play", cog)  # (found by name: a reloaded extension's class is another class object)
+    return cast("Play", cog_named(interaction, "Play"))
 
 
 class ChallengeButton(GameButton, template=rf"hb:ch:(?P<action>accept|decline):(?P<game_id>{GAME_ID})"):

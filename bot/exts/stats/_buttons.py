@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 import discord
-from discord.ext import commands
 
-from ...interface.buttons import GameButton, view
+from ...interface.buttons import GameButton, cog_named, view
 from ...i18n import p_
 from ...storage.ratings import Page
 from ...i18n.wording import GAME_ID
@@ -23,11 +22,7 @@ def _stats(interaction: discord.Interaction) -> "Stats":
     Raises:
         RuntimeError: the stats feature is not loaded.
     """
-    bot = interaction.client
-    cog = bot.get_cog("Stats") if isinstance(bot, (commands.Bot, commands.AutoShardedBot)) else None
-    if cog is None:
-        raise RuntimeError("the stats feature is not loaded")
-    return cast("Stats", cog)  # (found by name: a reloaded extension's class is another class object)
+    return cast("Stats", cog_named(interaction, "Stats"))
 
 
 class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", final_board=1):
