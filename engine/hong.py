@@ -255,8 +255,8 @@ def parse_board(text: str, *, name: str | None = None, threshold: int | None = N
                   features={})
     clean: dict[str, str] = {}
     for sq, kind in feats.items():
-        i = board.index(sq)
-        if i is None or template[i] != _NO_SPACE:
+        at = board.index(sq)
+        if at is None or template[at] != _NO_SPACE:
             raise IllegalMove(f"The board's {kind} at {sq} must be on a '#' square of the grid.")
         if kind not in ("pond", "tree"):
             raise IllegalMove(f"Unknown board feature {kind!r} at {sq}: use 'pond' or 'tree'.")
@@ -1243,9 +1243,10 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
         created = []
         w = board.width
         for direction, cells in d.get("last_created", ()):
-            if direction not in _TILES or not cells or any(board.index(c) is None for c in cells):
+            found = [board.index(c) for c in cells]
+            ii = [i for i in found if i is not None]
+            if direction not in _TILES or not cells or len(ii) != len(found):
                 raise InvalidState("This saved Hong game is damaged: last_created is malformed.")
-            ii = [board.index(c) for c in cells]
             if direction == "H":
                 heads = (square_name(ii[0] % w - 1, ii[0] // w), square_name(ii[-1] % w + 1, ii[-1] // w))
             else:

@@ -252,7 +252,7 @@ class LegalTurns(Sequence[str]):
             return len(self) == len(other) and list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # like a list
+    __hash__ = None  # type: ignore[assignment]  # unhashable, like a list (typeshed marks list the same way)
 
     def __reduce__(self):
         return LegalTurns, (self._singles, self._doubles)

@@ -10,13 +10,15 @@ never quantised as a whole, encodes as a small PNG with a fast zlib level, and r
 from __future__ import annotations
 
 import struct
+import types
 import zlib
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, cast
 
 try:  # zlib-ng deflates palette images two to three times as fast as zlib, to the same format
-    from zlib_ng import zlib_ng as _zlib
+    from zlib_ng import zlib_ng as _zlib_ng
+    _zlib: types.ModuleType = _zlib_ng
 except ImportError:  # pragma: no cover - zlib-ng is a dependency; this keeps a broken install drawing
-    _zlib = zlib  # type: ignore[assignment]
+    _zlib = zlib
 
 from PIL import Image, ImageDraw
 
@@ -78,7 +80,7 @@ class Palette:
     """
 
     def __init__(self, colours: Iterable[Colour], blends: Iterable[tuple[Colour, Colour]] = (), steps: int = 4):
-        exact = list(dict.fromkeys(tuple(c) for c in colours))
+        exact: list[Colour] = list(dict.fromkeys(cast(Colour, tuple(c)) for c in colours))  # a list given: a tuple
         extra: list[Colour] = []
         for a, b in blends:
             for k in range(1, steps + 1):

@@ -25,7 +25,7 @@ from pathlib import Path
 from PIL import ImageFont, features
 
 #: Pillow's text layout: libraqm (bidirectional text, Arabic joining, Indic conjuncts) where Pillow has it.
-RAQM = features.check_feature("raqm")
+RAQM: bool = bool(features.check_feature("raqm"))  # (None: Pillow was built without it)
 _LAYOUT = ImageFont.Layout.RAQM if RAQM else ImageFont.Layout.BASIC
 
 #: Faces of the fallback chain, in the order they are tried: (package, file name).
@@ -71,7 +71,7 @@ def _cmap_ranges(data: bytes, offset: int) -> list[tuple[int, int]]:
             cmap = table_offset
     if cmap is None:
         return []
-    subtables = {}
+    subtables: dict[int, tuple[int, int, int]] = {}  # format → (platform, encoding, offset)
     for i in range(struct.unpack_from(">H", data, cmap + 2)[0]):
         platform, encoding, sub = struct.unpack_from(">HHI", data, cmap + 4 + 8 * i)
         fmt = struct.unpack_from(">H", data, cmap + sub)[0]

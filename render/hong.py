@@ -527,18 +527,20 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
                           threshold=o.threshold), PLAYER_DARK[o.winner])
     if ended is not None and ended.winner is None:
         return w.gettext("Aborted: no result"), MUTED
-    if ended is not None:
-        winner, loser = w.name(names[ended.winner]), w.name(names[1 - ended.winner])
+    if ended is not None and ended.winner is not None:
+        seat = ended.winner
+        winner, loser = w.name(names[seat]), w.name(names[1 - seat])
         if ended.reason is EndReason.RESIGNED:
             sentence = w.gettext("{loser} resigned - {winner} wins", loser=loser, winner=winner)
         else:
             sentence = w.gettext("{loser} ran out of time - {winner} wins", loser=loser, winner=winner)
-        return sentence, PLAYER_DARK[ended.winner]
+        return sentence, PLAYER_DARK[seat]
     if game.pending is not None:
-        p = game.pending
+        summon = game.pending
         # TRANSLATORS: {options} are the lair's sizes and dragons' actions in notation, e.g. "2 rotate / 3 place".
-        return (w.gettext("{name} summons a dragon: {options}", name=w.name(names[p.player]),
-                          options=" / ".join(f"{s} {a}" for s, a in sorted(p.options.items()))), PLAYER_DARK[p.player])
+        return (w.gettext("{name} summons a dragon: {options}", name=w.name(names[summon.player]),
+                          options=" / ".join(f"{s} {a}" for s, a in sorted(summon.options.items()))),
+                PLAYER_DARK[summon.player])
     p = game.to_move
     name, role = w.name(names[p]), w.gettext(ROLE_NAMES[p])
     if game.moves:
@@ -586,12 +588,12 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs) -> None:
     body: dict[str, Colour] = {}
     heads: dict[tuple[str, int], Colour] = {}   # (square, 0 for N/W head, 1 for S/E head) -> colour
     for h in hongs:
-        col = HONG_COLOURS[h.direction]
+        hong_colour = HONG_COLOURS[h.direction]
         for sq in h.cells:
-            body[sq] = col
+            body[sq] = hong_colour
         # The west/north cap's head facing the Hong is its E/S head (index 1), the east/south cap's is 0.
-        heads[(h.heads[0], 1)] = col
-        heads[(h.heads[1], 0)] = col
+        heads[(h.heads[0], 1)] = hong_colour
+        heads[(h.heads[1], 0)] = hong_colour
 
     stone, stone_mask = _stone_sprite(s)
     grounds = _grounds(b, game.expansion)[0]
@@ -625,13 +627,13 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs) -> None:
             box = (x0 + s * 0.20, y0 + s * 0.57, x1 + s * 0.80, y1 + s * 0.43)
         c.rounded_rectangle(box, radius=int(s * 0.22), outline=colour, width=width)
     # A badge with its size in the middle of each Hong's segments.
-    r = s * 0.21
+    radius = s * 0.21
     badge = Style(max(18, round(s * 0.28)), bold=True)
     for h in hongs:
         colour = HONG_COLOURS[h.direction]
         (ca, ra), (cb, rb) = _cr(h.cells[0]), _cr(h.cells[-1])
         cx, cy = left + (ca + cb + 1) * s / 2, top + (ra + rb + 1) * s / 2
-        c.ellipse((cx - r, cy - r, cx + r, cy + r), fill=WHITE, outline=colour, width=max(3, s // 28))
+        c.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=WHITE, outline=colour, width=max(3, s // 28))
         c.text((cx, cy + 1), str(h.size), badge, colour, WHITE, "mm")
 
 

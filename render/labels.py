@@ -32,7 +32,10 @@ _NAMED = re.compile(f"{_OPEN}(.*?){_CLOSE}", re.S)
 
 
 class Translations(Protocol):
-    """What a renderer needs of a catalog: :class:`gettext.NullTranslations`' three lookups."""
+    """What a renderer needs of a catalog: :class:`gettext.NullTranslations`' three lookups — and to be hashable
+    (by identity, as catalogs are): the words drawn are cached per catalog."""
+
+    def __hash__(self) -> int: ...
 
     def gettext(self, message: str, /) -> str: ...
 

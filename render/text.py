@@ -204,8 +204,8 @@ def pieces(text: str, shaping: bool = RAQM) -> tuple[Piece, ...]:
     a right-to-left run is passed on in logical order for raqm to shape and reverse; without it its clusters are
     reversed here ("plain reordering"). Clusters no face has are left out.
     """
-    parts = [(c, _face(c)) for c in clusters(text)]
-    parts = [(c, f) for c, f in parts if f is not None]
+    faced = [(c, _face(c)) for c in clusters(text)]
+    parts = [(c, f) for c, f in faced if f is not None]
     # a space or punctuation stays in the run of the face before it when that face has it (not the emoji face:
     # its space is an emoji's width)
     for i in range(1, len(parts)):
@@ -440,11 +440,11 @@ def _label(text: str, style: Style, fg: Colour, bg: Colour, palette: "Palette", 
         x, baseline = float(pad), pad + ascent
         for p in runs:
             f = _piece_font(p, style)
-            kw = {"direction": "rtl"} if p.rtl else {}
+            direction = "rtl" if p.rtl else None
             draw_rgb.text((x, baseline), p.text, font=f, fill=fg, anchor="ls", stroke_width=style.stroke,
-                          stroke_fill=style.stroke_colour, **kw)
+                          stroke_fill=style.stroke_colour, direction=direction)
             draw_cover.text((x, baseline), p.text, font=f, fill=255, anchor="ls", stroke_width=style.stroke,
-                            stroke_fill=255, **kw)
+                            stroke_fill=255, direction=direction)
             x += _piece_length(p, style)
         box = cover.getbbox()
         if box is None:

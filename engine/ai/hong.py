@@ -373,7 +373,7 @@ class Model:
         w = self.weights
         return -w.chance * math.erf(z * 0.7071067811865476) - w.mean * (mean - self.threshold)
 
-    def keyed_moves(self) -> list[tuple[float, object]]:
+    def keyed_moves(self) -> list[tuple[float, int]]:
         """Every legal move with its one-ply evaluation from the mover's side, best first.
 
         Placements are scored from the changed row and column alone (no play/undo); a placement that
@@ -427,7 +427,7 @@ class Model:
                 return True
         return False
 
-    def _keyed_by_play(self) -> list[tuple[float, object]]:
+    def _keyed_by_play(self) -> list[tuple[float, int]]:
         sign = 1.0 if self.mover == 0 else -1.0
         out = []
         for m in self.all_moves():

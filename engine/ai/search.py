@@ -11,14 +11,17 @@ the same move order and the same budget give the same move on any machine.
 from __future__ import annotations
 
 import time
-from typing import Hashable, Protocol, Sequence
+from typing import Generic, Hashable, Protocol, Sequence, TypeVar
+
+#: A game model's move: any hashable value (an int for both models here).
+Move = TypeVar("Move", bound=Hashable)
 
 #: A value beyond any evaluation: a finished game is worth ``±WIN`` (minus its depth, so that a quicker
 #: win and a slower loss are preferred).
 WIN = 1_000_000
 
 
-class Model(Protocol):
+class Model(Protocol[Move]):
     """What :func:`iterative_deepening` needs from a game model (moves are any hashable values)."""
 
     mover: int
@@ -26,10 +29,10 @@ class Model(Protocol):
     # Optional: ``frontier() -> (value, children scored)``, the value one ply deep, for models that can
     # score all children at once more cheaply than playing each.
 
-    def moves(self, depth: int, ply: int) -> Sequence[Hashable]:
+    def moves(self, depth: int, ply: int) -> Sequence[Move]:
         """The moves to search here, best first (may be a pruned subset); empty only if terminal."""
 
-    def play(self, move: Hashable) -> None:
+    def play(self, move: Move) -> None:
         """Play ``move`` for :attr:`mover`."""
 
     def undo(self) -> None:
@@ -44,7 +47,7 @@ class Model(Protocol):
     def evaluate(self) -> float:
         """Heuristic value of a position that is not over, player 0's point of view."""
 
-    def costs_depth(self, move: Hashable) -> bool:
+    def costs_depth(self, move: Move) -> bool:
         """Whether ``move`` uses up one ply of depth (False: a half-turn such as a quick block)."""
 
 
@@ -52,7 +55,7 @@ class OutOfBudget(Exception):
     """Raised inside the search when the node budget is spent."""
 
 
-class Search:
+class Search(Generic[Move]):
     """Alpha-beta over a :class:`Model` with a node budget.
 
     Attributes:
@@ -62,7 +65,7 @@ class Search:
         table: the transposition table, kept across the depths of one :func:`iterative_deepening`.
     """
 
-    def __init__(self, model: Model, budget: float, deadline: float | None = None, table: bool = True):
+    def __init__(self, model: Model[Move], budget: float, deadline: float | None = None, table: bool = True):
         self.model = model
         self.budget = budget
         self.nodes = 0
@@ -144,9 +147,9 @@ class Search:
         return best, best_line
 
 
-def iterative_deepening(model: Model, root_moves: list, budget: int, max_depth: int,
+def iterative_deepening(model: Model[Move], root_moves: list[Move], budget: int, max_depth: int,
                         min_depth: int = 1, deadline: float | None = None,
-                        table: bool = True) -> tuple[Hashable, float, list, int]:
+                        table: bool = True) -> tuple[Move, float, list[Move], int]:
     """Search ``root_moves`` (best first) one ply deeper at a time until ``budget`` nodes are spent.
 
     Each completed depth re-orders the root moves by their values, so the next depth searches the best
