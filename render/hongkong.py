@@ -26,6 +26,7 @@ with a fast zlib level (see :mod:`render.common`).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 from PIL import Image
 
@@ -154,7 +155,7 @@ def face_box(plot: int) -> Box:
 # --- pieces ---------------------------------------------------------------------------------------
 
 
-def _draw_piece(c: Canvas, kind: str, player: int, box: Box) -> None:
+def _draw_piece(c: Canvas, kind: str, player: int, box: tuple[float, float, float, float]) -> None:
     """One piece as in the stack view: a solid square block, a hollow quick block, or a roof triangle."""
     x0, y0, x1, y1 = box
     fill, edge = PLAYER_COLOURS[player], PLAYER_DARK[player]
@@ -240,7 +241,7 @@ def _draw_legend(c: Canvas, w: Words) -> None:
     (right-aligned; see :meth:`render.common.Canvas.legend` for how longer words fit)."""
     y = _FOOTER_TOP + 68
 
-    def piece(kind: str):
+    def piece(kind: str) -> Callable[[float], None]:
         return lambda x: _draw_piece(c, kind, 0, (x, y - 12, x + 26, y + 12))
 
     def flag(x: float) -> None:
