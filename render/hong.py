@@ -1,7 +1,7 @@
 """Draw a game of Hong as a PNG sized for Discord on a phone.
 
-One public function, :func:`render_board` (and :func:`board_image`, the same before PNG encoding). The picture, top
-to bottom:
+The renderer :data:`RENDERER` (a :class:`render.contract.Renderer`: :func:`board_image`, its PNG :func:`render_board`
+and :data:`PALETTE`). The picture, top to bottom:
 
 * two player cards — the emperor (blue) and the dragon master (orange) with their names; the card of the
   player to move is filled with that player's colour and says TO MOVE (at the end the winner's says WINS);
@@ -39,8 +39,8 @@ from engine.hong import ROLE_NAMES, Board, Hong, HongGame
 from engine.result import Ended, EndReason
 from render.common import (
     BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas, Palette,
-    to_png,
 )
+from render.contract import BoardRenderer, Renderer
 from render.text import Style, fit_line, fit_lines, fit_parts, fit_text, text_width
 from render.labels import Translations, Words, parts, player_names, words
 
@@ -470,12 +470,11 @@ def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None 
         garden) or 1140 px (inner; its cells are capped at 110 px), 220 px more with the expansion's lair.
         Typically 30–96 KB, drawn and encoded in 3–7 ms.
     """
-    return to_png(board_image(game, names, ended=ended, translations=translations), _PNG_LEVEL)
+    return RENDERER.png(game, names, ended=ended, translations=translations)
 
 
-#: The replay draws its frames with these (see :data:`render.replay.Render`).
-render_board.image = board_image  # type: ignore[attr-defined]
-render_board.palette = PALETTE  # type: ignore[attr-defined]
+#: Hong's renderer (see :mod:`render.contract`): the bot's boards and the replays' frames.
+RENDERER: Renderer[HongGame] = BoardRenderer(board_image, PALETTE, _PNG_LEVEL)
 
 
 def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> None:

@@ -22,9 +22,11 @@ import engine.hongkong as hk
 from engine.result import Ended
 from render import common
 from render.fonts import BUILTIN
+from render.hong import RENDERER as HONG_RENDERER
 from render.hong import board_image as hong_image
 from render.hong import render_board as render_hong
 from render.hongkong import BOARD_TOP, CELL, SIZE, headline
+from render.hongkong import RENDERER as HK_RENDERER
 from render.hongkong import board_image as hk_image
 from render.hongkong import render_board as render_hk
 from render.replay import build_gif
@@ -148,6 +150,7 @@ HONG = list(hong_positions())
 CASES = [("hongkong", what, game, ended) for what, game, ended in HK] + [
     ("hong", what, game, ended) for what, game, ended in HONG]
 RENDER = {"hongkong": render_hk, "hong": render_hong}
+RENDERER = {"hongkong": HK_RENDERER, "hong": HONG_RENDERER}
 IMAGE = {"hongkong": hk_image, "hong": hong_image}
 
 
@@ -278,7 +281,7 @@ def test_a_replay_frame_is_the_live_board_in_the_same_language(drawn, which):
     game = HK[-1][1] if which == "hongkong" else HONG[-2][1]
     start = hk.new_game(first=0) if which == "hongkong" else hong.new_game("castle", seed=1, expansion=True)
     moves = game.moves[:6]
-    replay = build_gif(start, moves, RENDER[which], NAMES, translations=de, final_text="Ann hat gewonnen",
+    replay = build_gif(start, moves, RENDERER[which], NAMES, translations=de, final_text="Ann hat gewonnen",
                        width=IMAGE[which](start, NAMES).width)
     live = start.copy()
     gif = Image.open(io.BytesIO(replay.gif))
