@@ -14,7 +14,6 @@ from engine import IllegalMove
 from engine.result import Ended
 from render.common import PLAYER_COLOURS
 from render.hong import RENDERER as HONG_RENDERER
-from render.hong import render_board as render_hong
 from render.hongkong import PALETTE as HK_PALETTE
 from render.hongkong import RENDERER as HK_RENDERER
 from render.hongkong import board_image as hk_image
