@@ -55,7 +55,7 @@ def test_boards_decode_as_png_of_a_sane_size_in_the_palette(setup):
     sizes = set()
     for what, game, ended in cases(setup):
         png = render.png(game, NAMES, ended=ended)
-        assert png.startswith(b"\x89PNG\r\n\x1a\n") and 10_000 < len(png) < 1_000_000, (what, len(png))
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and 1_000 < len(png) < 1_000_000, (what, len(png))
         board = decode(png)
         image = render.image(game, NAMES, ended=ended)
         assert board.mode == image.mode == "P" and board.size == image.size, what
