@@ -35,7 +35,7 @@ from typing import Any, AsyncIterator, Sequence
 
 from engine import registry
 from engine.result import Ended
-from render import contract as board
+from render import contract as render_contract
 from render.replay import DISCORD_LIMIT, WIDTH, Replay, build_gif
 
 from .. import i18n
@@ -57,7 +57,7 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _draw(render: board.Renderer[Any], game_name: str, state: dict, names: tuple[str, str], ended,
+def _draw(render: render_contract.Renderer[Any], game_name: str, state: dict, names: tuple[str, str], ended,
           language: str = i18n.SOURCE, locales: Path | None = None) -> bytes:
     """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
     (no replay: the bot checked it), drawn by ``render`` in
