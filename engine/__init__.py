@@ -1,33 +1,16 @@
 """Pure rules engines for the games the bot hosts. No I/O, no Discord, no Redis.
 
-The contract (every game module follows it; python-chess's ``Board`` is the model):
-
-* A game module ``engine.<game>`` declares ``NAME`` (``"hongkong"``, ``"hong"``: the stored ``kind`` and the
-  ``"game"`` field of its state) and offers ``new_game(**options)`` and ``from_dict(state)``.
-  :mod:`engine.registry` discovers the modules that declare ``NAME`` (``games()``, ``find(name)``,
-  ``of(game)``, ``load(state)``); adding a game is adding a module, nothing is listed by hand.
-* The game object has ``kind`` (its module's ``NAME``) and:
-
-  - ``play(move: str)``: apply one entry of the move list; raises :class:`IllegalMove` and changes nothing.
-  - ``pop() -> str``: undo the last entry of ``moves`` and return it, restoring the state before it exactly;
-    ``IndexError`` when there is nothing to undo. ``truncate(n)`` pops until ``len(moves) == n``.
-  - ``legal_moves() -> Sequence[str]``: every legal move now, canonical notation, empty once over: a sequence
-    (``len``, index, iterate, ``in``; equal to a list of the same moves) that callers don't change — Hong's is a
-    list, Hong Kong's a lazy :class:`~engine.hongkong.LegalTurns` that writes a turn out only when it is read.
-  - ``to_move`` (0 or 1), ``is_over`` (bool), ``winner`` (0, 1 or None), ``outcome`` (None while playing).
-  - ``pending``: what the player to move must finish before the turn passes (Hong's summoned dragon), or None
-    (always None in Hong Kong).
-  - ``moves``: the moves played, canonical notation, in order; the source of truth for the state.
-  - ``copy()``: an independent copy (undo history included).
-  - ``to_dict()``: JSON-serialisable state ``{"game": NAME, ..., "moves": [...]}``; ``from_dict(state)`` restores
-    it exactly by replaying the moves, or raises :class:`InvalidState`. ``from_dict(state, replay=False)`` loads the
-    position the state records without replaying (many times faster; for a state already checked by a replay): its
-    shape is still checked (:class:`InvalidState`), not the rules, and its undo history may be missing (Hong's
-    ``pop()`` then raises ``IndexError``; load with the replay to undo).
+The game contract — what a game module, its game object, its outcome and its computer opponent offer — is written
+once, as typing Protocols checked by mypy, in :mod:`engine.contract`; :mod:`engine.registry` finds the game modules
+(those that declare ``NAME``). This package holds what every game shares: the messages for players (:class:`Term`,
+:func:`N_`, :func:`n_`), the errors (:class:`IllegalMove`, :class:`InvalidState`) and :func:`truncate`.
 
 * :mod:`engine.result` says how a game ended off the board (resigned, timed out, aborted);
   :mod:`engine.movetext` writes and reads a finished game's text record; :mod:`engine.ai` chooses moves.
 """
+from __future__ import annotations
+
+from typing import Callable, Protocol, Sequence
 
 
 class Term(str):
@@ -55,17 +38,18 @@ class Term(str):
     number: int | None
     params: dict[str, object]
 
-    def __new__(cls, template: str, plural: str | None = None, count: int | None = None, /, **params: object):
+    def __new__(cls, template: str, plural: str | None = None, count: int | None = None, /,
+                **params: object) -> Term:
         source = plural if plural is not None and count != 1 else template
         term = super().__new__(cls, source.format(**params) if params else source)
         term.template, term.plural, term.number, term.params = str(template), plural, count, params
         return term
 
-    def __reduce__(self):  # pickling (an IllegalMove crossing to another process) keeps the template
+    def __reduce__(self) -> tuple[Callable[..., Term], tuple[object, ...]]:  # pickling (an IllegalMove crossing to another process) keeps the template
         return _term, (self.template, self.plural, self.number, self.params)
 
 
-def _term(template: str, plural: str | None, count: int | None, params: dict) -> Term:
+def _term(template: str, plural: str | None, count: int | None, params: dict[str, object]) -> Term:
     return Term(template, plural, count, **params)
 
 
@@ -116,7 +100,16 @@ class InvalidState(IllegalMove):
     """
 
 
-def truncate(game, n: int) -> list[str]:
+class _Poppable(Protocol):
+    """What :func:`truncate` needs of a game (every :class:`engine.contract.Game` has it)."""
+
+    @property
+    def moves(self) -> Sequence[str]: ...
+
+    def pop(self) -> str: ...
+
+
+def truncate(game: _Poppable, n: int) -> list[str]:
     """Pop ``game``'s moves until ``len(game.moves) == n``; return the undone moves, oldest first.
 
     The shared body of every game's ``truncate(n)`` (a takeback to move ``n``): it only calls ``game.pop()``.

@@ -24,7 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from engine import N_, IllegalMove, InvalidState, Term, n_, squares
 from engine import truncate as _truncate
@@ -123,6 +123,11 @@ class Board:
     threshold: int
     features: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
+    def __reduce__(self) -> tuple[Callable[..., Board], tuple[object, ...]]:
+        """Pickled with its features as a plain dict (a ``mappingproxy`` does not pickle), read-only again once
+        unpickled: so a game pickles, e.g. to a worker process."""
+        return _board, (self.name, self.width, self.height, self.template, self.threshold, dict(self.features))
+
     @property
     def spaces(self) -> frozenset[str]:
         """The set of squares that are spaces."""
@@ -169,6 +174,10 @@ class Board:
         for r in range(self.height):
             lines.append(f"{r + 1:>2} " + self.template[r * self.width:(r + 1) * self.width])
         return "\n".join(lines)
+
+
+def _board(name: str, width: int, height: int, template: str, threshold: int, features: dict[str, str]) -> Board:
+    return Board(name, width, height, template, threshold, MappingProxyType(features))
 
 
 def _square_key(square: str) -> tuple[int, int]:
@@ -398,10 +407,18 @@ class Summon:
     player: int
     options: Mapping[int, str]
 
+    def __reduce__(self) -> tuple[Callable[[int, Mapping[int, str]], Summon], tuple[int, Mapping[int, str]]]:
+        """Pickled with its options as a plain dict (a ``mappingproxy`` does not pickle), read-only again."""
+        return _summon, (self.player, dict(self.options))
+
     @property
     def sizes(self) -> tuple[int, ...]:
         """The available sizes, ascending."""
         return tuple(sorted(self.options))
+
+
+def _summon(player: int, options: Mapping[int, str]) -> Summon:
+    return Summon(player, MappingProxyType(dict(options)))
 
 
 @dataclass(frozen=True)
@@ -459,6 +476,13 @@ _V_RE = re.compile(r"(?<=H)V+(?=H)")
 # The game
 
 
+#: One entry of a game's undo history (see :meth:`HongGame._apply`): the changed cells' old contents, the summoned
+#: dragon taken from the lair (size, action), and the old ``to_move``, ``pending``, ``last_changed``,
+#: ``last_created``, ``_decided`` and ``_empty``.
+_Undo = tuple[tuple[tuple[int, str], ...], tuple[int, str] | None, int, Summon | None, tuple[str, ...],
+              tuple[Hong, ...], bool, int]
+
+
 class HongGame:
     """A game of Hong in progress (or over).
 
@@ -505,7 +529,7 @@ class HongGame:
         self._empty = self._grid.count(_EMPTY)
         self._decided = self._reached_threshold()
         #: One entry per move played (see :meth:`_apply`), newest last: what :meth:`pop` restores.
-        self._undo: list[tuple] = []
+        self._undo: list[_Undo] = []
 
     # ---- reading the position -----------------------------------------------------------------
 
@@ -1265,3 +1289,10 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
 def _json_form(d: Mapping[str, Any]) -> Any:
     """``d`` as it would come back from JSON (tuples → lists, int keys → strings), for comparisons."""
     return json.loads(json.dumps(d, sort_keys=True))
+
+
+if TYPE_CHECKING:  # this module is a game of the contract (engine/contract.py): mypy checks it here
+    from engine import hong as _module
+    from engine.contract import GameModule
+
+    _conforms: GameModule[HongGame] = _module

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from itertools import compress
 from collections.abc import Sequence
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, SupportsIndex, overload
 
 from engine import N_, IllegalMove, InvalidState, Term, n_, squares
 from engine import truncate as _truncate
@@ -221,20 +221,26 @@ class LegalTurns(Sequence[str]):
     def __len__(self) -> int:
         return self._count + self._doubles.bit_count()
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> str | list[str]:
         if isinstance(index, slice):
             return list(self)[index]
-        index = operator.index(index)  # an int, or what stands for one (not 0.5)
-        if index < 0:
-            index += len(self)
-        if index < 0:
+        i = operator.index(index)  # an int, or what stands for one (not 0.5)
+        if i < 0:
+            i += len(self)
+        if i < 0:
             raise IndexError("turn index out of range")
-        if index < self._count:
-            return _SINGLES[49 - _highest(self._singles, index, 50)]
-        index -= self._count
-        if index >= self._doubles.bit_count():
+        if i < self._count:
+            return _SINGLES[49 - _highest(self._singles, i, 50)]
+        i -= self._count
+        if i >= self._doubles.bit_count():
             raise IndexError("turn index out of range")
-        return _DOUBLES[len(_DOUBLES) - 1 - _highest(self._doubles, index, len(_DOUBLES))]
+        return _DOUBLES[len(_DOUBLES) - 1 - _highest(self._doubles, i, len(_DOUBLES))]
 
     def __iter__(self) -> Iterator[str]:
         yield from _single_texts(self._singles)
@@ -254,7 +260,7 @@ class LegalTurns(Sequence[str]):
 
     __hash__ = None  # type: ignore[assignment]  # unhashable, like a list (typeshed marks list the same way)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[int, int], LegalTurns], tuple[int, int]]:
         return LegalTurns, (self._singles, self._doubles)
 
     def __repr__(self) -> str:
@@ -264,7 +270,7 @@ class LegalTurns(Sequence[str]):
 _NO_TURNS = LegalTurns(0, 0)
 
 
-def _notation(placements) -> str:
+def _notation(placements: Iterable[tuple[str, int]]) -> str:
     """``[(kind, plot), ...]`` → the turn in canonical notation (``"Q@B2 S@C3"``)."""
     return " ".join(f"{kind}@{square_name(plot)}" for kind, plot in placements)
 
@@ -779,7 +785,7 @@ class HongKongGame:
 
     # --- persistence ------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable record: ``{"game": "hongkong", "first": 0|1, "moves": [str, ...]}``.
 
         The move list (one entry a turn) is the source of truth: :func:`from_dict` replays it.
@@ -840,3 +846,10 @@ def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongKongGame:
         except IllegalMove as e:
             raise InvalidState(f"This saved Hong Kong game is damaged: turn {number} ({move}) is illegal: {e}") from e
     return game
+
+
+if TYPE_CHECKING:  # this module is a game of the contract (engine/contract.py): mypy checks it here
+    from engine import hongkong as _module
+    from engine.contract import GameModule
+
+    _conforms: GameModule[HongKongGame] = _module

@@ -54,7 +54,7 @@ def iso(ts: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts)) if ts is not None else "?"
 
 
-def record_text(doc: dict, *, title: str, roles: Sequence[str], options_text: str, movers: Sequence[int],
+def record_text(doc: dict[str, Any], *, title: str, roles: Sequence[str], options_text: str, movers: Sequence[int],
                 first: int | None = None) -> str:
     """The record of a finished game as text (see the module docstring for the format).
 

@@ -1,7 +1,8 @@
 """The games the engines implement, discovered rather than listed (python-chess's ``chess.variant`` is the model).
 
 A game is a module directly in the ``engine`` package that declares ``NAME`` (``engine.hongkong``:
-``NAME = "hongkong"``; ``engine.hong``: ``NAME = "hong"``) and follows the engine contract (see :mod:`engine`).
+``NAME = "hongkong"``; ``engine.hong``: ``NAME = "hong"``) and follows the game contract: it is a
+:class:`engine.contract.GameModule` (checked by mypy in the module itself, and here when it is found).
 Its game class carries ``kind = NAME``, so :func:`of` needs no ``isinstance`` chain. Its computer opponent is the
 module ``engine.ai.<NAME>``, named here and imported by :mod:`engine.ai` only (this module never imports
 ``engine.ai``: ``engine.ai`` imports this one). Adding a game is adding its module (and its AI model); nothing
@@ -23,11 +24,12 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 from functools import cache
-from types import MappingProxyType, ModuleType
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Mapping, cast
 
 import engine
 from engine import InvalidState
+from engine.contract import Game, GameModule
 
 __all__ = ["EngineEntry", "find", "games", "load", "of"]
 
@@ -38,22 +40,24 @@ class EngineEntry:
 
     Attributes:
         name: the module's ``NAME`` (``"hongkong"``): the stored ``kind`` and ``to_dict()["game"]``.
-        module: the engine module (``engine.hongkong``): ``new_game(**options)``, ``from_dict(state)``.
+        module: the engine module (``engine.hongkong``), a :class:`~engine.contract.GameModule`:
+            ``new_game(**options)``, ``from_dict(state, replay=True)``.
         ai_module_name: the dotted name of its computer opponent (``"engine.ai.hongkong"``), imported on demand
             by :mod:`engine.ai`.
     """
 
     name: str
-    module: ModuleType
+    module: GameModule[Game]
     ai_module_name: str
 
-    def new_game(self, **options: Any) -> Any:
+    def new_game(self, **options: Any) -> Game:
         """``module.new_game(**options)``: a new game. Raises ``IllegalMove`` for bad options."""
         return self.module.new_game(**options)
 
-    def load(self, state: Mapping[str, Any]) -> Any:
-        """``module.from_dict(state)``: the game ``state`` (a ``to_dict()``) describes. Raises ``InvalidState``."""
-        return self.module.from_dict(state)
+    def load(self, state: Mapping[str, Any], *, replay: bool = True) -> Game:
+        """``module.from_dict(state, replay=replay)``: the game ``state`` (a ``to_dict()``) describes (see
+        :meth:`engine.contract.GameModule.from_dict`). Raises ``InvalidState``."""
+        return self.module.from_dict(state, replay=replay)
 
 
 @cache
@@ -63,6 +67,8 @@ def _discover() -> Mapping[str, EngineEntry]:
 
     Raises:
         RuntimeError: two modules declare the same ``NAME``.
+        TypeError: a module declares ``NAME`` but lacks ``new_game`` or ``from_dict`` (it is no
+            :class:`~engine.contract.GameModule`).
     """
     found: dict[str, EngineEntry] = {}
     for info in pkgutil.iter_modules(engine.__path__):
@@ -73,10 +79,17 @@ def _discover() -> Mapping[str, EngineEntry]:
         if not isinstance(name, str):
             continue
         if name in found:
-            raise RuntimeError(f"two engine modules declare NAME = {name!r}: {found[name].module.__name__}, "
+            raise RuntimeError(f"two engine modules declare NAME = {name!r}: {_module_name(found[name])}, "
                                f"{module.__name__}")
-        found[name] = EngineEntry(name, module, f"{engine.__name__}.ai.{name}")
+        if not isinstance(module, GameModule):
+            raise TypeError(f"{module.__name__} declares NAME = {name!r} but is no game module: it needs new_game "
+                            "and from_dict (see engine.contract.GameModule)")
+        found[name] = EngineEntry(name, cast(GameModule[Game], module), f"{engine.__name__}.ai.{name}")
     return MappingProxyType(found)
+
+
+def _module_name(entry: EngineEntry) -> str:
+    return str(getattr(entry.module, "__name__", entry.name))
 
 
 def _entry(name: object) -> EngineEntry | None:
@@ -104,7 +117,7 @@ def find(name: str) -> EngineEntry:
     return entry
 
 
-def of(game: Any) -> EngineEntry:
+def of(game: object) -> EngineEntry:
     """The entry of a game object, read from its class's ``kind`` (``HongKongGame.kind == "hongkong"``).
 
     Raises:
@@ -116,8 +129,9 @@ def of(game: Any) -> EngineEntry:
     return entry
 
 
-def load(state: Mapping[str, Any]) -> Any:
-    """The game a saved state describes, restored by the engine its ``"game"`` field names.
+def load(state: object) -> Game:
+    """The game a saved state (a ``to_dict()``, any object accepted) describes, restored by the engine its
+    ``"game"`` field names.
 
     Raises:
         InvalidState: ``state`` is not a mapping, names no known game, or does not restore (see each engine's
@@ -125,6 +139,6 @@ def load(state: Mapping[str, Any]) -> Any:
     """
     name = state.get("game") if isinstance(state, Mapping) else None
     entry = _entry(name)
-    if entry is None:
+    if entry is None or not isinstance(state, Mapping):
         raise InvalidState(f"This saved state is not a game of any engine ({_names()}): its 'game' is {name!r}.")
     return entry.load(state)

@@ -90,7 +90,7 @@ class Palette:
         if len(exact) + len(extra) > 255:
             raise ValueError(f"{len(exact) + len(extra)} colours; a palette holds at most 255")
         strip = Image.new("RGB", (len(exact), 1))
-        strip.putdata(exact)  # type: ignore[arg-type]
+        strip.putdata(exact)
         while True:
             entries = exact + extra
             image = Image.new("P", (1, 1))
@@ -236,7 +236,7 @@ def to_png(image: Image.Image, level: int = PNG_LEVEL) -> bytes:
     rows = memoryview(image.tobytes("raw", "P", width + 1))
     deflate = _zlib.compressobj(level)
     idat = deflate.compress(b"\0") + deflate.compress(rows[:-1]) + deflate.flush()
-    palette = bytes(image.getpalette() or [])  # type: ignore[arg-type]
+    palette = bytes(image.getpalette() or [])
     return b"".join((
         b"\x89PNG\r\n\x1a\n",
         _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),

@@ -162,13 +162,13 @@ def _font(face: Face, size: int, weight: int, index: int) -> ImageFont.FreeTypeF
 
 @lru_cache(maxsize=1)
 def _builtin_missing() -> bytes:
-    return bytes(ImageFont.load_default(size=24).getmask("\U0010fffd"))  # type: ignore[union-attr]
+    return bytes(ImageFont.load_default(size=24).getmask("\U0010fffd"))
 
 
 @lru_cache(maxsize=4096)
 def _builtin_covers(ch: str) -> bool:
     """Whether Pillow's built-in font draws ``ch`` rather than its empty "missing glyph" box."""
-    return ch == " " or bytes(ImageFont.load_default(size=24).getmask(ch)) != _builtin_missing()  # type: ignore[union-attr]
+    return ch == " " or bytes(ImageFont.load_default(size=24).getmask(ch)) != _builtin_missing()
 
 
 def _package_file(package: str, name: str) -> Path | None:

@@ -1,7 +1,7 @@
 """Draw a game of Hong as a PNG sized for Discord on a phone.
 
-One public function, :func:`render_board` (and :func:`board_image`, the same before PNG encoding). The picture, top
-to bottom:
+The renderer :data:`RENDERER` (a :class:`render.contract.Renderer`: :func:`board_image`, its PNG :func:`render_board`
+and :data:`PALETTE`). The picture, top to bottom:
 
 * two player cards — the emperor (blue) and the dragon master (orange) with their names; the card of the
   player to move is filled with that player's colour and says TO MOVE (at the end the winner's says WINS);
@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Callable, Sequence
 
 from PIL import Image, ImageDraw
 
-from engine.hong import ROLE_NAMES, Board, HongGame
+from engine.hong import ROLE_NAMES, Board, Hong, HongGame
 from engine.result import Ended, EndReason
 from render.common import (
     BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas, Palette,
-    to_png,
 )
+from render.contract import BoardRenderer, Renderer
 from render.text import Style, fit_line, fit_lines, fit_parts, fit_text, text_width
 from render.labels import Translations, Words, parts, player_names, words
 
@@ -145,7 +146,7 @@ def _head(d: ImageDraw.ImageDraw, s: float, side: str, colour: Colour) -> None:
         d.ellipse((x - r, y - r, x + r, y + r), fill=_TILE)
 
 
-def _sprite(size: int, draw) -> Image.Image:
+def _sprite(size: int, draw: Callable[[ImageDraw.ImageDraw, int], None]) -> Image.Image:
     """Run ``draw(ImageDraw, s)`` on a transparent square of ``size * _SS`` pixels; return it scaled down to
     ``size`` (RGBA, anti-aliased)."""
     s = size * _SS
@@ -219,7 +220,7 @@ def _tile_on_ground(board: Board, expansion: bool, ground: int, orient: str, bod
 
 
 @lru_cache(maxsize=16)
-def _stone_sprite(size: int):
+def _stone_sprite(size: int) -> tuple[Image.Image, Image.Image]:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         d.ellipse((s * 0.14, s * 0.20, s * 0.88, s * 0.86), fill=_STONE_DARK)
         d.ellipse((s * 0.12, s * 0.15, s * 0.86, s * 0.80), fill=_STONE)
@@ -229,7 +230,7 @@ def _stone_sprite(size: int):
 
 
 @lru_cache(maxsize=16)
-def _pond_sprite(size: int):
+def _pond_sprite(size: int) -> tuple[Image.Image, Image.Image]:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         d.ellipse((s * 0.06, s * 0.14, s * 0.94, s * 0.86), fill=_WATER, outline=_WATER_DARK, width=int(s * 0.03))
         for k, w in ((0.38, 0.22), (0.55, 0.28), (0.70, 0.18)):
@@ -242,7 +243,7 @@ def _pond_sprite(size: int):
 
 
 @lru_cache(maxsize=16)
-def _tree_sprite(size: int):
+def _tree_sprite(size: int) -> tuple[Image.Image, Image.Image]:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         d.rectangle((s * 0.45, s * 0.55, s * 0.55, s * 0.92), fill=_TRUNK)
         for (cx, cy, r) in ((0.5, 0.30, 0.22), (0.32, 0.48, 0.20), (0.68, 0.48, 0.20), (0.5, 0.55, 0.18)):
@@ -401,10 +402,10 @@ def _draw_legend(c: Canvas, top: int, w: Words) -> None:
     smallest is too wide."""
     t, y = 40, top + _LEGEND_H // 2
 
-    def tile(orient: str):
+    def tile(orient: str) -> Callable[[float], None]:
         return lambda x: _mini_tile(c, x, y - t / 2, t, orient)
 
-    def badge(direction: str):
+    def badge(direction: str) -> Callable[[float], None]:
         def draw(x: float) -> None:
             colour = HONG_COLOURS[direction]
             c.rounded_rectangle((x, y - 16, x + 64, y + 16), radius=12, outline=colour, width=5)
@@ -469,12 +470,11 @@ def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None 
         garden) or 1140 px (inner; its cells are capped at 110 px), 220 px more with the expansion's lair.
         Typically 30–96 KB, drawn and encoded in 3–7 ms.
     """
-    return to_png(board_image(game, names, ended=ended, translations=translations), _PNG_LEVEL)
+    return RENDERER.png(game, names, ended=ended, translations=translations)
 
 
-#: The replay draws its frames with these (see :data:`render.replay.Render`).
-render_board.image = board_image  # type: ignore[attr-defined]
-render_board.palette = PALETTE  # type: ignore[attr-defined]
+#: Hong's renderer (see :mod:`render.contract`): the bot's boards and the replays' frames.
+RENDERER: Renderer[HongGame] = BoardRenderer(board_image, PALETTE, _PNG_LEVEL)
 
 
 def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> None:
@@ -576,7 +576,7 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
     c.text_line((_PAD, y + 74), texts, style, colour, BACKGROUND, "lm")
 
 
-def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs) -> None:
+def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Hong]) -> None:
     b = game.board
     s, left, top = L["cell"], L["left"], L["top"]
     rows = game.rows()

@@ -15,6 +15,9 @@ Layout (940 × 1296 px, read on a phone scaled to about 45 %):
 * the plots of the last turn framed in :data:`render.common.HIGHLIGHT`; the centre plot C3 on darker ground
   with a corner flag; a footer with the last turn in notation and a legend.
 
+The renderer is :data:`RENDERER` (a :class:`render.contract.Renderer`: :func:`board_image`, its PNG
+:func:`render_board` and :data:`PALETTE`).
+
 Names are drawn in their own script (see :mod:`render.text`); text that would not fit is cut with "…". Every word
 is in the language of the ``translations`` given (see :mod:`render.labels`; English by default): a longer sentence
 shrinks or has its name cut, a label its size, so nothing is clipped.
@@ -26,6 +29,7 @@ with a fast zlib level (see :mod:`render.common`).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 from PIL import Image
 
@@ -46,8 +50,8 @@ from render.common import (
     Palette,
     mix,
     on,
-    to_png,
 )
+from render.contract import BoardRenderer, Renderer
 from render.text import Style, fit_line, fit_parts, fit_text
 from render.labels import Translations, Words, parts, plain, player_names, words
 
@@ -154,7 +158,7 @@ def face_box(plot: int) -> Box:
 # --- pieces ---------------------------------------------------------------------------------------
 
 
-def _draw_piece(c: Canvas, kind: str, player: int, box: Box) -> None:
+def _draw_piece(c: Canvas, kind: str, player: int, box: tuple[float, float, float, float]) -> None:
     """One piece as in the stack view: a solid square block, a hollow quick block, or a roof triangle."""
     x0, y0, x1, y1 = box
     fill, edge = PLAYER_COLOURS[player], PLAYER_DARK[player]
@@ -240,7 +244,7 @@ def _draw_legend(c: Canvas, w: Words) -> None:
     (right-aligned; see :meth:`render.common.Canvas.legend` for how longer words fit)."""
     y = _FOOTER_TOP + 68
 
-    def piece(kind: str):
+    def piece(kind: str) -> Callable[[float], None]:
         return lambda x: _draw_piece(c, kind, 0, (x, y - 12, x + 26, y + 12))
 
     def flag(x: float) -> None:
@@ -435,9 +439,8 @@ def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | N
         PNG bytes, typically 30–55 KB, drawn and encoded in about 3 ms. Pure and deterministic: the same
         position, names and language give the same bytes. Safe to call from worker threads.
     """
-    return to_png(board_image(game, names, ended=ended, translations=translations))
+    return RENDERER.png(game, names, ended=ended, translations=translations)
 
 
-#: The replay draws its frames with these (see :data:`render.replay.Render`).
-render_board.image = board_image  # type: ignore[attr-defined]
-render_board.palette = PALETTE  # type: ignore[attr-defined]
+#: Hong Kong's renderer (see :mod:`render.contract`): the bot's boards and the replays' frames.
+RENDERER: Renderer[HongKongGame] = BoardRenderer(board_image, PALETTE)

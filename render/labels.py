@@ -44,7 +44,7 @@ class Translations(Protocol):
     def pgettext(self, context: str, message: str, /) -> str: ...
 
 
-def _format(translated: str, source: str, fields: dict) -> str:
+def _format(translated: str, source: str, fields: dict[str, object]) -> str:
     """``translated`` filled with ``fields``; ``source`` (English) if the translation's fields are broken."""
     if not fields:
         return translated

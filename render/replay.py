@@ -2,9 +2,9 @@
 
 The bot rebuilds every position by replaying the record through the engine from the opening
 (``engine.<game>.new_game(**options)``; Hong's seed gives the same stones and lair) and draws each one with the
-drawing code of the live boards: a renderer's ``image`` function (``render_board.image``, the board before PNG
-encoding), so a replay frame is the live board of that position, built directly (never encoded to PNG and decoded
-again). Each frame gets a caption strip underneath ("Move 12/38 · Ann: S@A1" and a progress bar), which also keeps
+drawing code of the live boards: the game's :class:`render.contract.Renderer` (its ``image``, the board before PNG
+encoding, in its ``palette``), so a replay frame is the live board of that position, built directly (never encoded
+to PNG and decoded again). Each frame gets a caption strip underneath ("Move 12/38 · Ann: S@A1" and a progress bar), which also keeps
 every frame distinct (a GIF encoder merges identical neighbouring frames, and there must be one frame per move).
 
 Size: frames are scaled down (default 720 px wide) and mapped back to the renderer's fixed palette (so every frame
@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence, TypeVar
 
 from PIL import Image
 
+from engine.contract import Game
 from engine.result import Ended
 from render.common import BACKGROUND, INK, MUTED, PLAYER_COLOURS, TRACK, Canvas, Palette
+from render.contract import Renderer
 from render.text import Style, fit_parts
 from render.labels import Translations, Words, parts, player_names, words
 
@@ -43,10 +45,7 @@ WIDTH = 720
 CAPTION_H = 40
 _CAPTION = Style(20)
 
-#: A live renderer: ``(game, names, *, ended=None, translations=None) -> PNG bytes`` (see
-#: ``render.hongkong.render_board``) that carries ``image`` (the same arguments → the board as a palette image) and
-#: ``palette`` (its :class:`render.common.Palette`).
-Render = Callable[..., bytes]
+G = TypeVar("G", bound=Game)
 
 
 class ReplayTooLarge(ValueError):
@@ -71,7 +70,7 @@ class Replay:
     duration_ms: int
 
 
-def positions(start: Any, moves: Iterable[str]) -> Iterator[tuple[Any, str | None, int | None]]:
+def positions(start: G, moves: Iterable[str]) -> Iterator[tuple[G, str | None, int | None]]:
     """Replay ``moves`` on ``start`` (a fresh engine game, changed in place), yielding after each step.
 
     Yields ``(game, move, mover)``: first ``(start, None, None)`` for the opening, then after every move
@@ -87,15 +86,18 @@ def positions(start: Any, moves: Iterable[str]) -> Iterator[tuple[Any, str | Non
         yield start, move, mover
 
 
-def _drawing(render: Render) -> tuple[Callable[..., Image.Image], Palette]:
-    draw, palette = getattr(render, "image", None), getattr(render, "palette", None)
-    if draw is None or not isinstance(palette, Palette):
-        raise TypeError(f"{render!r} is no live renderer: it needs .image (the board as a palette image) and "
-                        ".palette (see render.hongkong.render_board)")
-    return draw, palette
+def _checked(render: Renderer[G]) -> Renderer[G]:
+    """``render``, if it is a :class:`Renderer` (the type checker says so; this says so at run time too).
+
+    Raises:
+        TypeError: it is not (a plain drawing function, say).
+    """
+    if not isinstance(render, Renderer):
+        raise TypeError(f"{render!r} is no renderer: it needs palette, image and png (see render.contract.Renderer)")
+    return render
 
 
-def boards(start: Any, moves: Sequence[str], render: Render, names: tuple[str, str],
+def boards(start: G, moves: Sequence[str], render: Renderer[G], names: tuple[str, str],
            ended: Ended | None = None, translations: Translations | None = None,
            ) -> Iterator[tuple[Image.Image, int | None]]:
     """Every position of the game as the live renderer draws it (palette images, opening first; in the language of
@@ -104,9 +106,9 @@ def boards(start: Any, moves: Sequence[str], render: Render, names: tuple[str, s
 
     Raises:
         engine.IllegalMove: the record does not replay (see :func:`positions`).
-        TypeError: ``render`` carries no ``image`` and ``palette`` (see :data:`Render`).
+        TypeError: ``render`` is no :class:`~render.contract.Renderer`.
     """
-    draw, _ = _drawing(render)
+    draw = _checked(render).image
     for i, (game, _, mover) in enumerate(positions(start, moves)):
         last = i == len(moves) and ended is not None
         yield draw(game, names, ended=ended if last else None, translations=translations), mover
@@ -192,7 +194,7 @@ def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence
     return Replay(buf.getvalue(), len(images), images[0].width, images[0].height, sum(durations))
 
 
-def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str, str], *,
+def build_gif(start: G, moves: Sequence[str], render: Renderer[G], names: tuple[str, str], *,
               max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "",
               ended: Ended | None = None, translations: Translations | None = None) -> Replay:
     """Replay ``moves`` from ``start`` and make the animated GIF: one frame per move plus the opening.
@@ -201,7 +203,8 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
         start: a fresh engine game (``new_game(**options)`` of the recorded options); it is not changed (the moves
             are played on copies).
         moves: the move record (canonical notation), in order.
-        render: the live renderer (e.g. ``render.hongkong.render_board``); its ``image`` draws the frames.
+        render: the game's renderer (e.g. ``render.hongkong.RENDERER``); its ``image`` draws the frames, in its
+            ``palette``.
         names: display names of seat 0 and seat 1.
         max_bytes: the GIF must be smaller than this (default Discord's 10 MiB); if it is not, it is
             rebuilt at 80 % of the width, up to three times.
@@ -219,9 +222,9 @@ def build_gif(start: Any, moves: Sequence[str], render: Render, names: tuple[str
     Raises:
         engine.IllegalMove: the record does not replay through the engine.
         ReplayTooLarge: still over ``max_bytes`` at the smallest size tried.
-        TypeError: ``render`` is no live renderer (see :data:`Render`).
+        TypeError: ``render`` is no :class:`~render.contract.Renderer`.
     """
-    _, palette = _drawing(render)
+    palette = _checked(render).palette
     moves = list(moves)
     for _ in range(4):
         replay = encode_gif(boards(start.copy(), moves, render, names, ended, translations), moves, names, palette,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from render.fonts import BOLD, EMOJI, PRIMARY, RAQM, REGULAR, Face, face_for
 
@@ -228,14 +228,14 @@ def pieces(text: str, shaping: bool = RAQM) -> tuple[Piece, ...]:
                 j += 1
             order[i:j] = order[i:j][::-1]
             i = j
-    groups: list[list] = []  # [face, rtl, clusters in visual order]
+    groups: list[tuple[Face, bool, list[str]]] = []  # (face, rtl, clusters in visual order)
     for k in order:
         c, f = parts[k]
         rtl = levels[k] % 2 == 1
         if groups and groups[-1][0] is f and groups[-1][1] == rtl:
             groups[-1][2].append(c)
         else:
-            groups.append([f, rtl, [c]])
+            groups.append((f, rtl, [c]))
     out = []
     for f, rtl, items in groups:
         if rtl and shaping:  # raqm takes the run in logical order and lays it out right to left
@@ -248,7 +248,7 @@ def pieces(text: str, shaping: bool = RAQM) -> tuple[Piece, ...]:
 # --- measuring and cutting --------------------------------------------------------------------------
 
 
-def _piece_font(piece: Piece, style: Style):
+def _piece_font(piece: Piece, style: Style) -> ImageFont.FreeTypeFont:
     return piece.face.font(style.size, style.weight, piece.region)
 
 

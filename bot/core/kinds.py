@@ -2,45 +2,21 @@
 
 The session layer (:mod:`bot.core.session`) and the features (:mod:`bot.exts`) treat every game through a
 :class:`GameKind`, so a new game is one engine module, one AI model, one renderer and one module in ``bot/games``
-(which defines the functions :data:`GameKind.FUNCTIONS` names and ends with ``KIND = GameKind.from_module(...)``).
+(which ends with ``KIND = GameKind(...)``). The engine and the renderer are typed against the game contract
+(:mod:`engine.contract`, :mod:`render.contract`); :class:`Game` here is the engine's.
 """
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping
+
+from engine.contract import Game, GameModule
+from render.contract import Renderer
 
 from ..i18n import _
 
-
-class Game(Protocol):
-    """The engine contract (see :mod:`engine`): what the bot may use of a game object."""
-
-    to_move: int
-    is_over: bool
-    winner: int | None
-    moves: list[str]  # moves played so far, canonical notation
-    pending: Any  # what the player to move must finish before the turn passes (Hong's summoned dragon), or None
-
-    def play(self, move: str) -> None:
-        """Apply one move; raises ``engine.IllegalMove`` (a reason fit to show) and changes nothing."""
-
-    def pop(self) -> str:
-        """Undo the last move and return it; ``IndexError`` when no move was played."""
-
-    def truncate(self, n: int) -> list[str]:
-        """Undo moves until ``len(moves) == n``; returns the undone moves, oldest first (``IndexError``: bad n)."""
-
-    def copy(self) -> "Game":
-        """An independent copy."""
-
-    def legal_moves(self) -> Sequence[str]:
-        """Every legal move now, canonical notation."""
-
-    def to_dict(self) -> dict:
-        """JSON-ready state; the engine's ``from_dict`` restores it."""
+__all__ = ["Game", "GameKind", "MoveCommand"]
 
 
 @dataclass(frozen=True)
@@ -73,10 +49,12 @@ class GameKind:
     Attributes:
         name: command group and stored ``kind`` (``"hongkong"``); lowercase, ≤ 32 characters.
         title: the game's name for players (``"Hong Kong"``).
-        engine: the engine module (``new_game(**options)``, ``from_dict(d)``).
-        render: ``(game, names: tuple[str, str], *, ended: engine.result.Ended | None = None, translations=None)
-            -> PNG bytes``; pure, run in a worker (``ended``: a result reached off the board, see ``Ended``;
-            ``translations``: the language of its words, see :mod:`render.labels`; :mod:`bot.interface.board_pool` passes it).
+        engine: the engine module, an :class:`engine.contract.GameModule` (``new_game(**options)``,
+            ``from_dict(d, replay=…)``).
+        render: the game's :class:`render.contract.Renderer` (its module's ``RENDERER``): ``png(game, names, *,
+            ended=None, translations=None)`` for a board, ``image`` and ``palette`` for a replay's frames; pure, run
+            in a worker (``ended``: a result reached off the board, see ``engine.result.Ended``; ``translations``:
+            the language of its words, see :mod:`render.labels`; :mod:`bot.interface.board_pool` passes it).
         roles: what each seat is called, in English (``("blue", "orange")``, ``("emperor", "dragon master")``,
             marked for the catalogs where they are defined); :meth:`role` says it in the current language.
         seat_options: ``(challenge options, rng) -> (challenger's seat 0|1, engine new_game kwargs)``:
@@ -106,8 +84,8 @@ class GameKind:
 
     name: str
     title: str
-    engine: ModuleType
-    render: Callable[..., bytes]
+    engine: GameModule[Game]
+    render: Renderer[Any]  # (takes the engine's own game class, as the functions below do)
     roles: tuple[str, str]
     seat_options: Callable[[dict, random.Random], tuple[int, dict]]
     score: Callable[[Any, tuple[str, str]], str]
@@ -122,21 +100,6 @@ class GameKind:
     record_by_role: bool = False
     role_article: str = ""
 
-    #: The functions a game's bot module defines under these names (see :meth:`from_module`).
-    FUNCTIONS = ("seat_options", "score", "result", "describe_options", "describe_move", "turn_number", "rematch",
-                 "challenge")
-
-    @classmethod
-    def from_module(cls, module_name: str, **fields: Any) -> "GameKind":
-        """The kind of a game's bot module (``bot.games.<name>``): its :data:`FUNCTIONS` are the module's functions
-        of those names, ``fields`` the rest. Call it at the end of the module (``from_module(__name__, ...)``).
-
-        Raises:
-            AttributeError: the module lacks one of the functions.
-        """
-        module = sys.modules[module_name]
-        return cls(**{name: getattr(module, name) for name in cls.FUNCTIONS}, **fields)
-
     def role(self, seat: int) -> str:
         """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""
         return _(self.roles[seat])
@@ -147,7 +110,7 @@ class GameKind:
 
     def load(self, state: dict, *, replay: bool = True) -> Game:
         """Restore an engine game from its ``to_dict()``: every move replayed and checked (``replay``), or the stored
-        position loaded as it is (see the engine contract in :mod:`engine`).
+        position loaded as it is (see :meth:`engine.contract.GameModule.from_dict`).
 
         Raises:
             engine.InvalidState: the state is damaged (``replay`` also refuses one whose moves break the rules).

@@ -11,7 +11,7 @@ from discord import app_commands
 
 import engine.hong as hong
 from engine import N_, IllegalMove, squares
-from render.hong import render_board
+from render.hong import RENDERER
 
 from ..interface import mentions
 from ..i18n import _, n_
@@ -195,15 +195,22 @@ def action_choices(game: hong.HongGame, options) -> list[str]:
     return game.legal_moves() if game.pending else []
 
 
-KIND = HONG = GameKind.from_module(
-    __name__,
+KIND = HONG = GameKind(
     name="hong",
     title="Hong",
     engine=hong,
-    render=render_board,
+    render=RENDERER,
     roles=hong.ROLE_NAMES,
     record_by_role=True,
     role_article="the ",
+    seat_options=seat_options,
+    score=score,
+    result=result,
+    describe_options=describe_options,
+    describe_move=describe_move,
+    turn_number=turn_number,
+    rematch=rematch,
+    challenge=challenge,
     challenge_help={
         "board": "castle (default, 15 Hongs to win), garden (13) or inner (11)",
         "role": "Your role: emperor (moves first, wants few Hongs), dragon_master (wants many), random (default)",

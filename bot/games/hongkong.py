@@ -11,7 +11,7 @@ from discord import app_commands
 
 import engine.hongkong as hk
 from render.common import PLAYER_COLOUR_NAMES
-from render.hongkong import render_board
+from render.hongkong import RENDERER
 
 from ..i18n import _, n_
 from ..core.kinds import GameKind, MoveCommand
@@ -148,13 +148,20 @@ def quick_choices(game: hk.HongKongGame, options) -> list[str]:
     return game.legal_squares("Q")
 
 
-KIND = HONGKONG = GameKind.from_module(
-    __name__,
+KIND = HONGKONG = GameKind(
     name="hongkong",
     title="Hong Kong",
     engine=hk,
-    render=render_board,
+    render=RENDERER,
     roles=PLAYER_COLOUR_NAMES,
+    seat_options=seat_options,
+    score=score,
+    result=result,
+    describe_options=describe_options,
+    describe_move=describe_move,
+    turn_number=turn_number,
+    rematch=rematch,
+    challenge=challenge,
     challenge_help={"first": "Who moves first: me, them or random (default: me)"},
     moves=(
         MoveCommand(

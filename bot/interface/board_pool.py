@@ -25,16 +25,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
-import importlib
 import itertools
 import logging
 import os
 import random
 import time
 from pathlib import Path
-from typing import AsyncIterator, Callable, Sequence
+from typing import Any, AsyncIterator, Sequence
 
+from engine import registry
 from engine.result import Ended
+from render import contract as render_contract
 from render.replay import DISCORD_LIMIT, WIDTH, Replay, build_gif
 
 from .. import i18n
@@ -56,16 +57,17 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _draw(render: Callable[..., bytes], engine: str, state: dict, names: tuple[str, str], ended,
+def _draw(render: render_contract.Renderer[Any], game_name: str, state: dict, names: tuple[str, str], ended,
           language: str = i18n.SOURCE, locales: Path | None = None) -> bytes:
-    """In a worker: the engine game restored from its position (no replay: the bot checked it), drawn in
+    """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
+    (no replay: the bot checked it), drawn by ``render`` in
     ``language`` (a code of :func:`bot.i18n.languages`; its catalog read once per process) from the catalogs in
     ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for."""
     if locales is not None and locales != i18n.LOCALES:
         i18n.LOCALES = locales
         i18n.reload()
-    game = importlib.import_module(engine).from_dict(state, replay=False)
-    return render(game, names, ended=ended, translations=i18n.translations(language))
+    game = registry.find(game_name).load(state, replay=False)
+    return render.png(game, names, ended=ended, translations=i18n.translations(language))
 
 
 def build_replay(kind: GameKind, start: Game, moves: Sequence[str], names: tuple[str, str], *,
@@ -171,7 +173,7 @@ class Renderer(WorkerPool):
 
     async def png(self, kind: GameKind, game: Game, names: tuple[str, str], *, ended=None,
                   priority: int = PLAYER, language: str | None = None) -> bytes:
-        """The board of ``game`` as PNG bytes (``kind.render``'s image: the same bytes in a worker or here), drawn
+        """The board of ``game`` as PNG bytes (``kind.render.png``: the same bytes in a worker or here), drawn
         when a slot is free for ``priority``, every word in ``language`` (a code of :func:`bot.i18n.languages`;
         default: the language current when this is called — the post's, built ``with i18n.language(…)``).
 
@@ -183,10 +185,9 @@ class Renderer(WorkerPool):
         language = i18n.current() if language is None else language
         async with self.slot(priority):
             if self.workers <= 0:
-                return await asyncio.to_thread(kind.render, game, names, ended=ended,
+                return await asyncio.to_thread(kind.render.png, game, names, ended=ended,
                                                translations=i18n.translations(language))
-            return await self.run(_draw, kind.render, kind.engine.__name__, game.to_dict(), names, ended, language,
-                                  i18n.LOCALES)
+            return await self.run(_draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES)
 
     async def warm_up(self, kinds) -> None:
         """Start the workers and draw a first board of every game in each (imports and fonts take ~0.5 s), so the

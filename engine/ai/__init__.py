@@ -29,22 +29,22 @@ Levels:
   Hong Kong median 0.64 s, worst 1.07 s per move; Hong median 0.37 s, worst 2.68 s (the wall-clock cap).
 
 Each game's model is the module ``engine.ai.<NAME>`` named by :mod:`engine.registry` (a third game adds
-its own; nothing here is edited). A model provides ``SETTINGS`` (level → ``nodes``, ``depth``, ``naive``,
-``seconds``) and ``choose(game, rng, *, nodes, depth, naive, deadline) -> str``.
+its own; nothing here is edited): an :class:`engine.contract.Opponent`, which provides ``SETTINGS`` (level →
+``nodes``, ``depth``, ``naive``, ``seconds``) and ``choose(game, rng, *, nodes, depth, naive, deadline) -> str``.
 
 The functions are pure (no I/O, the game is never changed) and take picklable arguments, so they can run
-in a process pool. Hong Kong games pickle; Hong games do not (their board holds a ``mappingproxy``), so
-pass a Hong game as ``game.to_dict()`` to :func:`choose_move_from_dict`.
+in a process pool: every game pickles, and :func:`choose_move_from_dict` takes a game as its ``to_dict()``
+(smaller, and checked again by the replay).
 """
 from __future__ import annotations
 
 import importlib
 import random
 import time
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from engine import N_, IllegalMove, registry
+from engine.contract import Game, Opponent, Settings
 
 __all__ = ["LEVELS", "SETTINGS", "choose_move", "choose_move_from_dict"]
 
@@ -52,20 +52,21 @@ __all__ = ["LEVELS", "SETTINGS", "choose_move", "choose_move_from_dict"]
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
 
-def _model(entry: registry.EngineEntry) -> ModuleType:
-    """The computer opponent of a game: its module ``engine.ai.<NAME>``."""
-    return importlib.import_module(entry.ai_module_name)
+def _model(entry: registry.EngineEntry) -> Opponent[Any]:
+    """The computer opponent of a game: its module ``engine.ai.<NAME>`` (each such module checks that it is an
+    :class:`~engine.contract.Opponent` of its game, under ``TYPE_CHECKING``)."""
+    return cast(Opponent[Any], importlib.import_module(entry.ai_module_name))
 
 
 #: Per game and level, from each model's ``SETTINGS``: ``nodes`` (search budget: positions visited or
 #: scored), ``depth`` (most plies: turns for Hong Kong, placements or dragon actions for Hong), ``naive`` (look
 #: one turn ahead and count only buildings / Hongs on the board now, random among the best) and ``seconds``
 #: (wall-clock safety cap).
-SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
+SETTINGS: dict[str, dict[str, Settings]] = {
     name: _model(entry).SETTINGS for name, entry in registry.games().items()}
 
 
-def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int | None = None,
+def choose_move(game: Game, level: str = "medium", seed: int = 0, *, budget: int | None = None,
                 seconds: float | None = None) -> str:
     """The computer's move for the player to move in ``game``.
 
@@ -101,7 +102,7 @@ def choose_move(game: Any, level: str = "medium", seed: int = 0, *, budget: int 
                                 deadline=time.perf_counter() + cap)
 
 
-def choose_move_from_dict(kind: str, state: dict, level: str = "medium", seed: int = 0, *,
+def choose_move_from_dict(kind: str, state: dict[str, Any], level: str = "medium", seed: int = 0, *,
                           budget: int | None = None, seconds: float | None = None) -> str:
     """:func:`choose_move` for a game saved with ``to_dict()``.
 

@@ -35,12 +35,15 @@ import math
 import random
 import re
 
+from typing import TYPE_CHECKING
+
 from engine import hong as hg
 from engine.ai.search import iterative_deepening
+from engine.contract import Settings
 
 #: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most placements or
 #: dragon actions), ``naive`` (one ply ahead, counting Hongs only) and ``seconds`` (wall-clock safety cap).
-SETTINGS: dict[str, dict] = {
+SETTINGS: dict[str, Settings] = {
     "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
     "medium": {"nodes": 2_000, "depth": 2, "naive": False, "seconds": 1.5},
     "hard": {"nodes": 150_000, "depth": 10, "naive": False, "seconds": 2.5},
@@ -112,6 +115,12 @@ def line_spans(line: str) -> tuple[tuple[int, int], ...]:
     return got
 
 
+#: A dragon action for the search: ``(size, notation, ((index, new content), ...))``.
+Action = tuple[int, str, tuple[tuple[int, str], ...]]
+#: A move for the search: a placement ``2 * index + (0 for H, 1 for V)``, or an :data:`Action`.
+Move = int | Action
+
+
 class Model:
     """A mutable mirror of a Hong position for search (see :mod:`engine.ai.search`).
 
@@ -140,7 +149,7 @@ class Model:
         self.total_mean = sum(self.mean)
         self.total_var = sum(self.var)
         self.empty = self.grid.count(_EMPTY)
-        self.neighbours = []
+        self.neighbours: list[tuple[int, ...]] = []
         for i in range(w * h):
             r, c = divmod(i, w)
             out = []
@@ -152,7 +161,8 @@ class Model:
         self.lair = dict(game.lair)
         self.pending: tuple[int, ...] | None = game.pending.sizes if game.pending else None
         self.mover = game.to_move
-        self.hist: list[tuple] = []
+        #: per move played: the changed cells' old contents, the mover, the summon, the dragon taken (size, action)
+        self.hist: list[tuple[tuple[tuple[int, str], ...], int, tuple[int, ...] | None, tuple[int, str] | None]] = []
         self.weights = weights
 
     # --- cells ---------------------------------------------------------------------------------
@@ -239,12 +249,12 @@ class Model:
                 g[j] == _EMPTY for i, ch in enumerate(g) if ch in "HV" for j in self.neighbours[i])
         raise AssertionError(action)
 
-    def play(self, move) -> None:
+    def play(self, move: Move) -> None:
         """Play a placement or dragon action for the mover, then summon or end the turn as the rules say
         (no legality check: moves come from :meth:`all_moves`)."""
         if isinstance(move, int):
             i = move >> 1
-            changes = ((i, "V" if move & 1 else "H"),)
+            changes: tuple[tuple[int, str], ...] = ((i, "V" if move & 1 else "H"),)
             size = None
         else:
             size, _, changes = move
@@ -281,7 +291,7 @@ class Model:
             self.lair[removed[0]] = removed[1]
         self.mover, self.pending = mover, pending
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Position key for the transposition table: the grid, who moves, the summon and the lair."""
         if self.expansion:
             return "".join(self.grid), self.mover, self.pending, tuple(sorted(self.lair))
@@ -300,29 +310,28 @@ class Model:
         """Winner of a finished game: 1 (dragon master) at or above the threshold, else 0."""
         return 1 if self.hong_count() >= self.threshold else 0
 
-    def costs_depth(self, move) -> bool:
+    def costs_depth(self, move: Move) -> bool:
         """Every placement and action is one ply."""
         return True
 
     # --- moves -----------------------------------------------------------------------------------
 
-    def all_moves(self) -> list:
+    def all_moves(self) -> list[Move]:
         """Every legal move: placements, or the pending summon's dragon actions."""
         if self.terminal():
             return []
+        out: list[Move] = []
         if self.pending is None:
-            out = []
             for i, ch in enumerate(self.grid):
                 if ch == _EMPTY:
                     out.append(2 * i)
                     out.append(2 * i + 1)
             return out
-        out = []
         for size in self.pending:
             out.extend(self.action_moves(size, self.lair[size]))
         return out
 
-    def action_moves(self, size: int, action: str) -> list:
+    def action_moves(self, size: int, action: str) -> list[Action]:
         """Every way to carry out ``action`` as the dragon of ``size``, in the engine's notation."""
         g, names = self.grid, self.names
         tiles = [i for i, ch in enumerate(g) if ch in "HV"]
@@ -347,7 +356,7 @@ class Model:
                     for i in tiles for j in stones for o in "HV"]
         raise AssertionError(action)
 
-    def notation(self, move) -> str:
+    def notation(self, move: Move) -> str:
         """A move in the engine's canonical notation (``C4H``, ``D2 rotate C4``)."""
         if isinstance(move, int):
             return self.names[move >> 1] + ("V" if move & 1 else "H")
@@ -373,7 +382,7 @@ class Model:
         w = self.weights
         return -w.chance * math.erf(z * 0.7071067811865476) - w.mean * (mean - self.threshold)
 
-    def keyed_moves(self) -> list[tuple[float, int]]:
+    def keyed_moves(self) -> list[tuple[float, Move]]:
         """Every legal move with its one-ply evaluation from the mover's side, best first.
 
         Placements are scored from the changed row and column alone (no play/undo); a placement that
@@ -392,7 +401,7 @@ class Model:
         watch = self.expansion and bool(self.lair)
         bonus = self.weights.summon
         value, threshold = self._value, self.threshold
-        out = []
+        out: list[tuple[float, Move]] = []
         for i, ch in enumerate(self.grid):
             if ch != _EMPTY:
                 continue
@@ -427,9 +436,9 @@ class Model:
                 return True
         return False
 
-    def _keyed_by_play(self) -> list[tuple[float, int]]:
+    def _keyed_by_play(self) -> list[tuple[float, Move]]:
         sign = 1.0 if self.mover == 0 else -1.0
-        out = []
+        out: list[tuple[float, Move]] = []
         for m in self.all_moves():
             self.play(m)
             if self.terminal():
@@ -450,7 +459,7 @@ class Model:
         v = keyed[0][0]
         return (v if self.mover == 0 else -v), len(keyed)
 
-    def moves(self, depth: int, ply: int) -> list:
+    def moves(self, depth: int, ply: int) -> list[Move]:
         """Moves to search, best first: all at the root, the best ``width`` below it."""
         keyed = self.keyed_moves()
         limit = len(keyed) if ply == 0 else self.weights.width
@@ -460,7 +469,7 @@ class Model:
 class Weights:
     """Evaluation weights and search widths."""
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: float) -> None:
         self.chance = 1000.0
         self.mean = 5.0
         self.summon = 40.0
@@ -509,6 +518,13 @@ def choose(game: hg.HongGame, rng: random.Random, *, nodes: int, depth: int, nai
     roots = [m for v, m in keyed if model.notation(m) in legal]
     if not roots:  # the model and the engine disagree: never play an illegal move
         return sorted(legal)[0]
-    best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
-                                                  table=model.weights.table)
-    return model.notation(best)
+    move, _value, _line, _done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
+                                                     table=model.weights.table)
+    return model.notation(move)
+
+
+if TYPE_CHECKING:  # this module is a computer opponent of the contract (engine/contract.py): mypy checks it here
+    from engine.ai import hong as _module
+    from engine.contract import Opponent
+
+    _conforms: Opponent[hg.HongGame] = _module

@@ -25,13 +25,15 @@ and ``to_move`` and the chosen turn is checked against ``legal_moves()``.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Callable
 
 from engine import hongkong as hk
 from engine.ai.search import WIN, iterative_deepening
+from engine.contract import Settings
 
 #: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most turns),
 #: ``naive`` (one turn ahead, counting buildings only) and ``seconds`` (wall-clock safety cap).
-SETTINGS: dict[str, dict] = {
+SETTINGS: dict[str, Settings] = {
     "easy": {"nodes": 0, "depth": 1, "naive": True, "seconds": 1.0},
     "medium": {"nodes": 3_000, "depth": 2, "naive": False, "seconds": 1.5},
     "hard": {"nodes": 80_000, "depth": 10, "naive": False, "seconds": 2.5},
@@ -85,7 +87,8 @@ class Model:
         self.mid = False
         self.turns = len(game.moves)
         self.empty = sum(1 for s in game.stacks if not s)
-        self.hist: list[tuple] = []
+        #: per placement played: the placement, the plot's old controller, ``mid``, ``mover``, ``turns``, ``hash``
+        self.hist: list[tuple[int, int, bool, int, int, int]] = []
         self.weights = weights
         self.q_width = weights.q_width
         self.width = weights.width
@@ -379,7 +382,7 @@ class Model:
 class Weights:
     """Evaluation weights and search widths (hundredths of a building)."""
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: float) -> None:
         self.building = 100.0
         self.sealed = 15.0
         self.threatened = 25.0
@@ -407,7 +410,7 @@ def turn_text(line: list[int]) -> str:
     return " ".join(f"{KIND_LETTER[m // PLOTS]}@{SQUARE[m % PLOTS]}" for m in parts)
 
 
-def _root_values(model: Model, roots: list[int], leaf) -> list[tuple[float, list[int]]]:
+def _root_values(model: Model, roots: list[int], leaf: Callable[[Model], float]) -> list[tuple[float, list[int]]]:
     """One turn of look-ahead for every root placement: ``(value for the mover, the turn's placements)``.
 
     ``leaf(model)`` scores the position after the turn (player 0's view); a quick block is completed
@@ -483,3 +486,10 @@ def choose(game: hk.HongKongGame, rng: random.Random, *, nodes: int, depth: int,
     if text not in legal:  # the model and the engine disagree: never play an illegal move
         text = sorted(legal)[0]
     return text
+
+
+if TYPE_CHECKING:  # this module is a computer opponent of the contract (engine/contract.py): mypy checks it here
+    from engine.ai import hongkong as _module
+    from engine.contract import Opponent
+
+    _conforms: Opponent[hk.HongKongGame] = _module

@@ -76,7 +76,7 @@ class Search(Generic[Move]):
         #: optional position key for the transposition table: ``model.key() -> hashable``
         self.key = getattr(model, "key", None) if table else None
         #: transposition table: key -> (depth, value, bound, best move); bound 0 exact, 1 lower, 2 upper
-        self.table: dict = {}
+        self.table: dict[Hashable, tuple[int, float, int, Move | None]] = {}
 
     def _tick(self) -> None:
         """Count one node; raise :class:`OutOfBudget` when the budget (or the deadline) is spent."""
@@ -88,7 +88,7 @@ class Search(Generic[Move]):
             if not self._ticks & 127 and time.perf_counter() > self.deadline:
                 raise OutOfBudget
 
-    def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list]:
+    def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list[Move]]:
         """Minimax value of the model's position searched ``depth`` plies deep, and the line that led
         to it (principal variation). Raises :class:`OutOfBudget` when the budget is spent."""
         m = self.model
@@ -121,7 +121,7 @@ class Search(Generic[Move]):
         alpha0, beta0 = alpha, beta
         maximising = m.mover == 0
         best = -float("inf") if maximising else float("inf")
-        best_line: list = []
+        best_line: list[Move] = []
         for move in moves:
             self._tick()
             m.play(move)
@@ -174,7 +174,7 @@ def iterative_deepening(model: Model[Move], root_moves: list[Move], budget: int,
         else:
             search.budget, search.deadline = budget, deadline
         scored: list[tuple[float, int]] = []
-        lines: dict[int, list] = {}
+        lines: dict[int, list[Move]] = {}
         alpha, beta = -float("inf"), float("inf")
         finished = True
         for i, move in enumerate(order):

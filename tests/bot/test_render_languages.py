@@ -39,7 +39,7 @@ def mid_game(seed: int = 1) -> hk.HongKongGame:
 
 
 def drawn_in(code: str, game, kind=HONGKONG, ended=None) -> bytes:
-    return kind.render(game, NAMES, ended=ended, translations=i18n.translations(code))
+    return kind.render.png(game, NAMES, ended=ended, translations=i18n.translations(code))
 
 
 async def test_a_board_is_drawn_in_the_language_current_where_it_is_asked_for(catalogs):
@@ -94,9 +94,8 @@ async def test_a_worker_process_draws_in_the_language_of_the_post(catalogs):
 
 def test_the_workers_drawing_reads_the_language_it_is_given(catalogs):
     game = mid_game()
-    assert _draw(HONGKONG.render, "engine.hongkong", game.to_dict(), NAMES, None, "de", i18n.LOCALES) == drawn_in(
-        "de", game)
-    assert _draw(HONGKONG.render, "engine.hongkong", game.to_dict(), NAMES, None) == drawn_in("en", game)
+    assert _draw(HONGKONG.render, "hongkong", game.to_dict(), NAMES, None, "de", i18n.LOCALES) == drawn_in("de", game)
+    assert _draw(HONGKONG.render, "hongkong", game.to_dict(), NAMES, None) == drawn_in("en", game)
 
 
 async def test_a_replay_is_built_in_the_language_current_where_it_is_asked_for(catalogs):

@@ -1,21 +1,18 @@
-"""Tests for engine.ai, the computer opponents: legal, reproducible, side-effect free, and able to see
-an obvious win. Budgets are tiny so the whole file runs in seconds; strength is measured by
+"""Tests for each game's computer opponent beyond the contract: its fast internal model follows the engine, its
+evaluation is exact, ties are broken by the seed, a Hong summon is answered, and it sees an obvious win. What every
+game's opponent must do (legal moves only, reproducible, side-effect free, settings per level, the wall-clock cap,
+a spawned process) is tested over every game in tests/contract/test_ai.py. Budgets are tiny; strength is measured by
 ``tests/bench/ai_match.py``, not here."""
 from __future__ import annotations
 
-import multiprocessing
-import pickle
 import random
-from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from engine import IllegalMove, hong, hongkong
-from engine.ai import LEVELS, SETTINGS, choose_move, choose_move_from_dict
+from engine import hong, hongkong
+from engine.ai import LEVELS, choose_move
 from engine.ai import hong as hong_ai
 from engine.ai import hongkong as hongkong_ai
-
-TINY = 40  # node budget for the many-games tests
 
 
 def state(game) -> tuple:
@@ -24,116 +21,6 @@ def state(game) -> tuple:
     if isinstance(game, hongkong.HongKongGame):
         return d, [list(s) for s in game.stacks], [dict(r) for r in game.remaining], game.to_move
     return d, game.rows(), dict(game.lair), game.pending, game.to_move
-
-
-def play_out(game, levels: tuple[str, str], seed: int, budget: int = TINY):
-    """Let the computer play ``game`` to the end, player 0 at ``levels[0]``, player 1 at ``levels[1]``;
-    every move must be in ``legal_moves()`` and leave the game untouched until it is played."""
-    while not game.is_over:
-        legal = game.legal_moves()
-        before = state(game)
-        move = choose_move(game, levels[game.to_move], seed=seed, budget=budget)
-        assert move in legal, (move, game.moves)
-        assert state(game) == before
-        game.play(move)
-    return game
-
-
-# --- the interface -----------------------------------------------------------------------------
-
-
-def test_levels_and_settings_table():
-    assert LEVELS == ("easy", "medium", "hard")
-    for kind in ("hongkong", "hong"):
-        assert set(SETTINGS[kind]) == set(LEVELS)
-        for settings in SETTINGS[kind].values():
-            assert {"nodes", "depth", "naive", "seconds"} <= set(settings)
-
-
-def test_unknown_level_and_kind_are_refused():
-    with pytest.raises(ValueError, match="level"):
-        choose_move(hongkong.new_game(), "grandmaster")
-    with pytest.raises(ValueError, match="unknown game 'chess': the games are hong, hongkong"):
-        choose_move_from_dict("chess", {}, "easy")
-    with pytest.raises(TypeError):
-        choose_move("not a game", "easy")
-
-
-def test_a_finished_game_has_no_move():
-    game = play_out(hongkong.new_game(0), ("easy", "easy"), seed=3)
-    with pytest.raises(IllegalMove, match="over"):
-        choose_move(game, "easy")
-    game = play_out(hong.new_game("inner", seed=3), ("easy", "easy"), seed=3)
-    with pytest.raises(IllegalMove, match="over"):
-        choose_move(game, "hard", budget=TINY)
-
-
-def test_choose_move_and_its_arguments_pickle_for_a_process_pool():
-    game = hongkong.new_game(1)
-    game.play("Q@B2 S@C2")
-    assert pickle.loads(pickle.dumps(game)).to_dict() == game.to_dict()
-    assert pickle.loads(pickle.dumps(choose_move)) is choose_move
-    assert pickle.loads(pickle.dumps(choose_move_from_dict)) is choose_move_from_dict
-
-
-def test_choose_move_from_dict_in_a_spawned_process():
-    hk_game = hongkong.new_game(0)
-    hk_game.play("S@B2")
-    h_game = hong.new_game("garden", expansion=True, seed=5)
-    h_game.play("E4H")
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-        far = [pool.submit(choose_move_from_dict, "hongkong", hk_game.to_dict(), "medium", 7, budget=TINY),
-               pool.submit(choose_move_from_dict, "hong", h_game.to_dict(), "hard", 7, budget=TINY)]
-        moves = [f.result(timeout=60) for f in far]
-    assert moves == [choose_move(hk_game, "medium", 7, budget=TINY), choose_move(h_game, "hard", 7, budget=TINY)]
-    assert moves[0] in hk_game.legal_moves() and moves[1] in h_game.legal_moves()
-
-
-def test_the_wall_clock_cap_stops_a_huge_budget():
-    import time
-
-    for game in (_midgame_hongkong(), _midgame_hong(expansion=True)):
-        started = time.perf_counter()
-        move = choose_move(game, "hard", seed=1, budget=10**9, seconds=0.2)
-        assert time.perf_counter() - started < 2.0
-        assert move in game.legal_moves()
-
-
-# --- legal moves only, over many fast games -------------------------------------------------------
-
-
-@pytest.mark.parametrize("levels", [("easy", "hard"), ("hard", "easy"), ("medium", "medium")])
-@pytest.mark.parametrize("first", [0, 1])
-def test_hongkong_computer_plays_only_legal_turns(levels, first):
-    for seed in range(3):
-        game = play_out(hongkong.new_game(first), levels, seed=seed)
-        assert game.is_over
-
-
-def test_hongkong_computer_plays_legal_turns_after_random_openings():
-    for seed in range(6):
-        rng = random.Random(seed)
-        game = hongkong.new_game(seed % 2)
-        for _ in range(rng.randrange(4, 30)):
-            if game.is_over:
-                break
-            game.play(rng.choice(game.legal_moves()))
-        if not game.is_over:
-            play_out(game, (LEVELS[seed % 3], LEVELS[(seed + 1) % 3]), seed=seed)
-
-
-@pytest.mark.parametrize("board", ["castle", "garden", "inner"])
-@pytest.mark.parametrize("expansion", [False, True], ids=["base", "lair"])
-def test_hong_computer_plays_only_legal_moves_in_both_roles(board, expansion):
-    pairs = [("easy", "hard"), ("hard", "easy"), ("hard", "medium"), ("medium", "hard"), ("medium", "easy"),
-             ("easy", "medium")]
-    for seed, levels in enumerate(pairs):
-        game = play_out(hong.new_game(board, expansion=expansion, seed=seed), levels, seed=seed)
-        assert game.winner in (hong.EMPEROR, hong.DRAGON_MASTER)
-
-
-# --- the fast internal models agree with the engines ---------------------------------------------
 
 
 def test_hongkong_model_generates_exactly_the_legal_turns():
@@ -191,35 +78,7 @@ def test_line_statistics_are_exact():
         assert got == pytest.approx((mean, var), abs=1e-9), line
 
 
-# --- reproducible, side-effect free --------------------------------------------------------------
-
-
-def _midgame_hongkong():
-    game = hongkong.new_game(0)
-    for turn in ["S@B2", "S@D4", "Q@B3 S@B3", "S@C4", "R@A1", "Q@D3 S@D3"]:
-        game.play(turn)
-    return game
-
-
-def _midgame_hong(expansion=False):
-    game = hong.new_game("castle", expansion=expansion, seed=21)
-    rng = random.Random(21)
-    for _ in range(20):
-        game.play(rng.choice(game.legal_moves()))
-    return game
-
-
-@pytest.mark.parametrize("make", [_midgame_hongkong, _midgame_hong], ids=["hongkong", "hong"])
-@pytest.mark.parametrize("level", LEVELS)
-def test_same_seed_same_move(make, level):
-    game = make()
-    before = state(game)
-    first = choose_move(game, level, seed=99, budget=400)
-    assert [choose_move(game, level, seed=99, budget=400) for _ in range(2)] == [first, first]
-    assert choose_move(make(), level, seed=99, budget=400) == first  # a fresh but equal game too
-    assert choose_move_from_dict("hongkong" if isinstance(game, hongkong.HongKongGame) else "hong",
-                                 game.to_dict(), level, 99, budget=400) == first
-    assert state(game) == before
+# --- ties -----------------------------------------------------------------------------------------
 
 
 def test_the_seed_breaks_ties():

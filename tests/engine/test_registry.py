@@ -2,8 +2,13 @@
 saved state; unknown names are refused with a message naming the games."""
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import types
+
 import pytest
 
+import engine
 import engine.ai
 from engine import InvalidState, registry
 from engine import hong, hongkong
@@ -11,18 +16,36 @@ from engine import hong, hongkong
 
 def test_games_are_discovered_from_the_modules_that_declare_name():
     games = registry.games()
-    assert list(games) == ["hong", "hongkong"]
+    assert {"hong", "hongkong"} <= set(games)  # and any game added since: tests/contract runs over them all
     assert games["hong"] == registry.EngineEntry("hong", hong, "engine.ai.hong")
     assert games["hongkong"].module is hongkong and games["hongkong"].ai_module_name == "engine.ai.hongkong"
+    modules = [entry.module.__name__ for entry in games.values()]
+    assert modules == sorted(modules) and all(m == f"engine.{m.rpartition('.')[2]}" for m in modules)
+    everything = dict(games)
     games.clear()  # a copy: the registry is unchanged
-    assert len(registry.games()) == 2
+    assert registry.games() == everything
 
 
 def test_find_and_its_refusal():
     assert registry.find("hongkong").module is hongkong
+    listed = ", ".join(registry.games())
+    assert "hong, hongkong" in listed
     for bad in ("chess", "Hong", "", None, ["hong"]):
-        with pytest.raises(ValueError, match="unknown game .*: the games are hong, hongkong"):
+        with pytest.raises(ValueError, match=f"unknown game .*: the games are {listed}$"):
             registry.find(bad)
+
+
+def test_a_module_that_declares_name_but_is_no_game_module_is_refused(monkeypatch):
+    """A module in engine/ with NAME must offer new_game and from_dict (engine.contract.GameModule)."""
+    half = types.ModuleType("engine.half")
+    half.NAME = "half"
+    half.new_game = lambda: None  # and no from_dict
+    found = list(pkgutil.iter_modules(engine.__path__))
+    monkeypatch.setattr(registry.pkgutil, "iter_modules", lambda path: [*found, pkgutil.ModuleInfo(None, "half", False)])
+    real = importlib.import_module
+    monkeypatch.setattr(registry.importlib, "import_module", lambda name: half if name == "engine.half" else real(name))
+    with pytest.raises(TypeError, match="engine.half declares NAME = 'half' but is no game module"):
+        registry._discover.__wrapped__()
 
 
 def test_of_reads_the_kind_of_a_game_object():

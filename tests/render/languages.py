@@ -5,14 +5,25 @@ CJK face of the font chain.
 
 Keys as :func:`tests.bot.harness.temporary_catalogs` takes them: an English message; ``("image", message)`` for one
 in that context; a ``(singular, plural)`` pair for a counted one (its value the forms of the language: German two,
-Japanese one)."""
+Japanese one).
+
+And where the labels go: the fixture :func:`drawn` records every label a renderer draws (its text and the box its
+pixels cover), :func:`misplaced` says which leave their image or overlap another (tests/render/test_languages.py,
+and tests/contract over every game)."""
 from __future__ import annotations
 
 import io
 
+import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.support import Translations
+from PIL import Image
+
+from render import common
+from render.text import render_label
+
+Box = tuple[int, int, int, int]
 
 GERMAN = {
     "blue": "blau", "orange": "orange",
@@ -111,3 +122,50 @@ def translations(code: str, messages: dict) -> Translations:
     write_mo(buffer, catalog(code, messages))
     buffer.seek(0)
     return Translations(buffer)
+
+
+# --- where the labels go ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every label drawn while the test runs: ``(image, text, box of its pixels)``, the image an :class:`Image`
+    (a plot, a lair space) or the size of a board (the board and its cached background, where the legend is)."""
+    seen: list[tuple[object, str, Box]] = []
+    text = common.Canvas.text
+
+    def recording(self, xy, words, style, fill, bg, anchor="la"):
+        label = render_label(words, style, fill, bg, self.palette, anchor)
+        x, y = round(xy[0]) + label.dx, round(xy[1]) + label.dy
+        if words.strip():
+            image = self.image.size if self.image.width >= 700 else Image_(self.image)
+            seen.append((image, words, (x, y, x + label.image.width, y + label.image.height)))
+        return text(self, xy, words, style, fill, bg, anchor)
+
+    monkeypatch.setattr(common.Canvas, "text", recording)
+    return seen
+
+
+class Image_:
+    """A small image a label is drawn on (compared by identity, measured by its size)."""
+
+    def __init__(self, image: Image.Image):
+        self.image = image
+
+    def __eq__(self, other):
+        return isinstance(other, Image_) and other.image is self.image
+
+    def __getitem__(self, i: int) -> int:
+        return self.image.size[i]
+
+
+def misplaced(labels: list[tuple[object, str, Box]]) -> list[str]:
+    """Labels that leave their image or overlap another label on the same image (see :func:`drawn`)."""
+    wrong = []
+    for i, (size, text, (x0, y0, x1, y1)) in enumerate(labels):
+        if x0 < 0 or y0 < 0 or x1 > size[0] or y1 > size[1]:
+            wrong.append(f"{text!r} {(x0, y0, x1, y1)} leaves its {size} image")
+        for other_size, other, (a0, b0, a1, b1) in labels[i + 1:]:
+            if other_size == size and min(x1, a1) > max(x0, a0) and min(y1, b1) > max(y0, b0) and other != text:
+                wrong.append(f"{text!r} {(x0, y0, x1, y1)} overlaps {other!r} {(a0, b0, a1, b1)}")
+    return wrong

@@ -1,6 +1,7 @@
 """The words in the images in the post's language: every label drawn is translated, fits its place (inside its image,
-overlapping no other label) in German's longer words, Japanese is drawn in CJK glyphs, English is as before, and a
-replay frame is the live board in the same language.
+overlapping no other label) in German's longer words in the positions only one game has, Japanese is drawn in CJK
+glyphs, English is as before. Over every game's common positions (and a replay frame in German) the same checks run in
+tests/contract/test_render.py.
 
 Every piece of text a renderer draws goes through :meth:`render.common.Canvas.text`; the tests record each call (the
 text, and the box its pixels cover) and check the boxes.
@@ -22,61 +23,13 @@ import engine.hongkong as hk
 from engine.result import Ended
 from render import common
 from render.fonts import BUILTIN
-from render.hong import board_image as hong_image
 from render.hong import render_board as render_hong
 from render.hongkong import BOARD_TOP, CELL, SIZE, headline
-from render.hongkong import board_image as hk_image
 from render.hongkong import render_board as render_hk
-from render.replay import build_gif
 from render.text import Style, pieces, render_label
-from tests.render.languages import GERMAN, JAPANESE, translations
+from tests.render.languages import GERMAN, JAPANESE, drawn, misplaced, translations  # noqa: F401 (drawn: a fixture)
 
 NAMES = ("Ann", "Benedict Cumberbatch")
-Box = tuple[int, int, int, int]
-
-
-@pytest.fixture
-def drawn(monkeypatch):
-    """Every label drawn while the test runs: ``(image, text, box of its pixels)``, the image an :class:`Image`
-    (a plot, a lair space) or the size of a board (the board and its cached background, where the legend is)."""
-    seen: list[tuple[object, str, Box]] = []
-    text = common.Canvas.text
-
-    def recording(self, xy, words, style, fill, bg, anchor="la"):
-        label = render_label(words, style, fill, bg, self.palette, anchor)
-        x, y = round(xy[0]) + label.dx, round(xy[1]) + label.dy
-        if words.strip():
-            image = self.image.size if self.image.width >= 700 else Image_(self.image)
-            seen.append((image, words, (x, y, x + label.image.width, y + label.image.height)))
-        return text(self, xy, words, style, fill, bg, anchor)
-
-    monkeypatch.setattr(common.Canvas, "text", recording)
-    return seen
-
-
-class Image_:
-    """A small image a label is drawn on (compared by identity, measured by its size)."""
-
-    def __init__(self, image: Image.Image):
-        self.image = image
-
-    def __eq__(self, other):
-        return isinstance(other, Image_) and other.image is self.image
-
-    def __getitem__(self, i: int) -> int:
-        return self.image.size[i]
-
-
-def misplaced(labels: list[tuple[object, str, Box]]) -> list[str]:
-    """Labels that leave their image or overlap another label on the same image (see :func:`drawn`)."""
-    wrong = []
-    for i, (size, text, (x0, y0, x1, y1)) in enumerate(labels):
-        if x0 < 0 or y0 < 0 or x1 > size[0] or y1 > size[1]:
-            wrong.append(f"{text!r} {(x0, y0, x1, y1)} leaves its {size} image")
-        for other_size, other, (a0, b0, a1, b1) in labels[i + 1:]:
-            if other_size == size and min(x1, a1) > max(x0, a0) and min(y1, b1) > max(y0, b0) and other != text:
-                wrong.append(f"{text!r} {(x0, y0, x1, y1)} overlaps {other!r} {(a0, b0, a1, b1)}")
-    return wrong
 
 
 def test_the_check_finds_a_label_out_of_place():
@@ -145,10 +98,10 @@ def _makes_a_hong(game, move: str, count: int) -> bool:
 
 HK = list(hk_positions())
 HONG = list(hong_positions())
-CASES = [("hongkong", what, game, ended) for what, game, ended in HK] + [
-    ("hong", what, game, ended) for what, game, ended in HONG]
+#: The positions only one game has: Hong's pending summon and its game decided early (the longest result line). The
+#: opening, a midgame, the endings off the board and the end of every game are tested in tests/contract/test_render.py.
+CASES = [("hong", what, game, ended) for what, game, ended in HONG if what in ("summon", "early")]
 RENDER = {"hongkong": render_hk, "hong": render_hong}
-IMAGE = {"hongkong": hk_image, "hong": hong_image}
 
 
 def decode(png: bytes) -> Image.Image:
@@ -267,35 +220,6 @@ def test_headline_in_german():
     assert headline(hk.new_game(first=1), NAMES, translations=de) == "Benedict Cumberbatch ist am Zug"
     _, game, ended = HK[2]
     assert headline(game, NAMES, ended, translations=de) == "Benedict Cumberbatch gewinnt durch Aufgabe"
-
-
-# --- replays --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("which", ["hongkong", "hong"])
-def test_a_replay_frame_is_the_live_board_in_the_same_language(drawn, which):
-    de = translations("de", GERMAN)
-    game = HK[-1][1] if which == "hongkong" else HONG[-2][1]
-    start = hk.new_game(first=0) if which == "hongkong" else hong.new_game("castle", seed=1, expansion=True)
-    moves = game.moves[:6]
-    replay = build_gif(start, moves, RENDER[which], NAMES, translations=de, final_text="Ann hat gewonnen",
-                       width=IMAGE[which](start, NAMES).width)
-    live = start.copy()
-    gif = Image.open(io.BytesIO(replay.gif))
-    for n in range(len(moves) + 1):
-        gif.seek(n)
-        frame = gif.convert("RGB")
-        board = IMAGE[which](live, NAMES, translations=de).convert("RGB")
-        assert frame.crop((0, 0, board.width, board.height)).tobytes() == board.tobytes(), n
-        if n < len(moves):
-            live.play(moves[n])
-    height = IMAGE[which](start, NAMES).height
-    captions = [(size, text, box) for size, text, box in drawn if size[1] > height]  # the frames with their caption
-    texts = [text for _, text, _ in captions]
-    assert "Ausgangsstellung · 6 Spielzüge" in texts
-    assert any(text.startswith("Spielzug 6/6 · ") for text in texts)
-    assert any(text.endswith(" · Ann hat gewonnen") for text in texts)
-    assert all(0 <= x0 and x1 <= size[0] - 12 and y0 >= height for size, _, (x0, y0, x1, _) in captions)
 
 
 # --- the messages as the catalogs see them --------------------------------------------------------
