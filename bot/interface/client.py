@@ -19,12 +19,12 @@ import json
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import discord
 from discord.ext import commands
 
-from ..config import Config
+from ..config import NO_PRESENCE, Config
 from . import discordhttp, mentions
 from ..games import all_kinds
 from ..storage.guard import StoreGuard
@@ -66,6 +66,14 @@ def intents() -> discord.Intents:
     return wanted
 
 
+def activity(config: Config, kinds: Mapping[str, object]) -> discord.Game | None:
+    """What the bot is shown playing in the member list (sent when it identifies): ``config.presence``, or the games'
+    commands — "Playing /hong · /hongkong", so whoever sees the bot sees how to start — or None (``off``)."""
+    if config.presence == NO_PRESENCE:
+        return None
+    return discord.Game(config.presence or " · ".join(f"/{name}" for name in sorted(kinds)))
+
+
 class HongBot(commands.AutoShardedBot):
     """The bot: connects to Redis in ``setup_hook``, loads the features, syncs commands.
 
@@ -96,8 +104,9 @@ class HongBot(commands.AutoShardedBot):
         clock: Callable[[], float] = time.time,
         poll_interval: float = 1.0,
     ) -> None:
+        kinds = all_kinds()
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
-                         tree_cls=Tree, shard_count=config.shard_count,
+                         activity=activity(config, kinds), tree_cls=Tree, shard_count=config.shard_count,
                          # discord.py's stub says list[int], but None (its default) means every shard
                          shard_ids=(list(config.shard_ids)  # type: ignore[arg-type]
                                     if config.shard_ids is not None else None),
@@ -113,7 +122,7 @@ class HongBot(commands.AutoShardedBot):
         self.rng = rng
         self.clock = clock
         self.poll_interval = poll_interval
-        self.kinds = all_kinds()
+        self.kinds = kinds
         self._layer: GameLayer | None = None
         self.metrics_server: MetricsServer | None = None
         self._command_ids: dict[str, int] = {}
@@ -146,6 +155,7 @@ class HongBot(commands.AutoShardedBot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         await sync_commands(self.tree, self._redis.client, guild)
+        await withdraw_guild_commands(self.tree, self._redis.client, keep=guild)
         self._command_ids = await command_ids(self.tree, self._redis.client, guild)
         mentions.install(self.tree, self._command_ids)
 
@@ -271,6 +281,34 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClie
     await commands_kept.save_sync(redis, application, scope_id, digest, {c.name: c.id for c in synced})
     log.info("synced %d %s command groups: %s", len(synced), scope, ", ".join(c.name for c in synced))
     return True
+
+
+async def withdraw_guild_commands(tree: discord.app_commands.CommandTree, redis: RedisClient,
+                                  keep: discord.abc.Snowflake | None) -> list[int]:
+    """Remove the commands synced earlier to single servers (``dev_guild_id`` set before, or set to another server)
+    from every server but ``keep``: left there, Discord lists each command twice — the server's copy beside the
+    global one. Each server gets an empty sync and its kept hash and ids are forgotten; a server the bot
+    can no longer reach (it left: 403, 404) is forgotten too. Returns the servers withdrawn from.
+
+    Never raises for Discord: another failure is logged and the server tried again at the next start."""
+    application = application_id(tree)
+    withdrawn = []
+    for guild_id in sorted(await commands_kept.synced_guilds(redis, application)):
+        if keep is not None and guild_id == keep.id:
+            continue
+        try:
+            await tree.sync(guild=discord.Object(guild_id))  # the tree holds no commands for it: an empty overwrite
+        except (discord.Forbidden, discord.NotFound) as error:
+            log.info("server %s: can't withdraw its commands (%s); forgetting them", guild_id, error)
+        except discord.HTTPException as error:
+            log.warning("server %s: couldn't withdraw the commands synced to it (%s); trying at the next start",
+                        guild_id, error)
+            continue
+        else:
+            log.info("withdrew the commands synced to server %s alone (dev_guild_id): they are global now", guild_id)
+        await commands_kept.forget_guild(redis, application, guild_id)
+        withdrawn.append(guild_id)
+    return withdrawn
 
 
 async def command_ids(tree: discord.app_commands.CommandTree, redis: RedisClient,

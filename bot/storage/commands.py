@@ -6,7 +6,7 @@ sync again.
 from __future__ import annotations
 
 from .decoding import RedisClient, decoded, decoded_hash
-from .keys import Keys
+from .keys import PREFIX, Keys
 
 
 async def synced_digest(redis: RedisClient, application_id: int, guild_id: int | None) -> str | None:
@@ -36,4 +36,22 @@ async def keep_ids(redis: RedisClient, application_id: int, guild_id: int | None
         await redis.hset(Keys.command_ids(application_id, guild_id), mapping={name: snowflake for name, snowflake in ids.items()})
 
 
-__all__ = ["synced_digest", "save_sync", "kept_ids", "keep_ids"]
+async def synced_guilds(redis: RedisClient, application_id: int) -> set[int]:
+    """The servers the application's commands were ever synced to on their own (``dev_guild_id``) and not yet
+    withdrawn from (:func:`forget_guild`): the guild ids found in the kept keys (a SCAN: on a Cluster, over every
+    primary)."""
+    found: set[int] = set()
+    async for key in redis.scan_iter(match=f"{PREFIX}:commands:{application_id}:*", count=200):
+        scope = decoded(key).split(":")[3]
+        if scope.isdigit():
+            found.add(int(scope))
+    return found
+
+
+async def forget_guild(redis: RedisClient, application_id: int, guild_id: int) -> None:
+    """Forget a server's synced commands (their hash and ids): they were withdrawn from it."""
+    await redis.delete(Keys.commands(application_id, guild_id))
+    await redis.delete(Keys.command_ids(application_id, guild_id))
+
+
+__all__ = ["synced_digest", "save_sync", "kept_ids", "keep_ids", "synced_guilds", "forget_guild"]

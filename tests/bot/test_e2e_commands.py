@@ -52,3 +52,28 @@ async def test_a_restart_syncs_only_changed_commands(emu, world, redis_server, r
     await removed.stop()
     assert emu.sync_count == 3 and names(stored()) == synced
     assert emu.errors == []
+
+
+async def test_leaving_dev_guild_mode_withdraws_the_servers_copy(emu, world, redis_server, redis):
+    """Started with ``dev_guild_id``, then without: the server's own copy of every command is removed, so Discord
+    doesn't list each twice there (the global one beside it); the next start asks nothing more of Discord."""
+    in_guild = await start_bot(emu, redis_server, guild=world.guild)
+    await in_guild.stop()
+    synced = names(emu.guild_commands[world.guild])
+    assert "hongkong" in synced and emu.commands == []
+
+    globally = await start_bot(emu, redis_server)
+    await globally.stop()
+    assert emu.guild_commands[world.guild] == [] and names(emu.commands) == synced
+    assert emu.sync_count == 3  # the server's sync, the global one, and the server's emptied
+    assert sorted(await redis.keys("hongbot:commands:*")) == [f"hongbot:commands:{emu.application_id}:global",
+                                                            f"hongbot:commands:{emu.application_id}:global:ids"]
+
+    again = await start_bot(emu, redis_server)
+    try:
+        assert emu.sync_count == 3
+        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        assert "challenges you" in (await it.wait_done()).content
+    finally:
+        await again.stop()
+    assert emu.errors == []
