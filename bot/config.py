@@ -59,6 +59,8 @@ class Config:
             ``heartbeat_timeout``, default 60). Keep it above Discord's heartbeat interval (41.25 s), or a quiet healthy
             connection is restarted for nothing; below 10 s discord.py would even give up its own new connections
             while it waits its 5 s before identifying again.
+        presence: what the bot is shown playing in Discord's member list ("Playing …", at most 128 characters), or
+            None: the games' commands ("/hong · /hongkong"); :data:`NO_PRESENCE` (``off``) shows nothing.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -80,7 +82,13 @@ class Config:
     shard_count: int | None = 1
     shard_ids: tuple[int, ...] | None = None
     heartbeat_timeout: float = 60.0
+    presence: str | None = None
 
+
+#: ``presence = "off"``: the bot shows no activity.
+NO_PRESENCE = "off"
+#: Discord's limit on an activity's name.
+MAX_PRESENCE = 128
 
 #: config key -> environment variable that overrides it
 ENV_VARS = {
@@ -103,6 +111,7 @@ ENV_VARS = {
     "shard_count": "HONGBOT_SHARD_COUNT",
     "shard_ids": "HONGBOT_SHARD_IDS",
     "heartbeat_timeout": "HONGBOT_HEARTBEAT_TIMEOUT",
+    "presence": "HONGBOT_PRESENCE",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -212,6 +221,11 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
     else:
         shard_count = int(number("shard_count", 1, 1, MAX_SHARDS, "shards", whole=True))
     shard_ids = shards(raw.get("shard_ids"), shard_count if "shard_count" in raw else None, bad)
+    presence = text("presence")
+    if presence is not None and len(presence) > MAX_PRESENCE:
+        raise bad("presence", f"must be at most {MAX_PRESENCE} characters (Discord's limit), not {len(presence)}")
+    if presence is not None and presence.lower() == NO_PRESENCE:
+        presence = NO_PRESENCE
     return Config(
         token=text("token"),
         redis_url=redis_url,
@@ -232,6 +246,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
+        presence=presence,
     )
 
 

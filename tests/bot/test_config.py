@@ -111,7 +111,7 @@ def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
     for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url",
-                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout"):
+                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout", "presence"):
         assert f"# {key} = " in example
 
 
@@ -183,3 +183,14 @@ def test_the_gateway_heartbeat_timeout(tmp_path):
                        ("soon", "must be a number of seconds, not 'soon'")):
         with pytest.raises(ConfigError, match=words):
             load_config(path, env={"HONGBOT_HEARTBEAT_TIMEOUT": bad})
+
+
+def test_the_presence(tmp_path):
+    path = tmp_path / "config.toml"
+    assert load_config(path, env={}).presence is None  # the games' commands
+    path.write_text('presence = "Hong Kong tonight at 8"\n')
+    assert load_config(path, env={}).presence == "Hong Kong tonight at 8"
+    assert load_config(path, env={"HONGBOT_PRESENCE": "OFF"}).presence == "off"
+    with pytest.raises(ConfigError, match=r"presence must be at most 128 characters \(Discord's limit\), not 129 "
+                                          r"\(set by \$HONGBOT_PRESENCE\)"):
+        load_config(path, env={"HONGBOT_PRESENCE": "x" * 129})

@@ -85,6 +85,11 @@ async def test_challenges_and_start_posts_name_each_side_and_who_moves_first(emu
     assert emu.errors == []
 
 
+async def test_the_bot_shows_how_to_start_a_game_in_the_member_list(emu, running):
+    """Whoever sees the bot in the member list sees its games' commands (``presence``: config)."""
+    assert [(a["name"], a["type"]) for a in emu.presence["activities"]] == [("/hong · /hongkong", 0)]  # Playing …
+
+
 async def test_every_optional_option_says_its_default(emu, world, running):
     commands = emu.commands + emu.guild_commands.get(world.guild, [])
     seen, missing = 0, []

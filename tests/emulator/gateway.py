@@ -453,6 +453,12 @@ class GatewayServer:
                                         f'{intents & PRIVILEGED_INTENTS:#x} that are not enabled')
             await conn.close(4014, 'Disallowed intent(s)')
             return
+        if isinstance(d.get('presence'), dict):  # the presence to start with (a Gateway Presence Update's fields)
+            presence = dict(d['presence'])
+            if 'activities' not in presence:  # discord.py identifies with v6's single 'game', which Discord still reads
+                game = presence.pop('game', None)
+                presence['activities'] = [game] if game else []
+            self.emu.presence = presence
         shard = d.get('shard')
         if shard is not None and not (isinstance(shard, list) and len(shard) == 2
                                       and all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
