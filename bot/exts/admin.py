@@ -95,7 +95,6 @@ class Admin(commands.Cog):
     )
     @language_option(language_choices())
     @app_commands.guild_only()
-    @app_commands.default_permissions(manage_guild=True)
     async def settings(
         self,
         interaction: discord.Interaction,
@@ -104,17 +103,19 @@ class Admin(commands.Cog):
         threads: bool | None = None,
         language: str | None = None,
     ) -> None:
-        """Show (and, with options, change) the server's settings. Needs Manage Server. ``language``: a code of
-        :func:`bot.i18n.languages` for the server's public posts, or ``"auto"`` (the server's preferred locale).
+        """Show the server's settings to anyone (the turn timer concerns every player); with options, change them,
+        which needs Manage Server. ``language``: a code of :func:`bot.i18n.languages` for the server's public posts,
+        or ``"auto"`` (the server's preferred locale).
 
         Raises:
-            UserError: outside a server, without the permission, or an unreadable or out-of-range timer.
+            UserError: outside a server, a change without the permission, or an unreadable or out-of-range timer.
         """
         if interaction.guild_id is None:
             raise UserError(_("Use {settings} in a server.", settings=mentions.command("settings")))
-        if not interaction.permissions.manage_guild:
-            raise UserError(_("Only members with the **Manage Server** permission can view or change the bot's "
-                              "settings."))
+        changing = any(v is not None for v in (turn_timer, reminders, threads, language))
+        if changing and not interaction.permissions.manage_guild:
+            raise UserError(_("Only members with the **Manage Server** permission can change the bot's settings; "
+                              "{settings} without options shows them.", settings=mentions.command("settings")))
         if language is not None and language not in (AUTO, *i18n.languages()):  # typed, not suggested
             raise UserError(_("`{text}` is not a language I speak: pick one from the list ({languages}).",
                               text=escape_markdown(language[:40]), languages=", ".join(
@@ -122,8 +123,7 @@ class Admin(commands.Cog):
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
         settings = await self.layer.settings.update(interaction.guild_id, turn_timer=seconds, reminders=reminders,
                                                     threads=threads, language=language)
-        changed = any(v is not None for v in (turn_timer, reminders, threads, language))
-        await answers.send(interaction, describe_settings(settings, interaction.guild, changed=changed), ephemeral=True)
+        await answers.send(interaction, describe_settings(settings, interaction.guild, changed=changing), ephemeral=True)
 
     game = app_commands.Group(
         name="game", description="Moderate games in this server", guild_only=True,

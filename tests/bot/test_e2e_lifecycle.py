@@ -278,17 +278,21 @@ async def test_games_lists_running_games(emu, world, bots, clock):
 async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):
     await bots()
     await new_game(emu, world)
-    # Discord hides them from members without the permission...
-    with pytest.raises(EmulatorAssertion, match="default_member_permissions"):
-        await emu.slash(world.cleo, world.channel, "settings")
-    with pytest.raises(EmulatorAssertion, match="default_member_permissions"):
-        await emu.slash(world.cleo, world.channel, "game abort")
-    # ...and if an admin opens them to everyone, the bot still checks
-    emu.allow_command_for_everyone(world.guild, "settings")
-    emu.allow_command_for_everyone(world.guild, "game")
+    # every member sees the settings (the turn timer concerns every player), only Manage Server changes them
+    it = await emu.slash(world.cleo, world.channel, "settings")
+    shown = await it.wait_done()
+    assert shown.ephemeral and "• turn timer: **1 day**" in shown.content
     before = await GameStore(redis).raw(world.channel)
     it = await emu.slash(world.cleo, world.channel, "settings", turn_timer="1m")
-    assert "Manage Server" in await refused(it)
+    assert await refused(it) == ("Only members with the **Manage Server** permission can change the bot's settings; "
+                                 f"{emu.mention(world.guild, 'settings')} without options shows them.")
+    it = await emu.slash(world.cleo, world.channel, "settings")
+    assert "• turn timer: **1 day**" in (await it.wait_done()).content  # unchanged
+    # Discord hides /game from members without the permission...
+    with pytest.raises(EmulatorAssertion, match="default_member_permissions"):
+        await emu.slash(world.cleo, world.channel, "game abort")
+    # ...and if an admin opens it to everyone, the bot still checks
+    emu.allow_command_for_everyone(world.guild, "game")
     it = await emu.slash(world.cleo, world.channel, "game abort")
     assert "Manage Messages" in await refused(it)
     assert await GameStore(redis).raw(world.channel) == before
