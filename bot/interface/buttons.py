@@ -18,6 +18,8 @@ from discord.ext import commands
 
 from . import answers
 from .. import i18n
+from ..core.errors import UserError
+from ..i18n import _
 from .replies import on_error
 
 
@@ -52,9 +54,21 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
         answers.watch(interaction)
         i18n.use(interaction.locale)
         try:
+            self.check_server(interaction)
             await self.press(interaction)
         except Exception as exc:
             await on_error(interaction, exc)
+
+    def check_server(self, interaction: discord.Interaction) -> None:
+        """A button whose ``custom_id`` names a server (a ``guild_id`` group) acts only in that server: a
+        ``custom_id`` edited by a modified client could otherwise reach another server's data.
+
+        Raises:
+            UserError: pressed anywhere else.
+        """
+        guild_id = getattr(self, "guild_id", None)
+        if isinstance(guild_id, int) and guild_id != interaction.guild_id:
+            raise UserError(_("This button belongs to another server's message, so it does nothing here."))
 
     async def press(self, interaction: discord.Interaction) -> None:
         """What the button does. Raise :class:`bot.core.errors.UserError` to refuse (ephemerally)."""

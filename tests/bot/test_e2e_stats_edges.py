@@ -81,6 +81,17 @@ async def test_tied_players_share_a_rank_on_the_leaderboard_and_in_stats(emu, wo
     assert (await ratings.rank("hongkong", guild_scope(world.guild), int(users[5]["id"]))) == (1, 24)
     assert (await ratings.rank("hongkong", GLOBAL, int(users[20]["id"]))) == (13, 24)
 
+    # a modified client that edits the button's custom_id to another server's id sees nothing of that server
+    other = emu.create_guild("Elsewhere")
+    shown = page.embeds[0]["description"]
+    button = page.button("Previous")
+    button["custom_id"] = button["custom_id"].replace(f":{world.guild}:", f":{other}:")
+    button["disabled"] = False
+    it = await emu.click(world.cleo, page, button["custom_id"])
+    told = await it.wait_done()
+    assert told.ephemeral and told.content == "This button belongs to another server's message, so it does nothing here."
+    assert page.embeds[0]["description"] == shown
+
 
 async def test_a_replay_too_large_for_the_upload_limit(emu, world, running, redis):
     gid, game, final = await hongkong_game_to_the_end(emu, world, redis)
