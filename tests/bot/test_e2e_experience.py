@@ -429,3 +429,39 @@ async def test_one_board_a_round_against_the_computer(emu, world, running, redis
     assert len(boards) == 1 + 3  # the start, then one a round
     assert len(hk.from_dict((await store.get(world.channel)).record.state).moves) == 6
     assert emu.errors == []
+
+
+async def test_help_says_how_to_start_lists_every_command_and_invites(emu, world, running):
+    """/help, privately: what the bot does, how to start a game, every command the tree has (by its mention, with
+    its description in the reader's language), and the invite link with the permissions README.md lists."""
+    it = await emu.slash(world.cleo, world.channel, "help")
+    shown = await it.wait_done()
+    assert shown.ephemeral and shown.visible_to == int(world.cleo["id"])
+    embed = shown.embeds[0]
+    assert embed["title"] == "How to play here"
+    assert embed["description"].startswith("I host board games for two players here: **Hong** and **Hong Kong**.")
+    assert (f"**Start a game** with {emu.mention(world.guild, 'hong challenge')} or "
+            f"{emu.mention(world.guild, 'hongkong challenge')}: name an `opponent`") in embed["description"]
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert list(fields)[:2] == ["/hong", "/hongkong"]  # the games first
+    listed = "\n".join(fields.values())
+    synced = emu.commands + emu.guild_commands.get(world.guild, [])
+    paths = [f"{c['name']} {o['name']}" for c in synced for o in c.get("options", []) if o["type"] == 1]
+    paths += [c["name"] for c in synced if not any(o["type"] == 1 for o in c.get("options", []))]
+    assert len(paths) >= 18 and "help" in paths and "game abort" in paths
+    for path in paths:
+        assert emu.mention(world.guild, path) + " — " in listed, path
+    assert f"{emu.mention(world.guild, 'hong place')} — Place a tile on an empty space" in fields["/hong"]
+    # 1024 (View Channel) + 2048 (Send Messages) + 16384 (Embed Links) + 32768 (Attach Files) + 65536 (Read Message
+    # History) + 2**34 (Manage Threads) + 2**35 (Create Public Threads) + 2**38 (Send Messages in Threads)
+    permissions = 1024 + 2048 + 16384 + 32768 + 65536 + 2 ** 34 + 2 ** 35 + 2 ** 38
+    assert fields["Invite"] == (f"[Add me to another server](https://discord.com/oauth2/authorize?client_id="
+                                f"{emu.application_id}&scope=bot+applications.commands&permissions={permissions})")
+    # in the reader's language: German names and descriptions
+    emu.set_locale(world.cleo, "de")
+    it = await emu.slash(world.cleo, world.channel, "help")
+    german = (await it.wait_done()).embeds[0]
+    assert german["title"] == "So wird hier gespielt" and german["fields"][-1]["name"] == "Einladen"
+    assert (f"{emu.mention(world.guild, 'hong board')} — Aktuelles Spielbrett der Partie in diesem Kanal zeigen "
+            "(für alle)") in german["fields"][0]["value"]
+    assert emu.errors == []
