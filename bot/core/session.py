@@ -22,7 +22,7 @@ from engine.result import EndReason
 from .. import i18n
 from ..storage.deadlines import Deadline, Deadlines
 from .errors import GameChanged, UserError
-from ..i18n import _
+from ..i18n import _, p_
 from . import naming
 from .kinds import Game, GameKind
 from ..storage.outbox import START, Announcement, Outbox
@@ -241,7 +241,7 @@ class GameLayer:
             raise UserError(_("You can't challenge yourself. Pick another member as `{option}`, or leave it out "
                               "for an open challenge anyone can accept.",
                               option=naming.option(f"{kind.name} challenge", "opponent")))
-        stored = await self._free_channel(channel_id)
+        stored = await self._free_channel(channel_id, challenger.id)
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
         now = self.clock()
@@ -270,7 +270,7 @@ class GameLayer:
             UserError: the channel already has a live challenge or game, or a race was lost.
             IllegalMove: the options are not valid for the game.
         """
-        stored = await self._free_channel(channel_id)
+        stored = await self._free_channel(channel_id, human.id)
         seat, engine_options = kind.seat_options(options, self.rng)
         game = kind.new_game(engine_options)
         players: list[Player | None] = [None, None]
@@ -284,15 +284,16 @@ class GameLayer:
         )
         return await self._start(channel_id, record, game, stored), game
 
-    async def _free_channel(self, channel_id: int) -> Stored | None:
+    async def _free_channel(self, channel_id: int, user_id: int | None = None) -> Stored | None:
         """The channel's record if it may be replaced (an expired challenge), or None.
 
         Raises:
-            UserError: the channel has a live challenge or game.
+            UserError: the channel has a live challenge or game (``user_id``: who asks — told to press Accept when
+                the open challenge is theirs to accept).
         """
         stored = await self.store.get(channel_id)
         if stored is not None and not self._expired(stored.record):
-            raise UserError(self._busy_message(stored.record))
+            raise UserError(self._busy_message(stored.record, user_id))
         return stored
 
     async def _create(self, channel_id: int, record: Record, replacing: Stored | None, effects: Effects) -> None:
@@ -320,8 +321,19 @@ class GameLayer:
     def _new_id(self) -> str:
         return "".join(self.rng.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
 
-    def _busy_message(self, record: Record) -> str:
+    def _busy_message(self, record: Record, user_id: int | None = None) -> str:
+        """Why the channel can't take another game, and what ``user_id`` (who asked, if known) can do instead."""
         kind = self.kinds[record.kind]
+        acceptable = record.opponent == user_id or (record.opponent is None and record.challenger != user_id)
+        if record.status is Status.CHALLENGE and user_id is not None and acceptable:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {name} the challenger's name; {button} the Accept
+            # button's label, in bold.
+            return _("{name} has already challenged you to {game} in this channel: press {button} under their "
+                     "challenge to play.", name=record.player(record.seat_of(record.challenger) or 0).shown,
+                     game=kind.title, button=f"**{p_('button', 'Accept')}**") if record.opponent == user_id else \
+                _("There is an open {game} challenge by {name} in this channel: press {button} under it to play.",
+                  name=record.player(record.seat_of(record.challenger) or 0).shown, game=kind.title,
+                  button=f"**{p_('button', 'Accept')}**")
         if record.status is Status.CHALLENGE:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong".
             return _("There is already an open {game} challenge in this channel. Wait for it to be answered or to "

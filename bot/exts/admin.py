@@ -18,11 +18,11 @@ from .. import i18n
 from ..core.errors import UserError
 from ..i18n import _, n_
 from ..interface.options import person
-from ..interface.posts import post_turn
+from ..interface.posts import post_turn, time_runs_out
 from ..interface.board_pool import renderer
 from ..storage.settings import GuildSettings, parse_duration
 from ..interface.translator import untranslated
-from ..i18n.wording import describe_duration, jump_link
+from ..i18n.wording import describe_duration
 from ..interface.options import channel_id
 
 if TYPE_CHECKING:
@@ -165,14 +165,14 @@ class Admin(commands.Cog):
             kind = self.layer.kinds[record.kind]
             a, b = record.names
             seat = game.to_move
-            left = describe_duration(record.deadline - self.layer.clock()) if record.deadline else "—"
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} are the players' names
             name = _("{game}: {first} vs {second}", game=kind.title, first=a, second=b)
-            # TRANSLATORS: {role} is the seat's name (blue, emperor …), {left} the time left ("2 hours 5 minutes", or
-            # "—" without a turn timer), {link} the channel's address
-            value = _("{player} ({role}) to move · turn {turn} · {left} left · [watch]({link})",
-                      player=record.player(seat).shown, role=kind.role(seat), turn=kind.turn_number(game), left=left,
-                      link=jump_link(record.guild_id, record.channel_id))
+            # TRANSLATORS: {role} is the seat's name (blue, emperor …), {channel} the game's channel or thread (a
+            # mention: Discord shows its name, and opens it when clicked)
+            value = _("{player} ({role}) to move · turn {turn} · watch in {channel}", player=record.player(seat).shown,
+                      role=kind.role(seat), turn=kind.turn_number(game), channel=f"<#{record.channel_id}>")
+            if record.deadline:
+                value += " · " + time_runs_out(record.deadline)
             embed.add_field(name=name[:256], value=value[:1024], inline=False)
         if len(games) > MAX_FIELDS:
             more = len(games) - MAX_FIELDS

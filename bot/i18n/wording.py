@@ -52,6 +52,13 @@ def jump_link(guild_id: int, channel_id: int) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}"
 
 
+def when(at: float) -> str:
+    """A moment as a Discord timestamp shown relative to now in each reader's language and kept up to date by
+    their app (``<t:1700000000:R>``: "in 10 minutes", "vor 2 Stunden"): every expiry the bot states is one, so an
+    old message never says "10 minutes" when it means "expired". Write it where "in 10 minutes" reads right."""
+    return f"<t:{int(at)}:R>"
+
+
 def translate(message: object) -> str:
     """An engine's message (a :class:`engine.Term`, or the :class:`engine.IllegalMove` carrying one) in the
     current language: its template through the catalog (the plural form for its count), each field that is
@@ -121,4 +128,4 @@ def describe_duration(seconds: float) -> str:
 
 
 __all__ = ["GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
-           "jump_link", "translate", "result_short", "result_for", "describe_duration"]
+           "jump_link", "when", "translate", "result_short", "result_for", "describe_duration"]

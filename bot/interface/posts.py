@@ -45,7 +45,7 @@ from ..core.record import Event, Record
 from .board_pool import CHANNEL, PLAYER, renderer
 from .replies import MESSAGE_LIMIT, refuse
 from ..core.session import Turn, result_text
-from ..i18n.wording import describe_duration, plain_names
+from ..i18n.wording import plain_names, when
 from .mentions import MENTION_PLAYERS, NO_MENTIONS
 
 if TYPE_CHECKING:
@@ -312,6 +312,13 @@ def computer_replied(turn: Turn) -> bool:
     return False
 
 
+def time_runs_out(deadline: float) -> str:
+    """The turn's deadline as a sentence whose time Discord keeps current (:func:`bot.i18n.wording.when`): "Time
+    runs out in 23 hours." — right whenever the post is read, unlike a duration written when it was made."""
+    # TRANSLATORS: {when} is a moment Discord shows relative to now in the reader's language: "in 23 hours".
+    return _("Time runs out {when}.", when=when(deadline))
+
+
 def status_line(kind: GameKind, game: Game, record: Record) -> str:
     """Score and whose turn, with a mention of the player to move and the time they have for the turn."""
     seat = game.to_move
@@ -321,10 +328,10 @@ def status_line(kind: GameKind, game: Game, record: Record) -> str:
         # TRANSLATORS: {name} is the computer player's name; {role} its side ("blue", "emperor").
         return f"{score}\n" + _("{name} ({role}) is thinking…", name=player.shown, role=role)
     if record.deadline:
-        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {time} how long
-        # they have for the turn, e.g. "1 day 6 hours".
-        turn = _("{mention}, your turn ({role}). You have {time}.", mention=record.mention(seat), role=role,
-                 time=describe_duration(record.deadline - (record.turn_started or 0)))
+        # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {when} the turn's
+        # deadline, a moment Discord shows relative to now in the reader's language: "in 23 hours".
+        turn = _("{mention}, your turn ({role}). Time runs out {when}.", mention=record.mention(seat), role=role,
+                 when=when(record.deadline))
     else:
         # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor").
         turn = _("{mention}, your turn ({role}).", mention=record.mention(seat), role=role)

@@ -9,7 +9,7 @@ import engine.hong as hong
 import engine.hongkong as hk
 from bot.storage.store import GameStore
 
-from .harness import decode_png, place_options
+from .harness import decode_png, display, place_options, resign
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -67,6 +67,18 @@ async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
     doc = (await GameStore(redis).get(world.channel)).record
     game = hong.from_dict(doc.state)
     assert len(game.moves) == 1 and game.to_move == 1
+    assert emu.errors == []
+
+
+async def test_a_rematch_against_the_computer_says_so(emu, world, running, redis):
+    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner",
+                         role="emperor", level="easy")
+    await it.wait_followups(1)
+    final = await resign(emu, world.ann, world.channel, "hong")
+    click = await emu.click(world.ann, final, final.button("Rematch")["custom_id"])  # the computer always agrees
+    start = (await click.wait_followups(1))[0]
+    assert start.content.startswith(f"**Hong** — rematch against the computer (easy, unrated): Computer plays the "
+                                    f"emperor and moves first; {display(world.ann)} plays the dragon master.\n")
     assert emu.errors == []
 
 

@@ -8,6 +8,7 @@ caller. (Rematch asking once, and one takeback a turn: test_e2e_lifecycle; every
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -56,20 +57,30 @@ async def play(emu, world, user, command: str, **options):
 async def test_challenges_and_start_posts_name_each_side_and_who_moves_first(emu, world, running, redis):
     ann, ben = display(world.ann), display(world.ben)
     message = await challenge(emu, world, "hongkong challenge", world.ben, first="them")
+    expires = int((await GameStore(redis).get(world.channel)).record.expires)
     assert message.content == (f"{mention(world.ben)}, {mention(world.ann)} challenges you to **Hong Kong**. "
                                f"{ann} plays blue; you play orange and move first. "
-                               "This challenge expires in 10 minutes.")
+                               f"This challenge expires <t:{expires}:R>.")
+    assert message.pinged == {int(world.ben["id"])}  # the challenged member only, never the challenger
+    # the member challenged, challenging back, is told to press Accept; anyone else to wait
+    it = await emu.slash(world.ben, world.channel, "hong challenge", opponent=world.ann)
+    assert await refused(it) == (f"{ann} has already challenged you to Hong Kong in this channel: press **Accept** "
+                                 "under their challenge to play.")
+    it = await emu.slash(world.cleo, world.channel, "hong challenge")
+    assert (await refused(it)).startswith("There is already an open Hong Kong challenge in this channel. Wait")
     first = await accept(emu, world, message)
     assert message.content == f"**Hong Kong**: challenge accepted. {ann} plays blue; {ben} plays orange and moves first."
     assert first.content.startswith(f"**Hong Kong** — the game begins! {ann} plays blue; {ben} plays orange and "
                                     "moves first.\nBuildings: ")
-    assert first.content.endswith(f"\n{mention(world.ben)}, your turn (orange). You have 1 day.")
+    deadline = int((await GameStore(redis).get(world.channel)).record.deadline)
+    assert first.content.endswith(f"\n{mention(world.ben)}, your turn (orange). Time runs out <t:{deadline}:R>.")
     await resign(emu, world.ann, world.channel)
     # Hong: the challenged player learns their role before accepting
     message = await challenge(emu, world, "hong challenge", world.ben, role="dragon_master", board="garden")
+    expires = int((await GameStore(redis).get(world.channel)).record.expires)
     assert message.content == (f"{mention(world.ben)}, {mention(world.ann)} challenges you to **Hong** (garden board). "
                                f"You play the emperor and move first; {ann} plays the dragon master. "
-                               "This challenge expires in 10 minutes.")
+                               f"This challenge expires <t:{expires}:R>.")
     first = await accept(emu, world, message)
     assert first.content.startswith(f"**Hong** — the game begins! {ben} plays the emperor and moves first; {ann} "
                                     "plays the dragon master.\nHongs 0 / 13 (garden, 63 spaces left)")
@@ -81,7 +92,10 @@ async def test_challenges_and_start_posts_name_each_side_and_who_moves_first(emu
              else f"Whoever accepts plays the emperor and moves first; {ann} plays the dragon master.")
     assert message.content == (f"{mention(world.ann)} is looking for an opponent for **Hong** (castle board, with the "
                                f"Lair of the Seven Great Dragons): anyone may accept. {sides} "
-                               "This challenge expires in 10 minutes.")
+                               f"This challenge expires <t:{int(record.expires)}:R>.")
+    assert message.pinged == set()  # an open challenge pings no one
+    it = await emu.slash(world.ben, world.channel, "hongkong challenge")  # anyone may accept it: told how
+    assert await refused(it) == f"There is an open Hong challenge by {ann} in this channel: press **Accept** under it to play."
     assert emu.errors == []
 
 
@@ -131,7 +145,7 @@ async def test_resign_asks_confirm_or_cancel_and_an_old_confirm_expires(emu, wor
     question = await it.wait_done()
     assert it.ephemeral and question.content == (
         f"Resign your **Hong Kong** game against {display(world.ann)}? It ends the game as a loss and counts for "
-        "the ratings. Confirm within 1 minute.")
+        f"the ratings. This question closes <t:{int(clock()) + 60}:R>.")
     assert [b["label"] for b in question.buttons()] == ["Confirm", "Cancel"]
     click = await emu.click(world.ben, question, question.button("Cancel")["custom_id"])
     await click.wait_done()
@@ -242,7 +256,7 @@ async def test_a_takeback_request_closes_when_the_opponent_moves_the_game_ends_o
     await play(emu, world, world.ann, "hongkong place", square="A1")
     request = await ask_takeback(emu, world, world.ann)
     assert request.content == (f"{mention(world.ben)}, {ann} asks to take back their last turn. "
-                               "Allow it? (open for 5 minutes)")
+                               f"Allow it? (This request closes <t:{int(clock()) + 300}:R>.)")
     await play(emu, world, world.ben, "hongkong place", square="E5")  # Ben moves instead of answering
     await emu.wait_for_message(world.channel, lambda m: m.id == request.id and not m.buttons())
     assert request.content == f"~~Takeback request~~ — closed: {ben} moved instead."
@@ -423,7 +437,9 @@ async def test_one_board_a_round_against_the_computer(emu, world, running, redis
             world.channel, lambda m: m.interaction_id is None and len(
                 [x for x in emu.messages(world.channel) if x.interaction_id is None]) > replies)
         assert reply.content.startswith("Computer played `") and reply.attachments
-        assert reply.content.endswith(f"\n{mention(world.ann)}, your turn (blue). You have 1 day.")
+        deadline = (await store.get(world.channel)).record.deadline
+        turn = re.search(r"\n(<@\d+>), your turn \(blue\)\. Time runs out <t:(\d+):R>\.$", reply.content)
+        assert turn and turn[1] == mention(world.ann) and abs(int(turn[2]) - deadline) <= 2, reply.content
         decode_png(reply.attachments[0].data)
     boards = [m for m in emu.messages(world.channel) if m.attachments]
     assert len(boards) == 1 + 3  # the start, then one a round

@@ -70,14 +70,15 @@ async def test_complete_game_to_the_end(emu, world, running):
     assert emu.errors == []
 
 
-async def test_spectator_sees_the_board_but_cannot_move(emu, world, running):
+async def test_spectator_sees_the_board_but_cannot_move(emu, world, running, redis):
     await challenge_and_accept(emu, world)
     await play_turn(emu, world, world.ann, "Q@B2 S@B3")
     it = await emu.slash(world.cleo, world.channel, "hongkong board")
     shown = await it.wait_done()
     assert not it.ephemeral
+    deadline = int((await GameStore(redis).get(world.channel)).record.deadline)
     assert shown.content.startswith(f"**Hong Kong**: {display(world.ann)} vs {display(world.ben)}, turn 2 — "
-                                    f"{display(world.ben)} (orange) to move. Time left: 1 day.\n")
+                                    f"{display(world.ben)} (orange) to move. Time runs out <t:{deadline}:R>.\n")
     decode_png(shown.attachments[0].data)
     it = await emu.slash(world.cleo, world.channel, "hongkong place", square="A1")
     assert "not playing in this game" in await refused(it)
@@ -119,7 +120,8 @@ async def test_challenge_expires_and_says_so(emu, world, redis_server, redis):
     try:
         it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
         challenge = await it.wait_done()
-        assert "expires in 1 second" in challenge.content
+        expires = int((await GameStore(redis).get(world.channel)).record.expires)
+        assert f"This challenge expires <t:{expires}:R>." in challenge.content
         await emu.wait_for_message(world.channel, lambda m: m.id == challenge.id and "expired" in m.content, timeout=10)
         assert challenge.buttons() == []
         assert await GameStore(redis).get(world.channel) is None

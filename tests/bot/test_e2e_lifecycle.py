@@ -258,7 +258,7 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     assert emu.errors == []
 
 
-async def test_games_lists_running_games(emu, world, bots, clock):
+async def test_games_lists_running_games(emu, world, bots, clock, redis):
     await bots()
     it = await emu.slash(world.cleo, world.channel, "games")
     assert "No games are running" in await refused(it)
@@ -272,7 +272,9 @@ async def test_games_lists_running_games(emu, world, bots, clock):
     assert len(fields) == 2
     assert fields[0]["name"] == f"Hong Kong: {display(world.ann)} vs {display(world.ben)}"
     assert f"{display(world.ben)} (orange) to move · turn 2" in fields[0]["value"]
-    assert f"/channels/{world.guild}/{world.other_channel}" in fields[1]["value"]
+    deadline = int((await GameStore(redis).get(world.other_channel)).record.deadline)
+    assert fields[1]["value"] == (f"{display(world.cleo)} (blue) to move · turn 1 · watch in <#{world.other_channel}> · "
+                                  f"Time runs out <t:{deadline}:R>.")  # the channel by its name, the time kept current
 
 
 async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):

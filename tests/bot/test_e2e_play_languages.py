@@ -28,12 +28,12 @@ MESSAGES = {
         ("button", "Decline"): "Ablehnen",
     },
     "ja": {
-        "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires in {duration}.":
-            "{opponent}さん、{challenger}さんから{game}の挑戦です。{sides} 期限は{duration}です。",
+        "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.":
+            "{opponent}さん、{challenger}さんから{game}の挑戦です。{sides} 期限は{when}です。",
         "~~{game} challenge~~ — {user} declined it.": "~~{game}の挑戦~~ — {user}さんが断りました。",
         "**{game}**: challenge accepted. {sides}": "**{game}**：挑戦が受けられました。{sides}",
-        "{opponent}, {user} asks to take back their last turn. Allow it? (open for {duration})":
-            "{opponent}さん、{user}さんが最後の手番の取り消しを求めています。許可しますか？（{duration}）",
+        "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)":
+            "{opponent}さん、{user}さんが最後の手番の取り消しを求めています。許可しますか？（締め切り：{when}）",
         ("button", "Accept"): "受ける",
         ("button", "Decline"): "断る",
         ("button", "Allow takeback"): "取り消しを許可",

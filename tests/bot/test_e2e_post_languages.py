@@ -40,7 +40,7 @@ MESSAGES = {
     },
     "ja": {
         "{name} played `{move}`: {happened}.": "{name}さんが`{move}`を打ちました：{happened}。",
-        "{mention}, your turn ({role}). You have {time}.": "{mention}さんの番です（{role}）。残り{time}。",
+        "{mention}, your turn ({role}). Time runs out {when}.": "{mention}さんの番です（{role}）。期限は{when}です。",
         "blue": "青",
         "orange": "オレンジ",
         "{loser} resigned: {winner} wins.": "{loser}さんが投了しました：{winner}さんの勝ちです。",
@@ -85,7 +85,8 @@ async def test_a_move_and_the_game_over_posted_in_the_servers_language(emu, worl
     # what the move did has no Japanese in this catalog: English inside the Japanese sentence
     assert head == f"{display(mover)}さんが`S@B2`を打ちました：{display(mover)} takes the lead, 1–0。"
     assert score.startswith("Buildings: ")  # no translation in this catalog: English, as the fallback
-    assert turn == f"{mention(other)}さんの番です（オレンジ）。残り1 日。"  # CLDR's Japanese duration (Babel)
+    deadline = int((await GameStore(redis).get(world.channel)).record.deadline)
+    assert turn == f"{mention(other)}さんの番です（オレンジ）。期限は<t:{deadline}:R>です。"  # Discord says when, in Japanese
     assert post.attachments
 
     it = await emu.slash(mover, world.channel, "hongkong place", square="C2")
@@ -156,5 +157,5 @@ async def test_sides_say_each_role_in_the_current_language(layer, catalogs):
     assert sides(HONG, record) == "Ben plays the emperor and moves first; Ann plays the dragon master."
     assert sides(HONG, record, you=ann.id) == "Ben plays the emperor and moves first; you play the dragon master."
     with i18n.language("ja"):  # the role has no Japanese in this catalog: English inside the Japanese sentence
-        assert status_line(HONG, game, record).endswith("\n<@2>さんの番です（emperor）。残り1 日。")
-    assert status_line(HONG, game, record).endswith("\n<@2>, your turn (emperor). You have 1 day.")
+        assert status_line(HONG, game, record).endswith(f"\n<@2>さんの番です（emperor）。期限は<t:{int(record.deadline)}:R>です。")
+    assert status_line(HONG, game, record).endswith(f"\n<@2>, your turn (emperor). Time runs out <t:{int(record.deadline)}:R>.")

@@ -175,7 +175,7 @@ async def test_a_thread_that_cannot_be_reopened_moves_the_game_to_its_channel(em
     assert record.parent_id is None and record.channel_id == world.channel
     # the reminder that was due comes in the channel, and the turn keeps its time: the forfeit an hour later
     reminder = await emu.wait_for_message(world.channel, lambda m: "⏰" in m.content)
-    assert "You have 59 minutes 59 seconds left" in reminder.content
+    assert f"If you don't move, you forfeit <t:{int(record.deadline)}:R>." in reminder.content
     clock.advance(HOUR)
     final = await emu.wait_for_message(world.channel, lambda m: "ran out of time" in m.content)
     assert "ann ran out of time: ben wins." in final.content

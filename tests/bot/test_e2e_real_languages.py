@@ -15,14 +15,12 @@ from bot import i18n
 from bot.games.hongkong import HONGKONG
 from bot.interface.replies import refusal
 from bot.storage.store import GameStore
-from bot.i18n.wording import describe_duration
 from engine import IllegalMove, hongkong
 
 from .harness import display, refused
 from .test_e2e_lifecycle import bots, place, world  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.timeout(240)
-DAY = 24 * 3600
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
@@ -57,8 +55,9 @@ async def test_a_game_with_german_and_japanese_clients_in_a_french_server(emu, w
     # Ann moves: the board post in French, pinging Ben with the French turn line
     post = await place(emu, world, world.ann, "B2")
     with i18n.language("fr"):
-        turn = i18n._("{mention}, your turn ({role}). You have {time}.", mention=mention(world.ben),
-                      role=HONGKONG.role(1), time=describe_duration(DAY))
+        deadline = (await GameStore(redis).get(world.channel)).record.deadline
+        turn = i18n._("{mention}, your turn ({role}). Time runs out {when}.", mention=mention(world.ben),
+                      role=HONGKONG.role(1), when=f"<t:{int(deadline)}:R>")
     assert post.content.split("\n")[-1] == turn and "your turn" not in turn
     assert post.attachments
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import datetime
 import json
+import re
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from .errors import InteractionFailed
 from .limits import flatten_buttons, flatten_components
@@ -154,6 +155,21 @@ class Attachment:
         return f'<Attachment {self.filename!r} {self.content_type} {self.size} bytes>'
 
 
+USER_MENTION = re.compile(r'<@!?(\d{15,21})>')
+
+
+def pinged_users(content: str, allowed_mentions: Optional[Dict[str, Any]]) -> Set[int]:
+    """The users a new message's ``content`` notifies, as Discord decides (Allowed Mentions): every user mentioned
+    when ``allowed_mentions`` is absent; else those it lets through — all of them with ``"users"`` in ``parse``,
+    otherwise only those listed in its ``users``."""
+    mentioned = {int(uid) for uid in USER_MENTION.findall(content or '')}
+    if allowed_mentions is None:
+        return mentioned
+    if 'users' in (allowed_mentions.get('parse') or []):
+        return mentioned
+    return mentioned & {int(uid) for uid in allowed_mentions.get('users') or []}
+
+
 class Message:
     """A message as users would see it. Edits (PATCH, UPDATE_MESSAGE) update this same object."""
 
@@ -185,6 +201,9 @@ class Message:
         self.thread: Optional[Dict[str, Any]] = None
         self.created_at = time.time()
         self.edited_at: Optional[float] = None
+        #: the users this message notified when it was created (its user mentions that ``allowed_mentions`` let
+        #: through: :func:`pinged_users`); an edit notifies no one
+        self.pinged: Set[int] = set()
         self.deleted = False
         self.history: List[Dict[str, Any]] = []  # snapshots of previous versions (before each edit)
         self.nonce: Any = None  # Create Message's nonce (int or str), echoed in the payload

@@ -20,7 +20,7 @@ from .errors import APIError, ErrorTree, describe_api_error
 from .spec import SPEC_OP
 from .models import (APPLICATION_COMMAND, APPLICATION_COMMAND_AUTOCOMPLETE, FLAG_COMPONENTS_V2, FLAG_EPHEMERAL,
                      FLAG_LOADING, FLAG_SUPPRESS_EMBEDS, FLAG_SUPPRESS_NOTIFICATIONS, MESSAGE_COMPONENT, MODAL_SUBMIT,
-                     PING, Attachment, Interaction, Message, iso, stored_components,
+                     PING, Attachment, Interaction, Message, iso, pinged_users, stored_components,
                      stored_embeds)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -460,6 +460,7 @@ class RestAPI:
             webhook_id=emu.application_id if interaction else None,
             application_id=emu.application_id if interaction else None,
             visible_to=visible_to if ephemeral else None, interaction_metadata=interaction_metadata)
+        msg.pinged = pinged_users(content, body.get('allowed_mentions'))
         ref = body.get('message_reference')
         if ref:
             target = emu._messages.get(int(ref.get('message_id') or 0))
@@ -494,6 +495,8 @@ class RestAPI:
         if 'flags' in body and body['flags'] is not None:
             changeable = FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2
             msg.flags = (msg.flags & ~changeable) | (int(body['flags']) & changeable)
+        if msg.flags & FLAG_LOADING:  # a deferred answer's "thinking…" becomes the message: it notifies now
+            msg.pinged = pinged_users(content, body.get('allowed_mentions'))
         msg.flags &= ~FLAG_LOADING
         msg.edited_at = time.time()
 

@@ -26,13 +26,13 @@ from ...core.kinds import Game, GameKind
 from ...interface.options import level_name, person
 from ...storage.outbox import Announcement
 from ...interface.posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn,
-    send_in_channel, send_quietly, sides, status_line)
+    send_in_channel, send_quietly, sides, status_line, time_runs_out)
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
 from ...core.record import Event, Player, Record
 from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text
 from ...storage.settings import RESIGN_CONFIRMATION
-from ...i18n.wording import describe_duration, jump_link, shown_user
+from ...i18n.wording import describe_duration, jump_link, shown_user, when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from ._computer import Computer
@@ -193,21 +193,25 @@ class Play(commands.Cog):
             game_text = f"**{kind.title}**" + (f" ({options_text})" if options_text else "")
             fields = dict(challenger=interaction.user.mention, game=game_text,
                           sides=sides(kind, record, you=record.opponent),
-                          duration=describe_duration(self.layer.challenge_timeout))
+                          when=when(record.expires or self.layer.clock() + self.layer.challenge_timeout))
             if opponent:
                 opponent_mention = f"<@{record.opponent}>"
                 # TRANSLATORS: {opponent} and {challenger} are mentions; {game} the game's name in bold with its
-                # options, e.g. "**Hong** (role: random)"; {sides} a sentence saying who plays what; {duration}
-                # e.g. "10 minutes".
-                text = _("{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires in "
-                         "{duration}.", opponent=opponent_mention, **fields)
+                # options, e.g. "**Hong** (role: random)"; {sides} a sentence saying who plays what; {when} a
+                # moment Discord shows relative to now in the reader's language: "in 10 minutes".
+                text = _("{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.",
+                         opponent=opponent_mention, **fields)
             else:
                 # TRANSLATORS: {challenger} is a mention; {game} the game's name in bold with its options, e.g.
-                # "**Hong** (role: random)"; {sides} a sentence saying who plays what; {duration} e.g. "10 minutes".
+                # "**Hong** (role: random)"; {sides} a sentence saying who plays what; {when} a moment Discord shows
+                # relative to now in the reader's language: "in 10 minutes".
                 text = _("{challenger} is looking for an opponent for {game}: anyone may accept. {sides} This "
-                         "challenge expires in {duration}.", **fields)
+                         "challenge expires {when}.", **fields)
             buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
-        message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+        # only the challenged member is pinged: never the challenger, nor anyone for an open challenge
+        pinged = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(record.opponent)]) \
+            if record.opponent else NO_MENTIONS
+        message = await answers.send(interaction, text, view=buttons, allowed_mentions=pinged)
         try:
             message = message or await interaction.original_response()
             await self.layer.remember_message(channel_id(interaction), record.id, message.id)
@@ -347,9 +351,7 @@ class Play(commands.Cog):
                      first=a, second=b, turn=kind.turn_number(game), player=record.player(seat).shown,
                      role=kind.role(seat))
             if record.deadline:
-                # TRANSLATORS: {duration} is e.g. "3 hours".
-                text += " " + _("Time left: {duration}.",
-                                duration=describe_duration(record.deadline - self.layer.clock()))
+                text += " " + time_runs_out(record.deadline)
             text += f"\n{kind.score(game, record.names)}"
             if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
                 await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
@@ -376,15 +378,17 @@ class Play(commands.Cog):
         opponent = record.player(1 - seat)
         expires = int(self.layer.clock()) + RESIGN_CONFIRMATION
         buttons = view(ResignButton("yes", record.id, expires), ResignButton("no", record.id, expires))
-        fields = dict(game=kind.title, opponent=opponent.shown, duration=describe_duration(RESIGN_CONFIRMATION))
+        fields = dict(game=kind.title, opponent=opponent.shown, when=when(expires))
         if opponent.bot:
-            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {duration} e.g. "1 minute".
-            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss. Confirm within "
-                         "{duration}.", **fields)
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {when} a moment Discord shows relative
+            # to now in the reader's language: "in a minute".
+            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss. This question "
+                         "closes {when}.", **fields)
         else:
-            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {duration} e.g. "1 minute".
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {when} a moment Discord shows relative
+            # to now in the reader's language: "in a minute".
             question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss and counts for "
-                         "the ratings. Confirm within {duration}.", **fields)
+                         "the ratings. This question closes {when}.", **fields)
         await answers.send(interaction, question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def answer_resign(self, interaction: discord.Interaction, button: ResignButton) -> None:
@@ -451,6 +455,14 @@ class Play(commands.Cog):
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
+        computer = next((p for p in record.players if p is not None and p.bot), None)
+        if computer is not None:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {level} the computer's level (easy, medium, hard);
+            # {sides} a sentence saying who plays what.
+            await self.post_start(interaction, kind, game, record, lambda: _(
+                "**{game}** — rematch against the computer ({level}, unrated): {sides}", game=kind.title,
+                level=level_name(computer.level or "medium"), sides=sides(kind, record)))
+            return
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
         await self.post_start(interaction, kind, game, record,
                               lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)))
@@ -471,10 +483,10 @@ class Play(commands.Cog):
             raise RuntimeError(f"the takeback request of {record.id} is missing")
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
             buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
-            # TRANSLATORS: {opponent} is a mention, {user} a name; {duration} e.g. "5 minutes".
-            text = _("{opponent}, {user} asks to take back their last turn. Allow it? (open for {duration})",
-                     opponent=record.mention(answerer), user=shown_user(interaction.user),
-                     duration=describe_duration(request.expires - self.layer.clock()))
+            # TRANSLATORS: {opponent} is a mention, {user} a name; {when} a moment Discord shows relative to now in
+            # the reader's language: "in 5 minutes".
+            text = _("{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)",
+                     opponent=record.mention(answerer), user=shown_user(interaction.user), when=when(request.expires))
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
             message = message or await interaction.original_response()

@@ -20,7 +20,7 @@ from ...storage.deadlines import Deadline
 from ...i18n import _
 from ...interface.posts import post_nonce, send_quietly
 from ...core.session import GameLayer
-from ...i18n.wording import describe_duration
+from ...i18n.wording import when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from . import _takebacks as takebacks
 from ._computer import PostTurn
@@ -130,10 +130,10 @@ class Timers:
         kind = self.layer.kinds[record.kind]
         async with public(self.bot, self.layer, record.guild_id):
             # TRANSLATORS: {player} is a mention; {game} "Hong Kong" or "Hong"; {role} the player's side (e.g.
-            # "blue", "emperor"); {duration} e.g. "2 hours".
-            text = _("⏰ {player}, it's your turn in **{game}** ({role}). You have {duration} left before you forfeit.",
+            # "blue", "emperor"); {when} a moment Discord shows relative to now in the reader's language: "in 2 hours".
+            text = _("⏰ {player}, it's your turn in **{game}** ({role}). If you don't move, you forfeit {when}.",
                      player=record.mention(game.to_move), game=kind.title, role=kind.role(game.to_move),
-                     duration=describe_duration(record.deadline - self.layer.clock()))
+                     when=when(record.deadline))
         await send_quietly(self.bot, deadline.channel_id, text, MENTION_PLAYERS,
                            nonce=post_nonce("p", deadline.game_id, deadline.marker))
 
