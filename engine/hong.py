@@ -45,6 +45,7 @@ __all__ = [
     "ROLE_NAMES",
     "Summon",
     "board_named",
+    "dragon_action",
     "from_dict",
     "new_game",
     "parse_board",
@@ -1185,6 +1186,23 @@ def new_game(board: str | Board = "castle", expansion: bool = False, seed: int |
             raise IllegalMove("A lair only goes with the expansion: set expansion on to use it.")
         drawn_lair = _check_lair(lair)
     return HongGame(b, seed, tuple(drawn), bool(expansion), drawn_lair if expansion else {})
+
+
+def dragon_action(move: str) -> str:
+    """``move`` as typed where only a dragon action is meant (the bot's ``/hong dragon``), passed on as typed once it
+    reads as one — ``D<size> <action> …``, or an action word alone (the size forgotten: :meth:`HongGame.play` then
+    says which dragon); the position decides the rest. Never a placement: ``"D4H"`` here is a mistake, not a tile.
+
+    Raises:
+        IllegalMove: ``move`` doesn't read as a dragon action; the message gives the actions' syntax.
+    """
+    text = " ".join(squares.normal(move).split()) if isinstance(move, str) else ""
+    if not _ACTION_START_RE.match(text):
+        # TRANSLATORS: {move} is what the player typed (quoted); keep D<size> <action> and the example as notation.
+        raise IllegalMove(N_("{move} is not a dragon action: write D<size> <action> then its squares, e.g. D2 rotate "
+                             "C4. The post that summons a Great Dragon lists the ones you can choose.",
+                             move=repr(str(move).strip())))
+    return move
 
 
 def from_dict(d: Mapping[str, Any], *, replay: bool = True) -> HongGame:

@@ -80,6 +80,9 @@ class GameKind:
             like Hong's emperor and dragon master; not for colours).
         role_article: put before a role in a sentence: ``"the "`` for Hong ("Ann plays the emperor"), ``""`` for
             colours ("Ann plays blue").
+        prompt: ``(game, names) -> str``: what the player to move must do beyond an ordinary move, said to them
+            ("🐉 Ann summons a Great Dragon — carry out its action with /hong dragon: …"), or "". Posts add it only
+            when a person is to move: the channel is never told to act for the computer.
     """
 
     name: str
@@ -99,6 +102,7 @@ class GameKind:
     moves: tuple["MoveCommand", ...]
     record_by_role: bool = False
     role_article: str = ""
+    prompt: Callable[[Any, tuple[str, str]], str] = field(default=lambda game, names: "")
 
     def role(self, seat: int) -> str:
         """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""

@@ -41,26 +41,36 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
-    """"Hongs 9 / 15 (castle, 40 spaces left)", plus what a pending summon offers."""
+    """"Hongs 9 / 15 (castle, 40 spaces left)"."""
     # TRANSLATORS: {hongs} and {threshold} are numbers; {board} is the board's name (castle, garden, inner).
-    line = n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
+    return n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
               "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", len(game.empty_squares()),
               hongs=game.hong_count(), threshold=game.threshold, board=game.board.name)
+
+
+def prompt(game: hong.HongGame, names: tuple[str, str]) -> str:
+    """What a pending summon offers the player to move — each dragon, what it does and a legal example — or ""."""
     pending = game.pending
-    if pending:
-        legal = game.legal_moves()
-        offers = []
-        for size, action in sorted(pending.options.items()):
-            example = next((m for m in legal if m.startswith(f"D{size} ")), "")
-            # TRANSLATORS: D{size} {action} is notation (D2 rotate); {help} says what the action does; {example}
-            # is a whole dragon action such as "D2 rotate C4".
-            offers.append(_("**D{size} {action}** — {help} e.g. `{example}`", size=size, action=action,
-                            help=action_help(action), example=example))
-        # TRANSLATORS: {offers} lists the dragons the player may choose, separated by "; ".
-        # {dragon} is the command /hong dragon (a mention: Discord shows it in each reader's language).
-        line += "\n" + _("🐉 {name} summons a Great Dragon — choose one with {dragon}: {offers}",
-                         name=names[pending.player], dragon=mentions.command("hong dragon"), offers="; ".join(offers))
-    return line
+    if not pending:
+        return ""
+    legal = game.legal_moves()
+    offers = []
+    for size, action in sorted(pending.options.items()):
+        example = next((m for m in legal if m.startswith(f"D{size} ")), "")
+        # TRANSLATORS: D{size} {action} is notation (D2 rotate); {help} says what the action does; {example}
+        # is a whole dragon action such as "D2 rotate C4".
+        offers.append(_("**D{size} {action}** — {help} e.g. `{example}`", size=size, action=action,
+                        help=action_help(action), example=example))
+    dragon = mentions.command("hong dragon")
+    if len(offers) == 1:
+        # TRANSLATORS: {offer} is the dragon summoned, what it does and an example; {dragon} is the command
+        # /hong dragon (a mention: Discord shows it in each reader's language).
+        return _("🐉 {name} summons a Great Dragon — carry out its action with {dragon}: {offer}",
+                 name=names[pending.player], dragon=dragon, offer=offers[0])
+    # TRANSLATORS: {offers} lists the dragons the player may choose, separated by "; ".
+    # {dragon} is the command /hong dragon (a mention: Discord shows it in each reader's language).
+    return _("🐉 {name} summons a Great Dragon — choose one with {dragon}: {offers}",
+             name=names[pending.player], dragon=dragon, offers="; ".join(offers))
 
 
 def action_help(action: str) -> str:
@@ -181,8 +191,12 @@ def place(square: app_commands.Range[str, 1, 10], rotate: bool = False) -> str:
 
 
 def dragon(action: app_commands.Range[str, 1, 60]) -> str:
-    """``/hong dragon``'s option → the dragon action, as typed (the engine reads it)."""
-    return action
+    """``/hong dragon``'s option → the dragon action, as typed (the engine reads it).
+
+    Raises:
+        IllegalMove: it doesn't read as a dragon action (a placement such as ``D4H`` is refused, never placed).
+    """
+    return hong.dragon_action(action)
 
 
 def square_choices(game: hong.HongGame, options) -> list[str]:
@@ -205,6 +219,7 @@ KIND = HONG = GameKind(
     role_article="the ",
     seat_options=seat_options,
     score=score,
+    prompt=prompt,
     result=result,
     describe_options=describe_options,
     describe_move=describe_move,

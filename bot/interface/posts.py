@@ -324,9 +324,12 @@ def status_line(kind: GameKind, game: Game, record: Record) -> str:
     seat = game.to_move
     player = record.player(seat)
     score, role = kind.score(game, record.names), kind.role(seat)
-    if player.bot:
+    if player.bot:  # never tell the channel to act for the computer
         # TRANSLATORS: {name} is the computer player's name; {role} its side ("blue", "emperor").
         return f"{score}\n" + _("{name} ({role}) is thinking…", name=player.shown, role=role)
+    ask = kind.prompt(game, record.names)
+    if ask:
+        score += f"\n{ask}"
     if record.deadline:
         # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {when} the turn's
         # deadline, a moment Discord shows relative to now in the reader's language: "in 23 hours".

@@ -339,7 +339,11 @@ async def test_dragon_actions_get_their_syntax_and_a_legal_example(emu, world, r
     for action, answer in (("swap C3 C6 V", f"Say which dragon first: {usage}"),
                            ("D1 swap C3", f"swap takes <tile> <stone> <H|V>: {usage}"),
                            ("D2 rotate C3", f"The dragon of size 2 is not being summoned now — you can summon {usage}"),
-                           ("D1 swap 3C C6 V", f"'3C' is not a square — {usage} Did you mean C3?")):
+                           ("D1 swap 3C C6 V", f"'3C' is not a square — {usage} Did you mean C3?"),
+                           # not an action at all, a placement included: the dragon's syntax, never a tile placed
+                           *((typed, f"'{typed}' is not a dragon action: write D<size> <action> then its squares, "
+                                     "e.g. D2 rotate C4. The post that summons a Great Dragon lists the ones you can "
+                                     "choose.") for typed in ("x", "D4H", game.empty_squares()[0] + "V"))):
         it = await emu.slash(summoner, world.channel, "hong dragon", action=action)
         assert await refused(it) == answer, action
     it = await emu.slash(summoner, world.channel, "hong place", square=game.empty_squares()[0])

@@ -983,3 +983,16 @@ def test_copy_copies_the_history():
 def test_kind_and_pending_are_the_contract_fields():
     g = new_game("inner", seed=2)
     assert g.kind == "hong" and g.pending is None
+
+
+def test_a_dragon_action_is_read_as_typed_and_anything_else_refused_with_its_syntax():
+    """hong.dragon_action: what a command meant for dragon actions passes on (the position judges it later);
+    a placement or anything else is refused there with the actions' syntax, never played as a tile."""
+    for typed in ("D2 rotate C4", "d1 swap c3 c6 v", "ｄ１ ｓｗａｐ", "swap C3 C6 V", "rotate"):
+        assert hong.dragon_action(typed) == typed
+    for typed in ("D4H", "x", "C4 V", "", "D4 H"):
+        with pytest.raises(IllegalMove) as refused:
+            hong.dragon_action(typed)
+        assert str(refused.value) == (f"{typed.strip()!r} is not a dragon action: write D<size> <action> then its "
+                                      "squares, e.g. D2 rotate C4. The post that summons a Great Dragon lists the ones "
+                                      "you can choose.")

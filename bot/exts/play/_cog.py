@@ -353,6 +353,9 @@ class Play(commands.Cog):
             if record.deadline:
                 text += " " + time_runs_out(record.deadline)
             text += f"\n{kind.score(game, record.names)}"
+            ask = "" if record.player(seat).bot else kind.prompt(game, record.names)
+            if ask:
+                text += f"\n{ask}"
             if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
                 await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
                                    ephemeral=True, allowed_mentions=NO_MENTIONS)
