@@ -44,8 +44,9 @@ COLUMNS = "ABCDE"
 STANDARD, QUICK, ROOF = "S", "Q", "R"
 PIECE_NAMES = {STANDARD: N_("standard block"), QUICK: N_("quick block"), ROOF: N_("roof")}
 #: The refusal of a piece a player has none left of.
-_NONE_LEFT = {STANDARD: N_("You have no standard blocks left."), QUICK: N_("You have no quick blocks left."),
-              ROOF: N_("You have no roofs left.")}
+_NONE_LEFT = {STANDARD: N_("You have no standard blocks left: place a roof instead."),
+              QUICK: N_("You have no quick blocks left."),
+              ROOF: N_("You have no roofs left: place a standard block instead.")}
 #: Pieces each player starts with (rules: "Pieces").
 START_PIECES = {STANDARD: 20, QUICK: 5, ROOF: 5}
 

@@ -469,6 +469,25 @@ class GameLayer:
 
     # --- moves ------------------------------------------------------------------------------------
 
+    async def turn_of(self, kind: GameKind, channel_id: int, user_id: int) -> tuple[Stored, Game, int]:
+        """The channel's game of ``kind`` when it is ``user_id``'s turn in it: ``(stored, game, their seat)`` — what a
+        move, or a move's suggestions, starts from.
+
+        Raises:
+            UserError: no game of that kind here, a spectator, not their turn, or their time for it ran out.
+        """
+        stored, game = await self.running(channel_id, kind)
+        record = stored.record
+        seat = self._player_seat(record, user_id, kind)
+        if game.to_move != seat:
+            waiting = record.player(game.to_move).shown
+            # TRANSLATORS: {name} is the player to move; {role} their side ("blue", "emperor").
+            raise UserError(_("It's not your turn: {name} ({role}) is to move.", name=waiting,
+                              role=kind.role(game.to_move)))
+        if record.deadline and self.clock() >= record.deadline:
+            raise UserError(_("Your time for this turn has run out: the game is being ended as a loss on time."))
+        return stored, game, seat
+
     async def play(self, kind: GameKind, channel_id: int, user_id: int, move: str, *, expected_state: dict | None = None) -> Turn:
         """Apply ``move`` for ``user_id`` to the channel's game and commit it atomically.
 
@@ -480,18 +499,10 @@ class GameLayer:
             UserError: no game, another game kind, a spectator, not their turn, their time ran out, a lost race.
             IllegalMove: the engine's reason the move is malformed or illegal (nothing is stored).
         """
-        stored, game = await self.running(channel_id, kind)
+        stored, game, seat = await self.turn_of(kind, channel_id, user_id)
         record = stored.record
-        seat = self._player_seat(record, user_id, kind)
         if expected_state is not None and record.state != expected_state:
             raise GameChanged(_("The position changed while the move was being chosen."))
-        if game.to_move != seat:
-            waiting = record.player(game.to_move).shown
-            # TRANSLATORS: {name} is the player to move; {role} their side ("blue", "emperor").
-            raise UserError(_("It's not your turn: {name} ({role}) is to move.", name=waiting,
-                              role=kind.role(game.to_move)))
-        if record.deadline and self.clock() >= record.deadline:
-            raise UserError(_("Your time for this turn has run out: the game is being ended as a loss on time."))
         game.play(move)
         record = record.replace(takeback=None)
         return await self._commit(stored, record, kind, game, Turn(record, game, seat, game.moves[-1]))

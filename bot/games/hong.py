@@ -13,9 +13,10 @@ import engine.hong as hong
 from engine import N_, IllegalMove, squares
 from render.hong import RENDERER
 
-from ..interface import mentions
-from ..i18n import _, n_
+from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
+from ..i18n import _, n_
+from ..interface import mentions
 from ..i18n.wording import translate
 
 ROLE = Literal["emperor", "dragon_master", "random"]
@@ -200,13 +201,29 @@ def dragon(action: app_commands.Range[str, 1, 60]) -> str:
 
 
 def square_choices(game: hong.HongGame, options) -> list[str]:
-    """The empty spaces, unless a summoned dragon's action must come first."""
-    return [] if game.pending else game.empty_squares()
+    """The empty spaces, unless a summoned dragon's action must come first.
+
+    Raises:
+        UserError: a summoned dragon's action comes first.
+    """
+    if game.pending:
+        # TRANSLATORS: {dragon} is the command /hong dragon (a mention).
+        raise UserError(_("Carry out the summoned Great Dragon's action first, with {dragon}.",
+                          dragon=mentions.command("hong dragon")))
+    return game.empty_squares()
 
 
 def action_choices(game: hong.HongGame, options) -> list[str]:
-    """The summoned dragon's legal actions (none without a summon)."""
-    return game.legal_moves() if game.pending else []
+    """The summoned dragon's legal actions.
+
+    Raises:
+        UserError: no dragon is being summoned.
+    """
+    if not game.pending:
+        # TRANSLATORS: {place} is the command /hong place (a mention).
+        raise UserError(_("No Great Dragon is being summoned now: place a tile with {place}.",
+                          place=mentions.command("hong place")))
+    return game.legal_moves()
 
 
 KIND = HONG = GameKind(

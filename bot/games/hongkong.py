@@ -13,9 +13,11 @@ import engine.hongkong as hk
 from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import RENDERER
 
-from ..i18n import _, n_
+from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
+from ..i18n import _, n_, p_
 from ..i18n.wording import translate
+from ..interface import mentions
 
 FIRST = Literal["me", "them", "random"]
 
@@ -139,12 +141,41 @@ def place(
 
 def square_choices(game: hk.HongKongGame, options) -> list[str]:
     """Where the piece chosen so far (block or roof, after the quick block if one is given) may go
-    (``options``: the command's options so far; one not given yet is None)."""
-    return game.legal_squares("R" if options.piece == "roof" else "S", options.quick or None)
+    (``options``: the command's options so far; one not given yet is None).
+
+    Raises:
+        UserError: nowhere — the player has none of that piece left (and which option to change), or the quick
+            block chosen can't go where it is.
+    """
+    piece = "R" if options.piece == "roof" else "S"
+    left = game.remaining[game.to_move]
+    option = mentions.option("hongkong place", "piece")
+    if left[piece] == 0 and piece == "S":
+        # TRANSLATORS: {option} is the option "piece" and {value} its choice "roof", as Discord shows them.
+        raise UserError(_("You have no standard blocks left: set `{option}` to {value}.", option=option,
+                          value=p_("choice", "roof")))
+    if left[piece] == 0:
+        # TRANSLATORS: {option} is the option "piece" and {value} its choice "block", as Discord shows them.
+        raise UserError(_("You have no roofs left: set `{option}` to {value}.", option=option,
+                          value=p_("choice", "block")))
+    if options.quick:
+        quick_choices(game, options)  # none left: says so
+    found = game.legal_squares(piece, options.quick or None)
+    if not found and options.quick:
+        # TRANSLATORS: {square} is what was chosen for the option {option} (the quick block's square).
+        raise UserError(_("A quick block can't go on {square}: choose another `{option}`.", square=options.quick,
+                          option=mentions.option("hongkong place", "quick")))
+    return found
 
 
 def quick_choices(game: hk.HongKongGame, options) -> list[str]:
-    """Where a quick block may go."""
+    """Where a quick block may go.
+
+    Raises:
+        UserError: the player has no quick blocks left.
+    """
+    if game.remaining[game.to_move]["Q"] == 0:
+        raise UserError(_("You have no quick blocks left."))
     return game.legal_squares("Q")
 
 

@@ -5,6 +5,7 @@ A leaf of the Discord side: it imports discord.py and the game layer's plain typ
 """
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import discord
@@ -39,6 +40,22 @@ def choices(values: list[str], typed: str) -> list[app_commands.Choice[str]]:
     first = [v for v in values if folded[v].startswith(typed)]
     rest = [v for v in values if typed in folded[v] and v not in first]
     return [app_commands.Choice(name=v, value=v) for v in (first + rest)[:MAX_CHOICES]]
+
+
+#: Discord's limit on a choice's name and value (characters).
+CHOICE_MAX = 100
+_MARKUP = re.compile(r"</([^:>]+):\d+>|\*\*|`")
+
+
+def reason_choice(reason: str, typed: str) -> app_commands.Choice[str]:
+    """Why an autocomplete has no suggestions, as its one choice: Discord shows a choice's name as plain text (no
+    Markdown, no mentions), so ``reason``'s first sentence is given bare — a command mention as ``/hong dragon`` —
+    within :data:`CHOICE_MAX`. Its value is what was typed (or ``?``): picked anyway, the command gives the same
+    reason as a refusal."""
+    plain = _MARKUP.sub(lambda m: f"/{m[1]}" if m[1] else "", reason)
+    first = re.split(r"(?<=[.!?。！？])\s", plain, maxsplit=1)[0]
+    name = first if len(first) <= CHOICE_MAX else first[:CHOICE_MAX - 1] + "…"
+    return app_commands.Choice(name=name, value=(typed.strip() or "?")[:CHOICE_MAX])
 
 
 def level_name(level: str) -> str:

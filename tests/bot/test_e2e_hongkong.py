@@ -136,8 +136,14 @@ async def test_autocomplete_offers_only_legal_squares(emu, world, running):
     assert len(values) == 24 and "C3" not in values  # the centre ban on the first turn
     choices = await emu.autocomplete(world.ann, world.channel, "hongkong place", focused="square", square="c")
     assert [c["value"] for c in choices] == ["C1", "C2", "C4", "C5"]
-    # not the caller's turn → nothing offered
-    assert await emu.autocomplete(world.ben, world.channel, "hongkong place", focused="square", square="") == []
+    # nothing to offer → the one choice says why (picked anyway, the command refuses with the same reason)
+    ann, ben = display(world.ann), display(world.ben)
+    for user, typed, why in ((world.ben, "", f"It's not your turn: {ann} (blue) is to move."),
+                             (world.cleo, "b2", f"You're not playing in this game ({ann} vs {ben}).")):
+        choices = await emu.autocomplete(user, world.channel, "hongkong place", focused="square", square=typed)
+        assert choices == [{"name": why, "value": typed or "?"}], choices
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="?")
+    assert await refused(it) == f"It's not your turn: {ann} (blue) is to move."
 
 
 async def test_quick_block_autocomplete_after_roof(emu, world, running):

@@ -2,6 +2,10 @@
 to that player when a person — never to the channel on the computer's behalf (issue 24)."""
 from __future__ import annotations
 
+import re
+
+import pytest
+
 import engine.hong as hong
 from bot.core.record import Player, Record, Status
 from bot.games.hong import HONG, action_help
@@ -40,3 +44,46 @@ def test_the_computer_summoning_is_not_the_channels_to_act_on():
     text = status_line(HONG, game, record)
     assert "🐉" not in text and "/hong dragon" not in text
     assert text.split("\n")[1] == f"Computer ({HONG.role(game.to_move)}) is thinking…"
+
+
+def test_autocomplete_says_why_a_piece_has_nowhere_to_go():
+    """The candidates of /hongkong place and /hong place and dragon raise the reason when there is nothing to
+    offer (the completer shows it as its one choice)."""
+    from types import SimpleNamespace
+
+    import engine.hongkong as hk
+    from bot.core.errors import UserError
+    from bot.games import hong as hong_commands
+    from bot.games import hongkong as hk_commands
+
+    game = hk.new_game()
+    block, roof = SimpleNamespace(piece=None, quick=None), SimpleNamespace(piece="roof", quick=None)
+    assert len(hk_commands.square_choices(game, block)) == 24
+    game.remaining[game.to_move].update(S=0, R=0, Q=0)
+    for options, why in ((block, "You have no standard blocks left: set `piece` to roof."),
+                         (roof, "You have no roofs left: set `piece` to block."),
+                         (SimpleNamespace(piece=None, quick="A1"), "You have no standard blocks left: set `piece` to "
+                                                                  "roof.")):
+        with pytest.raises(UserError, match=f"^{re.escape(why)}$"):
+            hk_commands.square_choices(game, options)
+    with pytest.raises(UserError, match="^You have no quick blocks left.$"):
+        hk_commands.quick_choices(game, block)
+    game.remaining[game.to_move].update(S=20, Q=5)
+    with pytest.raises(UserError, match="^A quick block can't go on C3: choose another `quick`.$"):  # the centre
+        hk_commands.square_choices(game, SimpleNamespace(piece=None, quick="C3"))
+
+    summoning_game, _record = summoning(computer=False)
+    with pytest.raises(UserError, match="^Carry out the summoned Great Dragon's action first, with `/hong dragon`.$"):
+        hong_commands.square_choices(summoning_game, None)
+    with pytest.raises(UserError, match="^No Great Dragon is being summoned now: place a tile with `/hong place`.$"):
+        hong_commands.action_choices(hong.new_game("inner"), None)
+
+
+def test_a_reason_is_one_plain_choice():
+    from bot.interface.options import reason_choice
+
+    choice = reason_choice("You're not playing in this game (**Ann** vs Ben). Watch with </hongkong board:123>.", "")
+    assert (choice.name, choice.value) == ("You're not playing in this game (Ann vs Ben).", "?")
+    choice = reason_choice("Carry out its action first, with </hong dragon:9>.", " b2 ")
+    assert (choice.name, choice.value) == ("Carry out its action first, with /hong dragon.", "b2")
+    assert len(reason_choice("x" * 300, "y" * 300).name) == 100 and len(reason_choice("x", "y" * 300).value) == 100

@@ -356,7 +356,7 @@ def test_turn_shapes_outside_the_four_kinds_refused(turn, fragment):
 def test_out_of_roofs():
     game = setup([f"R@{sq}" for sq in ("A1", "B1", "C1", "A2", "B2")])
     assert game.remaining[0]["R"] == 0
-    refused(game, "R@A3", "no roofs left")
+    refused(game, "R@A3", "no roofs left: place a standard block instead")
     refused(game, "Q@A3 R@A3", "no roofs left")
     assert not any("R@" in move for move in game.legal_moves())
     game.play("S@A3")
@@ -375,7 +375,7 @@ def test_out_of_standard_blocks():
     game = setup([f"S@{sq}" for sq in ("A1", "B1", "C1", "D1", "E1") for _ in range(4)],
                  [f"S@{sq}" for sq in ("A5", "B5", "C5", "D5", "E5") for _ in range(4)])
     assert game.remaining[0] == {"S": 0, "Q": 5, "R": 5}
-    refused(game, "S@A3", "no standard blocks left")
+    refused(game, "S@A3", "no standard blocks left: place a roof instead")
     refused(game, "Q@A3 S@A3", "no standard blocks left")
     moves = game.legal_moves()
     assert moves and all(move.split()[-1].startswith("R@") for move in moves)

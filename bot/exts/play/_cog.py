@@ -426,14 +426,13 @@ class Play(commands.Cog):
         await answers.edit(interaction, content=_("You resigned."), view=None)
         await self.post_turn(interaction, kind, turn)
 
-    async def legal_for_caller(self, interaction: discord.Interaction, kind: GameKind) -> Game | None:
-        """For autocomplete: the engine game if the caller is the player to move here, else None."""
-        try:
-            stored, game = await self.layer.running(channel_id(interaction), kind)
-        except UserError:
-            return None
-        if game.is_over or stored.record.player(game.to_move).id != interaction.user.id:
-            return None
+    async def caller_turn(self, interaction: discord.Interaction, kind: GameKind) -> Game:
+        """For autocomplete: the engine game when it is the caller's turn in this channel's game of ``kind``.
+
+        Raises:
+            UserError: why not — no such game here, a spectator, not their turn (:meth:`GameLayer.turn_of`).
+        """
+        _stored, game, _seat = await self.layer.turn_of(kind, channel_id(interaction), interaction.user.id)
         return game
 
     # --- rematch and takeback ---------------------------------------------------------------------

@@ -16,9 +16,13 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping, Optional
 import discord
 from discord import app_commands
 
+from engine import IllegalMove
+
 from ... import i18n
+from ...core.errors import UserError
 from ...core.kinds import GameKind, MoveCommand
-from ...interface.options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices
+from ...i18n.wording import translate
+from ...interface.options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices, reason_choice
 from ...interface.translator import untranslated
 
 if TYPE_CHECKING:
@@ -57,7 +61,12 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
 
 def _add_move(group: app_commands.Group, kind: GameKind, move: MoveCommand, play: "Play") -> None:
     async def run(interaction: discord.Interaction, **options) -> None:
-        await play.play(interaction, kind, move.notation(**options))
+        try:
+            typed = move.notation(**options)
+        except IllegalMove:  # unreadable options; but if it isn't the caller's move at all, that is said first
+            await play.caller_turn(interaction, kind)
+            raise
+        await play.play(interaction, kind, typed)
 
     command = _add(group, move.name, move.description, run, _options(move.notation), move.help)
     for option, candidates in move.autocomplete.items():
@@ -83,13 +92,22 @@ def _add(group: app_commands.Group, name: str, description: str, run: Callable[.
 
 
 def _completer(kind: GameKind, candidates: Callable, play: "Play"):
-    """Autocomplete from the position: ``candidates(game, options so far)`` for the player to move (nothing for
-    anyone else), filtered by what was typed; in the caller's language (``interaction.locale``)."""
+    """Autocomplete from the position: ``candidates(game, options so far)`` for the player to move, filtered by
+    what was typed; in the caller's language (``interaction.locale``). Never empty without a reason: when there is
+    nothing to suggest — no game here, a spectator, not their turn, or the position offers nothing for the options
+    so far (``candidates`` raises :class:`UserError` or :class:`engine.IllegalMove` saying why) — the one choice
+    says so (:func:`reason_choice`); picked anyway, the command refuses with the same reason (a move's options are
+    read only once it is the caller's turn: :func:`_add_move`)."""
 
     async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         i18n.use(interaction.locale)
-        game = await play.legal_for_caller(interaction, kind)
-        return [] if game is None else choices(candidates(game, interaction.namespace), current)
+        try:
+            game = await play.caller_turn(interaction, kind)
+            return choices(candidates(game, interaction.namespace), current)
+        except UserError as why:
+            return [reason_choice(str(why), current)]
+        except IllegalMove as why:
+            return [reason_choice(translate(why), current)]
 
     return complete
 
