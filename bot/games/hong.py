@@ -42,11 +42,16 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
-    """"Hongs 9 / 15 (castle, 40 spaces left)"."""
+    """"Hongs 9 / 15 (castle, 40 spaces left)" — and, with the expansion, once the count has reached the threshold
+    while play goes on, why it isn't over (rules, "Decided early": dragons can still break Hongs)."""
     # TRANSLATORS: {hongs} and {threshold} are numbers; {board} is the board's name (castle, garden, inner).
-    return n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
+    line = n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
               "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", len(game.empty_squares()),
               hongs=game.hong_count(), threshold=game.threshold, board=game.board.name)
+    if game.expansion and not game.is_over and game.hong_count() >= game.threshold:
+        line += " — " + _("enough for the dragon master now, but Great Dragons can still break Hongs: the count "
+                          "that decides is the one when the board is full")
+    return line
 
 
 def prompt(game: hong.HongGame, names: tuple[str, str]) -> str:

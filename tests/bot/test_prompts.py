@@ -87,3 +87,25 @@ def test_a_reason_is_one_plain_choice():
     choice = reason_choice("Carry out its action first, with </hong dragon:9>.", " b2 ")
     assert (choice.name, choice.value) == ("Carry out its action first, with /hong dragon.", "b2")
     assert len(reason_choice("x" * 300, "y" * 300).name) == 100 and len(reason_choice("x", "y" * 300).value) == 100
+
+
+#: Found by random playouts on the inner board with the lair (seed 7): after these moves the count is at the
+#: threshold (11) with spaces still empty — the game goes on, as it must with the expansion (rules, "Decided early").
+AT_THRESHOLD = ["B2V", "F6H", "E1H", "F3H", "D2V", "D6V", "A6V", "E6H", "D5H", "D3H", "A2H", "D7H", "D1 movestone C2 D1",
+                "G5V", "A7V", "A1H", "F5H", "C4H", "A3V", "B7H", "F7V", "G2H", "E5V", "G1H", "B4H", "B1V", "C1V", "F1V",
+                "E7H", "C2H", "B6H", "D4V", "F4V", "G6V", "D2 flip B1", "B5H", "C3V", "C5H", "C6V", "G7V", "E3V", "B3V",
+                "F2V", "A4V", "C7V"]
+
+
+def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on():
+    from bot.games.hong import score
+
+    game = hong.new_game("inner", expansion=True, seed=7)
+    for move in AT_THRESHOLD[:-1]:
+        game.play(move)
+        assert "Great Dragons can still break Hongs" not in score(game, ("Ann", "Ben"))
+    game.play(AT_THRESHOLD[-1])
+    assert not game.is_over and game.hong_count() >= game.threshold == 11
+    assert score(game, ("Ann", "Ben")) == (
+        f"Hongs {game.hong_count()} / 11 (inner, {len(game.empty_squares())} spaces left) — enough for the dragon "
+        "master now, but Great Dragons can still break Hongs: the count that decides is the one when the board is full")
