@@ -73,9 +73,17 @@ def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, c
         _("• reminders: **{state}** (once, at half the time)", state=_("on") if settings.reminders else _("off")),
         _("• a thread per game: **{state}**", state=_("on") if settings.threads else _("off")),
         # TRANSLATORS: {language} is a language's own name, e.g. "Deutsch", "日本語"
-        _("• language of the bot's posts: **{language}**", language=posts) if settings.language else
-        _("• language of the bot's posts: **{language}** (auto: the server's language in Discord)", language=posts),
+        _("• language of the bot's posts: **{language}**", language=posts) if settings.language in i18n.languages()
+        else _("• language of the bot's posts: **{language}** (auto: the server's language in Discord)",
+               language=posts),
     ]
+    if settings.language and settings.language not in i18n.languages():
+        # TRANSLATORS: {chosen} is the name of the language chosen for the server (e.g. "français"), {language} the
+        # one posts use meanwhile; {settings} the command /settings (a mention).
+        lines.append(_("⚠️ **{chosen}** was chosen, but this bot can't read that language's catalog now (missing or "
+                       "damaged): posts are in **{language}** until it is back. Its operator has the details in the "
+                       "log; {settings} can choose another.", chosen=i18n.language_name(settings.language),
+                       language=posts, settings=mentions.command("settings")))
     return "\n".join(lines)
 
 

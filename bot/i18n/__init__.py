@@ -95,8 +95,13 @@ def _compiled(code: str) -> gettext.NullTranslations | None:
     (logged). Raises nothing: a damaged catalog must not take the bot down."""
     path = LOCALES / f"{code}.po"
     try:
+        damage = _damaged_line(path)
+        if damage:
+            log.error("the catalog %s is damaged on line %d (%s): %r; it is left out, its language answered in "
+                      "English until it is fixed", path, *damage)
+            return None
         with path.open("rb") as f:
-            catalog = read_po(f, locale=code)
+            catalog = read_po(f, locale=code, abort_invalid=True)  # Babel's own complaints raise, never print
         for message in list(catalog):
             why = unfit(message.id, message.string) if message.id and message.string else None
             if why:
@@ -118,6 +123,23 @@ def _compiled(code: str) -> gettext.NullTranslations | None:
     except Exception:
         log.exception("could not read the catalog %s; answering in English", path)
         return None
+
+
+#: A line a catalog may hold: blank, a comment, a keyword with its quoted string, or a continued string — each
+#: string closed (Babel reads ``msgstr "unterminated`` as "unterminate", silently).
+_PO_LINE = re.compile(r'\s*(#.*|(msgctxt|msgid|msgid_plural|msgstr(\[\d+\])?)\s+"(\\.|[^"\\])*"|"(\\.|[^"\\])*")?\s*')
+
+
+def _damaged_line(path: Path) -> tuple[int, str, str] | None:
+    """The first line of the catalog at ``path`` that isn't PO syntax — ``(line number, what is wrong, the line)`` —
+    or None. (Babel, left to itself, reads an unterminated string with its last letter cut, and reports other
+    garbage only by printing to stdout.)"""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not _PO_LINE.fullmatch(line):
+            quoted = line.count('"') - line.count('\\"')
+            why = "a string not closed" if quoted % 2 else "not a comment, a keyword or a string"
+            return number, why, line[:80]
+    return None
 
 
 def _compile(catalog: Catalog) -> Translations:
@@ -235,7 +257,15 @@ def server_language(chosen: str | None, preferred: object) -> str:
     ``discord.Locale``, its value, or None), else English."""
     if chosen in languages():
         return chosen
+    if chosen is not None and chosen != SOURCE:
+        _missing_once(chosen)
     return resolve(preferred)
+
+
+@functools.cache
+def _missing_once(code: str) -> None:
+    log.warning("a server chose %s for its posts, but that catalog is missing or damaged; its posts follow the "
+                "server's language in Discord until it is back", code)
 
 
 def fields(template: str) -> set[str]:

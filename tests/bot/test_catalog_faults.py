@@ -11,7 +11,9 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 from bot import i18n
+from bot.exts.admin import describe_settings
 from bot.i18n import _, n_
+from bot.storage.settings import GuildSettings
 
 TURN = "{mention}, your turn ({role}). You have {time}."
 LEFT = ("{count} space left", "{count} spaces left")
@@ -102,3 +104,40 @@ def test_a_plural_rule_python_cant_read_drops_only_the_counted_messages(locales,
     with i18n.language("de"):
         assert _("Good game, {name}.", name="Ann") == "Gutes Spiel, Ann."
         assert n_(*LEFT, 3) == "3 spaces left"
+
+
+@pytest.mark.parametrize("line, why", [('msgstr "unterminated', "a string not closed"),
+                                       ("this is no catalog line", "not a comment, a keyword or a string")])
+def test_a_damaged_line_leaves_the_catalog_out_through_the_log_not_stdout(locales, caplog, capsys, line, why):
+    """Babel alone reads ``msgstr "unterminated`` as "unterminate" and reports other garbage only by printing to
+    stdout: the bot's own check leaves such a catalog out and says where, in its log."""
+    write(locales, "de", {"Good game, {name}.": "Gutes Spiel, {name}."})
+    write(locales, "es", {"Good game, {name}.": "Buen juego, {name}."})
+    path = locales / "es.po"
+    text = path.read_text().replace('msgstr "Buen juego, {name}."', line)
+    path.write_text(text)
+    number = text.splitlines().index(line) + 1
+    with caplog.at_level(logging.WARNING):
+        assert i18n.languages() == ("en", "de")
+        with i18n.language("es"):
+            assert _("Good game, {name}.", name="Ann") == "Good game, Ann."
+    assert capsys.readouterr().out == ""
+    [record] = [r for r in caplog.records if "es.po" in r.getMessage()]
+    assert record.levelno == logging.ERROR and record.getMessage() == (
+        f"the catalog {path} is damaged on line {number} ({why}): {line!r}; it is left out, its language answered "
+        "in English until it is fixed")
+
+
+def test_a_chosen_language_whose_catalog_is_gone_is_said_in_settings_and_logged(locales, caplog):
+    write(locales, "de", {"Good game, {name}.": "Gutes Spiel, {name}."})
+    with caplog.at_level(logging.WARNING):
+        assert i18n.server_language("fr", "de") == "de"  # chosen, but no catalog: the server's language in Discord
+        assert i18n.server_language("fr", "de") == "de"
+    assert [r.getMessage() for r in caplog.records if "fr" in r.getMessage()] == [
+        "a server chose fr for its posts, but that catalog is missing or damaged; its posts follow the server's "
+        "language in Discord until it is back"]  # once
+    shown = describe_settings(GuildSettings(language="fr"), None, changed=False).splitlines()
+    assert shown[-2] == "• language of the bot's posts: **English** (auto: the server's language in Discord)"
+    assert shown[-1] == ("⚠️ **français** was chosen, but this bot can't read that language's catalog now (missing or "
+                         "damaged): posts are in **English** until it is back. Its operator has the details in the "
+                         "log; `/settings` can choose another.")
