@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
 import aiohttp
@@ -86,10 +87,48 @@ async def board_png(kind: GameKind, game: Game, record: Record, *, priority: int
     return await renderer.png(kind, game, plain_names(record), ended=record.ended_off_board, priority=priority)
 
 
+@dataclass(frozen=True)
+class Picture:
+    """An image to attach to a post: its bytes and its alt text (Discord's attachment ``description``, read out by
+    screen readers and shown when the image can't be: every image the bot posts has one)."""
+
+    data: bytes
+    alt: str
+
+    def file(self, name: str) -> discord.File:
+        """The attachment called ``name`` (alt text cut to Discord's 1,024 characters)."""
+        return discord.File(io.BytesIO(self.data), filename=name, description=self.alt[:ALT_MAX])
+
+
+#: Discord's limit on an attachment's description (its alt text).
+ALT_MAX = 1024
+
+
+def board_alt(kind: GameKind, game: Game, record: Record) -> str:
+    """A board image's alt text, in the current language: the game, the turn, the score, and whose turn it is or how
+    the game ended — what a player who can't see the image needs ("Hong Kong board, turn 12. Buildings: Ann 5 –
+    Ben 4. Ben (orange) to move.")."""
+    score = kind.score(game, record.names)
+    if record.result is not None:
+        status = result_text(kind, record, game)
+    else:
+        # TRANSLATORS: {player} is the name of the player to move, {role} their side ("blue", "emperor").
+        status = _("{player} ({role}) to move.", player=record.player(game.to_move).shown, role=kind.role(game.to_move))
+    # TRANSLATORS: the alt text of a board image. {game} is "Hong Kong" or "Hong"; {turn} a number; {score} the score
+    # line ("Buildings: Ann 5 – Ben 4"); {status} whose turn it is or how the game ended (a sentence).
+    return _("{game} board, turn {turn}. {score}. {status}", game=kind.title, turn=kind.turn_number(game),
+             score=score.rstrip("."), status=status)
+
+
+async def board_picture(kind: GameKind, game: Game, record: Record, *, priority: int = PLAYER) -> Picture:
+    """The rendered board (:func:`board_png`) with its alt text (:func:`board_alt`)."""
+    return Picture(await board_png(kind, game, record, priority=priority), board_alt(kind, game, record))
+
+
 async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
                      priority: int = PLAYER) -> discord.File:
-    """The rendered board (:func:`board_png`) as a PNG attachment called ``name``."""
-    return discord.File(io.BytesIO(await board_png(kind, game, record, priority=priority)), filename=name)
+    """The rendered board (:func:`board_picture`) as a PNG attachment called ``name``, with its alt text."""
+    return (await board_picture(kind, game, record, priority=priority)).file(name)
 
 
 def board_name(kind: GameKind, announcement: Announcement | None) -> str:
@@ -157,7 +196,7 @@ async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str
     return bool(await seen(bot, channel_id, file_name=file_name, text=text, limit=limit))
 
 
-async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: bytes | None = None,
+async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: Picture | None = None,
                     name: str = "board.png", by_text: bool = False, confirm: str | None = None, **kwargs) -> None:
     """Post ``text`` (and the file ``data`` as the attachment ``name``) as the interaction's public follow-up, once:
     if Discord answers 5xx, the channel is looked at (by ``name``, which carries the announcement's tag — or, without
@@ -169,7 +208,7 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
         discord.HTTPException: it failed (:class:`bot.interface.discordhttp.PostUncertain`: perhaps made — the outbox decides).
     """
     async def send():
-        files: _File = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        files: _File = {"file": data.file(name)} if data is not None else {}
         return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
 
     async def made():
@@ -183,7 +222,7 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
 
 
 async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, nonce: str | None,
-                          data: bytes | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
+                          data: Picture | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
     """Post ``text`` (and ``data`` as the attachment ``name``) in a channel outside any interaction. With a ``nonce``
     (every post of the bot has one) a connection dropped after sending is retried at once with the same nonce —
     Discord returns the first message for it; discord.py itself retries a 5xx. ``kwargs``: ``send``'s.
@@ -193,7 +232,7 @@ async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, no
     """
     channel = bot.get_partial_messageable(channel_id)
     for attempt in range(tries):
-        files: _File = {"file": discord.File(io.BytesIO(data), filename=name)} if data is not None else {}
+        files: _File = {"file": data.file(name)} if data is not None else {}
         try:
             # (discord.py's overloads type nonce str | int; its send takes None: it then makes one up)
             return await channel.send(text[:MESSAGE_LIMIT], nonce=nonce, **files, **kwargs)  # type: ignore[arg-type]
@@ -376,7 +415,7 @@ def shows_board(turn: Turn) -> bool:
     return turn.finished or not turn.record.player(turn.game.to_move).bot
 
 
-async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | None = None,
+async def complete(bot: discord.Client, reply: str, text: str, *, data: Picture | None = None,
                    name: str = "board.png", **kwargs) -> bool:
     """Complete an interaction left on "thinking…" by a process that stored its change and died: edit its original
     response (``PATCH /webhooks/<application id>/<token>/messages/@original``, idempotent: a retry edits it again) to
@@ -391,7 +430,7 @@ async def complete(bot: discord.Client, reply: str, text: str, *, data: bytes | 
     application_id, _, token = reply.partition(":")
     try:
         webhook = discord.Webhook.partial(int(application_id), token, client=bot)
-        files = [discord.File(io.BytesIO(data), filename=name)] if data is not None else []
+        files = [data.file(name)] if data is not None else []
         # (discord.py types message_id as int; it goes into the URL, where Discord names the response "@original")
         await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT],  # type: ignore[call-overload]
                                    attachments=files, **kwargs)
@@ -433,7 +472,7 @@ async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kin
             text, view = turn_message(kind, turn)
             extra: _View = {"view": view} if view else {}
             name = board_name(kind, turn.announcement)
-            png = await board_png(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
+            png = await board_picture(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
             if interaction is not None:
                 try:
                     await follow_up(bot, interaction, text, data=png, name=name, confirm=confirm,

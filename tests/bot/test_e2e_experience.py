@@ -485,3 +485,25 @@ async def test_help_says_how_to_start_lists_every_command_and_invites(emu, world
     assert (f"{emu.mention(world.guild, 'hong board')} — Aktuelles Spielbrett der Partie in diesem Kanal zeigen "
             "(für alle)") in german["fields"][0]["value"]
     assert emu.errors == []
+
+
+async def test_every_image_has_alt_text(emu, world, running, redis):
+    """A screen reader (or a client that can't show the image) reads what the board shows: the game, the turn, the
+    score, whose turn it is — or how the game ended; a replay says what it replays."""
+    await hongkong_game(emu, world)
+    ann, ben = display(world.ann), display(world.ben)
+    posted = await play(emu, world, world.ann, "hongkong place", square="A1")
+    assert posted.attachments[0].description == (f"Hong Kong board, turn 2. Buildings: {ann} 1 – {ben} 0. "
+                                                 f"{ben} (orange) to move.")
+    it = await emu.slash(world.cleo, world.channel, "hongkong board", ephemeral=True)
+    assert (await it.wait_done()).attachments[0].description == posted.attachments[0].description
+    final = await resign(emu, world.ben, world.channel)
+    assert final.attachments[0].description == (f"Hong Kong board, turn 2. Buildings: {ann} 1 – {ben} 0. "
+                                                 f"{ben} resigned: {ann} wins.")
+    gid = final.button("Replay")["custom_id"].split(":")[-1]
+    await emu.wait_for_message(world.channel, lambda m: m.content.startswith("📈"))  # recorded and rated
+    it = await emu.slash(world.cleo, world.channel, "replay", game=gid)
+    replay = (await it.wait_followups(1))[0]
+    assert replay.attachments[0].description == (f"Animated replay of Hong Kong, {ann} vs {ben}, 1 move. "
+                                                 f"{ben} resigned: {ann} wins.")
+    assert emu.errors == []

@@ -25,7 +25,7 @@ from ...i18n import _, p_
 from ...core.kinds import Game, GameKind
 from ...interface.options import level_name, person
 from ...storage.outbox import Announcement
-from ...interface.posts import (board_file, board_name, board_png, follow_up, nonce, post_nonce, post_turn,
+from ...interface.posts import (board_file, board_name, board_picture, follow_up, nonce, post_nonce, post_turn,
     send_in_channel, send_quietly, sides, status_line, time_runs_out)
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
@@ -109,7 +109,7 @@ class Play(commands.Cog):
         async with public(self.bot, self.layer, record.guild_id):
             text = f"{self._begins(kind, record)}\n{status_line(kind, game, record)}"
             await send_in_channel(self.bot, record.channel_id, text, nonce=nonce(announcement),
-                                  data=await board_png(kind, game, record), name=board_name(kind, announcement),
+                                  data=await board_picture(kind, game, record), name=board_name(kind, announcement),
                                   allowed_mentions=MENTION_PLAYERS)
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
@@ -130,7 +130,7 @@ class Play(commands.Cog):
             async with public(self.bot, self.layer, record.guild_id):
                 await answers.defer(interaction, thinking=True)
                 text = f"{heading()}\n{status_line(kind, game, record)}"
-                await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record),
+                await follow_up(self.bot, interaction, text, data=await board_picture(kind, game, record),
                                 name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
         except Exception:  # the game is stored: its first board is posted by the reconciler
             log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
@@ -267,7 +267,7 @@ class Play(commands.Cog):
                     announcement = Announcement.start(record)
                     await send_in_channel(self.bot, thread.id,
                                           f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
-                                          nonce=nonce(announcement), data=await board_png(kind, game, record),
+                                          nonce=nonce(announcement), data=await board_picture(kind, game, record),
                                           name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
                     await self.layer.outbox.done(announcement)
                     await follow_up(
@@ -360,7 +360,7 @@ class Play(commands.Cog):
                 await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
                                    ephemeral=True, allowed_mentions=NO_MENTIONS)
             else:  # the channel's: once (the file is always board.png: found by its text)
-                await follow_up(self.bot, interaction, text, data=await board_png(kind, game, record), by_text=True,
+                await follow_up(self.bot, interaction, text, data=await board_picture(kind, game, record), by_text=True,
                                 allowed_mentions=NO_MENTIONS)
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:

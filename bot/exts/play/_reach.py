@@ -35,7 +35,7 @@ from ... import i18n
 from ...interface import mentions
 from ...core.errors import UserError
 from ...i18n import N_, _, n_
-from ...interface.posts import GAME_FINISHED, board_png, post_nonce, send_in_channel, send_quietly, status_line
+from ...interface.posts import GAME_FINISHED, board_picture, post_nonce, send_in_channel, send_quietly, status_line
 from ...core.record import Record, Status
 from ...core.session import GameLayer, Person
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
@@ -248,7 +248,7 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
                      first=a, second=b, why=why.said())
             await send_in_channel(bot, record.channel_id, f"{text}\n{status_line(kind, game, record)}",
                                   nonce=post_nonce("f", record.id, len(game.moves)),
-                                  data=await board_png(kind, game, record), allowed_mentions=MENTION_PLAYERS)
+                                  data=await board_picture(kind, game, record), allowed_mentions=MENTION_PLAYERS)
     except (discord.HTTPException, aiohttp.ClientError):  # the game is there now: its next reminder checks the channel again
         log.warning("could not post the moved game %s in channel %s", record.id, record.channel_id)
     return True

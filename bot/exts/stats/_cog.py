@@ -36,9 +36,10 @@ from ...i18n import _, n_
 from ...core.kinds import GameKind
 from ...interface.options import EPHEMERAL_HELP
 from ...storage.outbox import Announcement
-from ...interface.posts import already_posted, board_png, follow_up, nonce, send_quietly
+from ...interface.posts import Picture, already_posted, board_picture, follow_up, nonce, send_quietly
 from ...storage.ratings import GLOBAL, Ratings, Standing, guild_scope
 from ...core.record import Record
+from ...core.session import result_text
 from ...interface.board_pool import build_replay
 from ...storage.finished_games import Records
 from ...interface.translator import untranslated
@@ -414,11 +415,18 @@ class Stats(commands.Cog):
                   second=player_name(record, 1), result=result_short(record),
                   seconds=round(replay.duration_ms / 1000))
         name = f"{record.kind}-{record.id}.gif"
+        # TRANSLATORS: a replay's alt text. {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {result}
+        # how the game ended (a sentence).
+        alt = n_("Animated replay of {game}, {first} vs {second}, {count} move. {result}",
+                 "Animated replay of {game}, {first} vs {second}, {count} moves. {result}", replay.frames - 1,
+                 game=self._title(record), first=player_name(record, 0), second=player_name(record, 1),
+                 result=result_text(self.kinds[record.kind], record))
+        picture = Picture(replay.gif, alt)
         if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
-            await answers.send(interaction, text[:2000], file=discord.File(io.BytesIO(replay.gif), filename=name),
-                               ephemeral=True, allowed_mentions=NO_MENTIONS)
+            await answers.send(interaction, text[:2000], file=picture.file(name), ephemeral=True,
+                               allowed_mentions=NO_MENTIONS)
         else:  # the channel's: once (bot.interface.posts.follow_up)
-            await follow_up(self.bot, interaction, text, data=replay.gif, name=name, allowed_mentions=NO_MENTIONS)
+            await follow_up(self.bot, interaction, text, data=picture, name=name, allowed_mentions=NO_MENTIONS)
 
     async def _replay_too_large(self, interaction: discord.Interaction, record: Record, limit: int,
                                 ephemeral: bool) -> None:
@@ -431,10 +439,10 @@ class Stats(commands.Cog):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
         kind = self.kinds[record.kind]
-        png = await board_png(kind, kind.load(record.game_state), record)
+        board = await board_picture(kind, kind.load(record.game_state), record)
         where = f"**{self._title(record)}** `{record.id}`"
         size = f"{limit / 1_000_000:.1f} MB" if limit >= 1_000_000 else f"{limit // 1000} KB"
-        files = [discord.File(io.BytesIO(png), filename="board.png")] if len(png) < limit else []
+        files = [board.file("board.png")] if len(board.data) < limit else []
         # TRANSLATORS: {game} is e.g. **Hong Kong** `k3x9q2ab`; {size} an upload limit, e.g. 8.0 MB
         if files:
             text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
