@@ -119,7 +119,8 @@ class Script:
         self.marked = marked
         if marked and self.keys[-1].endswith("..."):
             raise ScriptMismatch(f"{name}.lua: a marked script takes a fixed number of keys, not {self.keys[-1]}")
-        self.source = (source("marker_check").replace("#KEYS > OWN_KEYS", f"#KEYS > {len(self.keys)}") if marked else "") + text
+        check = source("marker_check").replace("#KEYS > OWN_KEYS", f"#KEYS > {len(self.keys)}") if marked else ""
+        self.source = check + text
 
     def __repr__(self) -> str:
         return f"Script({self.name!r}, keys={self.keys}, args={self.args}, marked={self.marked})"

@@ -14,11 +14,11 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
 - ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.storage.guard`: a Redis that lost its data is noticed).
 
-Every change goes through :meth:`GameStore.commit`, a Lua script that applies it only if the stored version
-is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
-what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the announcements
-still to make (``hongbot:outbox``, see :mod:`bot.storage.outbox`), the server's active set and the finished index — so a
-stored change always carries its consequences, even if Redis or the bot dies the moment after.
+Every change goes through :meth:`GameStore.commit`, a Lua script (``lua/commit.lua``) that applies it only if the
+stored version is the one the change was computed from, so of two concurrent moves exactly one lands. The same script
+writes what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the
+announcements still to make (``hongbot:outbox``, see :mod:`bot.storage.outbox`), the server's active set and the
+finished index — so a stored change always carries its consequences, even if Redis or the bot dies the moment after.
 
 On a Redis Cluster (``redis_cluster``: redis-py's ``RedisCluster`` client) a script, a MULTI or a WATCH may only
 touch keys of one hash slot. So there the keys are laid out by :class:`ClusterKeys`: the sets a commit writes beside
