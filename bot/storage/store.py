@@ -14,11 +14,11 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
 - ``hongbot:store:identity`` — the store's identity marker (:mod:`bot.storage.guard`: a Redis that lost its data is noticed).
 
-Every change goes through :meth:`GameStore.commit`, a Lua script that applies it only if the stored version
-is the one the change was computed from, so of two concurrent moves exactly one lands. The same script writes
-what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the announcements
-still to make (``hongbot:outbox``, see :mod:`bot.storage.outbox`), the server's active set and the finished index — so a
-stored change always carries its consequences, even if Redis or the bot dies the moment after.
+Every change goes through :meth:`GameStore.commit`, a Lua script (``lua/commit.lua``) that applies it only if the
+stored version is the one the change was computed from, so of two concurrent moves exactly one lands. The same script
+writes what follows from the change (:class:`Effects`): the turn's deadlines (``hongbot:deadlines``), the
+announcements still to make (``hongbot:outbox``, see :mod:`bot.storage.outbox`), the server's active set and the
+finished index — so a stored change always carries its consequences, even if Redis or the bot dies the moment after.
 
 On a Redis Cluster (``redis_cluster``: redis-py's ``RedisCluster`` client) a script, a MULTI or a WATCH may only
 touch keys of one hash slot. So there the keys are laid out by :class:`ClusterKeys`: the sets a commit writes beside
@@ -39,7 +39,7 @@ import contextvars
 import logging
 import time
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Mapping
 
 from redis.asyncio.cluster import PipelineCommand, RedisCluster
 from redis.crc import key_slot
@@ -52,6 +52,7 @@ from .errors import StoreLost
 from ..core.record import Record, RecordError
 from .decoding import RedisClient, decoded, decoded_hash, decoded_list, decoded_scores  # noqa: F401 (re-exported)
 from .keys import Keys, keys_for
+from .scripts import CLAIM, COMMIT, GUARDED, LOST_REPLY, SET_ASIDE, SETTLE  # noqa: F401 (LOST_REPLY re-exported)
 
 log = logging.getLogger(__name__)
 
@@ -156,18 +157,6 @@ class NotSaved(Exception):
 LOST = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
-#: The start of the error reply of a script that refused because the store's identity marker is gone.
-LOST_REPLY = "HONGBOT_STORE_LOST"
-#: The first lines of every script that writes: with one more key than the script's own (``KEYS[#KEYS]``: the identity
-#: marker of the slot, :func:`marker`), refuse — before anything is read or written — when the marker is gone (the
-#: store was flushed or restarted empty). ``%d`` is the script's own key count.
-_MARKER_CHECK = """
-if #KEYS > %d and redis.call('EXISTS', KEYS[#KEYS]) == 0 then
-  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[#KEYS])
-end
-"""
-
-
 def _guard_of(redis):
     """The :class:`bot.storage.guard.StoreGuard` that established the store's identity on ``redis`` (None: none did, e.g.
     a test's bare client — then nothing is checked)."""
@@ -218,26 +207,6 @@ async def check_marker(redis, bucket: int | None) -> None:
         raise guard.lost(key)
 
 
-# KEYS: 1 the marker (:func:`marker`) or the first command's key (no check), then each command's key
-# ARGV: 1 "1" to check KEYS[1] exists first, then per command: its name, n, and its n arguments after the key
-# Runs a few plain writes atomically, refused (nothing written) when the identity marker is gone. A reply that is
-# nil (SET NX refused, GETDEL of nothing) comes back as 0.
-_GUARDED = """
-if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
-  return redis.error_reply('""" + LOST_REPLY + """ ' .. KEYS[1])
-end
-local out, i = {}, 2
-for k = 2, #KEYS do
-  local n = tonumber(ARGV[i + 1])
-  local r = redis.call(ARGV[i], KEYS[k], unpack(ARGV, i + 2, i + 1 + n))
-  if r == false or r == nil then r = 0 end
-  out[#out + 1] = r
-  i = i + 2 + n
-end
-return out
-"""
-
-
 async def guarded(redis, bucket: int | None, *commands) -> list:
     """Run ``commands`` — ``(name, key, *args)`` each, all keys in one hash slot on a Cluster, the slot of ``bucket``'s
     marker (:func:`marker`) when ``bucket`` is given — atomically in one round trip, refused when the store's identity
@@ -248,146 +217,20 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
         redis.RedisError: Redis did not answer.
     """
     key = marker(redis, bucket)
-    keys = [key or commands[0][1], *(command[1] for command in commands)]
-    args: list = ["1" if key else "0"]
+    sent: list = []
     for name, _key, *rest in commands:
-        args += [name, len(rest), *rest]
+        sent += [name, len(rest), *rest]
     script = getattr(redis, "_hongbot_guarded", None)
     if script is None:
-        script = redis.register_script(_GUARDED)
+        script = GUARDED.register(redis)
         with contextlib.suppress(AttributeError):
             redis._hongbot_guarded = script
     try:
-        return await script(keys=keys, args=args)
+        return await script(keys={"marker": key or commands[0][1], "targets": [command[1] for command in commands]},
+                            args={"check": "1" if key else "0", "commands": sent})
     except ResponseError as exc:
         raise as_store_lost(redis, exc) from exc
 
-# KEYS: 1 game key, 2 finished-record key (or the game key), 3 deadlines, 4 outbox, 5 the server's active set,
-#       6 the finished index, 7 and 8 the claim counts of deadlines and outbox, 9 and 10 their members' shard keys
-#       (:class:`DueSet`), 11 the reply key of the turn announced (:meth:`Keys.reply`; the game key when none),
-#       12 (when the store's identity is established) its identity marker (:func:`marker`, see _MARKER_CHECK) —
-#       all in one hash slot on a Cluster (:class:`ClusterKeys`)
-# ARGV: 1 expected version, 2 new doc JSON ("" to delete), 3 "finish" or "put", 4 channel id,
-#       5 finished-index member, 6 end time, 7 "1"/"0"/"" add to / remove from / leave the active set,
-#       8 the shard key of the added members ("" if the guild is unknown),
-#       9 the deadline: Redis time (seconds, TIME) past which the change is refused ("" for none),
-#       then for deadlines and then for the outbox: n, n members to remove; n, n (member, score) pairs to add;
-#       then the interaction to complete (:func:`reply_to`: "<application id>:<token>", "" none) and its TTL (seconds),
-#       SET in KEYS[11] (:meth:`Keys.reply`).
-# Returns the new version (0 after a delete or finish), -1 if the stored version is another, -2 if the deadline
-# has passed (nothing changed: a commit that waited in a stopped server is not applied when it wakes).
-# TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the only way
-# from Redis 7).
-_COMMIT = (_MARKER_CHECK % 11) + """
-local v = redis.call('HGET', KEYS[1], 'v') or '0'
-if v ~= ARGV[1] then
-  -- the same change retried after its reply was lost (a dropped connection): report it as done
-  if ARGV[3] == 'finish' and v == '0' and redis.call('GET', KEYS[2]) == ARGV[2] then return 0 end
-  if ARGV[3] == 'put' and ARGV[2] ~= '' and tonumber(v) == tonumber(ARGV[1]) + 1
-     and redis.call('HGET', KEYS[1], 'doc') == ARGV[2] then return tonumber(v) end
-  return -1
-end
-if ARGV[9] ~= '' then
-  local now = redis.call('TIME')
-  if tonumber(now[1]) + tonumber(now[2]) / 1000000 > tonumber(ARGV[9]) then return -2 end
-end
-local nv = 0
-if ARGV[3] == 'finish' then
-  redis.call('SET', KEYS[2], ARGV[2])
-  redis.call('DEL', KEYS[1])
-  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
-elseif ARGV[2] == '' then
-  redis.call('DEL', KEYS[1])
-else
-  nv = tonumber(v) + 1
-  redis.call('HSET', KEYS[1], 'v', nv, 'doc', ARGV[2])
-end
-if ARGV[7] == '1' then
-  redis.call('SADD', KEYS[5], ARGV[4])
-elseif ARGV[7] == '0' then
-  redis.call('SREM', KEYS[5], ARGV[4])
-end
-local i = 10
-for k, key in ipairs({KEYS[3], KEYS[4]}) do
-  local n = tonumber(ARGV[i])
-  i = i + 1
-  for j = 0, n - 1 do
-    redis.call('ZREM', key, ARGV[i + j])
-    redis.call('HDEL', KEYS[6 + k], ARGV[i + j])
-    redis.call('HDEL', KEYS[8 + k], ARGV[i + j])
-  end
-  i = i + n
-  n = tonumber(ARGV[i])
-  i = i + 1
-  for j = 0, n - 1 do
-    redis.call('ZADD', key, ARGV[i + 2 * j + 1], ARGV[i + 2 * j])
-    if ARGV[8] ~= '' then redis.call('HSET', KEYS[8 + k], ARGV[i + 2 * j], ARGV[8]) end
-  end
-  i = i + 2 * n
-end
-if ARGV[i] and ARGV[i] ~= '' then redis.call('SET', KEYS[11], ARGV[i], 'EX', ARGV[i + 1]) end
-return nv
-"""
-
-# KEYS: 1 the channel's game key, 2 the quarantine key, 3 the quarantine index
-# ARGV: 1 the version read ("wrongtype" for a key that is not a hash), 2 now
-_SET_ASIDE = (_MARKER_CHECK % 3) + """
-local t = redis.call('TYPE', KEYS[1]).ok
-if t == 'none' then return 0 end
-if t == 'hash' then
-  if (redis.call('HGET', KEYS[1], 'v') or '0') ~= ARGV[1] then return 0 end
-elseif ARGV[1] ~= 'wrongtype' then
-  return 0
-end
-redis.call('RENAME', KEYS[1], KEYS[2])
-redis.call('ZADD', KEYS[3], ARGV[2], KEYS[2])
-return 1
-"""
-
-# KEYS: 1 a sorted set of members by due time, 2 its tries hash, 3 its members' shard keys
-# ARGV: 1 now, 2 base lease (seconds), 3 longest lease, 4 how many at most,
-#       5 the shard count (0: claim every member), 6... the shards of the claiming process
-# Each due member is leased (its score moved to now + lease, the lease doubling with every claim) and
-# returned with that score and how many times it has been claimed: a claimer that dies before settling it
-# leaves it to be claimed again when the lease ends. A member whose guild is on a shard of another process
-# (shard = shard key mod shard count) is skipped: that process claims it.
-_CLAIM = (_MARKER_CHECK % 3) + """
-local limit, count, mine = tonumber(ARGV[4]), tonumber(ARGV[5]), {}
-for i = 6, #ARGV do mine[tonumber(ARGV[i])] = true end
--- read on from the last score seen, past the members skipped at that score (a leased one leaves the range)
-local out, from, skipped = {}, '-inf', 0
-while #out < 3 * limit do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], from, ARGV[1], 'WITHSCORES', 'LIMIT', skipped, math.max(limit, 100))
-  if #due == 0 then break end
-  for i = 1, #due, 2 do
-    local member = due[i]
-    if due[i + 1] ~= from then from, skipped = due[i + 1], 0 end
-    local key = count > 0 and redis.call('HGET', KEYS[3], member)
-    if key and not mine[math.fmod(tonumber(key), count)] then
-      skipped = skipped + 1
-    elseif #out < 3 * limit then
-      local tries = redis.call('HINCRBY', KEYS[2], member, 1)
-      local lease = math.min(tonumber(ARGV[2]) * 2 ^ (tries - 1), tonumber(ARGV[3]))
-      redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[1]) + lease, member)
-      out[#out + 1] = member
-      out[#out + 1] = redis.call('ZSCORE', KEYS[1], member)
-      out[#out + 1] = tries
-    end
-  end
-end
-return out
-"""
-
-# KEYS: 1 the sorted set, 2 its tries hash, 3 its shard keys; ARGV: member, the score it was leased with
-# Remove a member only if nobody re-scheduled it since it was claimed.
-_SETTLE = (_MARKER_CHECK % 3) + """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-return 1
-"""
 
 
 @dataclass(frozen=True)
@@ -413,7 +256,8 @@ class Shards:
         return (self.key(guild_id) % self.count if guild_id else 0) in self.ids
 
     def args(self) -> list[int]:
-        """:data:`_CLAIM`'s ARGV from 5 on: 0 when these shards are all of them (claim everything)."""
+        """The claim script's arguments ``shard_count`` and ``shards`` (``lua/claim.lua``) as a list: 0 when these
+        shards are all of them (claim everything), else the count and the ids."""
         return [0] if set(range(self.count)) <= set(self.ids) else [self.count, *self.ids]
 
 
@@ -442,7 +286,7 @@ class Effects:
             int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)}
 
     def args(self) -> list:
-        """The script's arguments from ARGV[10] on."""
+        """The commit script's tail ``effects...`` (``lua/commit.lua``) up to the interaction to complete."""
         out: list = []
         for remove, add in ((self.cancel, self.schedule), (self.settle, self.announce)):
             out += [len(remove), *remove, len(add)]
@@ -474,8 +318,8 @@ class DueSet:
         self.lease = lease
         self.longest = longest
         self._next = 0  # the bucket the next claim starts with (in turn, so that no bucket waits behind the others)
-        self._claim = redis.register_script(_CLAIM)
-        self._settle = redis.register_script(_SETTLE)
+        self._claim = CLAIM.register(redis)
+        self._settle = SETTLE.register(redis)
 
     def key(self, channel_id: int) -> str:
         """The sorted set holding the members of ``channel_id``."""
@@ -496,8 +340,11 @@ class DueSet:
                 break
             key = self.key_of(bucket % count)
             try:
+                count_and_ids = shards.args()
                 raw = await self._claim(keys=self._keys(key, bucket % count),
-                                        args=[now, self.lease, self.longest, limit - len(out), *shards.args()])
+                                        args={"now": now, "base_lease": self.lease, "longest": self.longest,
+                                              "limit": limit - len(out), "shard_count": count_and_ids[0],
+                                              "shards": count_and_ids[1:]})
             except ResponseError as exc:
                 raise as_store_lost(self.redis, exc) from exc
             out += [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
@@ -508,15 +355,15 @@ class DueSet:
         key = self.key(channel_id)
         try:
             return bool(await self._settle(keys=self._keys(key, self.keys.bucket(channel_id)),
-                                           args=[member, leased_until]))
+                                           args={"member": member, "leased": leased_until}))
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
 
-    def _keys(self, key: str, bucket: int) -> list[str]:
+    def _keys(self, key: str, bucket: int) -> dict[str, str | None]:
         """A script's keys for the sorted set ``key`` of ``bucket``: it, its tries and shard hashes, and the bucket's
-        identity marker when the store is guarded (:func:`marker`: refused when it is gone)."""
-        found = marker(self.redis, bucket)
-        return [key, Keys.tries(key), Keys.shards(key), *([found] if found else [])]
+        identity marker when the store is guarded (:func:`marker`: refused when it is gone; None: not checked)."""
+        return {"due": key, "tries": Keys.tries(key), "shard_keys": Keys.shards(key),
+                "marker": marker(self.redis, bucket)}
 
     async def add(self, channel_id: int, items: dict[str, float], *, guild_id: int | None = None, **options) -> None:
         """Add ``{member: due}`` of ``channel_id`` (``options``: ``ZADD``'s, e.g. ``nx=True``), with the guild's shard
@@ -565,8 +412,8 @@ class GameStore:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self.keys = keys_for(redis)
-        self._commit = redis.register_script(_COMMIT)
-        self._set_aside = redis.register_script(_SET_ASIDE)
+        self._commit = COMMIT.register(redis)
+        self._set_aside = SET_ASIDE.register(redis)
         self._offset: tuple[float, float] | None = None  # (Redis TIME - time.monotonic(), when measured)
 
     async def get(self, channel_id: int) -> Stored | None:
@@ -601,8 +448,9 @@ class GameStore:
         writing()
         found = marker(self.redis, self.keys.bucket(channel_id))
         try:
-            moved = await self._set_aside(keys=[self.keys.game(channel_id), target, index, *([found] if found else [])],
-                                          args=[str(version), now])
+            moved = await self._set_aside(keys={"game": self.keys.game(channel_id), "quarantine": target,
+                                                "index": index, "marker": found},
+                                          args={"version": str(version), "now": now})
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
         if moved:
@@ -652,38 +500,41 @@ class GameStore:
         game, bucket = self.keys.game(channel_id), self.keys.bucket(channel_id)
         active = "" if effects.active is None or guild_id is None else ("1" if effects.active else "0")
         deadlines, outbox = self.keys.deadlines(bucket), self.keys.outbox(bucket)
-        keys = [game, second, deadlines, outbox, self.keys.active(guild_id, bucket) if guild_id is not None else game,
-                self.keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
-                Keys.shards(outbox)]
-        args = [expected, text, mode, channel_id, member, ended, active,
-                Shards.key(guild_id) if guild_id else "", "", *effects.args()]
+        keys: dict[str, str | None] = {
+            "game": game, "done": second, "deadlines": deadlines, "outbox": outbox,
+            "active": self.keys.active(guild_id, bucket) if guild_id is not None else game,
+            "finished": self.keys.finished_index(bucket), "deadline_tries": Keys.tries(deadlines),
+            "outbox_tries": Keys.tries(outbox), "deadline_shards": Keys.shards(deadlines),
+            "outbox_shards": Keys.shards(outbox)}
+        args: dict[str, object] = {
+            "expected": expected, "doc": text, "mode": mode, "channel": channel_id, "member": member, "ended": ended,
+            "activate": active, "shard": Shards.key(guild_id) if guild_id else "", "due_by": ""}
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
         turns = [m for m, _ in effects.announce if m.startswith("turn|")]
         reply = _reply() if turns else ""
-        keys.append(self.keys.reply(channel_id, turns[0]) if reply else game)  # KEYS[11]
-        args += [reply, REPLY_TTL]
-        found = marker(self.redis, bucket)
-        if found:  # last: refused when the store's identity marker is gone (see _MARKER_CHECK)
-            keys.append(found)
+        keys["reply"] = self.keys.reply(channel_id, turns[0]) if reply else game
+        args["effects"] = [*effects.args(), reply, REPLY_TTL]
+        # refused when the store's identity marker is gone (lua/marker_check.lua); None: not checked
+        keys["marker"] = marker(self.redis, bucket)
         due = deadline()
         if due is None:
             writing()
             return await self._send(keys, args)
         if time.monotonic() >= due:
             raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
-        args[8] = f"{due + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
+        args["due_by"] = f"{due + await self._clock_offset():.6f}"  # on Redis's clock (see _clock_offset)
         if time.monotonic() >= due:
             raise NotSaved(f"the change to channel {channel_id} was past its deadline before it was sent")
         writing()
         try:
             result = await self._send(keys, args)
         except LOST as exc:
-            return await self._decide(exc, due, channel_id, mode, keys[1], expected, text)
+            return await self._decide(exc, due, channel_id, mode, second, expected, text)
         if result == -2:
             raise NotSaved(f"Redis ran the change to channel {channel_id} after its deadline: refused")
         return result
 
-    async def _send(self, keys: list[str], args: list) -> int:
+    async def _send(self, keys: Mapping[str, str | None], args: Mapping[str, object]) -> int:
         try:
             if isinstance(self.redis, RedisCluster):
                 return await self._commit_replicated(self.redis, keys, args)
@@ -739,17 +590,20 @@ class GameStore:
                     "moved on (version %s, expected %s)", channel_id, version, expected)
         raise lost
 
-    async def _commit_replicated(self, cluster: RedisCluster, keys: list[str], args: list) -> int:
+    async def _commit_replicated(self, cluster: RedisCluster, keys: Mapping[str, str | None],
+                                 args: Mapping[str, object]) -> int:
         """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
         for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
         unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
         back to the client's own path, which finds the cluster's new shape and retries: the script recognises a
-        change it already made (see :data:`_COMMIT`)."""
-        slot = key_slot(keys[0].encode())
+        change it already made (see ``lua/commit.lua``)."""
+        slot = key_slot(str(keys["game"]).encode())
         nodes = cluster.nodes_manager.slots_cache.get(slot) or []
         if len(nodes) < 2:
             return int(await self._commit(keys=keys, args=args))
-        commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(keys), *keys, *args),
+        positional_keys, positional_args = self._commit.script.positions(keys, args)
+        commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(positional_keys), *positional_keys,
+                                    *positional_args),
                     PipelineCommand(1, "WAIT", 1, REPLICA_WAIT_MS)]
         try:
             await nodes[0].execute_pipeline(commands)
