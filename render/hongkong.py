@@ -3,7 +3,7 @@
 Layout (940 × 1296 px, read on a phone scaled to about 45 %):
 
 * a **status band** in the colour of the player to move ("Ann to move"), or of the winner once the
-  game is over ("Ann wins 13-12", with how it ended);
+  game is over ("Ann wins 13–12", with how it ended);
 * one **row per player**: colour swatch, name, colour name, pieces left (standard blocks, quick blocks,
   roofs, each with its icon) and controlled buildings; the row of the player to move is tinted and marked;
 * the **5 × 5 board**, columns A–E left to right, rows 1–5 top to bottom. Each building is drawn as a
@@ -282,16 +282,16 @@ def _status(game: HongKongGame, names: tuple[str, str], w: Words,
         ended_by = w.pgettext("image", "blocks & roofs used")
     won = outcome.winner
     if won is None:
-        score = "{}-{}".format(*outcome.buildings)
-        # TRANSLATORS: {score} is the buildings each player controls, e.g. 12-12.
+        score = "{}–{}".format(*outcome.buildings)
+        # TRANSLATORS: {score} is the buildings each player controls, e.g. 12–12.
         return MUTED, w.gettext("Draw {score}, centre C3 empty", score=score), ended_by
-    score = f"{outcome.buildings[won]}-{outcome.buildings[1 - won]}"
+    score = f"{outcome.buildings[won]}–{outcome.buildings[1 - won]}"
     name = w.name(names[won])
     if outcome.centre_decided:
-        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 12-12.
+        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 12–12.
         sentence = w.gettext("{score}: {name} wins on the centre C3", score=score, name=name)
     else:
-        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 13-12.
+        # TRANSLATORS: {score} is the buildings each player controls, the winner's first, e.g. 13–12.
         sentence = w.gettext("{name} wins {score}", name=name, score=score)
     return PLAYER_COLOURS[won], sentence, ended_by
 
@@ -300,8 +300,8 @@ def headline(game: HongKongGame, names: tuple[str, str], ended: Ended | None = N
              translations: Translations | None = None) -> str:
     """The status line of the image, with names in full: whose turn it is, or the result.
 
-    ``"Ann to move"``; once the game is over ``"Ann wins 13-12"``, ``"Draw 12-12, centre C3 empty"`` or
-    ``"12-12: Ben wins on the centre C3"`` (scores are controlled buildings, the winner's first;
+    ``"Ann to move"``; once the game is over ``"Ann wins 13–12"``, ``"Draw 12–12, centre C3 empty"`` or
+    ``"12–12: Ben wins on the centre C3"`` (scores are controlled buildings, the winner's first;
     rules: "Result"); for a game that ended off the board (``ended``) ``"Ben wins"`` or ``"No result"``.
     Names are used as given (see :func:`render.text.clean_name` for drawing). In the language of
     ``translations`` (see :func:`render_board`).

@@ -31,7 +31,9 @@ class MoveCommand:
             input that is no move (shown to the player).
         help: the help text of each option.
         autocomplete: option name → ``(game, namespace) -> candidate values`` for the player to move (the typed
-            text filters them); ``namespace`` holds the options given so far.
+            text filters them); ``namespace`` holds the options given so far. When there is nothing to offer for
+            a reason the player should know (a piece used up, another command's turn) it raises
+            :class:`bot.core.errors.UserError` saying so: the autocomplete shows the reason.
     """
 
     name: str

@@ -7,12 +7,14 @@ from __future__ import annotations
 import random
 from typing import Literal
 
+from babel.lists import format_list
 from discord import app_commands
 
 import engine.hong as hong
 from engine import N_, IllegalMove, squares
 from render.hong import RENDERER
 
+from .. import i18n
 from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
 from ..i18n import _, n_
@@ -121,16 +123,14 @@ def turn_number(game: hong.HongGame) -> int:
 
 
 def _spans(hongs: list[hong.Hong]) -> str:
-    """"3 at B4–D4" / "1 at C4 and 3 at B4–D4": each Hong's size and where it lies."""
+    """"3 at B4–D4" / "1 at C4, 2 at E4–F4 and 2 at D4–D5": each Hong's size and where it lies, listed as the
+    current language lists things (CLDR, through Babel; English without the serial comma, as ``en_GB``)."""
     def where(h: hong.Hong) -> str:
         return h.cells[0] if h.size == 1 else f"{h.cells[0]}–{h.cells[-1]}"
     # TRANSLATORS: a Hong's size and where it lies: "3 at B4–D4" (part of "the Hong of 3 at B4–D4").
     spans = [_("{size} at {where}", size=h.size, where=where(h)) for h in hongs]
-    text = spans[0]
-    for span in spans[1:]:
-        # TRANSLATORS: two Hongs' sizes and places: "1 at C4 and 3 at B4–D4" (a longer list nests this).
-        text = _("{first} and {second}", first=text, second=span)
-    return text
+    code = i18n.current()
+    return format_list(spans, locale="en_GB" if code == i18n.SOURCE else code)
 
 
 def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:

@@ -109,3 +109,16 @@ def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on():
     assert score(game, ("Ann", "Ben")) == (
         f"Hongs {game.hong_count()} / 11 (inner, {len(game.empty_squares())} spaces left) — enough for the dragon "
         "master now, but Great Dragons can still break Hongs: the count that decides is the one when the board is full")
+
+
+def test_hongs_are_listed_as_the_language_lists_things():
+    from bot import i18n
+    from bot.games.hong import _spans
+
+    hongs = [hong.Hong("H", ("C4",), 1, ("B4", "D4")), hong.Hong("H", ("E4", "F4"), 2, ("D4", "G4")),
+             hong.Hong("V", ("D4", "D5"), 2, ("D3", "D6"))]
+    assert _spans(hongs[:1]) == "1 at C4"
+    assert _spans(hongs[:2]) == "1 at C4 and 2 at E4–F4"
+    assert _spans(hongs) == "1 at C4, 2 at E4–F4 and 2 at D4–D5"  # not "… and … and …"
+    with i18n.language("de"):
+        assert _spans(hongs) == "Größe 1 auf C4, Größe 2 auf E4–F4 und Größe 2 auf D4–D5"

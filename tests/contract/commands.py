@@ -12,6 +12,7 @@ import types
 import typing
 from typing import Any, Iterator
 
+from bot.core.errors import UserError
 from bot.core.kinds import GameKind, MoveCommand
 from engine import IllegalMove
 from engine.contract import Game
@@ -54,7 +55,10 @@ def _typed(game: Game, command: MoveCommand, chosen: dict[str, Any], order: list
     p, rest = order[0], order[1:]
     given = {q: None for q in inspect.signature(command.notation).parameters}
     namespace = types.SimpleNamespace(**{**given, **chosen})
-    candidates = list(command.autocomplete[p.name](game, namespace))
+    try:
+        candidates = list(command.autocomplete[p.name](game, namespace))
+    except (UserError, IllegalMove):  # nothing to offer here, and the autocomplete says why
+        candidates = []
     for value in ([None] if p.default is None else []) + candidates:
         yield from _typed(game, command, {**chosen, p.name: value}, rest)
 

@@ -262,14 +262,14 @@ def test_remaining_pieces_and_counts_change_the_header():
 
 def test_headline_and_band_when_won():
     game = built_up(*WON)
-    assert headline(game, NAMES) == "Ann wins 6-5"
+    assert headline(game, NAMES) == "Ann wins 6–5"
     assert image(game).getpixel((4, 4)) == BLUE
 
 
 def test_headline_and_band_when_won_on_the_centre():
     game = built_up(*ON_THE_CENTRE)
     assert game.outcome.centre_decided
-    assert headline(game, NAMES) == "5-5: Ben wins on the centre C3"
+    assert headline(game, NAMES) == "5–5: Ben wins on the centre C3"
     assert image(game).getpixel((4, 4)) == ORANGE
 
 
@@ -284,7 +284,7 @@ def test_winners_name_is_drawn_even_in_the_longest_headline():
 
 def test_headline_and_band_when_drawn():
     game = built_up(*DRAWN)
-    assert headline(game, NAMES) == "Draw 5-5, centre C3 empty"  # why it is a draw (rules: "Result")
+    assert headline(game, NAMES) == "Draw 5–5, centre C3 empty"  # why it is a draw (rules: "Result")
     assert image(game).getpixel((4, 4)) == MUTED
 
 
@@ -319,7 +319,7 @@ def test_an_aborted_game_shows_no_result():
 
 def test_a_result_on_the_board_wins_over_ended():
     game = built_up(*WON)
-    assert headline(game, NAMES, Ended(1, "resigned")) == "Ann wins 6-5"
+    assert headline(game, NAMES, Ended(1, "resigned")) == "Ann wins 6–5"
     assert render_board(game, NAMES, ended=Ended(1, "resigned")) == render_board(game, NAMES)
 
 
@@ -343,7 +343,7 @@ def test_finished_game_differs_from_the_same_board_in_progress():
 def test_full_board_game_renders():
     game = full_board()
     assert game.outcome.termination == "board full"
-    assert headline(game, NAMES) == "Ann wins 13-12"
+    assert headline(game, NAMES) == "Ann wins 13–12"
     assert image(game).size == (WIDTH, HEIGHT)
 
 

@@ -250,8 +250,7 @@ class Stats(commands.Cog):
             lines = [_("`{id}` {game} vs {opponent} — {result} · {date}", id=r.id, game=self._title(r),
                        opponent=player_name(r, 1 - (r.seat_of(who.id) or 0)), result=result_for(r, who.id),
                        date=when(r.ended)) for r in recent]
-            embed.add_field(name=n_("Last {count} game in this server", "Last {count} games in this server",
-                                    len(lines)),
+            embed.add_field(name=n_("Last game in this server", "Last {count} games in this server", len(lines)),
                             value=_fit_lines(lines, 1024), inline=False)
             embed.set_footer(text=_("Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)"))
         await answers.send(interaction, embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
