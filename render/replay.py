@@ -135,14 +135,17 @@ def _caption(board: Image.Image, palette: Palette, index: int, total: int, move:
         text = words.ngettext("Opening position · {count} move", "Opening position · {count} moves", total)
     else:
         who = words.name(player_names(names, words)[mover] if mover is not None else "?")
+        # (no word "move" or "turn" before the count: the board above numbers turns, which a Hong turn's dragon
+        # actions and the position's "turn 26" after move 25 would make seem to disagree)
         if index == total and final_text:
-            # TRANSLATORS: a replay frame's caption: move {index} of {total}, who played it and the move in
-            # notation (S@B2); {result} is how the game ended ("Ann won").
-            text = words.gettext("Move {index}/{total} · {name}: {move} · {result}", index=index, total=total,
+            # TRANSLATORS: a replay frame's caption: who played, the move in notation (S@B2), how far into the
+            # replay ({index} of {total} moves), and how the game ended ({result}: "Ann won").
+            text = words.gettext("{name} played {move} · {index}/{total} · {result}", index=index, total=total,
                                  name=who, move=move, result=final_text)
         else:
-            # TRANSLATORS: a replay frame's caption: move {index} of {total}, who played it, the move in notation.
-            text = words.gettext("Move {index}/{total} · {name}: {move}", index=index, total=total, name=who,
+            # TRANSLATORS: a replay frame's caption: who played, the move in notation (S@B2), and how far into the
+            # replay ({index} of {total} moves).
+            text = words.gettext("{name} played {move} · {index}/{total}", index=index, total=total, name=who,
                                  move=move)
     _, texts = fit_parts(parts(text), (_CAPTION,), w - 24)
     c.text_line((12, h + 15), texts, _CAPTION, INK, BACKGROUND, "lm")

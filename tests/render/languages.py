@@ -60,8 +60,8 @@ GERMAN = {
         "{name} beginnt; in diesem Spielzug darf nichts auf die Stadtmitte C3 gesetzt werden.",
     ("Opening position · {count} move", "Opening position · {count} moves"):
         ("Ausgangsstellung · {count} Spielzug", "Ausgangsstellung · {count} Spielzüge"),
-    "Move {index}/{total} · {name}: {move} · {result}": "Spielzug {index}/{total} · {name}: {move} · {result}",
-    "Move {index}/{total} · {name}: {move}": "Spielzug {index}/{total} · {name}: {move}",
+    "{name} played {move} · {index}/{total} · {result}": "{name} setzte {move} · {index}/{total} · {result}",
+    "{name} played {move} · {index}/{total}": "{name} setzte {move} · {index}/{total}",
     "Player {number}": "Spieler {number}",
     "emperor": "Kaiser", "dragon master": "Drachenmeister",
     "by resignation": "durch Aufgabe", "on time": "durch Zeitüberschreitung", "aborted": "abgebrochen",
@@ -97,8 +97,8 @@ JAPANESE = {
     "Last turn: {name}  {turn}": "直前の手: {name}  {turn}",
     "{name} moves first; nothing may go on C3 this turn.": "{name} が先手。この手番では C3 に置けません。",
     ("Opening position · {count} move", "Opening position · {count} moves"): ("初期局面 · 全 {count} 手",),
-    "Move {index}/{total} · {name}: {move} · {result}": "{index}/{total} 手目 · {name}: {move} · {result}",
-    "Move {index}/{total} · {name}: {move}": "{index}/{total} 手目 · {name}: {move}",
+    "{name} played {move} · {index}/{total} · {result}": "{name}: {move} · {index}/{total} · {result}",
+    "{name} played {move} · {index}/{total}": "{name}: {move} · {index}/{total}",
     "Player {number}": "プレイヤー {number}", "emperor": "皇帝", "dragon master": "竜使い",
     "by resignation": "投了", "on time": "時間切れ", "aborted": "中止", "board full": "盤面が満杯",
 }
