@@ -807,8 +807,9 @@ class GameLayer:
         start = turn_start(game)
         if start is None:  # (a request is made after a turn: there is one to undo)
             raise UserError(_("This takeback request is no longer open."))
-        game.truncate(start[0])
-        return await self._commit(stored, record, kind, game, Turn(record, game, request.by, None, Event.TAKEBACK))
+        undone = tuple(game.truncate(start[0]))
+        return await self._commit(stored, record, kind, game,
+                                  Turn(record, game, request.by, None, Event.TAKEBACK, undone=undone))
 
     # --- rematch ----------------------------------------------------------------------------------
 

@@ -391,8 +391,16 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
         head = (_("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened) if happened
                 else _("{name} played `{move}`.", name=name, move=turn.move))
     elif turn.event is Event.TAKEBACK and turn.player is not None:
-        name = record.player(turn.player).shown
-        if computer_replied(turn):
+        name, undone = record.player(turn.player).shown, ", ".join(f"`{move}`" for move in turn.undone)
+        if computer_replied(turn) and undone:
+            # TRANSLATORS: {moves} lists the moves taken back in the game's notation, e.g. `S@B2`, `Q@C3 S@C3`.
+            head = _("Takeback: {name}'s last turn and the computer's reply are undone ({moves}).", name=name,
+                     moves=undone)
+        elif undone:
+            # TRANSLATORS: {moves} lists the moves taken back in the game's notation, e.g. `S@B2` or `C3H`,
+            # `D2 rotate C4` (a Hong turn with a dragon's action).
+            head = _("Takeback accepted: {name}'s last turn is undone ({moves}).", name=name, moves=undone)
+        elif computer_replied(turn):  # posted again from its announcement (the moves undone are gone from the record)
             head = _("Takeback: {name}'s last turn and the computer's reply are undone.", name=name)
         else:
             head = _("Takeback accepted: {name}'s last turn is undone.", name=name)

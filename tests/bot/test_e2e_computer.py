@@ -89,10 +89,12 @@ async def test_takeback_against_the_computer_undoes_its_reply_too(emu, world, ru
     await it.wait_followups(1)
     await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
     store = GameStore(redis)
-    assert len((await store.get(world.channel)).record.state["moves"]) == 2
+    played = (await store.get(world.channel)).record.state["moves"]
+    assert len(played) == 2 and played[0] == "S@B2"
     it = await emu.slash(world.ann, world.channel, "takeback")
     posted = (await it.wait_followups(1))[0]
-    assert posted.content.startswith("Takeback: ann's last turn and the computer's reply are undone.\n")
+    assert posted.content.startswith(f"Takeback: ann's last turn and the computer's reply are undone (`S@B2`, "
+                                     f"`{played[1]}`).\n")
     assert f"<@{world.ann['id']}>, your turn" in posted.content
     assert (await store.get(world.channel)).record.state["moves"] == []
     it = await emu.slash(world.ann, world.channel, "takeback")

@@ -251,7 +251,8 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     request = await it.wait_done()
     click = await emu.click(world.ben, request, request.button("Allow takeback")["custom_id"])
     board = (await click.wait_followups(1))[0]
-    assert "Takeback accepted" in board.content and f"<@{world.ann['id']}>, your turn" in board.content
+    assert board.content.startswith(f"Takeback accepted: {display(world.ann)}'s last turn is undone (`S@A3`).\n")
+    assert f"<@{world.ann['id']}>, your turn" in board.content
     decode_png(board.attachments[0].data)
     assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5", "S@A2", "S@E4"]
     assert "allowed" in request.content and request.buttons() == []
