@@ -41,6 +41,15 @@ CHUNK = 200
 #: Finished records deleted per retention sweep at most (the next sweep goes on).
 SWEEP_LIMIT = 1000
 _BOARD = re.compile(r"\{rt:([^:}]+):([^}]+)\}")
+# KEYS: string keys; ARGV: 1 a text. Returns the keys whose value contains it (found in Redis: only those travel).
+_HOLDING = """
+local out = {}
+for _, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if value and string.find(value, ARGV[1], 1, true) then out[#out + 1] = key end
+end
+return out
+"""
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,7 @@ class Privacy:
         needle, found = str(user_id), []
         keys = [key async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000)]
         for i in range(0, len(keys), CHUNK):
-            chunk = keys[i:i + CHUNK]
+            chunk = await self._holding(keys[i:i + CHUNK], needle)
             for key, text in zip(chunk, await self._get_each(chunk)):
                 if not text or needle not in text:
                     continue
@@ -100,6 +109,13 @@ class Privacy:
                     found.append((key, record))
         found.sort(key=lambda pair: (float(pair[1].ended or 0), pair[1].id))
         return found
+
+    async def _holding(self, keys: list[str], needle: str) -> list[str]:
+        """Those of ``keys`` whose value contains ``needle``: on one server decided in Redis (a script), so that only
+        the matching records travel; on a Cluster (keys of many slots) every one is read here."""
+        if self.keys.BUCKETS > 1 or not keys:
+            return keys
+        return decoded_list(await self.redis.eval(_HOLDING, len(keys), *keys, needle))
 
     async def _get_each(self, keys: list[str]) -> list[str | None]:
         async with self.redis.pipeline(transaction=False) as pipe:  # a Cluster's keys lie in many slots
