@@ -301,7 +301,7 @@ async def test_forgetting_and_the_retention_sweep_on_a_cluster(cluster, cluster_
     ann, ben = Person(180_000_000_000_000_011, "Annelise Quorn"), Person(180_000_000_000_000_012, "Benedikt")
     privacy = Privacy(Records(layer.store, Ratings(cluster_redis), clock=lambda: now[0]))
     ids = []
-    for n, channel in enumerate(2000 + n for n in range(6)):
+    for n, channel in enumerate(range(2000, 2006)):
         record = await layer.challenge(kind, guild_id=4242 << 22, channel_id=channel, challenger=ann, opponent=ben,
                                        options={})
         await layer.accept(channel, record.id, ben)
