@@ -226,10 +226,13 @@ class Privacy:
         for bucket in range(self.keys.BUCKETS):
             index = self.keys.quarantine_index(bucket)
             for key in decoded_list(await self.redis.zrange(index, 0, -1)):
-                if await self.redis.type(key) not in ("hash", "string"):
+                kind = decoded(await self.redis.type(key))
+                if kind == "hash":
+                    held = " ".join(decoded_hash(await self.redis.hgetall(key)).values())
+                elif kind == "string":
+                    held = decoded(await self.redis.get(key)) or ""
+                else:  # set aside as a key of the wrong type: left to the operator
                     continue
-                held = (" ".join(decoded_hash(await self.redis.hgetall(key)).values())
-                        if await self.redis.type(key) == "hash" else decoded(await self.redis.get(key)) or "")
                 if any(needle in held for needle in needles):
                     await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, key))
                     dropped += 1
