@@ -61,6 +61,8 @@ class Config:
             while it waits its 5 s before identifying again.
         presence: what the bot is shown playing in Discord's member list ("Playing …", at most 128 characters), or
             None: the games' commands ("/hong · /hongkong"); :data:`NO_PRESENCE` (``off``) shows nothing.
+        finished_retention: days a finished game's record is kept (1–36,500) before the periodic sweep deletes it
+            and its index entries (ratings stay), or None: forever (the default). README.md, "Privacy".
     """
 
     token: str | None = field(default=None, repr=False)
@@ -83,6 +85,7 @@ class Config:
     shard_ids: tuple[int, ...] | None = None
     heartbeat_timeout: float = 60.0
     presence: str | None = None
+    finished_retention: float | None = None
 
 
 #: ``presence = "off"``: the bot shows no activity.
@@ -112,6 +115,7 @@ ENV_VARS = {
     "shard_ids": "HONGBOT_SHARD_IDS",
     "heartbeat_timeout": "HONGBOT_HEARTBEAT_TIMEOUT",
     "presence": "HONGBOT_PRESENCE",
+    "finished_retention": "HONGBOT_FINISHED_RETENTION",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -226,6 +230,9 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         raise bad("presence", f"must be at most {MAX_PRESENCE} characters (Discord's limit), not {len(presence)}")
     if presence is not None and presence.lower() == NO_PRESENCE:
         presence = NO_PRESENCE
+    retention = raw.get("finished_retention")
+    if isinstance(retention, str) and retention.strip().lower() in ("", "forever"):
+        retention = None
     return Config(
         token=text("token"),
         redis_url=redis_url,
@@ -247,6 +254,8 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
         presence=presence,
+        finished_retention=(None if retention is None
+                            else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')),
     )
 
 

@@ -31,10 +31,15 @@ from typing import Any, Mapping
 
 from engine.result import EndReason, Ended
 
+from ..i18n import N_, _
 from ..i18n.names import escape, unescape
 
 #: The layout written by this version. Bump it (and extend :func:`migrate`) whenever the layout changes.
 SCHEMA = 3
+#: The user id a forgotten player is stored under (``/privacy forget``): no Discord user has it.
+FORMER_ID = 0
+#: A forgotten player's stored name (English; shown translated, :attr:`Player.plain`).
+FORMER_NAME = N_("a former player")
 
 
 class RecordError(ValueError):
@@ -79,9 +84,19 @@ class Player:
     level: str | None = None
 
     @property
+    def former(self) -> bool:
+        """A player who had their data erased (``/privacy forget``): id :data:`FORMER_ID`, "a former player"."""
+        return self.id == FORMER_ID and not self.bot
+
+    @property
+    def plain(self) -> str:
+        """The name to show, plain: as stored, or "a former player" in the current language."""
+        return _(FORMER_NAME) if self.former else self.name
+
+    @property
     def shown(self) -> str:
         """The name escaped once for a Discord message (markdown and mentions, see :func:`bot.i18n.names.escape`)."""
-        return escape(self.name)
+        return escape(self.plain)
 
 
 @dataclass(frozen=True)
@@ -160,8 +175,9 @@ class Record:
 
     @property
     def plain_names(self) -> tuple[str, str]:
-        """Display names of seat 0 and seat 1 as stored, unescaped (for images, thread names, choice labels)."""
-        return self.player(0).name, self.player(1).name
+        """Display names of seat 0 and seat 1 as stored, unescaped (for images, thread names, choice labels); a
+        forgotten player's in the current language."""
+        return self.player(0).plain, self.player(1).plain
 
     def player(self, seat: int) -> Player:
         """The occupant of ``seat`` (0 or 1). Raises ``LookupError`` for an empty seat (an open challenge)."""
@@ -192,6 +208,23 @@ class Record:
             if occupant is not None and occupant.id == user_id:
                 return seat
         return None
+
+    def involves(self, user_id: int) -> bool:
+        """Whether ``user_id`` is in this record at all: seated, the challenger, the one challenged, or who aborted."""
+        return (self.seat_of(user_id) is not None or user_id in (self.challenger, self.opponent)
+                or (self.aborted_by is not None and self.aborted_by.id == user_id))
+
+    def forgetting(self, user_id: int) -> "Record":
+        """This record with ``user_id`` erased (``/privacy forget``): their seat, challenger/opponent id and abort
+        become :data:`FORMER_ID` / :data:`FORMER_NAME`; everything else (moves, options, result) stays, so the game
+        still loads and replays. The result's stored words name them: the caller rewrites ``result.text`` (it needs
+        the game's kind, :func:`bot.core.forgetting.forget`)."""
+        former = Player(FORMER_ID, FORMER_NAME)
+        return self.replace(
+            players=tuple(former if p is not None and p.id == user_id and not p.bot else p for p in self.players),
+            challenger=FORMER_ID if self.challenger == user_id else self.challenger,
+            opponent=FORMER_ID if self.opponent == user_id else self.opponent,
+            aborted_by=former if self.aborted_by is not None and self.aborted_by.id == user_id else self.aborted_by)
 
     def mention(self, seat: int) -> str:
         """``<@id>`` of the player in ``seat``."""
@@ -401,4 +434,4 @@ def _result(value: Any, name: str) -> Result:
     return Result(winner, EndReason(value.get("reason", "finished")), str(value.get("text", "")))
 
 
-__all__ = ["SCHEMA", "Record", "RecordError", "Player", "Result", "Takeback", "Status", "Event", "migrate"]
+__all__ = ["SCHEMA", "FORMER_ID", "FORMER_NAME", "Record", "RecordError", "Player", "Result", "Takeback", "Status", "Event", "migrate"]

@@ -41,7 +41,7 @@ def plain_names(record: Record) -> tuple[str, str]:
 def player_name(record: Record, seat: int, limit: int = 32) -> str:
     """A player's name for a message: shortened to ``limit`` characters (an ellipsis marks the cut), then escaped
     once for Discord markdown."""
-    name = record.player(seat).name
+    name = record.player(seat).plain
     if len(name) > limit:
         name = name[: limit - 1] + "…"
     return names.escape(name)

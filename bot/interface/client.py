@@ -54,7 +54,7 @@ DRAIN_TIMEOUT = 10.0
 IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "discord.py: ")
 
 #: The features, loaded in this order (see :mod:`bot.exts`).
-EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin", "bot.exts.help")
+EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin", "bot.exts.help", "bot.exts.privacy")
 
 
 def intents() -> discord.Intents:

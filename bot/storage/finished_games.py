@@ -2,8 +2,10 @@
 
 The record itself is the finished game's :class:`bot.core.record.Record` that :meth:`bot.storage.store.GameStore.finish`
 writes in the same atomic step that ends the game (id, kind, options, players, result and how it ended, times,
-guild and channel, and the engine state with the full move list). Records are never deleted, and Redis persists
-them (append-only file when embedded). This module adds the indexes the commands read (keys from
+guild and channel, and the engine state with the full move list). Records are kept — forever by default, or
+``finished_retention`` days (:meth:`bot.storage.privacy.Privacy.sweep_retention`) — and Redis persists them
+(append-only file when embedded); a player who asks to be forgotten becomes "a former player" in them
+(:mod:`bot.storage.privacy`). This module adds the indexes the commands read (keys from
 :class:`bot.storage.keys.Keys`):
 
 - ``GAME_INDEX`` — hash game id → channel id: find a game by its id alone;
@@ -99,14 +101,15 @@ class Records:
                            f"{record.channel_id}:{gid}"),
                           ("ZADD", guild_games_key(record.guild_id), ended, gid),
                           *(("ZADD", user_games_key(record.guild_id, record.player(seat).id), ended, gid)
-                            for seat in (0, 1)))
+                            for seat in (0, 1) if not record.player(seat).former))
             return
         async with self.redis.pipeline(transaction=False) as pipe:  # on a Cluster: keys of many slots
             pipe.hset(GAME_INDEX, gid, str(record.channel_id))
             pipe.zadd(self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended})
             pipe.zadd(guild_games_key(record.guild_id), {gid: ended})
             for seat in (0, 1):
-                pipe.zadd(user_games_key(record.guild_id, record.player(seat).id), {gid: ended})
+                if not record.player(seat).former:  # a forgotten player has no history
+                    pipe.zadd(user_games_key(record.guild_id, record.player(seat).id), {gid: ended})
             await pipe.execute()
 
     async def sweep(self, *, since: float | None = None, scan: bool = False) -> int:

@@ -41,6 +41,8 @@ class Keys:
     QUARANTINE = f"{PREFIX}:quarantine"
     #: A short lock: the process holding it runs the periodic check of every game's deadlines.
     REARM_LOCK = f"{PREFIX}:rearm-lock"
+    #: A short lock: the process holding it runs the periodic sweep of finished records past their retention.
+    RETENTION_LOCK = f"{PREFIX}:retention-lock"
     #: The store's identity marker (:mod:`bot.storage.guard`): hash ``id``, ``created`` (and ``accepted`` after an operator
     #: accepted an emptied store).
     IDENTITY = f"{PREFIX}:store:identity"
@@ -160,6 +162,21 @@ class Keys:
     def user_games(guild_id: int, user_id: int) -> str:
         """Sorted set game id → end time: one player's games in a server."""
         return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
+
+    @staticmethod
+    def user_games_pattern(user_id: int) -> str:
+        """SCAN pattern of one player's :meth:`user_games` in every server."""
+        return f"{PREFIX}:{{g:*}}:u:{user_id}:games"
+
+    @staticmethod
+    def rating_pattern(part: str) -> str:
+        """SCAN pattern of one ``part`` (see :meth:`rating`) of every leaderboard."""
+        return f"{PREFIX}:{{rt:*}}:{part}"
+
+    @classmethod
+    def rematch_pattern(cls) -> str:
+        """SCAN pattern of every finished game's rematch votes (:meth:`rematch_votes`; its ``:started`` claim too)."""
+        return cls.GAME_PATTERN.replace(":game", ":rematch:*")
 
     @staticmethod
     def rating(kind: str, scope: str, part: str) -> str:

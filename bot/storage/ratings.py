@@ -98,13 +98,14 @@ def _above(score: float) -> float:
 def rating_outcome(record: Record) -> list[int] | None:
     """openskill ranks for seat 0 and seat 1 (lower is better; equal for a draw), or None when unrated.
 
-    Unrated: no result or an aborted ending, an empty seat, the same person in both seats, the computer in a
-    seat, or an ending off the board without a winner.
+    Unrated: no result or an aborted ending, an empty seat, the same person in both seats, the computer or a
+    forgotten player (``/privacy forget``: rated before they were forgotten) in a seat, or an ending off the board
+    without a winner.
     """
     result, (first, second) = record.result, record.players
     if result is None or result.reason not in RATED_REASONS or first is None or second is None:
         return None
-    if first.id == second.id or first.bot or second.bot:
+    if first.id == second.id or first.bot or second.bot or first.former or second.former:
         return None
     if result.winner is None:
         return [1, 1] if result.reason is EndReason.FINISHED else None

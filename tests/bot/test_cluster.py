@@ -285,3 +285,35 @@ async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_un
         assert emu.errors == []
     finally:
         await running.stop()
+
+
+async def test_forgetting_and_the_retention_sweep_on_a_cluster(cluster, cluster_redis):
+    """/privacy's storage on a cluster: every step in one slot (no CROSSSLOT), nothing of the player left on any
+    primary, and old records swept with their index entries."""
+    from bot.core.forgetting import forget
+    from bot.storage.privacy import Privacy
+    from .test_privacy import everything
+
+    now = [1_700_000_000.0]
+    layer = GameLayer(GameStore(cluster_redis), all_kinds(), challenge_timeout=600, clock=lambda: now[0],
+                      rng=random.Random(3))
+    kind = layer.kinds["hongkong"]
+    ann, ben = Person(180_000_000_000_000_011, "Annelise Quorn"), Person(180_000_000_000_000_012, "Benedikt")
+    privacy = Privacy(Records(layer.store, Ratings(cluster_redis), clock=lambda: now[0]))
+    ids = []
+    for n, channel in enumerate(range(2000, 2006)):
+        record = await layer.challenge(kind, guild_id=4242 << 22, channel_id=channel, challenger=ann, opponent=ben,
+                                       options={})
+        await layer.accept(channel, record.id, ben)
+        turn = await layer.resign(kind, channel, ann.id if n % 2 else ben.id)
+        await privacy.records.on_finished(turn.record)
+        await layer.store.vote_rematch(channel, record.id, ann.id)
+        ids.append(record.id)
+        now[0] += 86400
+    erased = await privacy.forget(ann.id, lambda r: forget(layer.kinds[r.kind], r, ann.id))
+    assert erased.records == 6 and erased.boards == 2 and erased.votes == 6
+    text = "\n".join(await everything(cluster_redis))
+    assert str(ann.id) not in text and ann.name not in text
+    assert (await Ratings(cluster_redis).standing("hongkong", "global", ben.id)).games == 6
+    assert await privacy.sweep_retention(now[0] - 3.5 * 86400) == 3
+    assert [r.id for r in await privacy.records.recent(4242 << 22, limit=10)] == ids[:2:-1]

@@ -111,7 +111,7 @@ def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
     for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url",
-                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout", "presence"):
+                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout", "presence", "finished_retention"):
         assert f"# {key} = " in example
 
 
@@ -194,3 +194,16 @@ def test_the_presence(tmp_path):
     with pytest.raises(ConfigError, match=r"presence must be at most 128 characters \(Discord's limit\), not 129 "
                                           r"\(set by \$HONGBOT_PRESENCE\)"):
         load_config(path, env={"HONGBOT_PRESENCE": "x" * 129})
+
+
+def test_finished_retention_in_days_default_forever(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    assert load_config(path, env={}).finished_retention is None
+    path.write_text("finished_retention = 30\n")
+    assert load_config(path, env={}).finished_retention == 30
+    assert load_config(path, env={"HONGBOT_FINISHED_RETENTION": "forever"}).finished_retention is None
+    with pytest.raises(ConfigError, match=r"finished_retention must be a number of days"):
+        load_config(path, env={"HONGBOT_FINISHED_RETENTION": "a year"})
+    with pytest.raises(ConfigError, match=r"finished_retention must be between 1 and 36500 days"):
+        load_config(path, env={"HONGBOT_FINISHED_RETENTION": "0"})

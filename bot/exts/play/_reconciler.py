@@ -13,7 +13,9 @@ process was killed — this task makes, in one process at a time (each announcem
   (the ``game_result_due`` event), which marks it done.
 
 Every :data:`REARM_EVERY` seconds one process (a short Redis lock) also runs :meth:`bot.core.session.GameLayer.rearm`:
-every running game gets any missing deadline back and the computer resumes where it is to move.
+every running game gets any missing deadline back and the computer resumes where it is to move. And every
+:data:`RETENTION_EVERY` seconds, with ``finished_retention`` set, one process (another lock) deletes the finished
+records older than that (:meth:`bot.storage.privacy.Privacy.sweep_retention`; ratings stay).
 """
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ from ...storage.outbox import MAX_TRIES, Announcement
 from ...interface.posts import POSTING
 from ...interface.posts import already_posted, board_name, shows_board, turn_message
 from ...core.session import GameLayer
+from ...storage.finished_games import Records
+from ...storage.privacy import Privacy
+from ...storage.ratings import Ratings
 from ._computer import Computer
 from ._language import public
 from ._poll import poll
@@ -41,6 +46,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two checks of every game's deadlines (one process does it).
 REARM_EVERY = 600.0
+#: Seconds between two retention sweeps of finished records (one process does each).
+RETENTION_EVERY = 3600.0
+#: Seconds in a day (``finished_retention`` is in days).
+DAY = 86_400.0
 #: The event the stats cog handles for a finished game whose record, rating or rating line is still due.
 RESULT_DUE = "game_result_due"
 
@@ -68,6 +77,7 @@ class Reconciler:
         self.poll_interval = poll_interval
         self._task: asyncio.Task | None = None
         self._stopping = asyncio.Event()
+        self.privacy = Privacy(Records(layer.store, Ratings(layer.store.redis), clock=layer.clock))
 
     def start(self) -> None:
         """Start polling (once)."""
@@ -90,6 +100,7 @@ class Reconciler:
     async def _round(self) -> None:
         await self.reconcile()
         await self.rearm_if_due()
+        await self.retention_if_due()
 
     async def rearm_if_due(self) -> bool:
         """Run the periodic check of every game's deadlines if no process did in the last :data:`REARM_EVERY`
@@ -98,6 +109,14 @@ class Reconciler:
             return False
         log.info("periodic check: %d challenge(s) and game(s) have their deadlines", await self.layer.rearm())
         return True
+
+    async def retention_if_due(self) -> int | None:
+        """With ``finished_retention`` set, delete the finished records older than that if no process swept in the
+        last :data:`RETENTION_EVERY` seconds. Returns how many this process deleted, or None if it did not sweep."""
+        days = self.bot.config.finished_retention
+        if days is None or not await self.privacy.claim_retention(int(RETENTION_EVERY)):
+            return None
+        return await self.privacy.sweep_retention(self.layer.clock() - days * DAY)
 
     async def reconcile(self) -> int:
         """Claim every announcement due now in the servers of this process's shards and make it. Returns how many were
@@ -168,4 +187,4 @@ class Reconciler:
         return False
 
 
-__all__ = ["Reconciler", "REARM_EVERY", "RESULT_DUE"]
+__all__ = ["Reconciler", "REARM_EVERY", "RETENTION_EVERY", "RESULT_DUE"]

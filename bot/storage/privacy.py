@@ -1,0 +1,294 @@
+"""A player's data in the store: found, exported and erased (``/privacy``), and finished records swept past their
+retention (``finished_retention``). README.md, "Privacy", says the same for people.
+
+Where a user id or a display name is kept (keys from :class:`bot.storage.keys.Keys`):
+
+- a channel's open challenge or running game (``game``): never touched here — a player in one is refused first;
+- finished records (``done:<game id>``): the player becomes "a former player" (:mod:`bot.core.forgetting`, given
+  as ``rewrite``), the game stays playable back and replayable;
+- a player's history in each server (``u:<user id>:games``): deleted;
+- each leaderboard (``{rt:<kind>:<scope>}``): their ``p:<user id>`` hash (rating, stats, name) deleted, their
+  ``board`` entry removed, and their rating change taken out of every game's ``rated`` marker (the other player's
+  stays: the game is never rated twice);
+- a finished game's rematch votes (``rematch:<game id>``, 7 days): their vote removed;
+- damaged records set aside for inspection (``quarantine:<when>``): deleted when they hold the id or the name.
+
+Nothing else holds a user id or a name: deadlines and announcements name channels and games, settings are a
+server's, command ids the application's.
+
+Finding them is a SCAN of the keyspace (finished records, histories, leaderboards): a rare, user-asked operation,
+never on a move's path.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..core.record import Record, RecordError, Status
+from .decoding import decoded, decoded_hash, decoded_list
+from .finished_games import DONE, GAME_INDEX, Records
+from .keys import Keys
+from .ratings import Standing, scopes_of
+from .store import guarded, writing
+
+log = logging.getLogger(__name__)
+
+#: Keys read or written per round trip while scanning.
+CHUNK = 200
+#: Finished records deleted per retention sweep at most (the next sweep goes on).
+SWEEP_LIMIT = 1000
+_BOARD = re.compile(r"\{rt:([^:}]+):([^}]+)\}")
+# KEYS: string keys; ARGV: 1 a text. Returns the keys whose value contains it (found in Redis: only those travel).
+_HOLDING = """
+local out = {}
+for _, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if value and string.find(value, ARGV[1], 1, true) then out[#out + 1] = key end
+end
+return out
+"""
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What :meth:`Privacy.forget` changed: finished records rewritten, leaderboards left, histories deleted, rematch
+    votes withdrawn, set-aside records deleted."""
+
+    records: int = 0
+    boards: int = 0
+    histories: int = 0
+    votes: int = 0
+    quarantined: int = 0
+
+
+class Privacy:
+    """One user's data across the store: :meth:`in_play`, :meth:`export`, :meth:`forget`; and the retention sweep.
+
+    Args:
+        records: the finished games (:class:`bot.storage.finished_games.Records`: its store, ratings and Redis).
+    """
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+        self.store = records.store
+        self.ratings = records.ratings
+        self.redis = records.redis
+        self.keys = records.keys
+
+    # --- finding ----------------------------------------------------------------------------------
+
+    async def in_play(self, user_id: int) -> list[Record]:
+        """The open challenges and running games ``user_id`` is in (seated, challenging or challenged): a SCAN of
+        every channel's record."""
+        found = []
+        for channel_id in await self.store.channels_with_records():
+            stored = await self.store.get(channel_id)
+            if stored is not None and stored.record.involves(user_id):
+                found.append(stored.record)
+        return found
+
+    async def finished_of(self, user_id: int) -> list[tuple[str, Record]]:
+        """Every finished record involving ``user_id`` as ``(key, record)``, oldest first: a SCAN of every finished
+        record (an index could miss one not yet indexed). Damaged ones are left out (logged)."""
+        needle, found = str(user_id), []
+        keys = [key async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000)]
+        for i in range(0, len(keys), CHUNK):
+            chunk = await self._holding(keys[i:i + CHUNK], needle)
+            for key, text in zip(chunk, await self._get_each(chunk)):
+                if not text or needle not in text:
+                    continue
+                try:
+                    record = Record.from_json(text)
+                except RecordError as exc:
+                    log.warning("privacy: skipping the damaged finished record %s: %s", key, exc)
+                    continue
+                if record.involves(user_id):
+                    found.append((key, record))
+        found.sort(key=lambda pair: (float(pair[1].ended or 0), pair[1].id))
+        return found
+
+    async def _holding(self, keys: list[str], needle: str) -> list[str]:
+        """Those of ``keys`` whose value contains ``needle``: on one server decided in Redis (a script), so that only
+        the matching records travel; on a Cluster (keys of many slots) every one is read here."""
+        if self.keys.BUCKETS > 1 or not keys:
+            return keys
+        return decoded_list(await self.redis.eval(_HOLDING, len(keys), *keys, needle))
+
+    async def _get_each(self, keys: list[str]) -> list[str | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:  # a Cluster's keys lie in many slots
+            for key in keys:
+                pipe.get(key)
+            return [decoded(text) for text in await pipe.execute()]
+
+    async def standings(self, user_id: int) -> list[tuple[str, str, Standing]]:
+        """``(kind, scope, standing)`` on every leaderboard ``user_id`` is on (a server's, ``global``)."""
+        found = []
+        async for key in self.redis.scan_iter(match=Keys.rating_pattern(f"p:{user_id}"), count=1000):
+            board = _BOARD.search(key)
+            stored = decoded_hash(await self.redis.hgetall(key))
+            if board and stored:
+                found.append((board.group(1), board.group(2), Standing.from_hash(user_id, stored)))
+        return sorted(found, key=lambda entry: (entry[0], entry[1] != "global", entry[1]))
+
+    # --- export -----------------------------------------------------------------------------------
+
+    async def export(self, user_id: int) -> dict:
+        """Everything kept about ``user_id``, as JSON-ready data::
+
+            {"user_id": str, "games": [record (Record.to_dict), ...],             # finished, oldest first
+             "ratings": [{"game": kind, "scope": "global" | "g<server id>", "rating": int, "uncertainty": int,
+                          "games", "wins", "losses", "draws", "streak": int, "name": str, "last": float,
+                          "seats": [[w, l, d], [w, l, d]], "mu": float, "sigma": float}, ...]}
+
+        (ids as text: JSON readers lose digits of a snowflake as a number).
+        """
+        ratings = [{"game": kind, "scope": scope, "rating": s.rating, "uncertainty": s.uncertainty, "games": s.games,
+                    "wins": s.wins, "losses": s.losses, "draws": s.draws, "streak": s.streak, "name": s.name,
+                    "last": s.last, "seats": [list(seat) for seat in s.seats], "mu": s.mu, "sigma": s.sigma}
+                   for kind, scope, s in await self.standings(user_id)]
+        games = [record.to_dict() for _key, record in await self.finished_of(user_id)]
+        return {"user_id": str(user_id), "games": games, "ratings": ratings}
+
+    # --- forgetting -------------------------------------------------------------------------------
+
+    async def forget(self, user_id: int, rewrite: Callable[[Record], Record]) -> Erased:
+        """Erase ``user_id`` from the store (see the module docstring): each finished record → ``rewrite(record)``
+        (rated first if it was not yet, so that the other player's rating counts it), their histories and
+        leaderboard entries deleted, their rematch votes and set-aside records gone. The caller checks first that
+        they are in no challenge or running game (:meth:`in_play`): those are left as they are. Safe to repeat.
+
+        Raises:
+            bot.storage.errors.StoreLost: the store lost its data (nothing more is written).
+            redis.RedisError: Redis failed; what was erased stays erased, and forgetting again finishes it.
+        """
+        writing()
+        finished = await self.finished_of(user_id)
+        names = {p.name for _key, r in finished for p in (*r.players, r.aborted_by) if p is not None and p.id == user_id}
+        done = await self.redis.smismember(DONE, [f"{r.channel_id}:{r.id}" for _key, r in finished]) if finished else []
+        for (_key, record), processed in zip(finished, done):
+            if not processed:
+                await self.records.process(record)  # rated with them, before they are forgotten
+        for key, record in finished:
+            text = rewrite(record).to_json()
+            await guarded(self.redis, self.keys.bucket(record.channel_id), ("SET", key, text, "XX"))
+        boards = await self._leave_boards(user_id)
+        histories = await self._delete_matching(Keys.user_games_pattern(user_id))
+        votes = await self._withdraw_votes(user_id)
+        quarantined = await self._drop_quarantined(user_id, names)
+        log.info("privacy: a user's data was erased: %d finished record(s), %d leaderboard(s)", len(finished), boards)
+        return Erased(len(finished), boards, histories, votes, quarantined)
+
+    async def _leave_boards(self, user_id: int) -> int:
+        """Delete the user's ``p:`` hash on every leaderboard, their ``board`` entry, and their side of each game's
+        ``rated`` marker. Returns the leaderboards left."""
+        left = 0
+        async for key in self.redis.scan_iter(match=Keys.rating_pattern(f"p:{user_id}"), count=1000):
+            board = _BOARD.search(key)
+            if board is None:
+                continue
+            kind, scope = board.group(1), board.group(2)
+            await self._scrub_rated(Keys.rating(kind, scope, "rated"), user_id)
+            await guarded(self.redis, None, ("ZREM", Keys.rating(kind, scope, "board"), str(user_id)), ("DEL", key))
+            left += 1
+        return left
+
+    async def _scrub_rated(self, rated: str, user_id: int) -> None:
+        """Take ``user_id``'s rating change out of every game of one leaderboard's ``rated`` marker (JSON
+        ``{"<user id>": [before, after], ...}``): the game stays marked rated."""
+        needle = f'"{user_id}"'
+        async for game_id, text in self.redis.hscan_iter(rated, count=500):
+            if needle not in text:
+                continue
+            change = {uid: c for uid, c in json.loads(text).items() if uid != str(user_id)}
+            await guarded(self.redis, None, ("HSET", rated, game_id, json.dumps(change)))
+
+    async def _delete_matching(self, pattern: str) -> int:
+        keys = [key async for key in self.redis.scan_iter(match=pattern, count=1000)]
+        for key in keys:  # one at a time: on a Cluster they lie in many slots
+            await guarded(self.redis, None, ("DEL", key))
+        return len(keys)
+
+    async def _withdraw_votes(self, user_id: int) -> int:
+        withdrawn = 0
+        async for key in self.redis.scan_iter(match=self.keys.rematch_pattern(), count=1000):
+            if key.endswith(":started"):
+                continue
+            withdrawn += int((await guarded(self.redis, None, ("SREM", key, str(user_id))))[0])
+        return withdrawn
+
+    async def _drop_quarantined(self, user_id: int, names: set[str]) -> int:
+        """Delete the set-aside (damaged) records holding the user's id or one of their names."""
+        needles = {str(user_id), *filter(None, names)}
+        dropped = 0
+        for bucket in range(self.keys.BUCKETS):
+            index = self.keys.quarantine_index(bucket)
+            for key in decoded_list(await self.redis.zrange(index, 0, -1)):
+                kind = decoded(await self.redis.type(key))
+                if kind == "hash":
+                    held = " ".join(decoded_hash(await self.redis.hgetall(key)).values())
+                elif kind == "string":
+                    held = decoded(await self.redis.get(key)) or ""
+                else:  # set aside as a key of the wrong type: left to the operator
+                    continue
+                if any(needle in held for needle in needles):
+                    await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, key))
+                    dropped += 1
+        return dropped
+
+    # --- retention --------------------------------------------------------------------------------
+
+    async def claim_retention(self, seconds: int) -> bool:
+        """Claim the retention sweep for ``seconds`` (:data:`Keys.RETENTION_LOCK`, set only if no process holds it):
+        True for the one process that gets it."""
+        return bool(await self.redis.set(Keys.RETENTION_LOCK, "1", nx=True, ex=seconds))
+
+    async def sweep_retention(self, before: float, limit: int = SWEEP_LIMIT) -> int:
+        """Delete the finished records of games that ended before ``before`` (Unix seconds), at most ``limit``, with
+        their index entries: the finished index, the game-id index, the done marker, the server's and the players'
+        histories, and each leaderboard's ``rated`` marker of the game. Ratings stay. Returns how many were deleted.
+
+        Raises:
+            bot.storage.errors.StoreLost: the store lost its data.
+            redis.RedisError: Redis failed (what was deleted stays deleted; the next sweep goes on).
+        """
+        swept = 0
+        for bucket in range(self.keys.BUCKETS):
+            index = self.keys.finished_index(bucket)
+            members = decoded_list(await self.redis.zrangebyscore(index, "-inf", f"({before}", start=0,
+                                                                  num=limit - swept))
+            for member in members:
+                channel_id, _, game_id = member.partition(":")
+                await self._delete_finished(bucket, index, member, int(channel_id), game_id)
+                swept += 1
+            if swept >= limit:
+                break
+        if swept:
+            log.info("retention: deleted %d finished record(s) that ended before %s", swept, before)
+        return swept
+
+    async def _delete_finished(self, bucket: int, index: str, member: str, channel_id: int, game_id: str) -> None:
+        key = self.keys.finished(channel_id, game_id)
+        text = decoded(await self.redis.get(key))
+        record = None
+        if text:
+            try:
+                record = Record.from_json(text)
+            except RecordError as exc:
+                log.warning("retention: deleting the damaged finished record %s: %s", key, exc)
+        if record is not None and record.status is Status.FINISHED:
+            histories = [("ZREM", Keys.guild_games(record.guild_id), game_id),
+                         *(("ZREM", Keys.user_games(record.guild_id, p.id), game_id)
+                           for p in record.players if p is not None)]
+            for scope in scopes_of(record):
+                histories.append(("HDEL", Keys.rating(record.kind, scope, "rated"), game_id))
+            for command in histories:  # one at a time: on a Cluster they lie in many slots
+                await guarded(self.redis, None, command)
+        await guarded(self.redis, None, ("HDEL", GAME_INDEX, game_id))
+        await guarded(self.redis, None, ("SREM", DONE, member))
+        await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, member))
+
+
+__all__ = ["Privacy", "Erased", "CHUNK", "SWEEP_LIMIT"]
