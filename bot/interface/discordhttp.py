@@ -18,7 +18,8 @@ answer 5xx *after* it made the post, so a blind retry doubles it:
   duplicate refusal beats a lost one.
 - An interaction callback (the first response) may be sent again — Discord refuses a second callback — but
   discord.py's pause before it (1 s, then 3 s) would miss Discord's 3 s for the first response: a callback answered
-  5xx is sent again at once, after a short pause, while that time allows. And when an attempt after a 5xx is refused
+  5xx, or whose connection dropped, is sent again at once, after a short pause, while that time allows. And when an
+  attempt after such a failure is refused
   with 40060 ("already acknowledged"), the first one was made: the adapter returns it as made (discord.py then knows
   the interaction is answered and goes on with follow-ups) instead of raising.
 
@@ -130,10 +131,11 @@ class _MadeBefore(Exception):
 
 
 class _CallbackAnswer:
-    """``session.request(...)`` for an interaction callback. A 5xx answer is sent again at once, after
+    """``session.request(...)`` for an interaction callback. A 5xx answer — or a connection that dropped or timed
+    out, which leaves it as unknown whether Discord took the callback — is sent again at once, after
     :data:`QUICK_PAUSES`, while Discord's 3 s for the first response leave time (discord.py's own retry waits 1 s,
-    then 3 s: past the deadline); a JSON body only (a multipart form can't be sent twice). A 5xx is noted, and a later
-    attempt refused with 40060 raises :class:`_MadeBefore`."""
+    then 3 s: past the deadline); a JSON body only (a multipart form can't be sent twice). A failure is noted, and a
+    later attempt refused with 40060 raises :class:`_MadeBefore` (the first had been made)."""
 
     def __init__(self, session: aiohttp.ClientSession, method: str, url: Any, kwargs: dict, tries: dict,
                  deadline: float) -> None:
@@ -150,16 +152,31 @@ class _CallbackAnswer:
         if request is not None:
             await request.__aexit__(None, None, None)
 
+    async def _attempt(self) -> aiohttp.ClientResponse | BaseException:
+        """One sending: the response, or the connection's failure (dropped, timed out) — which, like a 5xx, may
+        have come before or after Discord took the callback."""
+        try:
+            return await self._send()
+        except (aiohttp.ClientConnectionError, asyncio.TimeoutError) as exc:
+            self._request = None
+            return exc
+
     async def __aenter__(self) -> aiohttp.ClientResponse:
-        response = await self._send()
+        answer = await self._attempt()
         resendable = isinstance(self._kwargs.get("data"), (str, bytes, type(None)))
         for pause in QUICK_PAUSES:
-            if response.status < 500 or not resendable or time.time() + pause > self._deadline:
+            failed = isinstance(answer, BaseException) or answer.status >= 500
+            if not failed or not resendable or time.time() + pause > self._deadline:
                 break
             self._tries["failed"] = True
-            await self._release()
+            if not isinstance(answer, BaseException):
+                await self._release()
             await asyncio.sleep(pause)
-            response = await self._send()
+            answer = await self._attempt()
+        if isinstance(answer, BaseException):
+            self._tries["failed"] = True
+            raise answer
+        response = answer
         if response.status >= 500:
             self._tries["failed"] = True
         elif response.status == 400 and self._tries.get("failed"):

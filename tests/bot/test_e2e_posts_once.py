@@ -246,6 +246,26 @@ async def test_a_first_response_answered_502_after_being_made_counts_as_made(emu
     assert [e.kind for e in emu.errors] == ["already_acknowledged"] * 2
 
 
+@pytest.mark.parametrize("when", ["after", "before"])
+async def test_a_first_response_whose_connection_drops_is_sent_again_and_the_move_made(emu, world, bots, redis, when):
+    """The connection of a move's "thinking…" drops — after Discord took it, or before: either way it is sent again
+    at once, and the move is made and its board posted (not a "thinking…" left in the channel for good)."""
+    await bots()
+    await new_game(emu, world)
+    await settle(redis)
+    callbacks = emu.faults.add("POST", r"/interactions/\d+/[^/]+/callback", status=None, drop=True, when=when,
+                               times=1)
+    it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
+    [board] = await it.wait_followups(1, timeout=20)
+    assert callbacks.hits == 1 and it.response_type == 5 and not it.ephemeral
+    assert board.attachments and "played `S@B2`" in board.content
+    await settle(redis)
+    assert (await GameStore(redis).get(world.channel)).record.state["moves"] == ["S@B2"]
+    assert set(bot_files(emu, world.channel).values()) == {1}
+    # after: the resent callback is refused as already acknowledged, which tells the bot the first was made
+    assert [e.kind for e in emu.errors] == (["already_acknowledged"] if when == "after" else [])
+
+
 async def test_a_thread_made_before_a_502_is_the_games_thread(emu, world, bots, redis):
     await bots()
     it = await emu.slash(world.admin, world.channel, "settings", threads=True)
