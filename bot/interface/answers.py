@@ -66,6 +66,8 @@ class Guard:
             private answer deletes it first (:func:`send`).
         expired: True once Discord refused to acknowledge the interaction (10062): it can't be answered.
         move: the move being made (set with :func:`note_move`), for the words of a refusal.
+        changing: True once the handler is about to change a game (:func:`before_change`): a store that doesn't
+            answer then means "not saved"; before, only that it isn't answering (a read).
     """
 
     def __init__(self, interaction: discord.Interaction) -> None:
@@ -76,6 +78,7 @@ class Guard:
         self.thinking = False
         self.expired = False
         self.move: str | None = None
+        self.changing = False
         self.task: asyncio.Task | None = None
         self.timer: asyncio.TimerHandle | None = None
 
@@ -167,6 +170,20 @@ def move_of(interaction: discord.Interaction) -> str | None:
     return guard.move if guard is not None else None
 
 
+def will_change(interaction: discord.Interaction) -> None:
+    """Note that ``interaction`` sets out to change a game (a move, a button that accepts, resigns …): if the store
+    doesn't answer, the player is told nothing was saved."""
+    guard = _guard(interaction)
+    if guard is not None:
+        guard.changing = True
+
+
+def changing(interaction: discord.Interaction) -> bool:
+    """Whether ``interaction`` set out to change a game (:func:`before_change` was called for it)."""
+    guard = _guard(interaction)
+    return guard is not None and guard.changing
+
+
 def by_watchdog(interaction: discord.Interaction) -> bool:
     """Whether the watchdog acknowledged ``interaction`` (its handler was slow)."""
     guard = _guard(interaction)
@@ -211,6 +228,8 @@ def before_change(interaction: discord.Interaction, *, private: Callable[[], boo
     ``hongbot_failures_total{reason="expired"}``, or ``"unacknowledged"``), so the game is as it was and pressing
     again works. Source: Discord, Receiving and Responding ("you must send an initial response within 3 seconds").
     """
+    will_change(interaction)
+
     async def acknowledge() -> None:
         guard = _guard(interaction)
         if guard is not None and guard.expired:  # the watchdog's attempt was refused 10062 already

@@ -29,6 +29,9 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
 
     #: Template groups passed to ``__init__`` as whole numbers.
     numbers: ClassVar[tuple[str, ...]] = ()
+    #: Whether a press sets out to change a game (:func:`bot.interface.answers.will_change`); False for a button
+    #: that only shows something.
+    changes: ClassVar[bool] = True
     _final_board: ClassVar[dict[str, tuple[int, type["GameButton"]]]] = {}
 
     if TYPE_CHECKING:
@@ -53,6 +56,8 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?!)"):
         apology)."""
         answers.watch(interaction)
         i18n.use(interaction.locale)
+        if self.changes:
+            answers.will_change(interaction)
         try:
             self.check_server(interaction)
             await self.press(interaction)

@@ -99,6 +99,11 @@ def not_saved(move: str | None) -> str:
     return _("The game store isn't answering — nothing was saved. Please try again in a moment.")
 
 
+def not_answering() -> str:
+    """What a player is told when the game store did not answer a command that only reads (a board, stats)."""
+    return _("The game store isn't answering right now. Please try again in a moment.")
+
+
 def refusal(error: BaseException) -> str | None:
     """The text to show for an error that is the user's to fix, or None for one that is ours."""
     if isinstance(error, app_commands.CommandInvokeError):
@@ -128,7 +133,8 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
         log.warning("interaction %s: the game store did not answer in time, nothing saved (%s)", interaction.id,
                     original)
         FAILURES.labels("not_saved").inc()
-        text = not_saved(answers.move_of(interaction))
+        move = answers.move_of(interaction)
+        text = not_saved(move) if move or answers.changing(interaction) else not_answering()
     if text is None:
         data = interaction.data
         what = interaction.command.qualified_name if interaction.command else data.get("custom_id") if data else None

@@ -29,6 +29,8 @@ class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", fi
     """"Replay" on a final board (its label in the language current when it is made: the board's): the clicker
     gets the game's animated GIF (ephemeral, so clicks don't flood the channel)."""
 
+    changes = False
+
     def __init__(self, game_id: str) -> None:
         super().__init__(discord.ui.Button(label=p_("button", "Replay"), emoji="🎞️", style=discord.ButtonStyle.secondary,
                                            custom_id=f"hb:replay:{game_id}"))
@@ -47,6 +49,7 @@ class LeaderboardButton(
     or "g" global, target page, guild, user); only the user who ran ``/leaderboard`` can turn its pages."""
 
     numbers = ("page", "guild_id", "user_id")
+    changes = False
 
     def __init__(self, direction: str, kind: str, scope: str, page: int, guild_id: int, user_id: int,
                  *, disabled: bool = False) -> None:
