@@ -14,6 +14,7 @@ import pytest
 
 import engine.hong as hong
 import engine.hongkong as hk
+from bot.storage.finished_games import GAME_INDEX
 from bot.storage.store import GameStore
 from bot.i18n import n_
 
@@ -506,4 +507,8 @@ async def test_every_image_has_alt_text(emu, world, running, redis):
     replay = (await it.wait_followups(1))[0]
     assert replay.attachments[0].description == (f"Animated replay of Hong Kong, {ann} vs {ben}, 1 move. "
                                                  f"{ben} resigned: {ann} wins.")
+    # the Replay button works at once, before the index that finds a game in any channel is written (here: removed)
+    await redis.hdel(GAME_INDEX, gid)
+    click = await emu.click(world.cleo, final, final.button("Replay")["custom_id"])
+    assert (await click.wait_followups(1))[0].attachments[0].filename.endswith(".gif")
     assert emu.errors == []

@@ -373,6 +373,10 @@ class Stats(commands.Cog):
                               "from the list as you type, or see {history}.", text=escape_markdown(game_id[:40]),
                               history=mentions.command("history")))
         record = await self.records.find(gid)
+        if record is None and interaction.channel_id is not None:
+            # just finished here (the Replay button under its last board, pressed at once): the record is stored
+            # with the game's last change, the index that finds it in any channel a moment later (game_finished)
+            record = await self.bot.layer.store.finished(interaction.channel_id, gid)
         if record is None or record.guild_id != interaction.guild_id:
             running = await self.bot.layer.active_games(guild_id(interaction))
             if any(r.id == gid for r, _game in running):
