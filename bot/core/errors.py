@@ -18,6 +18,15 @@ class GameChanged(UserError):
     The message says to look at the board and try again; nothing was changed."""
 
 
+class NoGameHere(UserError):
+    """No game is running in the channel asked about (``channel_id``). The answer may add where one is — in a thread
+    of that channel (:func:`bot.interface.replies.on_error`)."""
+
+    def __init__(self, message: str, channel_id: int) -> None:
+        super().__init__(message)
+        self.channel_id = channel_id
+
+
 class NotAcknowledged(Exception):
     """An interaction that would change a game could not be acknowledged (Discord refused its first response:
     10062 Unknown interaction — it arrived after Discord's 3 s, or was replayed after a gateway resume — or the
@@ -25,4 +34,4 @@ class NotAcknowledged(Exception):
     :func:`bot.interface.answers.before_change`) and nobody can be told. The message says why, for the log."""
 
 
-__all__ = ["UserError", "GameChanged", "NotAcknowledged"]
+__all__ = ["UserError", "GameChanged", "NoGameHere", "NotAcknowledged"]

@@ -21,7 +21,7 @@ from engine.result import EndReason
 
 from .. import i18n
 from ..storage.deadlines import Deadline, Deadlines
-from .errors import GameChanged, UserError
+from .errors import GameChanged, NoGameHere, UserError
 from ..i18n import _, p_
 from . import naming
 from .kinds import Game, GameKind
@@ -193,7 +193,8 @@ class GameLayer:
             hint = format_list([naming.command(f"{name} challenge") for name in names], style="or",
                                locale=i18n.current())
             # TRANSLATORS: {commands} is a command or two (mentions): "/hongkong challenge or /hong challenge".
-            raise UserError(_("There is no game running in this channel. Start one with {commands}.", commands=hint))
+            raise NoGameHere(_("There is no game running in this channel. Start one with {commands}.", commands=hint),
+                             channel_id)
         record = stored.record
         if kind is not None and record.kind != kind.name:
             other = self.kinds[record.kind]

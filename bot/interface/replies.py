@@ -37,7 +37,7 @@ from engine import IllegalMove
 
 from . import answers, mentions
 from .. import i18n
-from ..core.errors import NotAcknowledged, UserError
+from ..core.errors import NoGameHere, NotAcknowledged, UserError
 from ..storage.errors import UNREACHABLE, StoreLost
 from ..i18n import _
 from .metrics import FAILURES
@@ -120,6 +120,27 @@ def refusal(error: BaseException) -> str | None:
     return None
 
 
+async def _in_a_thread(interaction: discord.Interaction, error: NoGameHere) -> str | None:
+    """Where the game of a channel with none is played, if in one of its threads (a server with a thread per game):
+    a sentence pointing there, or None. Never raises (a store failure: the refusal as it was)."""
+    layer = getattr(interaction.client, "layer", None)
+    if layer is None or interaction.guild_id is None:
+        return None
+    try:
+        games = await layer.active_games(interaction.guild_id)
+    except Exception:
+        return None
+    for record, _game in games:
+        if record.parent_id == error.channel_id:
+            a, b = record.names
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {thread} the game's thread
+            # (a mention: Discord shows its name and opens it when clicked).
+            return _("This channel's game of {game} ({first} vs {second}) is played in its thread {thread}: play "
+                     "and watch it there.", game=layer.kinds[record.kind].title, first=a, second=b,
+                     thread=f"<#{record.channel_id}>")
+    return None
+
+
 async def on_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed command or button press (see the module docstring). Never raises."""
     original = getattr(error, "original", error)
@@ -127,6 +148,8 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
         log.info("interaction %s: not answered, nothing changed (%s)", interaction.id, original)
         return
     text = refusal(error)
+    if isinstance(original, NoGameHere):
+        text = await _in_a_thread(interaction, original) or text
     lost = isinstance(original, StoreLost)  # never "not saved": nothing is, until an operator decides
     if text is None and not lost and (isinstance(original, NotSaved)
                                       or (isinstance(original, UNREACHABLE) and not wrote())):

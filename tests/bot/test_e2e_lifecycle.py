@@ -165,6 +165,10 @@ async def test_game_in_a_thread(emu, world, bots, redis):
     assert await store.get(world.channel) is None
     assert (await store.get(thread_id)).record.parent_id == world.channel
     await place(emu, world, world.ann, "A1", channel=thread_id)
+    # a move sent in the parent channel is pointed to the thread
+    it = await emu.slash(world.ben, world.channel, "hongkong place", square="E5")
+    assert await refused(it) == (f"This channel's game of Hong Kong ({display(world.ann)} vs {display(world.ben)}) is "
+                                 f"played in its thread <#{thread_id}>: play and watch it there.")
     await resign(emu, world.ben, thread_id)
     ended = await emu.wait_for_message(world.channel, lambda m: "has ended" in m.content)
     assert f"{display(world.ben)} resigned" in ended.content and str(thread_id) in ended.content
