@@ -37,7 +37,7 @@ import discord
 from . import answers
 from .. import i18n
 from .buttons import final_board_view
-from .discordhttp import post_once
+from .discordhttp import PostUncertain, post_once
 from ..core.kinds import Game, GameKind
 from .metrics import BOARD_POSTED, BUSY, FAILURES, FIRST_RESPONSE, MOVES, since
 from ..i18n import _
@@ -497,10 +497,14 @@ async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kin
                 await send_in_channel(bot, turn.record.channel_id, text, nonce=nonce(turn.announcement), data=png,
                                       name=name, allowed_mentions=MENTION_PLAYERS, **extra)
                 posted = True
-    except Exception:
+    except Exception as exc:
         FAILURES.labels("board").inc()
-        log.exception("posting game %s in channel %s failed; the reconciler posts it later",
-                      turn.record.id, turn.record.channel_id)
+        if isinstance(exc, PostUncertain):  # Discord may have made it: no traceback, the outbox decides
+            log.warning("posting game %s in channel %s: Discord may or may not have made the post (%s); the "
+                        "reconciler looks and posts it if not", turn.record.id, turn.record.channel_id, exc)
+        else:
+            log.exception("posting game %s in channel %s failed; the reconciler posts it later",
+                          turn.record.id, turn.record.channel_id)
         if interaction is not None:  # the with block has ended: in the player's language
             await refuse(interaction, saved_note(turn))
     finally:
