@@ -221,6 +221,24 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
     await post_once(send, made)
 
 
+class CannotPost(discord.DiscordException):
+    """The bot lacks what a post in the channel needs (View Channel, Send Messages — in Threads for a thread —, Attach
+    Files for a board), as its cache of the server says: the post is not sent, sparing Discord a request it would
+    refuse (403s count toward its invalid-request limit)."""
+
+
+def check_postable(bot: discord.Client, channel_id: int, *, files: bool) -> None:
+    """Raise :class:`CannotPost` if the cached permissions of the bot in ``channel_id`` forbid a post (with
+    ``files``: an attachment). A channel not in the cache passes: the post itself will tell."""
+    channel = bot.get_channel(channel_id)
+    if channel is None or isinstance(channel, discord.abc.PrivateChannel) or channel.guild.me is None:
+        return
+    allowed = channel.permissions_for(channel.guild.me)
+    send = allowed.send_messages_in_threads if isinstance(channel, discord.Thread) else allowed.send_messages
+    if not (allowed.view_channel and send and (allowed.attach_files or not files)):
+        raise CannotPost(f"no permission to post in channel {channel_id}")
+
+
 async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, nonce: str | None,
                           data: Picture | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
     """Post ``text`` (and ``data`` as the attachment ``name``) in a channel outside any interaction. With a ``nonce``
@@ -228,8 +246,10 @@ async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, no
     Discord returns the first message for it; discord.py itself retries a 5xx. ``kwargs``: ``send``'s.
 
     Raises:
+        CannotPost: the bot's permissions there forbid it (nothing was sent).
         discord.HTTPException, aiohttp.ClientError: it failed.
     """
+    check_postable(bot, channel_id, files=data is not None)
     channel = bot.get_partial_messageable(channel_id)
     for attempt in range(tries):
         files: _File = {"file": data.file(name)} if data is not None else {}
@@ -502,6 +522,8 @@ async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kin
         if isinstance(exc, PostUncertain):  # Discord may have made it: no traceback, the outbox decides
             log.warning("posting game %s in channel %s: Discord may or may not have made the post (%s); the "
                         "reconciler looks and posts it if not", turn.record.id, turn.record.channel_id, exc)
+        elif isinstance(exc, CannotPost):  # the caller sees why (bot.exts.play._reach)
+            log.warning("game %s: %s", turn.record.id, exc)
         else:
             log.exception("posting game %s in channel %s failed; the reconciler posts it later",
                           turn.record.id, turn.record.channel_id)
@@ -527,11 +549,11 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
     try:
         await send_in_channel(bot, channel_id, text, nonce=nonce, allowed_mentions=mentions)
         return True
-    except (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+    except (CannotPost, discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
         log.warning("could not post in channel %s (%s)", channel_id, getattr(exc, "status", None) or repr(exc))
         return False
 
 
-__all__ = ["GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
+__all__ = ["CannotPost", "check_postable", "GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
            "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
            "computer_replied", "status_line", "turn_message", "shows_board", "complete", "post_turn", "send_quietly"]

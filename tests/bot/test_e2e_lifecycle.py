@@ -179,7 +179,7 @@ async def test_game_in_a_thread(emu, world, bots, redis):
 async def test_threads_without_permission_play_in_the_channel(emu, world, bots, redis):
     await bots()
     no_threads = emu.create_channel(world.guild, "no-threads")
-    await emu.slash(world.admin, world.channel, "settings", threads=True)
+    await (await emu.slash(world.admin, world.channel, "settings", threads=True)).wait_done()
     # a challenge where the bot can't open the game's thread is refused, naming the permission...
     await emu.set_permission_overwrite(no_threads, emu.bot_user, deny=PERMISSIONS["create_public_threads"])
     it = await emu.slash(world.ann, no_threads, "hongkong challenge", opponent=world.ben)
@@ -202,6 +202,7 @@ async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     await bots()
     await new_game(emu, world)
     final = await resign(emu, world.ann, world.channel)
+    await emu.wait_for_message(world.channel, lambda m: m.content.startswith("📈"))  # posted after: not counted below
     rematch_id = final.button("Rematch")["custom_id"]
     click = await emu.click(world.cleo, final, rematch_id)
     assert "Only the two players" in await refused(click)
