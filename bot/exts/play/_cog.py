@@ -39,7 +39,7 @@ from ._computer import Computer
 from . import _takebacks as takebacks
 from ._groups import game_group
 from ._language import public
-from ._reach import listed, require_postable, unpostable
+from ._reach import gone, listed, require_postable, unpostable
 from ._reconciler import Reconciler
 from ._timers import Timers
 from ...interface.options import channel_id, guild_id
@@ -143,9 +143,12 @@ class Play(commands.Cog):
     @commands.Cog.listener()
     async def on_game_finished(self, record: Record) -> None:
         """A game has ended: close its open takeback request; if it was played in a thread, say so in the channel
-        the thread came from."""
+        the thread came from (unless the bot ended it, unable to reach it: :func:`._reach.end_unreachable` says
+        why there; or that channel is gone)."""
         await takebacks.close_stale(self.bot, self.layer, record)
-        if record.parent_id:
+        ended_by_us = record.aborted_by is not None and record.aborted_by.id == self.bot.me.id
+        if record.parent_id and not ended_by_us and not gone(self.bot, record.guild_id, record.parent_id):
+            # (a game the bot ended because it couldn't reach it is told once, by ._reach, with the reason)
             kind = self.layer.kinds[record.kind]
             a, b = record.names
             async with public(self.bot, self.layer, record.guild_id):

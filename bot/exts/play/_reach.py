@@ -254,6 +254,13 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
     return True
 
 
+def gone(bot: discord.Client, guild_id: int, channel_id: int) -> bool:
+    """Whether the channel ``channel_id`` of a server the bot is in no longer exists: the server is in the cache,
+    the channel isn't (a server's channels are always cached; its threads are not, so this is for channels). A post
+    there would only be refused (404)."""
+    return bot.get_guild(guild_id) is not None and bot.get_channel(channel_id) is None
+
+
 async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: Obstacle) -> Record | None:
     """End the challenge or game of ``channel_id``, which the bot can't post in: an open challenge is withdrawn; a
     running game ends without a result (unrated, nobody forfeits, its timers cancelled, its final board — which
@@ -294,7 +301,9 @@ async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obst
         channel = f"<#{record.channel_id}>"
         # TRANSLATORS: a direct message; {channel} is a link to the game's channel, {ended} the sentence above.
         direct = _("⚠️ Your game in {channel}: {ended}", channel=channel, ended=text)
-    if record.parent_id and await send_quietly(bot, record.parent_id, f"⚠️ {text}", nonce=post_nonce("u", record.id)):
+    parent = record.parent_id
+    if parent and not gone(bot, record.guild_id, parent) and await send_quietly(bot, parent, f"⚠️ {text}",
+                                                                              nonce=post_nonce("u", record.id)):
         return
     for seat, player in enumerate(record.players):
         if player is None or player.bot:
@@ -340,5 +349,5 @@ class Reach(commands.Cog):
         log.info("removed from guild %s: %d game(s) and challenge(s) ended", guild.id, n)
 
 
-__all__ = ["NAMES", "IMPLIED_BY_SEND", "Obstacle", "needed", "missing", "listed", "require_postable", "obstacle",
+__all__ = ["NAMES", "IMPLIED_BY_SEND", "Obstacle", "needed", "missing", "listed", "require_postable", "obstacle", "gone",
            "ready", "unpostable", "give_up", "fall_back", "end_unreachable", "Reach"]
