@@ -122,8 +122,13 @@ async def test_a_computer_reply_that_cannot_be_posted_ends_the_game(emu, world, 
     await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=denied)
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="A1")
     assert "is thinking" in (await it.wait_followups(1))[0].content  # an interaction's answer needs no permission
-    [dm] = await asyncio.wait_for(_dms(emu, world.ann), 10)  # the reply could not be posted: not "thinking…" forever
-    assert "ended without a result" in dm.content and f"I no longer have **{name}**" in dm.content
+    # the reply could not be posted (not "thinking…" forever): the players are told why — in the channel while the
+    # bot can still write text there, else by DM
+    if denied == ATTACH:
+        told = await emu.wait_for_message(world.channel, lambda m: m.content.startswith("⚠️"))
+    else:
+        [told] = await asyncio.wait_for(_dms(emu, world.ann), 10)
+    assert "ended without a result" in told.content and f"I no longer have **{name}**" in told.content
     await ended_unrated(redis, world.channel)
     it = await emu.slash(world.ann, world.channel, "hongkong board")
     assert "There is no game running in this channel" in await refused(it)

@@ -255,10 +255,10 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
 
 
 def gone(bot: discord.Client, guild_id: int, channel_id: int) -> bool:
-    """Whether the channel ``channel_id`` of a server the bot is in no longer exists: the server is in the cache,
-    the channel isn't (a server's channels are always cached; its threads are not, so this is for channels). A post
-    there would only be refused (404)."""
-    return bot.get_guild(guild_id) is not None and bot.get_channel(channel_id) is None
+    """Whether a post in the channel ``channel_id`` of server ``guild_id`` could only be refused: the bot is no longer
+    in the server (it isn't in the cache), or the channel no longer exists (a server's channels are always cached;
+    its threads are not, so this is for channels)."""
+    return bot.get_guild(guild_id) is None or bot.get_channel(channel_id) is None
 
 
 async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int, why: Obstacle) -> Record | None:
@@ -289,8 +289,9 @@ async def end_unreachable(bot: discord.Client, layer: GameLayer, channel_id: int
 
 
 async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obstacle) -> None:
-    """The players learn why their game ended: in the thread's parent channel, or else each person by DM (both in
-    the server's language: a DM is sent outside any interaction, so no one's own language is known)."""
+    """The players learn why their game ended: in the thread's parent channel — or, for a game in a channel, in that
+    channel when the bot can still post text there — or else each person by DM (both in the server's language: a DM
+    is sent outside any interaction, so no one's own language is known)."""
     kind = layer.kinds[record.kind]
     a, b = record.names
     async with public(bot, layer, record.guild_id):
@@ -301,9 +302,11 @@ async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obst
         channel = f"<#{record.channel_id}>"
         # TRANSLATORS: a direct message; {channel} is a link to the game's channel, {ended} the sentence above.
         direct = _("⚠️ Your game in {channel}: {ended}", channel=channel, ended=text)
-    parent = record.parent_id
-    if parent and not gone(bot, record.guild_id, parent) and await send_quietly(bot, parent, f"⚠️ {text}",
-                                                                              nonce=post_nonce("u", record.id)):
+    # in the thread's parent channel; for a game in a channel, there if the bot can still write text (a board needs
+    # Attach Files: without it a notice still goes); else by DM
+    where = record.parent_id or record.channel_id
+    if not gone(bot, record.guild_id, where) and await send_quietly(bot, where, f"⚠️ {text}",
+                                                                    nonce=post_nonce("u", record.id)):
         return
     for seat, player in enumerate(record.players):
         if player is None or player.bot:
