@@ -512,3 +512,18 @@ async def test_every_image_has_alt_text(emu, world, running, redis):
     click = await emu.click(world.cleo, final, final.button("Replay")["custom_id"])
     assert (await click.wait_followups(1))[0].attachments[0].filename.endswith(".gif")
     assert emu.errors == []
+
+
+async def test_a_double_click_on_accept_starts_one_game_and_refuses_nothing(emu, world, running, redis):
+    """Two presses of Accept by the same person, the second before the first is answered: one game, one board, and
+    no "changed at the same moment" for the press that lost the race."""
+    message = await challenge(emu, world, "hongkong challenge", world.ben)
+    accept_id = message.button("Accept")["custom_id"]
+    first, second = await asyncio.gather(emu.click(world.ben, message, accept_id),
+                                         emu.click(world.ben, message, accept_id))
+    await asyncio.sleep(1.0)
+    boards = [m for m in emu.messages(world.channel) if "the game begins" in m.content]
+    assert len(boards) == 1 and (await GameStore(redis).get(world.channel)).record.status.value == "active"
+    told = [m.content for it in (first, second) for m in it.messages if m.ephemeral]
+    assert told == [], told
+    assert emu.errors == []

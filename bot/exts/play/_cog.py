@@ -29,7 +29,7 @@ from ...interface.posts import (board_file, board_name, board_picture, follow_up
     send_in_channel, send_quietly, sides, status_line, time_runs_out)
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
-from ...core.record import Event, Player, Record
+from ...core.record import Event, Player, Record, Status
 from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text
 from ...storage.settings import RESIGN_CONFIRMATION
 from ...i18n.wording import describe_duration, jump_link, shown_user, when
@@ -255,7 +255,12 @@ class Play(commands.Cog):
             await answers.edit(interaction, content=content, view=None, allowed_mentions=NO_MENTIONS)
             return
         require_postable(interaction)  # without thread permissions the game is played here (see _open_thread)
-        record, game = await self.layer.accept(channel_id(interaction), game_id, person(interaction.user))
+        try:
+            record, game = await self.layer.accept(channel_id(interaction), game_id, person(interaction.user))
+        except UserError:  # lost a race, or too late — to this same person's other press?
+            if await self._started_by_another_press(interaction, game_id):
+                return  # a double click: the first press's answer starts the game; this one needs no refusal
+            raise
         kind = self.layer.kinds[record.kind]
         a, b = record.names
         async with public(self.bot, self.layer, record.guild_id):  # the challenge's message: the server's language
@@ -500,6 +505,13 @@ class Play(commands.Cog):
         except discord.HTTPException:
             log.warning("could not read back the takeback request of %s", record.id)
 
+    async def _started_by_another_press(self, interaction: discord.Interaction, game_id: str) -> bool:
+        """After an Accept was refused: whether it lost to this same person's other press (a double click) — the game
+        ``game_id`` now runs here with them in it."""
+        stored = await self.layer.store.get(channel_id(interaction))
+        return (stored is not None and stored.record.id == game_id and stored.record.status is Status.ACTIVE
+                and stored.record.seat_of(interaction.user.id) is not None)
+
     async def answer_takeback(self, interaction: discord.Interaction, button: TakebackButton) -> None:
         """Allow / Refuse pressed on a takeback request.
 
@@ -507,10 +519,19 @@ class Play(commands.Cog):
             UserError: not the opponent, or the request is gone, expired or for another position.
         """
         answers.before_change(interaction)
-        result = await self.layer.answer_takeback(
-            channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes",
-            button.nonce
-        )
+        try:
+            result = await self.layer.answer_takeback(
+                channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes",
+                button.nonce
+            )
+        except UserError:  # lost a race, or too late — to this same person's other press?
+            stored = await self.layer.store.get(channel_id(interaction))
+            answered = stored is not None and stored.record.id == button.game_id and (
+                stored.record.takeback is None or stored.record.takeback.nonce != button.nonce
+                or stored.record.takeback.refused)
+            if answered and stored is not None and stored.record.seat_of(interaction.user.id) is not None:
+                return  # a double click: the first press answered the request; this one needs no refusal
+            raise
         await self.layer.store.forget_takeback(channel_id(interaction), button.game_id, button.nonce)  # answered here
         record = result.record if isinstance(result, Turn) else result
         async with public(self.bot, self.layer, record.guild_id):  # an edit of the public request
