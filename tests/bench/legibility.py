@@ -50,7 +50,8 @@ class Sizes:
 
     def add(self, size: int, text: str, names: tuple[str, ...] = ()) -> None:
         self.seen.setdefault(size, set()).add(text)
-        if text.endswith("…") and not any(name.startswith(text[:-1].strip()) for name in names):
+        kept = text[:-1].strip()
+        if text.endswith("…") and not (kept and any(name.startswith(kept) for name in names)):
             self.cut.add(text)
 
 
