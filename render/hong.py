@@ -6,21 +6,22 @@ and :data:`PALETTE`). The picture, top to bottom:
 * two player cards — the emperor (blue) and the dragon master (orange) with their names; the card of the
   player to move is filled with that player's colour and says TO MOVE (at the end the winner's says WINS);
 * a status line: the Hong count against the board's threshold as text and as a row of ticks, and what
-  happens now (who moves, who summons which dragon, or the result);
+  happens now (who moves, who summons which dragon, or the result; on two lines where one would cut its words);
 * the board: the real outline of its spaces (no-space squares are left out; the garden's pond is water and
   its trees are trees), coordinates on all four edges, each dragon tile as a thick **segment** from edge to
   edge with two big **heads** pointing out of the other two edges, stones as grey pebbles. Every Hong is drawn
   in colour — its segments and the two heads that cap it — inside an outline of its own, with a badge giving its
-  size: horizontal Hongs in vermillion, vertical ones in bluish green. An outline ends in the middle of the cap
+  size (a third of a cell high): horizontal Hongs in vermillion, vertical ones in bluish green. An outline ends in the middle of the cap
   tile, so two Hongs sharing a cap stay apart by the width of that tile's segment. The squares the last move
   changed are framed in the highlight colour;
-* a legend: what H and V look like, and the two Hong colours;
-* with the expansion, the lair: seven numbered spaces (Hong sizes 1–7), each with its dragon's action as an
-  icon and a word; summoned dragons are marked SUMMONED, the sizes a pending summon may choose are framed in the
-  summoning player's colour.
+* a legend in two rows: what H and V look like; the two Hong colours and what a badge's number means;
+* with the expansion, the lair: a line saying what it is, then seven numbered spaces (Hong sizes 1–7) in two rows,
+  each with its dragon's action as an icon and a word; summoned dragons are marked SUMMONED, the sizes a pending
+  summon may choose are framed in the summoning player's colour.
 
 Every word is in the language of the ``translations`` given (see :mod:`render.labels`; English by default): a
-longer sentence shrinks or has its names cut, a label its size, so nothing is clipped. Squares, numbers, notation and
+longer sentence shrinks or has its names cut, a label its size, so nothing is clipped — but nothing shrinks under
+:data:`render.common.MIN_TEXT` (25 px: 10 px where a phone shows the board 400 px wide; tests/bench/legibility.py). Squares, numbers, notation and
 the dragons' actions (``rotate``: what a player types in ``D2 rotate C4``) are the same in every language.
 
 Speed: the board's spaces, outline, coordinates and legend are drawn once per board and language; tiles (drawn at three times
