@@ -634,8 +634,8 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
             box = (x0 + s * 0.20, y0 + s * 0.57, x1 + s * 0.80, y1 + s * 0.43)
         c.rounded_rectangle(box, radius=int(s * 0.22), outline=colour, width=width)
     # A badge with its size in the middle of each Hong's segments.
-    radius = s * 0.25
-    badge = Style(max(MIN_TEXT, round(s * 0.34)), bold=True)
+    radius = s * 0.28  # inside the Hong's outline (0.30 of a cell either side of its middle)
+    badge = Style(max(MIN_TEXT, round(s * 0.38)), bold=True)
     for h in hongs:
         colour = HONG_COLOURS[h.direction]
         (ca, ra), (cb, rb) = _cr(h.cells[0]), _cr(h.cells[-1])
