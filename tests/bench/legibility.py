@@ -1,7 +1,7 @@
 """Measure how small the text on every game's boards is on a phone: every text size drawn, in pixels at the width
 Discord shows a board at 1× on a phone (400 px by default).
 
-Run on demand (the test tests/render/test_legibility.py asserts the minimum)::
+Run on demand (tests/contract/test_legibility.py asserts the minimum)::
 
     python tests/bench/legibility.py [--width 400] [--save DIR] [--all]
 
