@@ -149,11 +149,11 @@ def main() -> None:
     args = parser.parse_args()
     rows = survey(args.width, args.save)
     print(f"Smallest text drawn, px at {args.width} px display width (font size; a digit's ink is ~0.7 of it)")
-    print(f"{'game / challenge':38} {'smallest':>8}  {'where':28} label")
+    print(f"{'game / challenge':48} {'smallest':>8}  {'where':28} label")
     for setup_id in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == setup_id]
         worst = min(mine, key=lambda r: r[2])
-        print(f"{setup_id:38} {worst[2]:8.1f}  {worst[1]:28} {worst[4]!r} ({worst[2] * worst[3] / args.width:.0f} px"
+        print(f"{setup_id:48} {worst[2]:8.1f}  {worst[1]:28} {worst[4]!r} ({worst[2] * worst[3] / args.width:.0f} px"
               f" on {worst[3]} px)")
     worst = min(rows, key=lambda r: r[2])
     print(f"\nMINIMUM {worst[2]:.1f} px at {args.width} px: {worst[0]} {worst[1]} {worst[4]!r}")
