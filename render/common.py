@@ -48,9 +48,13 @@ BASE_COLOURS: tuple[Colour, ...] = (BACKGROUND, INK, MUTED, HIGHLIGHT, WHITE, TR
 #: Text colour on background pairs every palette blends (anti-aliased text, the replay caption).
 BASE_BLENDS: tuple[tuple[Colour, Colour], ...] = ((INK, BACKGROUND), (MUTED, BACKGROUND), (INK, WHITE))
 
+#: The smallest text a board draws (px on a board 1000 px wide): 10 px where a phone shows the board 400 px wide
+#: at 1×, the least a caption is read at (tests/bench/legibility.py measures every board; a board narrower than
+#: 1000 px may go as low as it keeps 10 px at 400, e.g. 24 px on Hong Kong's 940).
+MIN_TEXT = 25
 #: The sizes a legend's words are set in, largest first: on one line, then (if the line is still too long) on two.
-LEGEND_STYLES = (Style(24), Style(22), Style(20), Style(18))
-LEGEND_TWO_LINES = (Style(20), Style(18))
+LEGEND_STYLES = (Style(26), Style(MIN_TEXT))
+LEGEND_TWO_LINES = (Style(26), Style(MIN_TEXT))
 
 #: Default zlib level of the PNGs. With zlib-ng, level 2 deflates a Hong Kong board (1.2 Mpx) in about 2 ms to
 #: 30–55 KB; each level up costs about 0.7 ms for 4 % less. Pillow's encoder (system zlib) took 4–5 ms at level 2.
@@ -169,15 +173,17 @@ class Canvas:
         return label.width
 
     def legend(self, y: float, left: float, right: float, items: Sequence[tuple[float, Callable[[float], None], str, float]],
-               note: str, fill: Colour, note_fill: Colour, bg: Colour) -> None:
+               note: str, fill: Colour, note_fill: Colour, bg: Colour,
+               styles: tuple[Sequence[Style], Sequence[Style]] = (LEGEND_STYLES, LEGEND_TWO_LINES)) -> None:
         """A legend across ``left``–``right`` px, centred on ``y``: each item's icon then its word, and a ``note``
-        right-aligned at the end, e.g. "number = blocks high".
+        right-aligned at the end, e.g. "number = blocks high" (none if ``""``).
 
         ``items`` are ``(advance, draw, text, gap)``: ``draw(x)`` draws the icon at ``x``, its word starts
         ``advance`` px further and the next item ``gap`` px after the word (the last gap is the least room left
-        before the note). The words take the largest of :data:`LEGEND_STYLES` at which the line fits; if none
-        does (a language's longer words), each word is set on two lines (:func:`render.text.two_lines`) in the
-        largest of :data:`LEGEND_TWO_LINES` that fits; if even that is too wide, the note is cut with "…".
+        before the note). The words take the largest of ``styles[0]`` (:data:`LEGEND_STYLES`) at which the line
+        fits; if none does (a language's longer words), each word is set on two lines (:func:`render.text.two_lines`)
+        in the largest of ``styles[1]`` (:data:`LEGEND_TWO_LINES`) that fits; if even that is too wide, the note is
+        cut with "…".
         """
         def lines(text: str, style: Style, split: bool) -> list[str]:
             return two_lines(text, style) if split else [text]
@@ -185,8 +191,8 @@ class Canvas:
         def wide(text: str, style: Style, split: bool) -> float:
             return max(round(text_width(line, style)) for line in lines(text, style, split))
 
-        for split, styles in ((False, LEGEND_STYLES), (True, LEGEND_TWO_LINES)):
-            for style in styles:
+        for split, sizes in zip((False, True), styles):
+            for style in sizes:
                 used = sum(advance + wide(text, style, split) + gap for advance, _, text, gap in items)
                 if left + used + wide(note, style, split) <= right:
                     break
@@ -208,7 +214,8 @@ class Canvas:
         if left + used + wide(note, style, split) > right:  # too wide even on two lines: the note is cut
             note = fit_text(note, style, right - left - used)
             split = False
-        put(right, note, note_fill, "rm")
+        if note:
+            put(right, note, note_fill, "rm")
 
     def text_line(self, xy: tuple[float, float], texts: Sequence[str], style: Style, fill: Colour, bg: Colour,
                   anchor: str = "la") -> float:

@@ -6,21 +6,22 @@ and :data:`PALETTE`). The picture, top to bottom:
 * two player cards — the emperor (blue) and the dragon master (orange) with their names; the card of the
   player to move is filled with that player's colour and says TO MOVE (at the end the winner's says WINS);
 * a status line: the Hong count against the board's threshold as text and as a row of ticks, and what
-  happens now (who moves, who summons which dragon, or the result);
+  happens now (who moves, who summons which dragon, or the result; on two lines where one would cut its words);
 * the board: the real outline of its spaces (no-space squares are left out; the garden's pond is water and
   its trees are trees), coordinates on all four edges, each dragon tile as a thick **segment** from edge to
   edge with two big **heads** pointing out of the other two edges, stones as grey pebbles. Every Hong is drawn
   in colour — its segments and the two heads that cap it — inside an outline of its own, with a badge giving its
-  size: horizontal Hongs in vermillion, vertical ones in bluish green. An outline ends in the middle of the cap
+  size (a third of a cell high): horizontal Hongs in vermillion, vertical ones in bluish green. An outline ends in the middle of the cap
   tile, so two Hongs sharing a cap stay apart by the width of that tile's segment. The squares the last move
   changed are framed in the highlight colour;
-* a legend: what H and V look like, and the two Hong colours;
-* with the expansion, the lair: seven numbered spaces (Hong sizes 1–7), each with its dragon's action as an
-  icon and a word; summoned dragons are marked SUMMONED, the sizes a pending summon may choose are framed in the
-  summoning player's colour.
+* a legend in two rows: what H and V look like; the two Hong colours and what a badge's number means;
+* with the expansion, the lair: a line saying what it is, then seven numbered spaces (Hong sizes 1–7) in two rows,
+  each with its dragon's action as an icon and a word; summoned dragons are marked SUMMONED, the sizes a pending
+  summon may choose are framed in the summoning player's colour.
 
 Every word is in the language of the ``translations`` given (see :mod:`render.labels`; English by default): a
-longer sentence shrinks or has its names cut, a label its size, so nothing is clipped. Squares, numbers, notation and
+longer sentence shrinks or has its names cut, a label its size, so nothing is clipped — but nothing shrinks under
+:data:`render.common.MIN_TEXT` (25 px: 10 px where a phone shows the board 400 px wide; tests/bench/legibility.py). Squares, numbers, notation and
 the dragons' actions (``rotate``: what a player types in ``D2 rotate C4``) are the same in every language.
 
 Speed: the board's spaces, outline, coordinates and legend are drawn once per board and language; tiles (drawn at three times
@@ -38,10 +39,11 @@ from PIL import Image, ImageDraw
 from engine.hong import ROLE_NAMES, Board, Hong, HongGame
 from engine.result import Ended, EndReason
 from render.common import (
-    BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas, Palette,
+    BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MIN_TEXT, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas,
+    Palette,
 )
 from render.contract import BoardRenderer, Renderer
-from render.text import Style, fit_line, fit_lines, fit_parts, fit_text, text_width
+from render.text import Style, fit_line, fit_parts_lines, fit_text, text_width
 from render.labels import Translations, Words, parts, player_names, words
 
 __all__ = ["render_board", "board_image", "WIDTH", "HONG_COLOURS", "PALETTE"]
@@ -55,10 +57,11 @@ HONG_COLOURS: dict[str, Colour] = {"H": (213, 94, 0), "V": (0, 158, 115)}
 
 _PAD = 20
 _HEADER_H = 128
-_STATUS_H = 100
+_STATUS_H = 136     # the count, and the status line: one line, or two where one would cut its words
 _COORD = 38          # margin for coordinates around the board
-_LEGEND_H = 56
-_LAIR_H = 212
+_LEGEND_H = 96      # two rows: the tiles, then the Hongs and what a badge's number means
+_LAIR_H = 250       # the lair's note on a line of its own, then two rows of spaces
+_LAIR_NOTE_H = 38
 _BOARD_BOX = WIDTH - 2 * _PAD - 2 * _COORD
 
 _WOOD: Colour = (226, 203, 160)
@@ -94,23 +97,24 @@ PALETTE = Palette(
 )
 
 _ROLE = Style(28)
+_ROLE_STYLES = (_ROLE, Style(26), Style(MIN_TEXT))
 _TAG = Style(26, bold=True)
 _CARD_NAME = Style(40)
 _COUNT = Style(40)
 _PLUS = Style(28)
 _STATUS_STYLES = (Style(34), Style(30), Style(27))
-_STATUS_SMALLER = (Style(24), Style(22))  # where a language's words don't fit in the smallest of _STATUS_STYLES
+_STATUS_SMALLER = (Style(MIN_TEXT),)  # where a language's words don't fit in the smallest of _STATUS_STYLES
 _NAME_MAX = 270  # a name in the status line is cut to this width (px), so the sentence around it stays whole
-_LEGEND_BADGE = Style(20, bold=True)
+_LEGEND_BADGE = Style(MIN_TEXT, bold=True)
 _LAIR_NUMBER = Style(46, bold=True)
 _LAIR_WORD = Style(27)
-_LAIR_NOTE = Style(21)
-_SUMMONED_TAG = Style(22, bold=True)
+_LAIR_NOTE = Style(26)
+_SUMMONED_TAG = Style(26, bold=True)
 # Smaller sizes a label may shrink to where a language's words are longer than English (largest first).
 _COUNT_STYLES = (_COUNT, Style(34), Style(28))
-_TAG_STYLES = (_TAG, Style(22, bold=True), Style(19, bold=True))
-_LAIR_NOTE_STYLES = (_LAIR_NOTE, Style(19), Style(17), Style(15))
-_SUMMONED_STYLES = (_SUMMONED_TAG, Style(19, bold=True), Style(16, bold=True))
+_TAG_STYLES = (_TAG, Style(MIN_TEXT, bold=True))
+_LAIR_NOTE_STYLES = (_LAIR_NOTE, Style(MIN_TEXT))
+_SUMMONED_STYLES = (_SUMMONED_TAG, Style(MIN_TEXT, bold=True))
 #: Room for the Hong count's label (px): the rest of the line is for its ticks.
 _COUNT_MAX = WIDTH // 2 - _PAD
 
@@ -383,7 +387,7 @@ def _background(board: Board, expansion: bool, w: Words) -> Image.Image:
         col, r = _cr(sq)
         sprite, mask = _pond_sprite(s) if kind == "pond" else _tree_sprite(s)
         c.paste(sprite, (left + col * s, top + r * s), mask)
-    f = Style(max(22, min(30, s // 3)))
+    f = Style(max(MIN_TEXT, min(30, s // 3)))
     for col in range(board.width):
         x = left + col * s + s // 2
         c.text((x, top - _COORD // 2 - 2), chr(65 + col), f, MUTED, BACKGROUND, "mm")
@@ -397,32 +401,33 @@ def _background(board: Board, expansion: bool, w: Words) -> Image.Image:
 
 
 def _draw_legend(c: Canvas, top: int, w: Words) -> None:
-    """One line under the board: the two orientations of a tile, the outline colours of the two kinds of Hong, and
-    what the badge's number means — in the largest size at which the line fits, the last words cut if even the
-    smallest is too wide."""
-    t, y = 40, top + _LEGEND_H // 2
+    """Two rows under the board: the two orientations of a tile; the outline colours of the two kinds of Hong, and
+    what the badge's number means — each in the largest size at which the row fits (see
+    :meth:`render.common.Canvas.legend`)."""
+    t = 40
+    rows = (top + 22, top + _LEGEND_H - 26)
 
     def tile(orient: str) -> Callable[[float], None]:
-        return lambda x: _mini_tile(c, x, y - t / 2, t, orient)
+        return lambda x: _mini_tile(c, x, rows[0] - t / 2, t, orient)
 
     def badge(direction: str) -> Callable[[float], None]:
         def draw(x: float) -> None:
+            y = rows[1]
             colour = HONG_COLOURS[direction]
-            c.rounded_rectangle((x, y - 16, x + 64, y + 16), radius=12, outline=colour, width=5)
-            c.ellipse((x + 18, y - 14, x + 46, y + 14), fill=WHITE, outline=colour, width=3)
-            c.text((x + 32, y + 1), "2", _LEGEND_BADGE, colour, WHITE, "mm")
+            c.rounded_rectangle((x, y - 19, x + 72, y + 19), radius=14, outline=colour, width=5)
+            c.ellipse((x + 19, y - 17, x + 53, y + 17), fill=WHITE, outline=colour, width=3)
+            c.text((x + 36, y + 1), "2", _LEGEND_BADGE, colour, WHITE, "mm")
         return draw
 
     # TRANSLATORS: the legend under a Hong board. H and V are the notation's letters for a tile's orientation
     # (B3H, B3V): keep them. "across": the dragon's body runs left–right; "up–down": top to bottom.
-    items = [(t + 10, tile("H"), w.pgettext("image", "H: across"), 30),
-             (t + 10, tile("V"), w.pgettext("image", "V: up–down"), 30),
-             # TRANSLATORS: the legend under a Hong board: the outline colour of a horizontal (H) and a vertical
-             # (V) Hong.
-             (74, badge("H"), w.pgettext("image", "H Hong"), 30),
-             (74, badge("V"), w.pgettext("image", "V Hong"), 30)]
+    tiles = [(t + 10, tile("H"), w.pgettext("image", "H: across"), 40),
+             (t + 10, tile("V"), w.pgettext("image", "V: up–down"), 40)]
+    # TRANSLATORS: the legend under a Hong board: the outline colour of a horizontal (H) and a vertical (V) Hong.
+    hongs = [(82, badge("H"), w.pgettext("image", "H Hong"), 40), (82, badge("V"), w.pgettext("image", "V Hong"), 40)]
+    c.legend(rows[0], _PAD, WIDTH - _PAD, tiles, "", INK, MUTED, BACKGROUND)
     # TRANSLATORS: the legend under a Hong board: the number in a Hong's badge is its size.
-    c.legend(y, _PAD, WIDTH - _PAD, items, w.pgettext("image", "number: its size"), INK, MUTED, BACKGROUND)
+    c.legend(rows[1], _PAD, WIDTH - _PAD, hongs, w.pgettext("image", "number: its size"), INK, MUTED, BACKGROUND)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -466,8 +471,8 @@ def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None 
             bot passes ``bot.i18n.translations(code)``); None for English.
 
     Returns:
-        PNG bytes (palette), :data:`WIDTH` = 1000 px wide and, for the built-in boards, 1252 px tall (castle,
-        garden) or 1140 px (inner; its cells are capped at 110 px), 220 px more with the expansion's lair.
+        PNG bytes (palette), :data:`WIDTH` = 1000 px wide and, for the built-in boards, 1328 px tall (castle,
+        garden) or 1216 px (inner; its cells are capped at 110 px), 258 px more with the expansion's lair.
         Typically 30–96 KB, drawn and encoded in 3–7 ms.
     """
     return RENDERER.png(game, names, ended=ended, translations=translations)
@@ -503,8 +508,8 @@ def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended
             tw = text_width(tag, style) + 24
             c.rounded_rectangle((x0 + card_w - tw - 12, y0 + 10, x0 + card_w - 12, y0 + 44), radius=10, fill=WHITE)
             c.text((x0 + card_w - 12 - tw / 2, y0 + 27), tag, style, dark, WHITE, "mm")
-        role = fit_text(w.gettext(ROLE_NAMES[p]).upper(), _ROLE, card_w - 18 - tw - 12 - 12)
-        c.text((x0 + 18, y0 + 10), role, _ROLE, sub, ground)
+        role_style, role = fit_line(w.gettext(ROLE_NAMES[p]).upper(), _ROLE_STYLES, card_w - 18 - tw - 12 - 12)
+        c.text((x0 + 18, y0 + 10 + _ROLE.size - role_style.size), role, role_style, sub, ground)
         c.text((x0 + 18, y0 + 48), fit_text(names[p], _CARD_NAME, card_w - 36), _CARD_NAME, fg, ground)
 
 
@@ -571,9 +576,11 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
     if count > t:
         c.text((x + t * step + 2, y + 25), f"+{count - t}", _PLUS, dm, BACKGROUND, "lm")
     sentence, colour = _status(game, names, ended, w)
-    style, texts = fit_parts(parts(sentence), _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX,
-                             smaller=_STATUS_SMALLER)
-    c.text_line((_PAD, y + 74), texts, style, colour, BACKGROUND, "lm")
+    style, lines = fit_parts_lines(parts(sentence), _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX,
+                                   smaller=_STATUS_SMALLER)
+    first = y + (74 if len(lines) == 1 else 70)
+    for k, texts in enumerate(lines):
+        c.text_line((_PAD, first + k * (style.size + 6)), texts, style, colour, BACKGROUND, "lm")
 
 
 def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Hong]) -> None:
@@ -627,8 +634,8 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
             box = (x0 + s * 0.20, y0 + s * 0.57, x1 + s * 0.80, y1 + s * 0.43)
         c.rounded_rectangle(box, radius=int(s * 0.22), outline=colour, width=width)
     # A badge with its size in the middle of each Hong's segments.
-    radius = s * 0.21
-    badge = Style(max(18, round(s * 0.28)), bold=True)
+    radius = s * 0.28  # inside the Hong's outline (0.30 of a cell either side of its middle)
+    badge = Style(max(MIN_TEXT, round(s * 0.38)), bold=True)
     for h in hongs:
         colour = HONG_COLOURS[h.direction]
         (ca, ra), (cb, rb) = _cr(h.cells[0]), _cr(h.cells[-1])
@@ -640,7 +647,7 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
 
 def _word_style(word: str, room: float) -> Style:
     """The lair's word style, smaller if ``word`` would not fit ``room`` pixels."""
-    return Style(min(_LAIR_WORD.size, max(16, int(_LAIR_WORD.size * room / max(1.0, text_width(word, _LAIR_WORD))))))
+    return Style(min(_LAIR_WORD.size, max(MIN_TEXT, int(_LAIR_WORD.size * room / max(1.0, text_width(word, _LAIR_WORD))))))
 
 
 @lru_cache(maxsize=256)
@@ -653,13 +660,13 @@ def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int, w: W
     x0, y0, x1, y1 = m, m, m + box_w, m + box_h
     cx = (x0 + 56 + x1) // 2
     room = x1 - x0 - 66
-    if state == "summoned":
+    if state == "summoned":  # the tag across the top, the number and the struck-out action under it
         c.rounded_rectangle((x0, y0, x1, y1), radius=12, fill=_SUMMONED, outline=MUTED, width=2)
-        c.text((x0 + 30, (y0 + y1) // 2), str(size), _LAIR_NUMBER, MUTED, _SUMMONED, "mm")
+        c.text((x0 + 30, y1 - 30), str(size), _LAIR_NUMBER, MUTED, _SUMMONED, "mm")
         # TRANSLATORS: on a lair space of a Hong board whose Great Dragon has been summoned (capitals where the
         # script has them).
-        style, tag = fit_line(w.pgettext("image", "SUMMONED"), _SUMMONED_STYLES, room)
-        c.text((cx, y0 + 30), tag, style, INK, _SUMMONED, "mm")
+        style, tag = fit_line(w.pgettext("image", "SUMMONED"), _SUMMONED_STYLES, x1 - x0 - 16)
+        c.text(((x0 + x1) // 2, y0 + 24), tag, style, INK, _SUMMONED, "mm")
         half = c.text((cx, y1 - 22), action, _word_style(action, room), MUTED, _SUMMONED, "mm") / 2
         c.line([(cx - half, y1 - 21), (cx + half, y1 - 21)], fill=INK, width=3)
         return image
@@ -677,19 +684,18 @@ def _lair_space(size: int, action: str, state: str, box_w: int, box_h: int, w: W
 
 
 def _draw_lair(c: Canvas, game: HongGame, L: dict[str, int], w: Words) -> None:
-    """Seven lair spaces in two rows (sizes 1–4, then 5–7 and a note): number, icon, action word."""
-    top = L["lair_top"]
+    """A note saying what the lair is, then seven lair spaces in two rows (sizes 1–4, then 5–7 centred): number,
+    icon, action word."""
+    _draw_lair_note(c, L["lair_top"], w)
+    top = L["lair_top"] + _LAIR_NOTE_H
     gap = 12
     box_w = (WIDTH - 2 * _PAD - 3 * gap) // 4
-    box_h = (_LAIR_H - gap - 8) // 2
+    box_h = (_LAIR_H - _LAIR_NOTE_H - gap - 8) // 2
     pending = game.pending.options if game.pending is not None else {}
-    for size in range(1, 9):
+    for size in range(1, 8):
         i = size - 1
-        x0 = _PAD + (i % 4) * (box_w + gap)
+        x0 = _PAD + (i % 4) * (box_w + gap) + (i // 4) * (box_w + gap) // 2
         y0 = top + (i // 4) * (box_h + gap)
-        if size == 8:
-            _draw_lair_note(c, x0, y0, box_w, w)
-            continue
         if size in pending:
             state = str(game.pending.player)  # type: ignore[union-attr]
         else:
@@ -697,12 +703,11 @@ def _draw_lair(c: Canvas, game: HongGame, L: dict[str, int], w: Words) -> None:
         c.paste(_lair_space(size, game.lair_setup.get(size, ""), state, box_w, box_h, w), (x0 - 4, y0 - 4))
 
 
-def _draw_lair_note(c: Canvas, x0: int, y0: int, box_w: int, w: Words) -> None:
-    """What the lair is, in the eighth space: four lines of 23 px, the text wrapped to the space's width (a
-    smaller size if it takes more lines)."""
+def _draw_lair_note(c: Canvas, top: int, w: Words) -> None:
+    """What the lair is, on one line above its spaces (its line breaks made spaces; a smaller size, then cut with
+    "…", if it is too long)."""
     # TRANSLATORS: the note in the lair of a Hong board; the line breaks (\n) are where English breaks its lines
     # (the text is wrapped again to fit). N stands for a number 1-7.
-    note = w.pgettext("image", "THE LAIR:\na new Hong of\nsize N summons\ndragon N")
-    style, lines = fit_lines(note, _LAIR_NOTE_STYLES, box_w - 12, 4)
-    for k, line in enumerate(lines):
-        c.text((x0 + 8, y0 + 2 + k * 23), line, style, MUTED, BACKGROUND)
+    note = " ".join(w.pgettext("image", "THE LAIR:\na new Hong of\nsize N summons\ndragon N").split())
+    style, line = fit_line(note, _LAIR_NOTE_STYLES, WIDTH - 2 * _PAD)
+    c.text((_PAD, top + _LAIR_NOTE_H // 2 - 2), line, style, MUTED, BACKGROUND, "lm")

@@ -1,6 +1,6 @@
 """Hong Kong board image: one game position → PNG bytes, for posting in a Discord channel after each turn.
 
-Layout (940 × 1296 px, read on a phone scaled to about 45 %):
+Layout (940 × 1308 px, read on a phone scaled to about 45 %: no text under 24 px, 10 px at 400 px wide):
 
 * a **status band** in the colour of the player to move ("Ann to move"), or of the winner once the
   game is over ("Ann wins 13–12", with how it ended);
@@ -77,7 +77,7 @@ _BAND = (0, 84)
 _ROWS = ((96, 172), (180, 256))
 _LABEL_ROW = 290  # centre line of the column letters
 _FOOTER_TOP = BOARD_TOP + SIZE * CELL + 14
-HEIGHT = _FOOTER_TOP + 92
+HEIGHT = _FOOTER_TOP + 104  # the last turn, then the legend (its words on two lines where one is too long)
 
 # Inside a plot (offsets from its top-left corner, pixels).
 _TOWER_X = (10, 44)  # stack view column
@@ -109,15 +109,17 @@ _SMALL = Style(26)
 _COUNT = Style(34)
 _BUILT = Style(34, bold=True)
 _NAME = Style(34)
-_COLOUR_NAME = Style(22)
+_COLOUR_NAME = Style(24)
 _FOOTER = Style(28)
 _BAND_STYLES = (Style(44, bold=True), Style(38, bold=True), Style(32, bold=True))
 _BAND_SMALLER = (Style(28, bold=True), Style(24, bold=True))  # where a language's words don't fit in _BAND_STYLES
 # Smaller sizes a label may shrink to where a language's words are longer than English (largest first).
-_SMALL_STYLES = (_SMALL, Style(22), Style(19))
-_BUILT_STYLES = (_BUILT, Style(30, bold=True), Style(26, bold=True), Style(22, bold=True))
-_COLOUR_NAME_STYLES = (_COLOUR_NAME, Style(19))
-_FOOTER_STYLES = (_FOOTER, Style(25), Style(22))
+# None under 24 px: 10 px where a phone shows the board 400 px wide (tests/bench/legibility.py).
+_SMALL_STYLES = (_SMALL, Style(24))
+_BUILT_STYLES = (_BUILT, Style(30, bold=True), Style(26, bold=True), Style(24, bold=True))
+_COLOUR_NAME_STYLES = (_COLOUR_NAME,)
+_FOOTER_STYLES = (_FOOTER, Style(26), Style(24))
+_LEGEND_STYLES = (Style(26), Style(24))
 #: A name in the footer is cut to at least this width (px) before its sentence shrinks.
 _FOOTER_NAME_MIN = 160
 #: The widest the status band's small text on the right may be (px).
@@ -242,7 +244,7 @@ def _background(w: Words) -> Image.Image:
 def _draw_legend(c: Canvas, w: Words) -> None:
     """The icons of the stack view and the centre's mark, each with its word, and what a building's number means
     (right-aligned; see :meth:`render.common.Canvas.legend` for how longer words fit)."""
-    y = _FOOTER_TOP + 68
+    y = _FOOTER_TOP + 74
 
     def piece(kind: str) -> Callable[[float], None]:
         return lambda x: _draw_piece(c, kind, 0, (x, y - 12, x + 26, y + 12))
@@ -250,12 +252,13 @@ def _draw_legend(c: Canvas, w: Words) -> None:
     def flag(x: float) -> None:
         c.polygon([(x, y - 12), (x + 24, y - 12), (x + 24, y + 12)], fill=MUTED)
 
-    items = [(36, piece(STANDARD), w.pgettext("image", "block"), 24),
-             (36, piece(QUICK), w.pgettext("image", "quick block"), 24),
-             (36, piece(ROOF), w.pgettext("image", "roof"), 24),
-             (34, flag, w.pgettext("image", "centre C3"), 24)]
+    items = [(36, piece(STANDARD), w.pgettext("image", "block"), 18),
+             (36, piece(QUICK), w.pgettext("image", "quick block"), 18),
+             (36, piece(ROOF), w.pgettext("image", "roof"), 18),
+             (34, flag, w.pgettext("image", "centre C3"), 18)]
     # TRANSLATORS: the legend under a Hong Kong board: the big number on a building is how many blocks high it is.
-    c.legend(y, 22, WIDTH - 22, items, w.pgettext("image", "number = blocks high"), MUTED, MUTED, BACKGROUND)
+    c.legend(y, 22, WIDTH - 22, items, w.pgettext("image", "number = blocks high"), MUTED, MUTED, BACKGROUND,
+             (_LEGEND_STYLES, _LEGEND_STYLES))
 
 
 # --- header and footer ----------------------------------------------------------------------------
@@ -369,9 +372,9 @@ def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: E
     c.text((WIDTH - 22, mid), text, style, INK, ground, "rm")
 
     # Name, and the colour's name under it.
-    c.text((86, mid - 13), fit_text(name, _NAME, 430 - 16 - 86), _NAME, INK, ground, "lm")
+    c.text((86, mid - 15), fit_text(name, _NAME, 430 - 16 - 86), _NAME, INK, ground, "lm")
     style, colour_name = fit_line(w.gettext(PLAYER_COLOUR_NAMES[player]), _COLOUR_NAME_STYLES, 430 - 16 - 86)
-    c.text((86, mid + 25), colour_name, style, dark, ground, "lm")
+    c.text((86, mid + 22), colour_name, style, dark, ground, "lm")
 
 
 def _draw_footer(c: Canvas, game: HongKongGame, names: tuple[str, str], w: Words) -> None:

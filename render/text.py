@@ -327,6 +327,53 @@ def fit_parts(parts: Sequence[tuple[str, bool]], styles: Sequence[Style], max_wi
     return style, out
 
 
+def _words_kept(parts: Sequence[tuple[str, bool]], texts: Sequence[str]) -> bool:
+    """Whether :func:`fit_parts` kept every word of ``parts`` that is not a name (only names were cut)."""
+    return all(t == given for t, (given, is_name) in zip(texts, parts) if not is_name)
+
+
+def _breaks(parts: Sequence[tuple[str, bool]]) -> list[tuple[list[tuple[str, bool]], list[tuple[str, bool]]]]:
+    """``parts`` broken in two lines at each space of a part that is not a name (the space dropped)."""
+    out = []
+    for i, (text, is_name) in enumerate(parts):
+        if is_name:
+            continue
+        for j, ch in enumerate(text):
+            if ch != " ":
+                continue
+            head, tail = text[:j].rstrip(), text[j:].lstrip()
+            first = [*parts[:i], *([(head, False)] if head else [])]
+            second = [*([(tail, False)] if tail else []), *parts[i + 1:]]
+            if first and second:
+                out.append((first, second))
+    return out
+
+
+def fit_parts_lines(parts: Sequence[tuple[str, bool]], styles: Sequence[Style], max_width: float,
+                    name_max: float | None = None, smaller: Sequence[Style] = ()) -> tuple[Style, list[list[str]]]:
+    """A line of ``parts`` as :func:`fit_parts` fits it — on two lines where one would cut its words.
+
+    One line in the first of ``styles`` (then ``smaller``) at which only names are cut; else two lines, broken at a
+    space between words (never inside a name) where the wider line is narrowest, in the first of ``styles`` +
+    ``smaller`` at which both keep their words; else one line as :func:`fit_parts` cuts it. Returns the style and
+    the texts of each line's parts (draw each line with :meth:`render.common.Canvas.text_line`).
+    """
+    style, texts = fit_parts(parts, styles, max_width, name_max, smaller=smaller)
+    if _words_kept(parts, texts):
+        return style, [texts]
+    for option in (*styles, *smaller):
+        cut = [fit_text(t, option, name_max) if n and name_max is not None else t for t, n in parts]
+        shown = [(c, n) for c, (_, n) in zip(cut, parts)]
+
+        def wider(pair: tuple[list[tuple[str, bool]], list[tuple[str, bool]]], st: Style = option) -> float:
+            return max(sum(text_width(t, st) for t, _ in line) for line in pair)
+
+        pair = min(_breaks(shown), key=wider, default=None)
+        if pair is not None and wider(pair) <= max_width:
+            return option, [[t for t, _ in pair[0]], [t for t, _ in pair[1]]]
+    return style, [texts]
+
+
 def fit_line(text: str, styles: Sequence[Style], max_width: float) -> tuple[Style, str]:
     """``text`` (no names in it) in the first of ``styles`` (largest first) at which it is at most ``max_width``
     pixels wide; else in the last, cut with "…"."""
@@ -459,4 +506,4 @@ def _label(text: str, style: Style, fg: Colour, bg: Colour, palette: "Palette", 
 
 
 __all__ = ["Style", "Label", "clean_name", "clusters", "pieces", "Piece", "text_width", "fit_text", "fit_parts",
-           "fit_line", "wrap", "two_lines", "fit_lines", "metrics", "render_label", "ELLIPSIS"]
+           "fit_parts_lines", "fit_line", "wrap", "two_lines", "fit_lines", "metrics", "render_label", "ELLIPSIS"]

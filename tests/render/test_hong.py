@@ -53,8 +53,8 @@ def board_part(im: Image.Image) -> Image.Image:
 
 
 @pytest.mark.parametrize("board,expansion,height", [
-    ("castle", False, 1252), ("garden", False, 1252), ("inner", False, 1140),
-    ("castle", True, 1472), ("garden", True, 1472), ("inner", True, 1360),
+    ("castle", False, 1328), ("garden", False, 1328), ("inner", False, 1216),
+    ("castle", True, 1586), ("garden", True, 1586), ("inner", True, 1474),
 ])
 def test_size_at_start_and_end(board, expansion, height):
     for g in (new_game(board, seed=2, expansion=expansion), finished(board, expansion=expansion)):
@@ -179,7 +179,7 @@ def test_pending_summon_and_lair():
 def test_names_that_the_font_cannot_draw_or_that_are_too_long():
     g = played(moves=["E5H"])
     for names in (("Zoë 龍 😀", "x" * 200), ("", "   "), ("龍龍", "Ümit"), ("محمد\u202e evil", "\U0010fffd")):
-        assert decode(render_board(g, names)).size == (WIDTH, 1252)
+        assert decode(render_board(g, names)).size == (WIDTH, 1328)
 
 
 def test_custom_board_renders():

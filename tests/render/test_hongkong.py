@@ -92,7 +92,7 @@ def full_board() -> HongKongGame:
 def test_png_size_and_mode():
     img = Image.open(io.BytesIO(render_board(new_game(), NAMES)))
     assert img.format == "PNG"
-    assert img.size == (WIDTH, HEIGHT) == (940, 1296)
+    assert img.size == (WIDTH, HEIGHT) == (940, 1308)
     assert img.mode == "P"
     assert len(img.getpalette()) // 3 == len(PALETTE.colours) <= 255
 

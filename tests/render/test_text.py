@@ -15,7 +15,7 @@ from render.fonts import BUILTIN, CHAIN, PRIMARY, face_for
 from render.hong import render_board as render_hong
 from render.hongkong import PALETTE
 from render.hongkong import render_board as render_hk
-from render.text import Style, clean_name, clusters, fit_text, pieces, render_label, text_width
+from render.text import Style, clean_name, clusters, fit_parts_lines, fit_text, pieces, render_label, text_width
 
 NAMES_BY_SCRIPT = {
     "CJK": "李小龙",
@@ -147,3 +147,17 @@ def test_palette_keeps_exact_colours_and_refuses_too_many():
     assert palette[INK] == 1
     with pytest.raises(ValueError):
         Palette([(i, i, i) for i in range(256)])
+
+
+def test_a_line_that_would_cut_its_words_goes_on_two_lines_never_inside_a_name():
+    style = Style(25)
+    parts = [("Benedict Cumberbatch", True), (" (dragon master) wins: 15 Hongs of 15, decided with 6 spaces left", False)]
+    one = text_width("".join(t for t, _ in parts), style)
+    assert fit_parts_lines(parts, [style], one + 1) == (style, [[t for t, _ in parts]])  # fits: one line
+    got, lines = fit_parts_lines(parts, [Style(30), style], one * 0.6, name_max=200)
+    assert got == Style(30) and len(lines) == 2
+    assert lines[0][0] == fit_text("Benedict Cumberbatch", got, 200)  # the name cut to name_max, kept whole
+    assert " ".join("".join(line) for line in lines).endswith(parts[1][0][1:])  # every word, broken at a space
+    assert all(sum(text_width(t, got) for t in line) <= one * 0.6 for line in lines)
+    cut = fit_parts_lines(parts, [style], one * 0.3)[1]  # too long for two lines: one line, cut as fit_parts cuts
+    assert len(cut) == 1 and cut[0][-1].endswith("…")
