@@ -122,3 +122,37 @@ def layer(store, clock):
     from bot.core.session import GameLayer
 
     return GameLayer(store, all_kinds(), challenge_timeout=600, clock=clock, rng=random.Random(7))
+
+
+# The end-to-end fixtures (a local Discord emulator, a guild world, a running bot), for every folder whose tests
+# drive the real bot: e2e/, but also i18n/, interface/, storage/, bot/ and contract/. Imported when first used, so
+# a run of the pure tests loads neither discord.py nor the emulator.
+
+
+@pytest.fixture
+async def emu(clock):
+    """A local Discord; the bot's own configuration (not the emulator) points discord.py at it. Interaction
+    tokens age on the test's clock (Discord: 15 minutes for follow-ups)."""
+    from tests.emulator import DiscordEmulator
+
+    emulator = DiscordEmulator(patch_discord=False, clock=clock)
+    await emulator.start()
+    yield emulator
+    await emulator.stop()
+
+
+@pytest.fixture
+async def world(emu):
+    from tests.bot.harness import make_world
+
+    return make_world(emu)
+
+
+@pytest.fixture
+async def running(emu, world, redis_server, redis):
+    """The bot, started on the test's Redis with a seeded rng (reproducible game ids and Hong seeds)."""
+    from tests.bot.harness import start_bot
+
+    bot = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1))
+    yield bot
+    await bot.stop()
