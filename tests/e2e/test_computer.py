@@ -21,7 +21,7 @@ def computer_posts(emu, channel):
 async def test_hongkong_against_the_computer_to_the_end(emu, world, running, redis):
     # Loosened: Ann plays up to 30 moves as fast as the host allows and the computer answers each with a channel
     # post, which Discord's 5-per-5 s bucket paces to one a second (the bot waits as told, no 429: 1.2 s -> 10.7 s
-    # for this test). The pacing is not what this test checks; tests/test_emulator_limits.py checks the limits.
+    # for this test). The pacing is not what this test checks; tests/emulator/tests/test_limits.py checks the limits.
     emu.rate_limits.set_limit("POST", "/channels/{id}/messages", 50, 5.0)
     it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me")
     start = (await it.wait_followups(1))[0]

@@ -17,7 +17,7 @@ import pytest
 
 from tests.emulator import DiscordEmulator, EmulatorAssertion, EmulatorTimeout
 
-from .test_emulator import EmuBot, running_bot
+from .test_server import EmuBot, running_bot
 
 pytestmark = pytest.mark.timeout(120)
 
