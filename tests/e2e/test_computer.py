@@ -10,8 +10,10 @@ import engine.hongkong as hk
 from bot.storage.store import GameStore
 
 from tests.bot.harness import decode_png, display, place_options, resign
+from tests.bot.shared import emu, redis, running, world  # noqa: F401  (one emulator and bot for the module)
 
-pytestmark = pytest.mark.timeout(300)
+# each test plays in a channel of its own against the one bot (its own people too): nothing is shared but the bot
+pytestmark = [pytest.mark.timeout(300), pytest.mark.asyncio(loop_scope="module")]
 
 
 def computer_posts(emu, channel):
