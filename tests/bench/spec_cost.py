@@ -3,8 +3,8 @@ requests, replies and gateway payloads were checked, how many were refused or br
 
 Run on demand (not part of the tests), one file at a time on a shared host::
 
-    python tests/bench/spec_cost.py tests/bot/test_e2e_hongkong.py            # checks on (the default)
-    python tests/bench/spec_cost.py --off tests/bot/test_e2e_hongkong.py      # checks off: compare the wall time
+    python tests/bench/spec_cost.py tests/e2e/test_hongkong.py            # checks on (the default)
+    python tests/bench/spec_cost.py --off tests/e2e/test_hongkong.py      # checks off: compare the wall time
 
 Prints one line of totals, then the operations and events that took the most checking time.
 """

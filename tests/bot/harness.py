@@ -1,4 +1,5 @@
-"""Start the real bot (the class `python -m bot` runs) against the local Discord emulator and a real Redis."""
+"""Start the real bot (the class `python -m bot` runs) against the local Discord emulator and a real Redis (the
+fixtures `emu`, `world` and `running` of tests/conftest.py use it)."""
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,7 @@ from bot.interface.client import HongBot
 from bot.config import Config
 from bot.storage.connection import RedisHandle
 
-from ..conftest import make_client
+from tests.conftest import make_client
 
 #: Seconds discord.py waits after the last GUILD_CREATE before the bot is ready (its default 2 s is for Discord's
 #: trickle of guilds; the emulator sends READY and every GUILD_CREATE back to back, so this only shortens start-up).

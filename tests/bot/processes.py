@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -38,8 +39,8 @@ class RedisServer:
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        for _ in range(200):
-            if self.socket.exists():
+        for _ in range(500):
+            if accepts(self.socket):
                 return
             time.sleep(0.02)
         raise RuntimeError("redis-server did not start")
@@ -55,6 +56,17 @@ class RedisServer:
             self.proc.terminate()
             self.proc.wait(10)
         self.socket.unlink(missing_ok=True)
+
+
+def accepts(path: Path) -> bool:
+    """Whether a server listens on the unix socket ``path``. Its file appears at bind(), a moment before listen():
+    a client connecting in between is refused (seen under load as ConnectionRefusedError), so wait for this."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 async def start_bot_process(emu, guild: int, data_dir: Path, redis_url: str | None = None, *,

@@ -11,8 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from .harness import make_world
-from .processes import alive, descendants
+from tests.bot.harness import make_world
+from tests.bot.processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(180)
@@ -84,7 +84,7 @@ def embedded_server(data: Path) -> int:
 
 
 async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_start_carries_on(emu, tmp_path):
-    from .processes import kill9, start_bot_process
+    from tests.bot.processes import kill9, start_bot_process
 
     world = make_world(emu)
     data = tmp_path / "data"
@@ -127,7 +127,7 @@ async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_s
 async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_on(emu, tmp_path):
     from bot.storage.keys import Keys
     import redis.asyncio as aioredis
-    from .processes import RedisServer, alive, descendants, kill9, start_bot_process
+    from tests.bot.processes import RedisServer, alive, descendants, kill9, start_bot_process
 
     world = make_world(emu)
     server = RedisServer(tmp_path / "redis")
@@ -160,7 +160,7 @@ async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_o
 async def test_redis_killed_mid_game_the_bot_carries_on_when_it_returns(emu, tmp_path):
     from bot.storage.keys import Keys
     import redis.asyncio as aioredis
-    from .processes import RedisServer, kill9, start_bot_process
+    from tests.bot.processes import RedisServer, kill9, start_bot_process
 
     world = make_world(emu)
     server = RedisServer(tmp_path / "redis")
@@ -204,7 +204,7 @@ async def test_redis_killed_mid_game_the_bot_carries_on_when_it_returns(emu, tmp
 async def test_kill_9_right_after_a_move_is_stored_the_next_process_completes_the_players_thinking(emu, tmp_path):
     """The bot is killed while its board follow-up is on its way (the move stored, its announcement in the outbox):
     the next process edits the player's "thinking…" response into the board, and the board is in the channel once."""
-    from .processes import RedisServer, kill9, start_bot_process
+    from tests.bot.processes import RedisServer, kill9, start_bot_process
 
     world = make_world(emu)
     server = RedisServer(tmp_path / "redis")

@@ -1,7 +1,4 @@
-"""The end-to-end fixtures of tests/bot (a local Discord emulator, a guild world, a running bot on the test's Redis),
-for the contract tests that play every game through Discord."""
+"""The contract tests play every game through Discord with tests/conftest.py's end-to-end fixtures (a local Discord
+emulator, a guild world, a running bot on the test's Redis)."""
 from __future__ import annotations
 
-from tests.bot.conftest import emu, running, world
-
-__all__ = ["emu", "running", "world"]

@@ -17,6 +17,7 @@ from engine import registry
 from engine.movetext import parse_record
 from render.contract import Renderer
 from tests.bot.harness import decode_png, display, resign
+from tests.bot.shared import emu, redis, running, world  # noqa: F401  (one emulator and bot for the module)
 from tests.contract.commands import invocation
 from tests.contract.games import DEFAULTS, GAMES, SETUPS, Setup, fresh, ids, kind, play_on
 
@@ -110,6 +111,7 @@ async def play(emu, world, setup: Setup, game, seats, move: str):
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.asyncio(loop_scope="module")  # each game in a channel of its own, against the module's one bot
 @pytest.mark.parametrize("setup", DEFAULTS, ids=ids(DEFAULTS))
 async def test_a_game_played_to_its_end_through_discord(emu, world, running, redis, setup):
     game, game_id, seats = await challenge_and_accept(emu, world, redis, setup)
@@ -140,6 +142,7 @@ async def test_a_game_played_to_its_end_through_discord(emu, world, running, red
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.asyncio(loop_scope="module")  # each game in a channel of its own, against the module's one bot
 @pytest.mark.parametrize("setup", DEFAULTS, ids=ids(DEFAULTS))
 async def test_a_game_resigned_through_discord(emu, world, running, redis, setup):
     game, game_id, seats = await challenge_and_accept(emu, world, redis, setup)

@@ -1,5 +1,18 @@
 """A local Discord (gateway + REST) for end-to-end tests of the bot, enforcing Discord's limits.
 
+What it emulates: one Discord on 127.0.0.1 — the gateway websocket (IDENTIFY/RESUME, heartbeats, zlib-stream or
+zstd-stream, READY and GUILD_CREATE, the events of guilds, channels, members and messages, INTERACTION_CREATE) and
+the REST routes a bot uses (application commands, interaction callbacks and their webhooks, messages with
+attachments and components, threads, DMs, members, roles and permission overwrites), with Discord's rules: rate
+limits, the 3 s / 15 min interaction windows, the message and component limits, and its published OpenAPI spec.
+Tests build the world (guilds, channels, users, members), act as users (``slash``, ``click``, ``autocomplete``,
+``submit_modal``) and wait on and read what the bot did (``Interaction``, ``Message``, ``emu.errors``).
+
+It stands alone: it imports nothing of the bot, the engine or the renderer — only aiohttp, jsonschema, regex and
+(to point a client at it) discord.py — and its own tests are in ``tests/emulator/tests/`` (``test_server``: the
+emulator driven by a small discord.py bot; ``test_gateway``, ``test_limits``, ``test_spec``; ``test_standalone``
+checks the imports). ``python -m pytest tests/emulator`` runs them alone.
+
 Usage::
 
     emu = DiscordEmulator()

@@ -241,7 +241,7 @@ def calls():
 
 
 def test_the_images_messages_follow_the_catalogs_conventions():
-    """As bot/'s (tests/bot/test_wording.py): a literal template or a marked constant, named fields only, and the
+    """As bot/'s (tests/i18n/test_wording.py): a literal template or a marked constant, named fields only, and the
     fields exactly the keywords given (``ngettext`` fills ``{count}``); contexts only "image"."""
     wrong, found = [], 0
     for where, line, call, marker in calls():
