@@ -173,7 +173,7 @@ def _written(fields: set[tuple[str, str, str | None]]) -> str:
 
 def _has_fields(template: str) -> bool:
     """Whether ``template`` has a field to fill, a name in braces (``{name}``); a lone ``{`` or ``{ and }``: plain
-    text (the code names every field, tests/bot/test_wording.py)."""
+    text (the code names every field, tests/i18n/test_wording.py)."""
     try:
         return any(name.isidentifier() for name in fields(template))
     except ValueError:

@@ -137,7 +137,7 @@ def parse_duration(text: str) -> int:
         total = (pytimeparse2.parse(t) or pytimeparse2.parse(_in_english_units(t, i18n.current()))) if t else None
     if total is None:
         # TRANSLATORS: the examples are what the bot reads: English units, and this language's units as CLDR writes
-        # them (tests/bot/test_durations.py reads the examples of each catalog)
+        # them (tests/storage/test_settings.py reads the examples of each catalog)
         raise UserError(_("Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
                           "12 hours or 2 days.", text=shown))
     if total < MIN_TURN_TIMER:
