@@ -242,8 +242,10 @@ async def test_a_first_response_answered_502_after_being_made_counts_as_made(emu
     assert not any(m.ephemeral for m in it.messages)  # no "couldn't post the board" note
     files = bot_files(emu, world.channel)
     assert len([n for n in files if n.startswith("hongkong-")]) == 2 and set(files.values()) == {1}, files
-    # the only errors: discord.py's own retries of the two callbacks, which Discord refuses (40060)
-    assert [e.kind for e in emu.errors] == ["already_acknowledged"] * 2
+    # the only errors: resends of the two callbacks, which Discord refuses (40060) — one each, unless a loaded host
+    # left no time for the quick resend and discord.py's own came too late to be counted
+    kinds = [e.kind for e in emu.errors]
+    assert set(kinds) == {"already_acknowledged"} and 1 <= len(kinds) <= 2, kinds
 
 
 @pytest.mark.parametrize("when", ["after", "before"])
