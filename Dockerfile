@@ -1,11 +1,12 @@
 # The bot in a container: `python -m bot`, one process per container. Give it a Redis with REDIS_URL (compose.yaml
 # runs two shard processes on one Redis: README.md, "Past one machine"); the embedded Redis is left out of the image.
 #
-# The base is pinned by digest: the same bytes on every build. This is python:3.11-slim-bookworm as published on
-# Docker Hub (the digest as recorded in public Dockerfiles; the test hosts reach no registry, so it is not verified
-# from here). To move to a newer one: `docker buildx imagetools inspect python:3.11-slim-bookworm`, and paste its
-# digest below.
-FROM python:3.11-slim-bookworm@sha256:a36c24f9cbdf4fd0f52d67f0823eeac19c2028c637cecc392d97f980d4fec56b
+# The base is pinned by digest: the same bytes on every build (with a digest, Docker ignores the tag; the tag says
+# which release it is). This is Docker Hub's multi-platform index of python:3.11.16-slim-bookworm, as recorded in
+# several public Dockerfiles (one notes it was resolved on 2026-10-01); the test hosts reach no registry, so it is not
+# verified from here. To move to a newer one: `docker buildx imagetools inspect python:3.11-slim-bookworm`, and paste
+# its version and digest below.
+FROM python:3.11.16-slim-bookworm@sha256:a36c24f9cbdf4fd0f52d67f0823eeac19c2028c637cecc392d97f980d4fec56b
 
 # FriBiDi lays Arabic and Hebrew names out right to left on the boards (README.md, "Board images").
 RUN apt-get update && apt-get install -y --no-install-recommends libfribidi0 && rm -rf /var/lib/apt/lists/*
