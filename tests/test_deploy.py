@@ -4,6 +4,7 @@ BuildKit's own parser (the ``dockerfile`` package), the compose file as YAML —
 the bot's settings."""
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 import tomllib
@@ -92,6 +93,28 @@ def test_the_locks_pin_every_declared_dependency_within_its_range():
             assert pinned is not None, f"{name} pins no {requirement.name}"
             assert pinned in requirement.specifier, f"{name}: {requirement.name}=={pinned} is outside {requirement}"
 
+
+def test_ci_installs_the_test_lock_first_and_checks_the_floors_last():
+    """.ci/run: the hashed test lock before README's command (which then finds every version installed), and the
+    minimum-versions step after the suite; .ci/floors.py pins every declared dependency at a floor its own range
+    admits (a floor excluded by a ``!=``, or above a ceiling, would install something pyproject.toml forbids)."""
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    lock = next(i for i, line in enumerate(ci) if "pip install -q -r requirements-test.lock" in line)
+    suite = next(i for i, line in enumerate(ci) if "python -m pytest" in line)
+    assert lock < suite < ci.index(".ci/min-versions")
+    spec = importlib.util.spec_from_file_location("floors", ROOT / ".ci" / "floors.py")
+    assert spec and spec.loader
+    floors = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floors)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = [Requirement(text) for text in
+                project["dependencies"] + sum(project["optional-dependencies"].values(), [])]
+    pins = [Requirement(pin) for pin in floors.floors(ROOT / "pyproject.toml")]
+    pinned = {canonicalize_name(pin.name): pin for pin in pins}
+    for requirement in declared:
+        pin = pinned[canonicalize_name(requirement.name)]
+        exact = [s.version for s in pin.specifier if s.operator == "=="]
+        assert not exact or Version(exact[0]) in requirement.specifier, f"{pin} is outside {requirement}"
 
 def test_compose_runs_two_shards_on_one_redis_that_keeps_an_append_only_file():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
