@@ -13,6 +13,7 @@ import re
 import pytest
 
 import engine.hong as hong
+from bot.games import all_kinds
 import engine.hongkong as hk
 from bot.storage.finished_games import GAME_INDEX
 from bot.storage.store import GameStore
@@ -102,7 +103,8 @@ async def test_challenges_and_start_posts_name_each_side_and_who_moves_first(emu
 
 async def test_the_bot_shows_how_to_start_a_game_in_the_member_list(emu, running):
     """Whoever sees the bot in the member list sees its games' commands (``presence``: config)."""
-    assert [(a["name"], a["type"]) for a in emu.presence["activities"]] == [("/hong · /hongkong", 0)]  # Playing …
+    shown = " · ".join(f"/{name}" for name in sorted(all_kinds()))  # "/hong · /hongkong", and any game added
+    assert [(a["name"], a["type"]) for a in emu.presence["activities"]] == [(shown, 0)]  # Playing …
 
 
 async def test_every_optional_option_says_its_default(emu, world, running):
@@ -460,11 +462,15 @@ async def test_help_says_how_to_start_lists_every_command_and_invites(emu, world
     assert shown.ephemeral and shown.visible_to == int(world.cleo["id"])
     embed = shown.embeds[0]
     assert embed["title"] == "How to play here"
-    assert embed["description"].startswith("I host board games for two players here: **Hong** and **Hong Kong**.")
-    assert (f"**Start a game** with {emu.mention(world.guild, 'hong challenge')} or "
-            f"{emu.mention(world.guild, 'hongkong challenge')}: name an `opponent`") in embed["description"]
+    games = sorted(all_kinds().items())  # every hosted game, however many
+    titles = [f"**{kind.title}**" for _, kind in games]
+    starts = [emu.mention(world.guild, f"{name} challenge") for name, _ in games]
+    assert embed["description"].startswith("I host board games for two players here: "
+                                           f"{', '.join(titles[:-1])} and {titles[-1]}.")
+    assert (f"**Start a game** with {', '.join(starts[:-1])} or {starts[-1]}: name an `opponent`"
+            in embed["description"])
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert list(fields)[:2] == ["/hong", "/hongkong"]  # the games first
+    assert list(fields)[:len(games)] == [f"/{name}" for name, _ in games]  # the games first
     listed = "\n".join(fields.values())
     synced = emu.commands + emu.guild_commands.get(world.guild, [])
     paths = [f"{c['name']} {o['name']}" for c in synced for o in c.get("options", []) if o["type"] == 1]

@@ -162,7 +162,9 @@ async def test_the_bot_plays_on_a_cluster(cluster, cluster_redis, emu, world, cl
         await place(emu, world, world.ann, "A1")
         clock.advance(2 * 3600 + 1)
         await emu.wait_for_message(world.channel, lambda m: "ran out of time" in m.content)
-        await asyncio.sleep(0.3)
+        await emu.wait_for_message(world.channel, lambda m: sum(
+            n.content.startswith("📈") for n in emu.messages(world.channel)) == 2)  # the second game's rating line
+        await asyncio.sleep(0.3)  # and nothing more: each fired once
         assert sum("ran out of time" in m.content for m in emu.messages(world.channel)) == 1
         assert sum(m.content.startswith("📈") for m in emu.messages(world.channel)) == 2
         assert emu.errors == []
