@@ -316,8 +316,9 @@ RULES = (
         _HONGS, lambda: _("`C2` is a Hong of size 1 across (capped by `B2` and `D2`), and `D2` one down (capped by "
                           "`D1` and `D3`)."), {"board": "inner", "seed": 1, "stones": _STONES}),)),
     RulesPage(lambda: p_("rules", "Boards and the end"), _boards_text, (Illustration(
-        ("B2V", "C2H", "D2V"), lambda: _("The garden board: the dragon master needs {count} Hongs.",
-                                         count=hong.BOARDS["garden"].threshold),
+        ("B2V", "C2H", "D2V"), lambda: n_("The garden board: the dragon master needs {count} Hong.",
+                                          "The garden board: the dragon master needs {count} Hongs.",
+                                          hong.BOARDS["garden"].threshold),
         {"board": "garden", "seed": 1}),)),
     RulesPage(lambda: p_("rules", "The Lair of the Seven Great Dragons"), _lair_text,
               (Illustration(_SUMMON, _summoned, {"board": "inner", "expansion": True, "seed": 1, "stones": _STONES,
