@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Callable, Literal
 
 from babel.lists import format_list
 from discord import app_commands
@@ -17,7 +17,8 @@ from render.hong import RENDERER
 from .. import i18n
 from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
-from ..i18n import _, n_
+from ..core.rules import Illustration, RulesPage
+from ..i18n import _, n_, p_
 from ..interface import mentions
 from ..i18n.wording import translate
 
@@ -231,6 +232,101 @@ def action_choices(game: hong.HongGame, options) -> list[str]:
     return game.legal_moves()
 
 
+# --- the rules as pages (/hong rules; rules: engine/rules/hong.md) ---------------------------------------------------
+
+def _hongs_text() -> str:
+    # TRANSLATORS: {place} is the command /hong place (a mention); {rotate} its option "rotate" as Discord shows it.
+    return _("The **emperor** wants few Hongs, the **dragon master** many. Three stones are set at random; the emperor "
+             "moves first, then you take turns. A turn places one tile, dragon side up, on an empty space: `H` (body "
+             "west–east, heads north and south) or `V` (body north–south, heads west and east). Play with {place} "
+             "(`{rotate}` for `V`).\n\nA **Hong** is a straight line of one or more segments with a head at each end: "
+             "a run of `H` tiles in a row between two `V` tiles, or a run of `V` tiles in a column between two `H` "
+             "tiles. Its size is the number of segments: `V H V` is a Hong of size 1. A board edge, a missing or empty "
+             "space or a stone never caps a run. One tile can be a segment of one Hong and a head of others.",
+             place=mentions.command("hong place"), rotate=mentions.option("hong place", "rotate"))
+
+
+def _boards_text() -> str:
+    boards = hong.BOARDS
+    # TRANSLATORS: {castle}, {garden}, {inner}: how many Hongs the dragon master needs on each board; {challenge}
+    # is the command /hong challenge (a mention). castle, garden and inner are the boards' names (an option's values).
+    return _("Three boards: **castle** (the dragon master needs **{castle}** Hongs), **garden** (a pond and two trees: "
+             "**{garden}**) and **inner** (the castle's inner 7×7: **{inner}**). Choose one with {challenge}.\n\nThe "
+             "game ends when the last space is filled; then all Hongs, across and down, are counted. The dragon master "
+             "wins if the count reaches the board's target, otherwise the emperor wins: there are no draws.\n\n"
+             "Without the expansion a Hong, once made, stays, so the game ends as soon as the count reaches the "
+             "target: the dragon master wins with spaces left. With the expansion dragons can break Hongs, so the "
+             "game always runs until the board is full.",
+             castle=boards["castle"].threshold, garden=boards["garden"].threshold, inner=boards["inner"].threshold,
+             challenge=mentions.command("hong challenge"))
+
+
+def _lair_text() -> str:
+    # TRANSLATORS: {challenge} and {dragon} are the commands /hong challenge and /hong dragon (mentions).
+    return _("With the expansion (the Lair of the Seven Great Dragons, chosen in {challenge}) the seven Great Dragons "
+             "wait in the lair on spaces 1 to 7, one for each Hong size.\n\nWhen your placement creates a Hong and "
+             "the dragon of its size is still in the lair, you summon it and carry out its action at once with "
+             "{dragon}; then it leaves the game. If several sizes have a dragon waiting, you choose one; the others "
+             "stay. An action that creates Hongs summons one more dragon the same way. Summoning isn't optional, but a "
+             "dragon whose action can't be carried out now stays in the lair. The game's end is checked when the "
+             "whole turn is done.\n\nThe next pages show each dragon's action.",
+             challenge=mentions.command("hong challenge"), dragon=mentions.command("hong dragon"))
+
+
+#: The Hongs page: the emperor's D2V caps C2 (across); the emperor's D3H then caps D2 (down).
+_HONGS = ("B2V", "C2H", "D2V", "D1H", "D3H")
+_STONES = ["E5", "A7", "G7"]
+#: Every dragon page: the dragon master's C2H makes the Hong C2 of size 1, whose dragon (each page's) is summoned.
+_SUMMON = ("B2V", "D2V", "F6H", "C2H")
+#: Each dragon's example action after _SUMMON (stone on E5).
+_EXAMPLES = {"rotate": "D1 rotate C2", "place": "D1 place E4V", "movestone": "D1 movestone E5 E2",
+             "flip": "D1 flip B2", "move": "D1 move D2 D3", "stone": "D1 stone E2", "swap": "D1 swap C2 E5 V"}
+
+
+def _lair(first: str) -> dict[int, str]:
+    """A lair with ``first``'s dragon at size 1 and the others after it in the rules' order."""
+    return dict(enumerate((first, *(a for a in hong.ACTIONS if a != first)), start=1))
+
+
+def _summoned() -> str:
+    # TRANSLATORS: under a board on a rules page.
+    return _("Before: `C2H` made a Hong of size 1, and its Great Dragon is summoned.")
+
+
+def _after(move: str) -> Callable[[], str]:
+    # TRANSLATORS: under a board on a rules page; {moves} is what was played last, in notation ("D1 rotate C2").
+    return lambda: _("After `{moves}`", moves=move)
+
+
+def _dragon_page(action: str) -> RulesPage:
+    options = {"board": "inner", "expansion": True, "seed": 1, "stones": _STONES, "lair": _lair(action)}
+    return RulesPage(
+        # TRANSLATORS: a rules page's title; {action} is a Great Dragon's action in notation (rotate, place, …).
+        lambda: p_("rules", "Great Dragon: {action}", action=action),
+        # TRANSLATORS: {explained} is what the action does (one sentence, translated elsewhere); {move} its notation.
+        lambda: _("{explained}\n\nNotation: `{move}` (the dragon of size 1). The first board is the summon, the second "
+                  "the board after the action.", explained=action_help(action), move=_EXAMPLES[action]),
+        (Illustration(_SUMMON, _summoned, options),
+         Illustration((*_SUMMON, _EXAMPLES[action]), _after(_EXAMPLES[action]), options)),
+    )
+
+
+RULES = (
+    RulesPage(lambda: p_("rules", "Tiles and Hongs"), _hongs_text, (Illustration(
+        _HONGS, lambda: _("`C2` is a Hong of size 1 across (capped by `B2` and `D2`), and `D2` one down (capped by "
+                          "`D1` and `D3`)."), {"board": "inner", "seed": 1, "stones": _STONES}),)),
+    RulesPage(lambda: p_("rules", "Boards and the end"), _boards_text, (Illustration(
+        ("B2V", "C2H", "D2V"), lambda: n_("The garden board: the dragon master needs {count} Hong.",
+                                          "The garden board: the dragon master needs {count} Hongs.",
+                                          hong.BOARDS["garden"].threshold),
+        {"board": "garden", "seed": 1}),)),
+    RulesPage(lambda: p_("rules", "The Lair of the Seven Great Dragons"), _lair_text,
+              (Illustration(_SUMMON, _summoned, {"board": "inner", "expansion": True, "seed": 1, "stones": _STONES,
+                                                 "lair": _lair("rotate")}),)),
+    *(_dragon_page(action) for action in hong.ACTIONS),
+)
+
+
 KIND = HONG = GameKind(
     name="hong",
     title="Hong",
@@ -266,4 +362,5 @@ KIND = HONG = GameKind(
             autocomplete={"action": action_choices},
         ),
     ),
+    rules=RULES,
 )

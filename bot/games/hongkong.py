@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Callable, Literal
 
 from discord import app_commands
 
@@ -15,6 +15,7 @@ from render.hongkong import RENDERER
 
 from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
+from ..core.rules import Illustration, RulesPage
 from ..i18n import _, n_, p_
 from ..i18n.wording import translate
 from ..interface import mentions
@@ -179,6 +180,80 @@ def quick_choices(game: hk.HongKongGame, options) -> list[str]:
     return game.legal_squares("Q")
 
 
+# --- the rules as pages (/hongkong rules; rules: engine/rules/hongkong.md) -------------------------------------------
+
+def _turns_text() -> str:
+    # TRANSLATORS: {place} is the command /hongkong place (a mention); {quick} its option "quick" as Discord shows it.
+    return _("Two players build on a 5×5 board of 25 plots (`A1` top left, `C3` the centre). A **building** is the "
+             "stack of pieces on one plot; the player whose piece is on top **controls** it. Each player has 20 "
+             "standard blocks, 5 quick blocks and 5 roofs.\n\nA turn is exactly one of: a standard block; a roof; a "
+             "quick block, then a standard block; a quick block, then a roof. A quick block is never a turn on its "
+             "own. On the starting player's first turn no piece may go on the centre `C3`.\n\nPlay with {place} "
+             "(`{quick}` puts a quick block first). Notation: `S@C2` a standard block on C2, `R@B2` a roof, "
+             "`Q@B2 S@C2` a quick block on B2 and then a block on C2.",
+             place=mentions.command("hongkong place"), quick=mentions.option("hongkong place", "quick"))
+
+
+def _capture_text() -> str:
+    return _("Any piece may go on an empty plot, and you may always place on a building you control. Nothing may go "
+             "on a roof, and a building has at most 5 pieces (a roof counts).\n\nTo place on a building your opponent "
+             "controls (a **capture**), you must control a building next to it (sharing an edge) that is at least as "
+             "high as that building will be after your piece.\n\nHere blue's `B2` has 2 blocks. `S@C2` is legal: "
+             "`C2` will have 2 blocks, no higher than `B2`, and blue controls it then. `S@D4` is illegal: blue has "
+             "no building next to `D4`.")
+
+
+def _roof_text() -> str:
+    return _("A roof seals a building: nothing more goes on it. It may go on an empty plot too.\n\n**Height**: "
+             "compare 2 × blocks, plus 1 for a roof, so 1 block < 1 block + roof < 2 blocks (quick blocks are "
+             "blocks).\n\nHere blue's `B2` is 1 block + roof. `R@C2` is legal: `C2` becomes 1 block + roof, as high "
+             "as `B2`, captured and sealed in one go. `S@C2` is illegal: 2 blocks are higher than 1 block + roof.\n\n"
+             "In a double move the second piece is checked after the quick block: the quick block may first raise "
+             "your own building next door, and a quick block and a roof on the same plot can capture and seal a "
+             "building in one turn.")
+
+
+def _end_text() -> str:
+    return _("The game ends at the end of a turn when all 25 plots are occupied, or when both players have used all "
+             "their standard blocks and roofs (quick blocks may be left). So it lasts at most 50 turns, and the "
+             "second player always has the last turn.\n\nWhoever controls more buildings wins. Equal counts: the "
+             "player who controls the centre `C3` wins. Equal counts with `C3` empty: a draw (a full board can't "
+             "tie).\n\nHere every block and roof is used and each player controls 12 buildings: blue controls `C3` "
+             "and wins.")
+
+
+_CAPTURE = ("S@B2", "S@C2", "S@B2", "S@D4")
+_ROOF = ("S@B2", "S@C2", "R@B2", "S@D4")
+#: A whole game (blue first) that ends with every standard block and roof used, 12–12, decided on the centre.
+_CENTRE_TIE = (
+    "S@A3", "R@C1", "R@B5", "R@A2", "R@A5", "S@D5", "R@C3", "S@C4", "R@A4", "R@E4", "S@E3", "S@E5", "R@D3", "S@A1",
+    "S@B1", "S@C5", "S@E3", "S@E5", "S@D1", "S@D2", "S@B2", "S@C4", "S@B1", "R@E1", "S@A3", "R@C5", "S@B3", "S@A1",
+    "S@A3", "S@E5", "S@E3", "S@C2", "S@B3", "S@A1", "S@B2", "S@B1", "S@B2", "S@A1", "S@B4", "S@C2", "S@D4", "S@B4",
+    "S@E3", "S@D4", "S@B2", "S@C2", "S@B1", "S@D5", "S@C2", "S@D2",
+)
+
+
+def _after(moves: str) -> Callable[[], str]:
+    # TRANSLATORS: under a board on a rules page; {moves} is what was played last, in notation ("S@C2").
+    return lambda: _("After `{moves}`", moves=moves)
+
+
+RULES = (
+    RulesPage(lambda: p_("rules", "Pieces and turns"), _turns_text,
+              (Illustration(("S@B2", "S@D4", "Q@B2 S@C2"), _after("Q@B2 S@C2")),)),
+    RulesPage(lambda: p_("rules", "Placing and capturing"), _capture_text, (
+        Illustration(_CAPTURE, lambda: _("Blue to move: `S@C2` is legal, `S@D4` is not."), refused=("S@D4",)),
+        Illustration((*_CAPTURE, "S@C2"), _after("S@C2")),
+    )),
+    RulesPage(lambda: p_("rules", "Roofs and height"), _roof_text, (
+        Illustration(_ROOF, lambda: _("Blue to move: `R@C2` is legal, `S@C2` is not."), refused=("S@C2",)),
+        Illustration((*_ROOF, "R@C2"), _after("R@C2")),
+    )),
+    RulesPage(lambda: p_("rules", "The end and the winner"), _end_text,
+              (Illustration(_CENTRE_TIE, lambda: _("12–12: blue controls the centre `C3` and wins.")),)),
+)
+
+
 KIND = HONGKONG = GameKind(
     name="hongkong",
     title="Hong Kong",
@@ -205,4 +280,5 @@ KIND = HONGKONG = GameKind(
             autocomplete={"square": square_choices, "quick": quick_choices},
         ),
     ),
+    rules=RULES,
 )

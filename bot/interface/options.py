@@ -25,6 +25,8 @@ LEVEL = Literal["easy", "medium", "hard"]
 OPPONENT_HELP = "Who you want to play: the bot itself plays as the computer (default: anyone may accept)"
 #: Help of the ``ephemeral`` option of the commands that show something (boards, stats).
 EPHEMERAL_HELP = "True: show the answer only to you (default False: everyone in the channel sees it)"
+#: Help of the ``ephemeral`` option of ``/<game> rules``, private by default.
+RULES_EPHEMERAL_HELP = "False: show the rules to everyone in the channel (default True: only you see them)"
 #: Help of every challenge command's ``level`` option.
 LEVEL_HELP = "Against the computer: easy, medium (default) or hard"
 #: Discord's limit on autocomplete choices.
@@ -95,5 +97,5 @@ def guild_id(interaction: discord.Interaction) -> int:
     return interaction.guild_id
 
 
-__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person",
+__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "RULES_EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person",
            "channel_id", "guild_id"]

@@ -35,6 +35,7 @@ from ...storage.settings import RESIGN_CONFIRMATION
 from ...i18n.wording import describe_duration, jump_link, shown_user, when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
+from . import _rules as rules_pages
 from ._computer import Computer
 from . import _takebacks as takebacks
 from ._groups import game_group
@@ -74,7 +75,7 @@ class Play(commands.Cog):
     async def cog_load(self) -> None:
         """Buttons, then every game's deadlines checked (and the computer's turns made due), then the deadlines
         and the outbox polled (the reconciler makes what an earlier run left unannounced)."""
-        self.bot.add_dynamic_items(*BUTTONS)
+        self.bot.add_dynamic_items(*BUTTONS, *rules_pages.BUTTONS)
         log.info("checked the deadlines of %d challenge(s) and game(s)", await self.layer.rearm())
         self.timers.start()
         self.reconciler.start()
@@ -82,7 +83,7 @@ class Play(commands.Cog):
     async def cog_unload(self) -> None:
         """Stop the timers — a deadline being handled finishes first (a few seconds at most) — and the
         computer's thinking."""
-        self.bot.remove_dynamic_items(*BUTTONS)
+        self.bot.remove_dynamic_items(*BUTTONS, *rules_pages.BUTTONS)
         await self.timers.stop()
         await self.reconciler.stop()
         self.computer.close()
@@ -370,6 +371,29 @@ class Play(commands.Cog):
             else:  # the channel's: once (the file is always board.png: found by its text)
                 await follow_up(self.bot, interaction, text, data=await board_picture(kind, game, record), by_text=True,
                                 allowed_mentions=NO_MENTIONS)
+
+    async def rules(self, interaction: discord.Interaction, kind: GameKind, ephemeral: bool = True) -> None:
+        """``/<game> rules``: page 1 of ``kind``'s rules, to the caller alone (``ephemeral``, the default: in their
+        language) or to the channel (in the server's), with Previous/Next that only the caller turns."""
+        async with nullcontext() if ephemeral else public(self.bot, self.layer, interaction.guild_id):
+            message = await rules_pages.page_message(kind, 0, interaction.user.id)
+        await answers.send(interaction, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS, **message)
+
+    async def turn_rules_page(self, interaction: discord.Interaction, button: rules_pages.RulesButton) -> None:
+        """Previous/Next under the rules: the page the button names, in the same message.
+
+        Raises:
+            UserError: someone other than the caller pressed, or the game is no longer hosted.
+        """
+        kind = self.layer.kinds.get(button.kind)
+        if kind is None or not kind.rules:
+            raise UserError(_("These rules are no longer available."))
+        rules_pages.check_owner(kind, button, interaction.user.id)
+        ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
+        async with nullcontext() if ephemeral else public(self.bot, self.layer, interaction.guild_id):
+            message = await rules_pages.page_message(kind, button.page, button.user_id)
+        files = message.pop("files")
+        await answers.edit(interaction, attachments=files, allowed_mentions=NO_MENTIONS, **message)
 
     async def resign(self, interaction: discord.Interaction, kind: GameKind) -> None:
         """The caller asks to resign the channel's game: a private question with Confirm / Cancel, open for

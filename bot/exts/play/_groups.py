@@ -2,7 +2,8 @@
 
 The one place the shape of a game's commands is written: ``challenge`` (the shared ``opponent`` first, the
 game's own options, the shared ``level`` last), each of the game's move commands (its options → the game's
-notation → a move, with autocomplete from the position), and the shared ``board`` and ``resign``. A game module
+notation → a move, with autocomplete from the position), the shared ``board`` and ``resign``, and ``rules`` for a
+game that declares its rules pages. A game module
 gives only its options (as the keyword parameters of plain functions), their help and its notation.
 
 Descriptions and help are plain English here: the command tree's translator gives Discord each language's (a
@@ -22,7 +23,7 @@ from ... import i18n
 from ...core.errors import UserError
 from ...core.kinds import GameKind, MoveCommand
 from ...i18n.wording import translate
-from ...interface.options import EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices, reason_choice
+from ...interface.options import EPHEMERAL_HELP, RULES_EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices, reason_choice
 from ...interface.translator import untranslated
 
 if TYPE_CHECKING:
@@ -35,7 +36,8 @@ _LEVEL = inspect.Parameter("level", _KEYWORD, default=None, annotation=Optional[
 
 
 def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
-    """``/<kind.name>``: ``challenge``, the game's move commands, ``board`` and ``resign``, run by ``play``."""
+    """``/<kind.name>``: ``challenge``, the game's move commands, ``board``, ``rules`` (if the game has rules pages)
+    and ``resign``, run by ``play``."""
     group = app_commands.Group(name=untranslated(kind.name), description=f"Play {kind.title}", guild_only=True)
 
     async def challenge(interaction: discord.Interaction, *, opponent=None, level=None, **options) -> None:
@@ -51,6 +53,12 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
     @app_commands.describe(ephemeral=EPHEMERAL_HELP)
     async def board(interaction: discord.Interaction, ephemeral: bool = False) -> None:
         await play.board(interaction, ephemeral)
+
+    if kind.rules:
+        @group.command(name="rules", description=f"The rules of {kind.title}, page by page with pictures")
+        @app_commands.describe(ephemeral=RULES_EPHEMERAL_HELP)
+        async def rules(interaction: discord.Interaction, ephemeral: bool = True) -> None:
+            await play.rules(interaction, kind, ephemeral)
 
     @group.command(name="resign", description=f"Resign your {kind.title} game in this channel")
     async def resign(interaction: discord.Interaction) -> None:
