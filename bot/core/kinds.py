@@ -15,6 +15,7 @@ from engine.contract import Game, GameModule
 from render.contract import Renderer
 
 from ..i18n import _
+from .lessons import Lesson
 
 __all__ = ["Game", "GameKind", "MoveCommand"]
 
@@ -85,6 +86,8 @@ class GameKind:
         prompt: ``(game, names) -> str``: what the player to move must do beyond an ordinary move, said to them
             ("🐉 Ann summons a Great Dragon — carry out its action with /hong dragon: …"), or "". Posts add it only
             when a person is to move: the channel is never told to act for the computer.
+        lesson: the game's guided first game against the computer (``/<name> learn``, :mod:`bot.core.lessons`),
+            or None (no such command).
     """
 
     name: str
@@ -105,6 +108,7 @@ class GameKind:
     record_by_role: bool = False
     role_article: str = ""
     prompt: Callable[[Any, tuple[str, str]], str] = field(default=lambda game, names: "")
+    lesson: Lesson | None = None
 
     def role(self, seat: int) -> str:
         """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""
