@@ -18,7 +18,7 @@ from .. import i18n
 from ..core.errors import UserError
 from ..core.lessons import Lesson, Step
 from ..core.kinds import GameKind, MoveCommand
-from ..i18n import N_, _, n_
+from ..i18n import _, n_
 from ..interface import mentions
 from ..i18n.wording import translate
 
