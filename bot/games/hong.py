@@ -246,8 +246,8 @@ def _threats(game: hong.HongGame) -> int:
 def _lesson_ending() -> str:
     thresholds = {name: hong.board_named(name).threshold for name in ("inner", "garden", "castle")}
     # TRANSLATORS: {inner}, {garden} and {castle} are the numbers of Hongs the dragon master needs on each board.
-    return _("That's Hong: the dragon master wins with {inner} Hongs on the inner board ({garden} on the garden, "
-             "{castle} on the castle); if the board fills with fewer, the emperor wins.", **thresholds)
+    return _("That's Hong. Hongs the dragon master needs to win: {inner} on the inner board, {garden} on the garden, "
+             "{castle} on the castle; if the board fills with fewer, the emperor wins.", **thresholds)
 
 
 #: ``/hong learn``: the learner is the dragon master on the inner board; the computer, the emperor, opens on D4.
