@@ -16,6 +16,7 @@ from render.contract import Renderer
 
 from ..i18n import _
 from .rules import RulesPage
+from .lessons import Lesson
 
 __all__ = ["Game", "GameKind", "MoveCommand"]
 
@@ -88,6 +89,8 @@ class GameKind:
             when a person is to move: the channel is never told to act for the computer.
         rules: the game's rules as pages (:class:`bot.core.rules.RulesPage`), shown by ``/<name> rules`` (no pages:
             no such command).
+        lesson: the game's guided first game against the computer (``/<name> learn``, :mod:`bot.core.lessons`),
+            or None (no such command).
     """
 
     name: str
@@ -109,6 +112,7 @@ class GameKind:
     role_article: str = ""
     prompt: Callable[[Any, tuple[str, str]], str] = field(default=lambda game, names: "")
     rules: tuple[RulesPage, ...] = ()
+    lesson: Lesson | None = None
 
     def role(self, seat: int) -> str:
         """What ``seat`` (0 or 1) is called, in the current language: ``"blue"``, ``"dragon master"``."""

@@ -17,6 +17,7 @@ from render.hong import RENDERER
 from .. import i18n
 from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
+from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
 from ..i18n import _, n_, p_
 from ..interface import mentions
@@ -327,6 +328,73 @@ RULES = (
 )
 
 
+def _threats(game: hong.HongGame) -> int:
+    """How many placements would make a Hong now (whoever plays them: a Hong counts for the dragon master)."""
+    count = game.hong_count()
+    found = 0
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        found += after.hong_count() > count
+    return found
+
+
+def _lesson_ending() -> str:
+    thresholds = {name: hong.board_named(name).threshold for name in ("inner", "garden", "castle")}
+    # TRANSLATORS: {inner}, {garden} and {castle} are the numbers of Hongs the dragon master needs on each board.
+    return _("That's Hong. Hongs the dragon master needs to win: {inner} on the inner board, {garden} on the garden, "
+             "{castle} on the castle; if the board fills with fewer, the emperor wins.", **thresholds)
+
+
+#: ``/hong learn``: the learner is the dragon master on the inner board; the computer, the emperor, opens on D4.
+LESSON = Lesson(
+    options={"board": "inner", "seed": 1, "stones": ["C2", "E1", "F6"]},
+    seat=1,
+    opening=("D4H",),
+    intro=N_("A short game against the computer, just for you: you are the dragon master and want Hongs, the "
+             "emperor wants few. H is a tile with its body across and heads north and south; V is turned, heads "
+             "west and east. A Hong is a run of bodies with a head facing it at each end."),
+    steps=(
+        Step(
+            task=N_("The emperor opened with H on D4. Put a V tile on C4: its head faces the end of D4's body."),
+            right="C4V", done=N_("C4's head caps the west end of D4: V on E4 would now make a Hong."),
+            wrong={"C4H": N_("H on C4 only makes the run C4–D4 longer, with no head at either end."),
+                   "A5V": N_("Legal, but far away: a Hong needs heads at both ends of one run.")},
+            reply="E4H", because=N_("The emperor covers E4 with H: the run D4–E4 is longer, but its east end F4 "
+                                    "is still open."),
+            check=lambda before, after: _threats(after) > _threats(before),
+        ),
+        Step(
+            task=N_("Make your first Hong: a V tile on F4 caps the run D4–E4 from the east."),
+            right="F4V", done=N_("A Hong of size 2: D4–E4, with heads on C4 and F4."),
+            wrong={"F4H": N_("H on F4 makes the run longer again; still no head at its east end."),
+                   "G4V": N_("G4 is one space too far: F4 stays empty, so nothing caps the run.")},
+            reply="F5V", because=N_("The emperor puts V under your F4: the upright run F4–F5 now ends at the stone "
+                                    "on F6, and a stone never caps a run."),
+            check=lambda before, after: after.hong_count() > before.hong_count(),
+        ),
+        Step(
+            task=N_("Threaten another Hong: your V on C4 needs H heads above and below. Put H on C5."),
+            right="C5H", done=N_("H on C3 would now make C4 a Hong of size 1."),
+            wrong={"C5V": N_("V on C5 makes the upright run C4–C5 longer; its heads must be H tiles."),
+                   "C3V": N_("V on C3 runs up to the stone on C2: that run can never be capped.")},
+            reply="C3V", because=N_("The emperor blocks: V on C3 runs the column up to the stone on C2."),
+            check=lambda before, after: _threats(after) > _threats(before),
+        ),
+        Step(
+            task=N_("The emperor can block only one Hong a turn. Put V on E3: then H on D3 or H on E2 makes a Hong."),
+            right="E3V", done=N_("Two threats at once: D3 between C3 and E3, and E3 between E2 and E4."),
+            wrong={"D3H": N_("H on D3 is one threat (V on E3); the emperor blocks it at once."),
+                   "E2H": N_("H on E2 is one threat (V on E3); the emperor blocks it at once.")},
+            reply="E2V", because=N_("The emperor blocks E2 against the stone on E1, but D3 is still open: H there "
+                                    "is your next Hong."),
+            check=lambda before, after: _threats(after) >= 2,
+        ),
+    ),
+    ending=_lesson_ending,
+)
+
+
 KIND = HONG = GameKind(
     name="hong",
     title="Hong",
@@ -363,4 +431,5 @@ KIND = HONG = GameKind(
         ),
     ),
     rules=RULES,
+    lesson=LESSON,
 )

@@ -15,8 +15,9 @@ from render.hongkong import RENDERER
 
 from ..core.errors import UserError
 from ..core.kinds import GameKind, MoveCommand
+from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
-from ..i18n import _, n_, p_
+from ..i18n import N_, _, n_, p_
 from ..i18n.wording import translate
 from ..interface import mentions
 
@@ -254,6 +255,74 @@ RULES = (
 )
 
 
+def _captured(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
+    """A lesson check: the move took the building on ``square`` from the other player."""
+    return lambda before, after: before.controller(hk.parse_square(square)) == after.to_move \
+        and after.controller(hk.parse_square(square)) == before.to_move
+
+
+def _built(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
+    """A lesson check: the move put the first piece on ``square``, an empty plot."""
+    return lambda before, after: before.blocks(hk.parse_square(square)) == 0 \
+        and after.controller(hk.parse_square(square)) == before.to_move
+
+
+def _sealed(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
+    """A lesson check: the move roofed the mover's building on ``square``."""
+    return lambda before, after: not before.roofed(hk.parse_square(square)) \
+        and after.roofed(hk.parse_square(square)) and after.controller(hk.parse_square(square)) == before.to_move
+
+
+def _lesson_ending() -> str:
+    return _("That's Hong Kong: most buildings at the end wins, and a tie goes to whoever holds the centre C3.")
+
+
+#: ``/hongkong learn``: the learner moves first (blue) against the computer.
+LESSON = Lesson(
+    options={"first": 0},
+    seat=0,
+    intro=N_("A short game against the computer, just for you. S is a standard block, Q a quick block, R a roof; "
+             "the taller building takes its neighbour."),
+    steps=(
+        Step(
+            task=N_("Your first turn: place a standard block. On the first turn nothing may go on the centre C3."),
+            right="S@B2", done=N_("Your block stands on B2: a building of your own."),
+            wrong={"S@C3": N_("Not on the first turn: the centre C3 stays empty until the second turn."),
+                   "Q@B2": N_("A quick block is never a turn on its own: it goes before a block or a roof.")},
+            reply="S@B3", because=N_("The computer builds next to you, on B3."),
+            check=_built("B2"),
+        ),
+        Step(
+            task=N_("Take B3. To build on the computer's building you need a neighbour of yours at least as high as "
+                    "it will be: put a quick block on B2 first, then a block on B3."),
+            right="Q@B2 S@B3", done=N_("Your quick block made B2 two high, so your block took B3."),
+            wrong={"S@B3": N_("B3 would be two blocks high and your B2 is one: too low to take it."),
+                   "Q@B2 S@B2": N_("B2 grows to three blocks, but B3 stays the computer's.")},
+            reply="S@A2", because=N_("The computer starts a new building on A2, next to your tower."),
+            check=_captured("B3"),
+        ),
+        Step(
+            task=N_("Your B2 is two blocks high, the computer's A2 one. Place a block on A2: the taller neighbour takes."),
+            right="S@A2", done=N_("A2 is two high now, and B2 is as high: A2 is yours."),
+            wrong={"S@A3": N_("A3 is empty: a new building, but nothing taken."),
+                   "S@B1": N_("B1 is empty: a new building, but A2 stays the computer's.")},
+            reply="Q@C3 S@C3", because=N_("The computer builds two high on C3: one more quick block there and it "
+                                          "could take your B3."),
+            check=_captured("A2"),
+        ),
+        Step(
+            task=N_("Nothing may go on a roof. Seal B3 with a roof so C3 can never take it."),
+            right="R@B3", done=N_("B3 is sealed: it stays yours to the end."),
+            wrong={"R@A3": N_("A roof on empty A3 seals an empty plot; B3 stays open to capture."),
+                   "S@D4": N_("D4 is a new building, but B3 stays open to capture.")},
+            reply="S@D4", because=N_("The computer builds on D4: B3 is out of its reach now."),
+            check=_sealed("B3"),
+        ),
+    ),
+    ending=_lesson_ending,
+)
+
+
 KIND = HONGKONG = GameKind(
     name="hongkong",
     title="Hong Kong",
@@ -281,4 +350,5 @@ KIND = HONGKONG = GameKind(
         ),
     ),
     rules=RULES,
+    lesson=LESSON,
 )

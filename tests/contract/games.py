@@ -129,3 +129,7 @@ def midgame(setup: Setup, seed: int = 0) -> Game:
 def fresh(setup: Setup, seed: int = 0) -> Game:
     """A new game of ``setup`` (:meth:`Setup.new_game`)."""
     return setup.new_game(seed)
+
+
+#: The games that declare a lesson (``/<game> learn``), by name.
+LESSONS: list[str] = [name for name in GAMES if kind(name).lesson is not None]

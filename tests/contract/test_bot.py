@@ -19,12 +19,18 @@ from render.contract import Renderer
 from tests.bot.harness import decode_png, display, resign
 from tests.bot.shared import emu, redis, running, world  # noqa: F401  (one emulator and bot for the module)
 from tests.contract.commands import invocation
-from tests.contract.games import DEFAULTS, GAMES, SETUPS, Setup, fresh, ids, kind, play_on
+from tests.contract.games import DEFAULTS, GAMES, LESSONS, SETUPS, Setup, fresh, ids, kind, play_on
 
 NAMES = ("Ann", "Ben")
 
 
 # --- the kind ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_lessons_script_is_legal_and_each_right_move_does_what_its_step_says(name):
+    from bot.core.lessons import problems
+    assert problems(kind(name).engine, kind(name).lesson) == []
 
 
 @pytest.mark.parametrize("name", GAMES)

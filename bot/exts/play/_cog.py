@@ -36,6 +36,7 @@ from ...i18n.wording import describe_duration, jump_link, shown_user, when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
 from . import _rules as rules_pages
+from ._learn import BUTTONS as LESSON_BUTTONS
 from ._computer import Computer
 from . import _takebacks as takebacks
 from ._groups import game_group
@@ -75,7 +76,7 @@ class Play(commands.Cog):
     async def cog_load(self) -> None:
         """Buttons, then every game's deadlines checked (and the computer's turns made due), then the deadlines
         and the outbox polled (the reconciler makes what an earlier run left unannounced)."""
-        self.bot.add_dynamic_items(*BUTTONS, *rules_pages.BUTTONS)
+        self.bot.add_dynamic_items(*BUTTONS, *rules_pages.BUTTONS, *LESSON_BUTTONS)
         log.info("checked the deadlines of %d challenge(s) and game(s)", await self.layer.rearm())
         self.timers.start()
         self.reconciler.start()
@@ -83,7 +84,7 @@ class Play(commands.Cog):
     async def cog_unload(self) -> None:
         """Stop the timers — a deadline being handled finishes first (a few seconds at most) — and the
         computer's thinking."""
-        self.bot.remove_dynamic_items(*BUTTONS, *rules_pages.BUTTONS)
+        self.bot.remove_dynamic_items(*BUTTONS, *rules_pages.BUTTONS, *LESSON_BUTTONS)
         await self.timers.stop()
         await self.reconciler.stop()
         self.computer.close()

@@ -25,6 +25,7 @@ from ...core.kinds import GameKind, MoveCommand
 from ...i18n.wording import translate
 from ...interface.options import EPHEMERAL_HELP, RULES_EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices, reason_choice
 from ...interface.translator import untranslated
+from . import _learn
 
 if TYPE_CHECKING:
     from ._cog import Play
@@ -36,8 +37,8 @@ _LEVEL = inspect.Parameter("level", _KEYWORD, default=None, annotation=Optional[
 
 
 def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
-    """``/<kind.name>``: ``challenge``, the game's move commands, ``board``, ``rules`` (if the game has rules pages)
-    and ``resign``, run by ``play``."""
+    """``/<kind.name>``: ``challenge``, the game's move commands, ``board``, ``rules`` (if the game has rules pages),
+    ``learn`` (if it has a lesson) and ``resign``, run by ``play``."""
     group = app_commands.Group(name=untranslated(kind.name), description=f"Play {kind.title}", guild_only=True)
 
     async def challenge(interaction: discord.Interaction, *, opponent=None, level=None, **options) -> None:
@@ -64,7 +65,17 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
     async def resign(interaction: discord.Interaction) -> None:
         await play.resign(interaction, kind)
 
+    if kind.lesson is not None:
+        _add_learn(group, kind)
     return group
+
+
+def _add_learn(group: app_commands.Group, kind: GameKind) -> None:
+    """``/<game> learn``, for a game that declares a lesson (:mod:`._learn`)."""
+
+    @group.command(name="learn", description=f"Learn {kind.title}: a short guided game against the computer, just for you")
+    async def learn(interaction: discord.Interaction) -> None:
+        await _learn.start(interaction, kind)
 
 
 def _add_move(group: app_commands.Group, kind: GameKind, move: MoveCommand, play: "Play") -> None:
