@@ -1,6 +1,7 @@
 """The declared floor of every direct dependency in pyproject.toml (runtime, and every extra), as exact pins for
 pip: ``Pillow>=10.1`` → ``Pillow==10.1``; a requirement without a floor is written as it is. Printed one a line, for
 ``.ci/min-versions``. Exits 1 naming any floor given twice with different versions."""
+
 from __future__ import annotations
 
 import sys

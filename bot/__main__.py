@@ -1,4 +1,5 @@
 """``python -m bot``: load the configuration and run the bot until interrupted (Ctrl-C or SIGTERM)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +15,10 @@ from .storage import embedded
 
 
 #: What ``python -m bot`` accepts besides no arguments (run the bot).
-USAGE = "usage: python -m bot                      run the bot\n       python -m bot store accept-empty   " \
-        "carry on with a Redis that lost its data (README.md, 'Redis lost its data')"
+USAGE = (
+    "usage: python -m bot                      run the bot\n       python -m bot store accept-empty   "
+    "carry on with a Redis that lost its data (README.md, 'Redis lost its data')"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not config.token:
         return fail(
-            "no Discord bot token. Set DISCORD_TOKEN in the environment, or `token = \"...\"` in config.toml "
+            'no Discord bot token. Set DISCORD_TOKEN in the environment, or `token = "..."` in config.toml '
             "(copy config.example.toml); see README.md, 'Create the Discord application'.",
             2,
         )
@@ -64,12 +67,16 @@ def main(argv: list[str] | None = None) -> int:
 def closed(code: int, reason: str) -> str:
     """What to tell the operator when Discord closed the gateway for good (``code``: the close code)."""
     if code == 4011:
-        return ("Discord requires sharding: the bot is in too many servers for one gateway shard (close code 4011). "
-                "Set shard_count (\"auto\" runs Discord's recommended number here; or a number, with shard_ids for "
-                "each process) — see README.md, 'Several processes'.")
+        return (
+            "Discord requires sharding: the bot is in too many servers for one gateway shard (close code 4011). "
+            'Set shard_count ("auto" runs Discord\'s recommended number here; or a number, with shard_ids for '
+            "each process) — see README.md, 'Several processes'."
+        )
     if code == 4010:
-        return ("Discord refused the shard (close code 4010, invalid shard): every process must use the same "
-                "shard_count, and shard_ids only numbers below it.")
+        return (
+            "Discord refused the shard (close code 4010, invalid shard): every process must use the same "
+            "shard_count, and shard_ids only numbers below it."
+        )
     return f"Discord closed the gateway connection (close code {code}{': ' + reason if reason else ''})."
 
 
@@ -103,9 +110,14 @@ async def serve(config: Config) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    redis = await connect(config.redis_url, config.data_dir, allow_unsafe=config.allow_unsafe_redis,  # fail fast
-                          pool_size=config.redis_pool_size, pool_timeout=config.redis_pool_timeout,
-                          cluster=config.redis_cluster)
+    redis = await connect(
+        config.redis_url,
+        config.data_dir,
+        allow_unsafe=config.allow_unsafe_redis,  # fail fast
+        pool_size=config.redis_pool_size,
+        pool_timeout=config.redis_pool_timeout,
+        cluster=config.redis_cluster,
+    )
     try:
         await run_bot(HongBot(config, redis=redis), token, stop)
     finally:

@@ -20,6 +20,7 @@ The arithmetic, in seconds from the interaction's creation (its snowflake time):
   (≤ 6) to decide: the player hears by about 12.3 s at worst — far inside the 15-minute follow-up window (900 s).
   The operator's ``redis_pool_timeout`` may be set up to 600 s, which still ends inside it.
 """
+
 from __future__ import annotations
 
 #: Seconds after an interaction's creation by which the watchdog acknowledges it if its handler has not answered.
@@ -44,5 +45,13 @@ RETRIES = 0
 assert ANSWER_BY + 0.5 < DISCORD_INITIAL and STORE_DEADLINE + CLOCK_MARGIN + POOL_TIMEOUT + SOCKET_TIMEOUT < 60
 
 
-__all__ = ["ANSWER_BY", "DISCORD_INITIAL", "DISCORD_FOLLOW_UP", "SOCKET_TIMEOUT", "POOL_TIMEOUT", "STORE_DEADLINE",
-           "CLOCK_MARGIN", "RETRIES"]
+__all__ = [
+    "ANSWER_BY",
+    "DISCORD_INITIAL",
+    "DISCORD_FOLLOW_UP",
+    "SOCKET_TIMEOUT",
+    "POOL_TIMEOUT",
+    "STORE_DEADLINE",
+    "CLOCK_MARGIN",
+    "RETRIES",
+]

@@ -3,6 +3,7 @@
 The file is read with :mod:`tomllib`; every key is optional. The token is held in :class:`Config` but never
 shown by its ``repr`` (so it cannot reach a log line by accident).
 """
+
 from __future__ import annotations
 
 import os
@@ -202,6 +203,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
     level = (text("log_level") or "INFO").upper()
     if level not in LOG_LEVELS:
         raise bad("log_level", f"must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+
     def flag(key: str) -> bool:
         value = raw.get(key, False)
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
@@ -215,8 +217,11 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         raise bad("redis_url", "must start with redis://, rediss:// or unix://, e.g. redis://localhost:6379/0")
     cluster = flag("redis_cluster")
     if cluster and not (redis_url or "").startswith(("redis://", "rediss://")):
-        raise bad("redis_cluster", "needs redis_url (or $REDIS_URL) naming one node of the cluster, e.g. "
-                                   "redis://10.0.0.5:7000 (the embedded Redis and unix sockets are single servers)")
+        raise bad(
+            "redis_cluster",
+            "needs redis_url (or $REDIS_URL) naming one node of the cluster, e.g. "
+            "redis://10.0.0.5:7000 (the embedded Redis and unix sockets are single servers)",
+        )
     shard_count = raw.get("shard_count", 1)
     if isinstance(shard_count, str) and shard_count.strip().lower() == "auto":
         shard_count = None
@@ -254,8 +259,9 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
         presence=presence,
-        finished_retention=(None if retention is None
-                            else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')),
+        finished_retention=(
+            None if retention is None else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')
+        ),
     )
 
 
@@ -279,11 +285,13 @@ def shards(value, count: int | None, bad) -> tuple[int, ...] | None:
             raise bad("shard_ids", f"must list shard numbers and ranges, {example}, not {value!r}")
         first, last = int(low), int(high) if dash else int(low)
         if last < first:
-            raise bad("shard_ids", f"has the range {text!r} running backwards: write it low-high, e.g. \"0-3\"")
+            raise bad("shard_ids", f'has the range {text!r} running backwards: write it low-high, e.g. "0-3"')
         ids += range(first, last + 1)
     if count is None:
-        raise bad("shard_ids", "needs shard_count set to the bot's total number of shards (the same number in every "
-                               "process; not auto)")
+        raise bad(
+            "shard_ids",
+            "needs shard_count set to the bot's total number of shards (the same number in every process; not auto)",
+        )
     if len(set(ids)) < len(ids):
         raise bad("shard_ids", f"names a shard twice ({value!r}): each process runs each of its shards once")
     if max(ids) >= count:

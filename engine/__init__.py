@@ -8,6 +8,7 @@ once, as typing Protocols checked by mypy, in :mod:`engine.contract`; :mod:`engi
 * :mod:`engine.result` says how a game ended off the board (resigned, timed out, aborted);
   :mod:`engine.movetext` writes and reads a finished game's text record; :mod:`engine.ai` chooses moves.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Protocol, Sequence
@@ -38,14 +39,17 @@ class Term(str):
     number: int | None
     params: dict[str, object]
 
-    def __new__(cls, template: str, plural: str | None = None, count: int | None = None, /,
-                **params: object) -> Term:
+    def __new__(cls, template: str, plural: str | None = None, count: int | None = None, /, **params: object) -> Term:
         source = plural if plural is not None and count != 1 else template
         term = super().__new__(cls, source.format(**params) if params else source)
         term.template, term.plural, term.number, term.params = str(template), plural, count, params
         return term
 
-    def __reduce__(self) -> tuple[Callable[..., Term], tuple[object, ...]]:  # pickling (an IllegalMove crossing to another process) keeps the template
+    def __reduce__(
+        self,
+    ) -> tuple[
+        Callable[..., Term], tuple[object, ...]
+    ]:  # pickling (an IllegalMove crossing to another process) keeps the template
         return _term, (self.template, self.plural, self.number, self.params)
 
 

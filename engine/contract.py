@@ -16,6 +16,7 @@ A game is added by adding modules, editing none: ``engine/<game>.py`` (declares 
 ``engine/ai/<NAME>.py``, a renderer (:mod:`render.contract`) and the bot's ``bot/games/<NAME>.py`` (see
 ARCHITECTURE.md, "Adding a game"). Pure: only typing.
 """
+
 from __future__ import annotations
 
 import random
@@ -172,8 +173,17 @@ class Opponent(Protocol[G_contra]):
 
     SETTINGS: dict[str, Settings]
 
-    def choose(self, game: G_contra, rng: random.Random, /, *, nodes: int, depth: int, naive: bool = False,
-               deadline: float | None = None) -> str:
+    def choose(
+        self,
+        game: G_contra,
+        rng: random.Random,
+        /,
+        *,
+        nodes: int,
+        depth: int,
+        naive: bool = False,
+        deadline: float | None = None,
+    ) -> str:
         """A legal move for ``game.to_move``, one of ``game.legal_moves()``, ``game`` left unchanged; the same
         for the same game, settings and ``rng`` state while the node budget runs out before ``deadline`` (a
         :func:`time.perf_counter` value)."""

@@ -17,6 +17,7 @@ and :meth:`HongGame.to_dict` are cheap. Hongs are found by regular-expression sc
 columns (a few microseconds for a full castle board); created Hongs are found by scanning only the rows
 and columns through the squares a move changed.
 """
+
 from __future__ import annotations
 
 import random
@@ -65,25 +66,33 @@ ROLE_NAMES: tuple[str, str] = (N_("emperor"), N_("dragon master"))
 ACTIONS: tuple[str, ...] = ("rotate", "place", "movestone", "flip", "move", "stone", "swap")
 
 #: What each Great Dragon's action does, one sentence, for players (rules, "Expansion" table).
-ACTION_EXPLAINED: Mapping[str, str] = MappingProxyType({
-    "rotate": N_("Turn one dragon tile on the board to the other orientation (H ↔ V)."),
-    "place": N_("Place one more dragon tile on an empty space, either orientation."),
-    "movestone": N_("Move one stone to any empty space."),
-    "flip": N_("Flip one dragon tile on the board to its stone side."),
-    "move": N_("Move one dragon tile, keeping its orientation, to an empty space next to it (north, south, east or "
-               "west)."),
-    "stone": N_("Place a stone on any empty space."),
-    "swap": N_("Exchange a dragon tile and a stone; the tile may take either orientation."),
-})
+ACTION_EXPLAINED: Mapping[str, str] = MappingProxyType(
+    {
+        "rotate": N_("Turn one dragon tile on the board to the other orientation (H ↔ V)."),
+        "place": N_("Place one more dragon tile on an empty space, either orientation."),
+        "movestone": N_("Move one stone to any empty space."),
+        "flip": N_("Flip one dragon tile on the board to its stone side."),
+        "move": N_(
+            "Move one dragon tile, keeping its orientation, to an empty space next to it (north, south, east or west)."
+        ),
+        "stone": N_("Place a stone on any empty space."),
+        "swap": N_("Exchange a dragon tile and a stone; the tile may take either orientation."),
+    }
+)
 _HELP_EXAMPLE = {
-    "rotate": "D2 rotate C4", "place": "D5 place C4V", "movestone": "D1 movestone D5 F6 (stone from D5 to F6)",
-    "flip": "D3 flip C4", "move": "D7 move C4 C5", "stone": "D4 stone D7",
+    "rotate": "D2 rotate C4",
+    "place": "D5 place C4V",
+    "movestone": "D1 movestone D5 F6 (stone from D5 to F6)",
+    "flip": "D3 flip C4",
+    "move": "D7 move C4 C5",
+    "stone": "D4 stone D7",
     "swap": "D6 swap C4 D5 V (tile C4 → D5 as V, stone D5 → C4)",
 }
 #: One-line explanation of each Great Dragon's action with an example, in English (:data:`ACTION_EXPLAINED`
 #: without the example is what the bot translates).
-ACTION_HELP: Mapping[str, str] = MappingProxyType({
-    action: f"{ACTION_EXPLAINED[action]} Example: {_HELP_EXAMPLE[action]}" for action in ACTIONS})
+ACTION_HELP: Mapping[str, str] = MappingProxyType(
+    {action: f"{ACTION_EXPLAINED[action]} Example: {_HELP_EXAMPLE[action]}" for action in ACTIONS}
+)
 
 _EMPTY = "."
 _NO_SPACE = "#"
@@ -173,7 +182,7 @@ class Board:
                 lines.append(f"{kind}: {' '.join(sq)}")
         lines.append("   " + "".join(chr(65 + c) for c in range(self.width)))
         for r in range(self.height):
-            lines.append(f"{r + 1:>2} " + self.template[r * self.width:(r + 1) * self.width])
+            lines.append(f"{r + 1:>2} " + self.template[r * self.width : (r + 1) * self.width])
         return "\n".join(lines)
 
 
@@ -192,8 +201,9 @@ _COLUMN_HEADER_RE = re.compile(r"^\s*[A-Z]+\s*$")
 _BARE_ROW_RE = re.compile(r"^\s*([.#]+)\s*$")
 
 
-def parse_board(text: str, *, name: str | None = None, threshold: int | None = None,
-                features: Mapping[str, str] | None = None) -> Board:
+def parse_board(
+    text: str, *, name: str | None = None, threshold: int | None = None, features: Mapping[str, str] | None = None
+) -> Board:
     """Read a board from the rules' text format.
 
     ``text`` may start with ``key: value`` lines — ``name``, ``threshold``, ``pond`` and ``trees``
@@ -261,8 +271,7 @@ def parse_board(text: str, *, name: str | None = None, threshold: int | None = N
     if threshold is None:
         raise IllegalMove("The board gives no threshold: add a line 'threshold: N' (Hongs the dragon master needs).")
     feats = dict(features) if features is not None else meta["features"]
-    board = Board(name=name, width=width, height=len(rows), template=template, threshold=int(threshold),
-                  features={})
+    board = Board(name=name, width=width, height=len(rows), template=template, threshold=int(threshold), features={})
     clean: dict[str, str] = {}
     for sq, kind in feats.items():
         at = board.index(sq)
@@ -271,8 +280,14 @@ def parse_board(text: str, *, name: str | None = None, threshold: int | None = N
         if kind not in ("pond", "tree"):
             raise IllegalMove(f"Unknown board feature {kind!r} at {sq}: use 'pond' or 'tree'.")
         clean[sq.strip().upper()] = kind
-    return Board(name=name, width=width, height=len(rows), template=template, threshold=int(threshold),
-                 features=MappingProxyType(clean))
+    return Board(
+        name=name,
+        width=width,
+        height=len(rows),
+        template=template,
+        threshold=int(threshold),
+        features=MappingProxyType(clean),
+    )
 
 
 #: The boards as data, in the text format of the rules file (rules, "Boards").
@@ -311,16 +326,18 @@ trees: D3 F7
 
 def _inner_of(castle: Board) -> Board:
     """The castle's columns B–H and rows 2–8, relabelled A1–G7; threshold 11 (rules, "Boards")."""
-    rows = [castle.template[r * castle.width + 1: r * castle.width + 8] for r in range(1, 8)]
+    rows = [castle.template[r * castle.width + 1 : r * castle.width + 8] for r in range(1, 8)]
     return parse_board("\n".join(rows), name="inner", threshold=11, features={})
 
 
 _CASTLE = parse_board(CASTLE_TEXT)
-BOARDS: Mapping[str, Board] = MappingProxyType({
-    "castle": _CASTLE,
-    "garden": parse_board(GARDEN_TEXT),
-    "inner": _inner_of(_CASTLE),
-})
+BOARDS: Mapping[str, Board] = MappingProxyType(
+    {
+        "castle": _CASTLE,
+        "garden": parse_board(GARDEN_TEXT),
+        "inner": _inner_of(_CASTLE),
+    }
+)
 
 
 def board_named(name: str) -> Board:
@@ -386,12 +403,20 @@ class Outcome:
         hongs = n_("{count} Hong", "{count} Hongs", self.hongs)
         if self.winner == DRAGON_MASTER:
             if self.spaces_left:
-                return N_("Dragon master wins: {hongs} (needs {threshold}), decided with {spaces} left", hongs=hongs,
-                          threshold=self.threshold, spaces=n_("{count} space", "{count} spaces", self.spaces_left))
+                return N_(
+                    "Dragon master wins: {hongs} (needs {threshold}), decided with {spaces} left",
+                    hongs=hongs,
+                    threshold=self.threshold,
+                    spaces=n_("{count} space", "{count} spaces", self.spaces_left),
+                )
             return N_("Dragon master wins: {hongs} (needs {threshold})", hongs=hongs, threshold=self.threshold)
         if self.spaces_left:
-            return N_("Emperor wins: {hongs} (needs {threshold}), decided with {spaces} left", hongs=hongs,
-                      threshold=self.threshold, spaces=n_("{count} space", "{count} spaces", self.spaces_left))
+            return N_(
+                "Emperor wins: {hongs} (needs {threshold}), decided with {spaces} left",
+                hongs=hongs,
+                threshold=self.threshold,
+                spaces=n_("{count} space", "{count} spaces", self.spaces_left),
+            )
         return N_("Emperor wins: {hongs} (needs {threshold})", hongs=hongs, threshold=self.threshold)
 
 
@@ -466,8 +491,13 @@ _ACTION_ARGS = {
 }
 #: A fixed example of each action, for when the position offers none (see ``HongGame._action_usage``).
 _ACTION_EXAMPLE = {
-    "rotate": "rotate C4", "place": "place C4V", "movestone": "movestone D5 F6", "flip": "flip C4",
-    "move": "move C4 C5", "stone": "stone D7", "swap": "swap C4 D5 V",
+    "rotate": "rotate C4",
+    "place": "place C4V",
+    "movestone": "movestone D5 F6",
+    "flip": "flip C4",
+    "move": "move C4 C5",
+    "stone": "stone D7",
+    "swap": "swap C4 D5 V",
 }
 _H_RE = re.compile(r"(?<=V)H+(?=V)")
 _V_RE = re.compile(r"(?<=H)V+(?=H)")
@@ -480,8 +510,16 @@ _V_RE = re.compile(r"(?<=H)V+(?=H)")
 #: One entry of a game's undo history (see :meth:`HongGame._apply`): the changed cells' old contents, the summoned
 #: dragon taken from the lair (size, action), and the old ``to_move``, ``pending``, ``last_changed``,
 #: ``last_created``, ``_decided`` and ``_empty``.
-_Undo = tuple[tuple[tuple[int, str], ...], tuple[int, str] | None, int, Summon | None, tuple[str, ...],
-              tuple[Hong, ...], bool, int]
+_Undo = tuple[
+    tuple[tuple[int, str], ...],
+    tuple[int, str] | None,
+    int,
+    Summon | None,
+    tuple[str, ...],
+    tuple[Hong, ...],
+    bool,
+    int,
+]
 
 
 class HongGame:
@@ -506,13 +544,27 @@ class HongGame:
         kind: ``"hong"`` (:data:`NAME`), the game's name in :mod:`engine.registry`.
     """
 
-    __slots__ = ("board", "seed", "stones", "expansion", "lair_setup", "lair", "moves", "to_move",
-                 "pending", "last_changed", "last_created", "_grid", "_empty", "_decided", "_undo")
+    __slots__ = (
+        "board",
+        "seed",
+        "stones",
+        "expansion",
+        "lair_setup",
+        "lair",
+        "moves",
+        "to_move",
+        "pending",
+        "last_changed",
+        "last_created",
+        "_grid",
+        "_empty",
+        "_decided",
+        "_undo",
+    )
 
     kind = NAME
 
-    def __init__(self, board: Board, seed: int, stones: tuple[str, ...], expansion: bool,
-                 lair_setup: dict[int, str]):
+    def __init__(self, board: Board, seed: int, stones: tuple[str, ...], expansion: bool, lair_setup: dict[int, str]):
         self.board = board
         self.seed = seed
         self.stones = tuple(stones)
@@ -551,13 +603,16 @@ class HongGame:
     def cells(self) -> dict[str, str | None]:
         """Every space → its content (``None``, ``"H"``, ``"V"`` or ``"S"``), row-major order."""
         w = self.board.width
-        return {square_name(i % w, i // w): (None if ch == _EMPTY else ch)
-                for i, ch in enumerate(self._grid) if ch != _NO_SPACE}
+        return {
+            square_name(i % w, i // w): (None if ch == _EMPTY else ch)
+            for i, ch in enumerate(self._grid)
+            if ch != _NO_SPACE
+        }
 
     def rows(self) -> list[str]:
         """The grid as strings, one per row: ``.`` empty, ``#`` no space, ``H``, ``V``, ``S``."""
         w = self.board.width
-        return ["".join(self._grid[r * w:(r + 1) * w]) for r in range(self.board.height)]
+        return ["".join(self._grid[r * w : (r + 1) * w]) for r in range(self.board.height)]
 
     def empty_squares(self) -> list[str]:
         """The empty spaces, row-major."""
@@ -585,8 +640,12 @@ class HongGame:
         if not self.is_over:
             return None
         n = self.hong_count()
-        return Outcome(winner=DRAGON_MASTER if n >= self.threshold else EMPEROR, hongs=n,
-                       threshold=self.threshold, spaces_left=self._empty)
+        return Outcome(
+            winner=DRAGON_MASTER if n >= self.threshold else EMPEROR,
+            hongs=n,
+            threshold=self.threshold,
+            spaces_left=self._empty,
+        )
 
     def hongs(self) -> list[Hong]:
         """Every Hong on the board: horizontal ones row by row (west to east), then vertical ones
@@ -596,7 +655,7 @@ class HongGame:
     def hong_count(self) -> int:
         """``len(self.hongs())``, computed without building the Hongs."""
         g, w, h = self._grid, self.board.width, self.board.height
-        rows = "#".join("".join(g[r * w:(r + 1) * w]) for r in range(h))
+        rows = "#".join("".join(g[r * w : (r + 1) * w]) for r in range(h))
         cols = "#".join("".join(g[c::w]) for c in range(w))
         return len(_H_RE.findall(rows)) + len(_V_RE.findall(cols))
 
@@ -612,7 +671,9 @@ class HongGame:
         old, new = set(before.hongs()), self.hongs()
         count, left = len(new), self._empty
         summons = self.pending.options if self.pending is not None else {}
-        events = [MoveEvent("broken", h, None, count, self.threshold, left) for h in before.hongs() if h not in set(new)]
+        events = [
+            MoveEvent("broken", h, None, count, self.threshold, left) for h in before.hongs() if h not in set(new)
+        ]
         events += [MoveEvent("hong", h, summons.get(h.size), count, self.threshold, left) for h in new if h not in old]
         if self._decided and not before._decided:
             events.append(MoveEvent("decided", None, None, count, self.threshold, left))
@@ -669,9 +730,14 @@ class HongGame:
         m = _PLACEMENT_RE.fullmatch(text)
         if not m:
             # TRANSLATORS: {move} is what the player typed (quoted); {example} a placement such as C4H.
-            raise IllegalMove(N_("{move} is not a move: write a square then H or V, e.g. {example} (H: body "
-                                 "west–east, heads north and south; V: body north–south, heads west and east).",
-                                 move=repr(raw.strip()), example=self._example_placement()))
+            raise IllegalMove(
+                N_(
+                    "{move} is not a move: write a square then H or V, e.g. {example} (H: body "
+                    "west–east, heads north and south; V: body north–south, heads west and east).",
+                    move=repr(raw.strip()),
+                    example=self._example_placement(),
+                )
+            )
         square = m.group(1) + str(int(m.group(2)))
         orient = m.group(3)
         if self.pending is not None:
@@ -680,16 +746,32 @@ class HongGame:
         if self._grid[i] != _EMPTY:
             what = N_("a stone") if self._grid[i] == _STONE else N_("a dragon tile ({tile})", tile=self._grid[i])
             # TRANSLATORS: {square} and {example} are squares such as B3; {what} is "a stone" or "a dragon tile (H)".
-            raise IllegalMove(N_("{square} is already taken by {what} — pick an empty space such as {example}.",
-                                 square=square, what=what, example=self._example_square()))
+            raise IllegalMove(
+                N_(
+                    "{square} is already taken by {what} — pick an empty space such as {example}.",
+                    square=square,
+                    what=what,
+                    example=self._example_square(),
+                )
+            )
         if orient not in _TILES:
             if not orient:
                 # TRANSLATORS: {square} is a square such as B3 (B3H and B3V are placements).
-                raise IllegalMove(N_("Say which way the tile lies: {square}H (body west–east) or {square}V "
-                                     "(body north–south).", square=square))
+                raise IllegalMove(
+                    N_(
+                        "Say which way the tile lies: {square}H (body west–east) or {square}V (body north–south).",
+                        square=square,
+                    )
+                )
             # TRANSLATORS: {orientation} is what the player typed (quoted); {square} a square such as B3.
-            raise IllegalMove(N_("{orientation} is not an orientation: use {square}H (body west–east) or "
-                                 "{square}V (body north–south).", orientation=repr(orient), square=square))
+            raise IllegalMove(
+                N_(
+                    "{orientation} is not an orientation: use {square}H (body west–east) or "
+                    "{square}V (body north–south).",
+                    orientation=repr(orient),
+                    square=square,
+                )
+            )
         self._apply([(i, orient)], square + orient)
 
     # ---- dragon actions -------------------------------------------------------------------------
@@ -698,11 +780,21 @@ class HongGame:
         m = _ACTION_RE.fullmatch(text)
         if not self.expansion:
             # TRANSLATORS: {move} is what the player typed (quoted); {example} a placement such as C4H.
-            raise IllegalMove(N_("{move}: this game is played without the lair of the Great Dragons — place a tile "
-                                 "such as {example}.", move=repr(raw.strip()), example=self._example_placement()))
+            raise IllegalMove(
+                N_(
+                    "{move}: this game is played without the lair of the Great Dragons — place a tile "
+                    "such as {example}.",
+                    move=repr(raw.strip()),
+                    example=self._example_placement(),
+                )
+            )
         if self.pending is None:
-            raise IllegalMove(N_("No Great Dragon is being summoned now — place a tile such as {example}.",
-                                 example=self._example_placement()))
+            raise IllegalMove(
+                N_(
+                    "No Great Dragon is being summoned now — place a tile such as {example}.",
+                    example=self._example_placement(),
+                )
+            )
         opts = self.pending.options
         if not m:
             word = text.split()[0].lower()
@@ -712,16 +804,33 @@ class HongGame:
                 raise IllegalMove(N_("Say which dragon first: {usage}.", usage=self._action_usage(sizes[0], word)))
             # TRANSLATORS: {move} is what the player typed (quoted); keep D<size> <action> as notation;
             # {choices} is one or more dragon usages, e.g. "D2 rotate <tile>, e.g. D2 rotate C4".
-            raise IllegalMove(N_("{move} is not a dragon action: write D<size> <action> then its squares. "
-                                 "You can summon {choices}.", move=repr(raw.strip()), choices=self._summon_choices()))
+            raise IllegalMove(
+                N_(
+                    "{move} is not a dragon action: write D<size> <action> then its squares. You can summon {choices}.",
+                    move=repr(raw.strip()),
+                    choices=self._summon_choices(),
+                )
+            )
         size, action, args = int(m.group(1)), m.group(2).lower(), m.group(3).split()
         if size not in opts:
-            raise IllegalMove(N_("The dragon of size {size} is not being summoned now — you can summon {choices}.",
-                                 size=size, choices=self._summon_choices()))
+            raise IllegalMove(
+                N_(
+                    "The dragon of size {size} is not being summoned now — you can summon {choices}.",
+                    size=size,
+                    choices=self._summon_choices(),
+                )
+            )
         if action != opts[size]:
             # TRANSLATORS: {action} is the dragon's action (notation, e.g. rotate); {typed} what the player typed.
-            raise IllegalMove(N_("The dragon of size {size} does {action}, not {typed}: {usage}.", size=size,
-                                 action=opts[size], typed=repr(action), usage=self._action_usage(size, opts[size])))
+            raise IllegalMove(
+                N_(
+                    "The dragon of size {size} does {action}, not {typed}: {usage}.",
+                    size=size,
+                    action=opts[size],
+                    typed=repr(action),
+                    usage=self._action_usage(size, opts[size]),
+                )
+            )
         changes, canonical = self._check_action(size, action, args)
         self._apply(changes, canonical, dragon=size)
 
@@ -732,8 +841,13 @@ class HongGame:
         example = legal[0] if legal else f"D{size} {_ACTION_EXAMPLE[action]}"
         # TRANSLATORS: {action} is notation (rotate, swap …); {args} what it takes, e.g. "<tile> <stone> <H|V>";
         # {example} a whole action such as "D1 swap C3 C6 V".
-        return N_("D{size} {action} {args}, e.g. {example}", size=size, action=action, args=_ACTION_ARGS[action],
-                  example=example)
+        return N_(
+            "D{size} {action} {args}, e.g. {example}",
+            size=size,
+            action=action,
+            args=_ACTION_ARGS[action],
+            example=example,
+        )
 
     def _summon_choices(self) -> Term:
         """Every dragon of the pending summon with its syntax and a legal example, ``" or "``-joined."""
@@ -752,8 +866,9 @@ class HongGame:
         def need(n: int) -> None:
             if len(args) != n:
                 # TRANSLATORS: {action} is notation (rotate …); {args} e.g. "<tile> <stone> <H|V>"; {usage} its usage.
-                raise IllegalMove(N_("{action} takes {args}: {usage}.", action=action, args=_ACTION_ARGS[action],
-                                     usage=usage))
+                raise IllegalMove(
+                    N_("{action} takes {args}: {usage}.", action=action, args=_ACTION_ARGS[action], usage=usage)
+                )
 
         def sq(text: str) -> tuple[str, int]:
             pos = _split_square(text)
@@ -762,8 +877,14 @@ class HongGame:
                 if near:
                     # TRANSLATORS: {text} is what the player typed (quoted); {usage} the dragon's usage; {near} a
                     # square.
-                    raise IllegalMove(N_("{text} is not a square — {usage}. Did you mean {near}?", text=repr(text),
-                                         usage=usage, near=near))
+                    raise IllegalMove(
+                        N_(
+                            "{text} is not a square — {usage}. Did you mean {near}?",
+                            text=repr(text),
+                            usage=usage,
+                            near=near,
+                        )
+                    )
                 raise IllegalMove(N_("{text} is not a square — {usage}.", text=repr(text), usage=usage))
             name = square_name(*pos)
             return name, self._space_index(name)
@@ -773,9 +894,15 @@ class HongGame:
             if self._grid[i] not in _TILES:
                 what = N_("empty") if self._grid[i] == _EMPTY else N_("a stone")
                 # TRANSLATORS: {square} and {example} are squares; {what} is "empty" or "a stone"; {action} notation.
-                raise IllegalMove(N_("{square} is {what}, not a dragon tile — {action} needs a dragon tile such as "
-                                     "{example}.", square=name, what=what, action=action,
-                                     example=self._example_of(_TILES)))
+                raise IllegalMove(
+                    N_(
+                        "{square} is {what}, not a dragon tile — {action} needs a dragon tile such as {example}.",
+                        square=name,
+                        what=what,
+                        action=action,
+                        example=self._example_of(_TILES),
+                    )
+                )
             return name, i
 
         def stone_at(text: str) -> tuple[str, int]:
@@ -784,21 +911,39 @@ class HongGame:
                 what = N_("empty") if self._grid[i] == _EMPTY else N_("a dragon tile")
                 # TRANSLATORS: {square} and {example} are squares; {what} is "empty" or "a dragon tile"; {action}
                 # is notation (movestone, swap).
-                raise IllegalMove(N_("{square} is {what}, not a stone — {action} needs a stone such as {example}.",
-                                     square=name, what=what, action=action, example=self._example_of((_STONE,))))
+                raise IllegalMove(
+                    N_(
+                        "{square} is {what}, not a stone — {action} needs a stone such as {example}.",
+                        square=name,
+                        what=what,
+                        action=action,
+                        example=self._example_of((_STONE,)),
+                    )
+                )
             return name, i
 
         def empty_at(text: str) -> tuple[str, int]:
             name, i = sq(text)
             if self._grid[i] != _EMPTY:
-                raise IllegalMove(N_("{square} is already taken — {action} needs an empty space such as {example}.",
-                                     square=name, action=action, example=self._example_square()))
+                raise IllegalMove(
+                    N_(
+                        "{square} is already taken — {action} needs an empty space such as {example}.",
+                        square=name,
+                        action=action,
+                        example=self._example_square(),
+                    )
+                )
             return name, i
 
         def orientation(text: str) -> str:
             if text not in _TILES:
-                raise IllegalMove(N_("{text} is not an orientation: use H (body west–east) or V (body north–south) "
-                                     "— {usage}.", text=repr(text), usage=usage))
+                raise IllegalMove(
+                    N_(
+                        "{text} is not an orientation: use H (body west–east) or V (body north–south) — {usage}.",
+                        text=repr(text),
+                        usage=usage,
+                    )
+                )
             return text
 
         head = f"D{size} {action}"
@@ -832,8 +977,14 @@ class HongGame:
             b, j = empty_at(args[1])
             if j not in self._neighbours(i):
                 # TRANSLATORS: {to} and {square} are squares; "move" is notation (the dragon action).
-                raise IllegalMove(N_("{to} is not next to {square}: move takes a tile to an empty space north, south, "
-                                     "east or west of it.", to=b, square=a))
+                raise IllegalMove(
+                    N_(
+                        "{to} is not next to {square}: move takes a tile to an empty space north, south, "
+                        "east or west of it.",
+                        to=b,
+                        square=a,
+                    )
+                )
             return [(i, _EMPTY), (j, self._grid[i])], f"{head} {a} {b}"
         if action == "swap":
             need(3)
@@ -880,7 +1031,8 @@ class HongGame:
             return has_tile and _STONE in g
         if action == "move":
             return self._empty > 0 and any(
-                g[j] == _EMPTY for i, ch in enumerate(g) if ch in _TILES for j in self._neighbours(i))
+                g[j] == _EMPTY for i, ch in enumerate(g) if ch in _TILES for j in self._neighbours(i)
+            )
         raise AssertionError(action)  # pragma: no cover
 
     # ---- turn bookkeeping -------------------------------------------------------------------------
@@ -895,10 +1047,18 @@ class HongGame:
         """
         g, w = self._grid, self.board.width
         indices = [i for i, _ in changes]
-        self._undo.append((tuple((i, g[i]) for i in indices),
-                           None if dragon is None else (dragon, self.lair[dragon]),
-                           self.to_move, self.pending, self.last_changed, self.last_created, self._decided,
-                           self._empty))
+        self._undo.append(
+            (
+                tuple((i, g[i]) for i in indices),
+                None if dragon is None else (dragon, self.lair[dragon]),
+                self.to_move,
+                self.pending,
+                self.last_changed,
+                self.last_created,
+                self._decided,
+                self._empty,
+            )
+        )
         # A placement fills an empty space, which is in no Hong: nothing to compare with.
         before = [] if dragon is None else self._hongs_touching(indices)
         for i, ch in changes:
@@ -922,10 +1082,14 @@ class HongGame:
                 and has no history of the moves it was loaded with.
         """
         if not self._undo:
-            raise IndexError("No move to undo: no move has been played." if not self.moves else
-                             "No move to undo: this game was loaded without its history.")
-        cells, dragon, self.to_move, self.pending, self.last_changed, self.last_created, self._decided, \
-            self._empty = self._undo.pop()
+            raise IndexError(
+                "No move to undo: no move has been played."
+                if not self.moves
+                else "No move to undo: this game was loaded without its history."
+            )
+        cells, dragon, self.to_move, self.pending, self.last_changed, self.last_created, self._decided, self._empty = (
+            self._undo.pop()
+        )
         for i, ch in cells:
             self._grid[i] = ch
         if dragon is not None:
@@ -948,8 +1112,11 @@ class HongGame:
         player = self.to_move
         self.pending = None
         if self.expansion and created:
-            options = {h.size: self.lair[h.size] for h in created
-                       if h.size in self.lair and self._action_possible(self.lair[h.size])}
+            options = {
+                h.size: self.lair[h.size]
+                for h in created
+                if h.size in self.lair and self._action_possible(self.lair[h.size])
+            }
             if options:
                 self.pending = Summon(player=player, options=MappingProxyType(dict(sorted(options.items()))))
                 return
@@ -965,17 +1132,29 @@ class HongGame:
         g, w = self._grid, self.board.width
         out: list[Hong] = []
         for r in rows:
-            line = "".join(g[r * w:(r + 1) * w])
+            line = "".join(g[r * w : (r + 1) * w])
             for m in _H_RE.finditer(line):
                 a, b = m.span()
-                out.append(Hong("H", tuple(square_name(c, r) for c in range(a, b)), b - a,
-                                (square_name(a - 1, r), square_name(b, r))))
+                out.append(
+                    Hong(
+                        "H",
+                        tuple(square_name(c, r) for c in range(a, b)),
+                        b - a,
+                        (square_name(a - 1, r), square_name(b, r)),
+                    )
+                )
         for c in cols:
             line = "".join(g[c::w])
             for m in _V_RE.finditer(line):
                 a, b = m.span()
-                out.append(Hong("V", tuple(square_name(c, r) for r in range(a, b)), b - a,
-                                (square_name(c, a - 1), square_name(c, b))))
+                out.append(
+                    Hong(
+                        "V",
+                        tuple(square_name(c, r) for r in range(a, b)),
+                        b - a,
+                        (square_name(c, a - 1), square_name(c, b)),
+                    )
+                )
         return out
 
     def _hongs_touching(self, indices: list[int]) -> list[Hong]:
@@ -1012,14 +1191,26 @@ class HongGame:
         i = b.index(square)
         if i is None:
             # TRANSLATORS: {board} is the board's name (castle, garden, inner); {extent} "columns A–I, rows 1–9".
-            raise IllegalMove(N_("{square} is not on the {board} board ({extent}).", square=square, board=b.name,
-                                 extent=b.describe_extent()))
+            raise IllegalMove(
+                N_(
+                    "{square} is not on the {board} board ({extent}).",
+                    square=square,
+                    board=b.name,
+                    extent=b.describe_extent(),
+                )
+            )
         if b.template[i] == _NO_SPACE:
             kind = b.features.get(square)
             what = {"pond": N_("the pond"), "tree": N_("a tree")}.get(kind or "", N_("outside the board's outline"))
             # TRANSLATORS: {what} is "the pond", "a tree" or "outside the board's outline"; {example} a square.
-            raise IllegalMove(N_("{square} is {what}, not a space — pick an empty space such as {example}.",
-                                 square=square, what=what, example=self._example_square()))
+            raise IllegalMove(
+                N_(
+                    "{square} is {what}, not a space — pick an empty space such as {example}.",
+                    square=square,
+                    what=what,
+                    example=self._example_square(),
+                )
+            )
         return i
 
     def _example_square(self) -> str:  # a square name, or the Term "none left"
@@ -1047,8 +1238,10 @@ class HongGame:
 
     def _pending_refusal(self) -> Term:
         """Why the player to move — always the summoner while a summon is pending — can't place a tile now."""
-        return N_("You are summoning a Great Dragon: carry out its action before placing a tile — {choices}.",
-                  choices=self._summon_choices())
+        return N_(
+            "You are summoning a Great Dragon: carry out its action before placing a tile — {choices}.",
+            choices=self._summon_choices(),
+        )
 
     # ---- copying and serialising ----------------------------------------------------------------------
 
@@ -1093,20 +1286,23 @@ class HongGame:
         d: dict[str, Any] = {"game": NAME, "v": 1, "board": self.board.name}
         if BOARDS.get(self.board.name) != self.board:
             d["board_text"] = self.board.to_text()
-        d.update({
-            "expansion": self.expansion,
-            "seed": self.seed,
-            "stones": list(self.stones),
-            "lair_setup": {str(k): v for k, v in sorted(self.lair_setup.items())},
-            "lair": {str(k): v for k, v in sorted(self.lair.items())},
-            "grid": "/".join(self.rows()),
-            "to_move": self.to_move,
-            "pending": None if self.pending is None else {"player": self.pending.player,
-                                                          "sizes": list(self.pending.sizes)},
-            "moves": list(self.moves),
-            "last_changed": list(self.last_changed),
-            "last_created": [[h.direction, list(h.cells)] for h in self.last_created],
-        })
+        d.update(
+            {
+                "expansion": self.expansion,
+                "seed": self.seed,
+                "stones": list(self.stones),
+                "lair_setup": {str(k): v for k, v in sorted(self.lair_setup.items())},
+                "lair": {str(k): v for k, v in sorted(self.lair.items())},
+                "grid": "/".join(self.rows()),
+                "to_move": self.to_move,
+                "pending": None
+                if self.pending is None
+                else {"player": self.pending.player, "sizes": list(self.pending.sizes)},
+                "moves": list(self.moves),
+                "last_changed": list(self.last_changed),
+                "last_created": [[h.direction, list(h.cells)] for h in self.last_created],
+            }
+        )
         return d
 
     def __repr__(self) -> str:
@@ -1126,13 +1322,20 @@ def _check_lair(lair: Mapping[Any, str]) -> dict[int, str]:
     if set(clean) != set(range(1, 8)):
         raise IllegalMove(f"The lair must have exactly the sizes 1–7, one dragon each; got {sorted(clean)}.")
     if sorted(clean.values()) != sorted(ACTIONS):
-        raise IllegalMove(f"The lair must hold each of the seven actions once ({', '.join(ACTIONS)}); "
-                          f"got {', '.join(clean[k] for k in sorted(clean))}.")
+        raise IllegalMove(
+            f"The lair must hold each of the seven actions once ({', '.join(ACTIONS)}); "
+            f"got {', '.join(clean[k] for k in sorted(clean))}."
+        )
     return dict(sorted(clean.items()))
 
 
-def new_game(board: str | Board = "castle", expansion: bool = False, seed: int | None = None,
-             stones: list[str] | None = None, lair: dict[int, str] | None = None) -> HongGame:
+def new_game(
+    board: str | Board = "castle",
+    expansion: bool = False,
+    seed: int | None = None,
+    stones: list[str] | None = None,
+    lair: dict[int, str] | None = None,
+) -> HongGame:
     """Set up a game of Hong (rules, "Setup").
 
     Args:
@@ -1153,7 +1356,7 @@ def new_game(board: str | Board = "castle", expansion: bool = False, seed: int |
     """
     b = board if isinstance(board, Board) else board_named(board)
     if seed is None:
-        seed = random.SystemRandom().randrange(2 ** 32)
+        seed = random.SystemRandom().randrange(2**32)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise IllegalMove(f"The seed must be a whole number, not {seed!r}.")
     rng = random.Random(seed)
@@ -1199,9 +1402,13 @@ def dragon_action(move: str) -> str:
     text = " ".join(squares.normal(move).split()) if isinstance(move, str) else ""
     if not _ACTION_START_RE.match(text):
         # TRANSLATORS: {move} is what the player typed (quoted); keep D<size> <action> and the example as notation.
-        raise IllegalMove(N_("{move} is not a dragon action: write D<size> <action> then its squares, e.g. D2 rotate "
-                             "C4. The post that summons a Great Dragon lists the ones you can choose.",
-                             move=repr(str(move).strip())))
+        raise IllegalMove(
+            N_(
+                "{move} is not a dragon action: write D<size> <action> then its squares, e.g. D2 rotate "
+                "C4. The post that summons a Great Dragon lists the ones you can choose.",
+                move=repr(str(move).strip()),
+            )
+        )
     return move
 
 
@@ -1269,7 +1476,8 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
         g.lair = {int(k): v for k, v in d["lair"].items()}
         grid = d["grid"].replace("/", "")
         if len(grid) != len(board.template) or any(
-                (a == _NO_SPACE) != (b == _NO_SPACE) or a not in ".#HVS" for a, b in zip(grid, board.template)):
+            (a == _NO_SPACE) != (b == _NO_SPACE) or a not in ".#HVS" for a, b in zip(grid, board.template)
+        ):
             raise InvalidState("This saved Hong game is damaged: its grid does not fit the board.")
         g._grid = list(grid)
         g._empty = grid.count(_EMPTY)
@@ -1277,9 +1485,13 @@ def _load_snapshot(d: Mapping[str, Any]) -> HongGame:
         g._undo = []
         g.to_move = int(d["to_move"])
         p = d.get("pending")
-        g.pending = None if p is None else Summon(
-            player=int(p["player"]),
-            options=MappingProxyType({int(s): g.lair[int(s)] for s in sorted(p["sizes"])}))
+        g.pending = (
+            None
+            if p is None
+            else Summon(
+                player=int(p["player"]), options=MappingProxyType({int(s): g.lair[int(s)] for s in sorted(p["sizes"])})
+            )
+        )
         g.moves = list(d["moves"])
         g.last_changed = tuple(d.get("last_changed", ()))
         created = []

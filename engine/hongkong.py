@@ -20,6 +20,7 @@ Usage::
     game.pop()              # "Q@B2 S@B3": the turn is undone
     game.to_dict()          # JSON-serialisable; from_dict() restores it exactly
 """
+
 from __future__ import annotations
 
 import operator
@@ -44,9 +45,11 @@ COLUMNS = "ABCDE"
 STANDARD, QUICK, ROOF = "S", "Q", "R"
 PIECE_NAMES = {STANDARD: N_("standard block"), QUICK: N_("quick block"), ROOF: N_("roof")}
 #: The refusal of a piece a player has none left of.
-_NONE_LEFT = {STANDARD: N_("You have no standard blocks left: place a roof instead."),
-              QUICK: N_("You have no quick blocks left."),
-              ROOF: N_("You have no roofs left: place a standard block instead.")}
+_NONE_LEFT = {
+    STANDARD: N_("You have no standard blocks left: place a roof instead."),
+    QUICK: N_("You have no quick blocks left."),
+    ROOF: N_("You have no roofs left: place a standard block instead."),
+}
 #: Pieces each player starts with (rules: "Pieces").
 START_PIECES = {STANDARD: 20, QUICK: 5, ROOF: 5}
 
@@ -63,8 +66,9 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
 
 _PLACEMENT = re.compile(r"^([SQR])@([A-E])([1-5])$")
 # TRANSLATORS: S, Q, R and @ are the notation (standard block, quick block, roof); keep the examples as they are.
-_NOTATION_HELP = N_("A turn looks like S@C3, R@B2, Q@B2 S@C3 or Q@B2 R@B2 (piece S, Q or R, then @ and a square "
-                    "A1–E5).")
+_NOTATION_HELP = N_(
+    "A turn looks like S@C3, R@B2, Q@B2 S@C3 or Q@B2 R@B2 (piece S, Q or R, then @ and a square A1–E5)."
+)
 
 
 def square_name(plot: int) -> str:
@@ -133,12 +137,17 @@ _HAS_LEFT, _HAS_RIGHT = (_ALL & ~_COLUMN_A) * _LEVELS, (_ALL & ~_COLUMN_E) * _LE
 _TARGETS_AT, _BUILDINGS_AT = 4 * 2 * PLOTS, 2 * 4 * 2 * PLOTS
 #: Per plot, per height value 0–10: the marks of a building there (0 for none).
 _MARK = tuple(
-    tuple(0 if h == 0 else
-          sum(((_BIT[x] << PLOTS if h >= 2 * b + 2 else 0) | (_BIT[x] if h >= 2 * b + 1 else 0)) << (2 * PLOTS * (b - 1))
-              for b in range(1, MAX_PIECES))
-          | ((_BIT[x] * _PAIR) << (PLOTS * (h - 2)) if h in (2, 4, 6, 8) else 0) << _TARGETS_AT
-          | _BIT[x] << _BUILDINGS_AT
-          for h in range(2 * MAX_PIECES + 1))
+    tuple(
+        0
+        if h == 0
+        else sum(
+            ((_BIT[x] << PLOTS if h >= 2 * b + 2 else 0) | (_BIT[x] if h >= 2 * b + 1 else 0)) << (2 * PLOTS * (b - 1))
+            for b in range(1, MAX_PIECES)
+        )
+        | ((_BIT[x] * _PAIR) << (PLOTS * (h - 2)) if h in (2, 4, 6, 8) else 0) << _TARGETS_AT
+        | _BIT[x] << _BUILDINGS_AT
+        for h in range(2 * MAX_PIECES + 1)
+    )
     for x in range(PLOTS)
 )
 #: Where in the marks the pair of open buildings of four blocks is: a quick block there leaves no room for a second
@@ -152,14 +161,19 @@ _TURNS: dict[str, tuple[int, int, tuple[tuple[str, int], ...]]] = {
     **{text: (1, 1249 - i, ((QUICK, i // 50), (text[5], i % PLOTS))) for i, text in enumerate(_DOUBLES)},
 }
 #: The single turns in six runs of 9, 8 and 8 bits (standard blocks, then roofs): per run, its bits → their texts.
-_RUN_TEXT = tuple(tuple(tuple(_SINGLES[first + i] for i in range(width) if v >> (width - 1 - i) & 1)
-                        for v in range(1 << width))
-                  for first, width in ((0, 9), (9, 8), (17, 8), (25, 9), (34, 8), (42, 8)))
+_RUN_TEXT = tuple(
+    tuple(tuple(_SINGLES[first + i] for i in range(width) if v >> (width - 1 - i) & 1) for v in range(1 << width))
+    for first, width in ((0, 9), (9, 8), (17, 8), (25, 9), (34, 8), (42, 8))
+)
 #: A set of quick-block plots in three runs (A1–D2, E2–B4, C4–E5): per run, its bits → the lowest bit of each of
 #: their blocks, so that single turns × it are the same turns after a quick block on any of them.
-_SPREAD = tuple(tuple(sum(1 << (50 * (PLOTS - 1 - (first + i))) for i in range(width) if v >> (width - 1 - i) & 1)
-                      for v in range(1 << width))
-                for first, width in ((0, 9), (9, 8), (17, 8)))
+_SPREAD = tuple(
+    tuple(
+        sum(1 << (50 * (PLOTS - 1 - (first + i))) for i in range(width) if v >> (width - 1 - i) & 1)
+        for v in range(1 << width)
+    )
+    for first, width in ((0, 9), (9, 8), (17, 8))
+)
 #: Per quick-block plot q: in q's block, the single turns on q itself (standard block and roof).
 _SAME_PLOT = tuple((_BIT[q] * _PAIR) << (50 * (PLOTS - 1 - q)) for q in range(PLOTS))
 #: Per plot n: ``(q's bit, q, turns)`` for each neighbour q: the double turns "quick block on q, then S or R on n".
@@ -175,8 +189,14 @@ _TO_SELECTORS = bytes.maketrans(b"01", b"\x00\x01")
 def _single_texts(turns: int) -> list[str]:
     """The texts of a set of single turns (50 bits), in order: six table look-ups."""
     r = _RUN_TEXT
-    return [*r[0][turns >> 41], *r[1][turns >> 33 & 255], *r[2][turns >> 25 & 255],
-            *r[3][turns >> 16 & 511], *r[4][turns >> 8 & 255], *r[5][turns & 255]]
+    return [
+        *r[0][turns >> 41],
+        *r[1][turns >> 33 & 255],
+        *r[2][turns >> 25 & 255],
+        *r[3][turns >> 16 & 511],
+        *r[4][turns >> 8 & 255],
+        *r[5][turns & 255],
+    ]
 
 
 def _double_texts(turns: int) -> Iterator[str]:
@@ -278,8 +298,12 @@ def _notation(placements: Iterable[tuple[str, int]]) -> str:
 
 def _next_to(plots: int) -> int:
     """The plots edge-adjacent to at least one plot of ``plots`` (a set of plots, a pair of sets or a level set)."""
-    return ((plots << SIZE) & _HAS_BELOW) | ((plots >> SIZE) & _HAS_ABOVE) | ((plots >> 1) & _HAS_LEFT) \
+    return (
+        ((plots << SIZE) & _HAS_BELOW)
+        | ((plots >> SIZE) & _HAS_ABOVE)
+        | ((plots >> 1) & _HAS_LEFT)
         | ((plots << 1) & _HAS_RIGHT)
+    )
 
 
 @dataclass(frozen=True)
@@ -347,8 +371,20 @@ class HongKongGame:
     on with a few operations on whole sets.
     """
 
-    __slots__ = ("first", "stacks", "remaining", "moves", "_to_move", "_owner", "_height", "_marks", "_closed",
-                 "_filled", "_left", "_legal")
+    __slots__ = (
+        "first",
+        "stacks",
+        "remaining",
+        "moves",
+        "_to_move",
+        "_owner",
+        "_height",
+        "_marks",
+        "_closed",
+        "_filled",
+        "_left",
+        "_legal",
+    )
 
     kind = NAME
     pending = None
@@ -486,9 +522,12 @@ class HongKongGame:
         if stack[-1][1] == ROOF:
             return N_("The building on {square} has a roof: nothing may be placed on a roof.", square=where)
         if len(stack) >= MAX_PIECES:
-            return n_("The building on {square} already has {count} piece, the most a building may have.",
-                      "The building on {square} already has {count} pieces, the most a building may have.",
-                      MAX_PIECES, square=where)
+            return n_(
+                "The building on {square} already has {count} piece, the most a building may have.",
+                "The building on {square} already has {count} pieces, the most a building may have.",
+                MAX_PIECES,
+                square=where,
+            )
         if stack[-1][0] == player:
             return None
         blocks = sum(1 for _, k in stack if k != ROOF)
@@ -497,9 +536,13 @@ class HongKongGame:
             if self.stacks[n] and self.stacks[n][-1][0] == player and self.height(n) >= after:
                 return None
         # TRANSLATORS: {piece} is "standard block", "quick block" or "roof"; {height} e.g. "2 blocks + roof".
-        return N_("The building on {square} belongs to your opponent. To put a {piece} there you need a building of "
-                  "yours next to it (edge-adjacent) at least {height} high.", square=where, piece=piece,
-                  height=describe_height(after))
+        return N_(
+            "The building on {square} belongs to your opponent. To put a {piece} there you need a building of "
+            "yours next to it (edge-adjacent) at least {height} high.",
+            square=where,
+            piece=piece,
+            height=describe_height(after),
+        )
 
     def _may(self, player: int, kind: str, plot: int, first_turn: bool) -> bool:
         """Whether :meth:`_refusal` would let ``player`` put a ``kind`` piece on ``plot`` (the same rules 1–6,
@@ -592,13 +635,19 @@ class HongKongGame:
             placements.append((m.group(1), (int(m.group(3)) - 1) * SIZE + COLUMNS.index(m.group(2))))
         if len(placements) == 1 and placements[0][0] == QUICK:
             # TRANSLATORS: Q@{square} S@{square} is a turn in notation (Q@B2 S@B2).
-            raise IllegalMove(N_("A quick block is never a turn on its own: follow it with a standard block or a "
-                                 "roof, e.g. Q@{square} S@{square}.", square=square_name(placements[0][1])))
+            raise IllegalMove(
+                N_(
+                    "A quick block is never a turn on its own: follow it with a standard block or a "
+                    "roof, e.g. Q@{square} S@{square}.",
+                    square=square_name(placements[0][1]),
+                )
+            )
         if len(placements) == 2:
             if placements[0][0] != QUICK:
                 # TRANSLATORS: {help} says what a turn looks like.
-                raise IllegalMove(N_("In a double move the first piece must be a quick block. {help}",
-                                     help=_NOTATION_HELP))
+                raise IllegalMove(
+                    N_("In a double move the first piece must be a quick block. {help}", help=_NOTATION_HELP)
+                )
             if placements[1][0] == QUICK:
                 raise IllegalMove(N_("A turn uses at most one quick block; the second piece must be S or R."))
         return placements

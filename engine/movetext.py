@@ -27,6 +27,7 @@ Each numbered line is one entry of the engine's move list (for Hong, a Great Dra
 played by the same player as the placement before it). ``Termination`` is an :class:`engine.result.EndReason`
 value. Pure: no I/O (the caller reads and writes the text).
 """
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,15 @@ def iso(ts: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts)) if ts is not None else "?"
 
 
-def record_text(doc: dict[str, Any], *, title: str, roles: Sequence[str], options_text: str, movers: Sequence[int],
-                first: int | None = None) -> str:
+def record_text(
+    doc: dict[str, Any],
+    *,
+    title: str,
+    roles: Sequence[str],
+    options_text: str,
+    movers: Sequence[int],
+    first: int | None = None,
+) -> str:
     """The record of a finished game as text (see the module docstring for the format).
 
     Args:
@@ -149,10 +157,10 @@ def parse_record(text: str) -> ParsedRecord:
             continue
         move = _MOVE.match(line)
         if not move:
-            raise ValueError(f"line {number} is neither a [Tag \"value\"] nor a numbered move: {line!r}")
+            raise ValueError(f'line {number} is neither a [Tag "value"] nor a numbered move: {line!r}')
         if int(move[1]) != len(moves) + 1:
             raise ValueError(f"line {number}: move {move[1]} where move {len(moves) + 1} was expected")
         moves.append(move[3].strip())
     if "Setup" not in tags:
-        raise ValueError("the record has no [Setup \"...\"] line")
+        raise ValueError('the record has no [Setup "..."] line')
     return ParsedRecord(tags, json.loads(tags["Setup"]), moves)

@@ -18,6 +18,7 @@ Usage::
 
 Pure: discovery imports the engine package's own modules, once.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -79,11 +80,14 @@ def _discover() -> Mapping[str, EngineEntry]:
         if not isinstance(name, str):
             continue
         if name in found:
-            raise RuntimeError(f"two engine modules declare NAME = {name!r}: {_module_name(found[name])}, "
-                               f"{module.__name__}")
+            raise RuntimeError(
+                f"two engine modules declare NAME = {name!r}: {_module_name(found[name])}, {module.__name__}"
+            )
         if not isinstance(module, GameModule):
-            raise TypeError(f"{module.__name__} declares NAME = {name!r} but is no game module: it needs new_game "
-                            "and from_dict (see engine.contract.GameModule)")
+            raise TypeError(
+                f"{module.__name__} declares NAME = {name!r} but is no game module: it needs new_game "
+                "and from_dict (see engine.contract.GameModule)"
+            )
         found[name] = EngineEntry(name, cast(GameModule[Game], module), f"{engine.__name__}.ai.{name}")
     return MappingProxyType(found)
 

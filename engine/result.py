@@ -5,6 +5,7 @@ also end off the board: a resignation, a player running out of time, an administ
 names all four; :class:`Ended` is what the renderers are given for the three that are not on the board.
 Pure: no I/O.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -11,6 +11,7 @@ the refusal ends with "Did you mean B3?" (:func:`suggest`). Nothing is ever gues
 
 Pure: no I/O. Raises :class:`engine.IllegalMove` with a message fit to show a player.
 """
+
 from __future__ import annotations
 
 import re
@@ -98,17 +99,43 @@ def parse(text: str, columns: int = 26, rows: int = 99, *, example: str = "C3") 
         if near:
             # TRANSLATORS: {text} is what the player typed; {column} the last column letter (E), {rows} the last
             # row number (5); {example} and {near} are squares such as C3.
-            raise IllegalMove(N_("'{text}' is not a square on the board: use a column A–{column} and a row "
-                                 "1–{rows}, like {example}. Did you mean {near}?",
-                                 text=shown, column=column, rows=rows, example=example, near=near))
+            raise IllegalMove(
+                N_(
+                    "'{text}' is not a square on the board: use a column A–{column} and a row "
+                    "1–{rows}, like {example}. Did you mean {near}?",
+                    text=shown,
+                    column=column,
+                    rows=rows,
+                    example=example,
+                    near=near,
+                )
+            )
         # TRANSLATORS: {text} is what the player typed; {column} the last column letter (E), {rows} the last row
         # number (5); {example} is a square such as C3.
-        raise IllegalMove(N_("'{text}' is not a square on the board: use a column A–{column} and a row 1–{rows}, "
-                             "like {example}.", text=shown, column=column, rows=rows, example=example))
+        raise IllegalMove(
+            N_(
+                "'{text}' is not a square on the board: use a column A–{column} and a row 1–{rows}, like {example}.",
+                text=shown,
+                column=column,
+                rows=rows,
+                example=example,
+            )
+        )
     if near:
         # TRANSLATORS: {text} is what the player typed; {example} and {near} are squares such as C3.
-        raise IllegalMove(N_("'{text}' is not a square: give a column letter and a row number, like {example}. "
-                             "Did you mean {near}?", text=shown, example=example, near=near))
+        raise IllegalMove(
+            N_(
+                "'{text}' is not a square: give a column letter and a row number, like {example}. Did you mean {near}?",
+                text=shown,
+                example=example,
+                near=near,
+            )
+        )
     # TRANSLATORS: {text} is what the player typed; {example} is a square such as C3.
-    raise IllegalMove(N_("'{text}' is not a square: give a column letter and a row number, like {example}.",
-                         text=shown, example=example))
+    raise IllegalMove(
+        N_(
+            "'{text}' is not a square: give a column letter and a row number, like {example}.",
+            text=shown,
+            example=example,
+        )
+    )

@@ -7,6 +7,7 @@ Every board is drawn straight into a palette ("P") image with a fixed palette pe
 by palette index, text and anti-aliased sprites pasted from caches where they were quantised once. So a board is
 never quantised as a whole, encodes as a small PNG with a fast zlib level, and replay frames share one palette.
 """
+
 from __future__ import annotations
 
 import struct
@@ -16,6 +17,7 @@ from typing import Callable, Iterable, Sequence, cast
 
 try:  # zlib-ng deflates palette images two to three times as fast as zlib, to the same format
     from zlib_ng import zlib_ng as _zlib_ng
+
     _zlib: types.ModuleType = _zlib_ng
 except ImportError:  # pragma: no cover - zlib-ng is a dependency; this keeps a broken install drawing
     _zlib = zlib
@@ -146,12 +148,18 @@ class Canvas:
     def rectangle(self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: int = 1) -> None:
         self.draw.rectangle(box, fill=self._ink(fill), outline=self._ink(outline), width=width)
 
-    def rounded_rectangle(self, box: Box, radius: float, fill: Colour | None = None, outline: Colour | None = None,
-                          width: int = 1) -> None:
+    def rounded_rectangle(
+        self, box: Box, radius: float, fill: Colour | None = None, outline: Colour | None = None, width: int = 1
+    ) -> None:
         self.draw.rounded_rectangle(box, radius=radius, fill=self._ink(fill), outline=self._ink(outline), width=width)
 
-    def polygon(self, points: Sequence[tuple[float, float]], fill: Colour | None = None,
-                outline: Colour | None = None, width: int = 1) -> None:
+    def polygon(
+        self,
+        points: Sequence[tuple[float, float]],
+        fill: Colour | None = None,
+        outline: Colour | None = None,
+        width: int = 1,
+    ) -> None:
         self.draw.polygon(list(points), fill=self._ink(fill), outline=self._ink(outline), width=width)
 
     def ellipse(self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: int = 1) -> None:
@@ -164,17 +172,27 @@ class Canvas:
         """Paste a palette image drawn with this canvas's palette (``mask``: where it covers)."""
         self.image.paste(image, xy, mask)
 
-    def text(self, xy: tuple[float, float], text: str, style: Style, fill: Colour, bg: Colour,
-             anchor: str = "la") -> float:
+    def text(
+        self, xy: tuple[float, float], text: str, style: Style, fill: Colour, bg: Colour, anchor: str = "la"
+    ) -> float:
         """Draw ``text`` with its ``anchor`` (Pillow's: ``l``/``m``/``r`` then ``a``/``m``/``s``/``d``) at ``xy``,
         standing on colour ``bg``; returns its width in pixels."""
         label = render_label(text, style, fill, bg, self.palette, anchor)
         self.image.paste(label.image, (round(xy[0]) + label.dx, round(xy[1]) + label.dy), label.mask)
         return label.width
 
-    def legend(self, y: float, left: float, right: float, items: Sequence[tuple[float, Callable[[float], None], str, float]],
-               note: str, fill: Colour, note_fill: Colour, bg: Colour,
-               styles: tuple[Sequence[Style], Sequence[Style]] = (LEGEND_STYLES, LEGEND_TWO_LINES)) -> None:
+    def legend(
+        self,
+        y: float,
+        left: float,
+        right: float,
+        items: Sequence[tuple[float, Callable[[float], None], str, float]],
+        note: str,
+        fill: Colour,
+        note_fill: Colour,
+        bg: Colour,
+        styles: tuple[Sequence[Style], Sequence[Style]] = (LEGEND_STYLES, LEGEND_TWO_LINES),
+    ) -> None:
         """A legend across ``left``–``right`` px, centred on ``y``: each item's icon then its word, and a ``note``
         right-aligned at the end, e.g. "number = blocks high" (none if ``""``).
 
@@ -185,6 +203,7 @@ class Canvas:
         in the largest of ``styles[1]`` (:data:`LEGEND_TWO_LINES`) that fits; if even that is too wide, the note is
         cut with "…".
         """
+
         def lines(text: str, style: Style, split: bool) -> list[str]:
             return two_lines(text, style) if split else [text]
 
@@ -217,8 +236,9 @@ class Canvas:
         if note:
             put(right, note, note_fill, "rm")
 
-    def text_line(self, xy: tuple[float, float], texts: Sequence[str], style: Style, fill: Colour, bg: Colour,
-                  anchor: str = "la") -> float:
+    def text_line(
+        self, xy: tuple[float, float], texts: Sequence[str], style: Style, fill: Colour, bg: Colour, anchor: str = "la"
+    ) -> float:
         """Draw ``texts`` one after the other from ``xy`` (left-anchored, ``anchor[1]`` vertically), each on its own
         so a right-to-left name keeps the sentence around it in order (see :func:`render.text.fit_parts`);
         returns the width drawn."""
@@ -244,10 +264,12 @@ def to_png(image: Image.Image, level: int = PNG_LEVEL) -> bytes:
     deflate = _zlib.compressobj(level)
     idat = deflate.compress(b"\0") + deflate.compress(rows[:-1]) + deflate.flush()
     palette = bytes(image.getpalette() or [])
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
-        _chunk(b"PLTE", palette),
-        _chunk(b"IDAT", idat),
-        _chunk(b"IEND", b""),
-    ))
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
+            _chunk(b"PLTE", palette),
+            _chunk(b"IDAT", idat),
+            _chunk(b"IEND", b""),
+        )
+    )

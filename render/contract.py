@@ -11,6 +11,7 @@ of the ``translations`` given (:mod:`render.labels`; English by default). A game
 ``GameKind``. A renderer is pure (no I/O), deterministic (the same position, names, ending and language give the
 same bytes), safe in worker threads, and it pickles (it crosses to the bot's drawing processes).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,8 +34,15 @@ class Draw(Protocol[G_contra]):
     """A drawing function: ``(game, names, *, ended=None, translations=None) -> palette image`` (see
     :meth:`Renderer.image`)."""
 
-    def __call__(self, game: G_contra, names: tuple[str, str], /, *, ended: Ended | None = None,
-                 translations: Translations | None = None) -> Image.Image: ...
+    def __call__(
+        self,
+        game: G_contra,
+        names: tuple[str, str],
+        /,
+        *,
+        ended: Ended | None = None,
+        translations: Translations | None = None,
+    ) -> Image.Image: ...
 
 
 @runtime_checkable
@@ -46,8 +54,15 @@ class Renderer(Protocol[G_contra]):
         """The fixed palette of every image :meth:`image` draws (a replay's GIF shares it across frames)."""
         ...
 
-    def image(self, game: G_contra, names: tuple[str, str], /, *, ended: Ended | None = None,
-              translations: Translations | None = None) -> Image.Image:
+    def image(
+        self,
+        game: G_contra,
+        names: tuple[str, str],
+        /,
+        *,
+        ended: Ended | None = None,
+        translations: Translations | None = None,
+    ) -> Image.Image:
         """The position of ``game`` (only read) as a palette image in :attr:`palette` (mode ``"P"``), before PNG
         encoding.
 
@@ -61,8 +76,15 @@ class Renderer(Protocol[G_contra]):
         """
         ...
 
-    def png(self, game: G_contra, names: tuple[str, str], /, *, ended: Ended | None = None,
-            translations: Translations | None = None) -> bytes:
+    def png(
+        self,
+        game: G_contra,
+        names: tuple[str, str],
+        /,
+        *,
+        ended: Ended | None = None,
+        translations: Translations | None = None,
+    ) -> bytes:
         """:meth:`image` as PNG bytes (8-bit palette): the live board the bot posts, under Discord's limits."""
         ...
 
@@ -82,12 +104,26 @@ class BoardRenderer(Generic[G]):
     palette: Palette
     level: int = PNG_LEVEL
 
-    def image(self, game: G, names: tuple[str, str], /, *, ended: Ended | None = None,
-              translations: Translations | None = None) -> Image.Image:
+    def image(
+        self,
+        game: G,
+        names: tuple[str, str],
+        /,
+        *,
+        ended: Ended | None = None,
+        translations: Translations | None = None,
+    ) -> Image.Image:
         """``draw(game, names, ended=ended, translations=translations)`` (see :meth:`Renderer.image`)."""
         return self.draw(game, names, ended=ended, translations=translations)
 
-    def png(self, game: G, names: tuple[str, str], /, *, ended: Ended | None = None,
-            translations: Translations | None = None) -> bytes:
+    def png(
+        self,
+        game: G,
+        names: tuple[str, str],
+        /,
+        *,
+        ended: Ended | None = None,
+        translations: Translations | None = None,
+    ) -> bytes:
         """:meth:`image` as PNG bytes (see :meth:`Renderer.png`)."""
         return to_png(self.image(game, names, ended=ended, translations=translations), self.level)

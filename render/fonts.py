@@ -11,6 +11,7 @@ A character is drawn by the first face of :data:`CHAIN` whose character map has 
 font file's ``cmap`` table, see :class:`Face`); Pillow's built-in font is the last fallback, and a character no face
 has (private use, unassigned) is left out. If the packages are missing, everything falls back to the built-in font.
 """
+
 from __future__ import annotations
 
 import bisect

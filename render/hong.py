@@ -28,6 +28,7 @@ Speed: the board's spaces, outline, coordinates and legend are drawn once per bo
 the size and scaled down, anti-aliased), stones and lair spaces are cached; text comes from the label cache; the
 image is a palette image (:data:`PALETTE`) encoded with a fast zlib level. Pure: no I/O.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,7 +40,17 @@ from PIL import Image, ImageDraw
 from engine.hong import ROLE_NAMES, Board, Hong, HongGame
 from engine.result import Ended, EndReason
 from render.common import (
-    BACKGROUND, BASE_BLENDS, BASE_COLOURS, HIGHLIGHT, INK, MIN_TEXT, MUTED, PLAYER_COLOURS, PLAYER_DARK, WHITE, Canvas,
+    BACKGROUND,
+    BASE_BLENDS,
+    BASE_COLOURS,
+    HIGHLIGHT,
+    INK,
+    MIN_TEXT,
+    MUTED,
+    PLAYER_COLOURS,
+    PLAYER_DARK,
+    WHITE,
+    Canvas,
     Palette,
 )
 from render.contract import BoardRenderer, Renderer
@@ -57,10 +68,10 @@ HONG_COLOURS: dict[str, Colour] = {"H": (213, 94, 0), "V": (0, 158, 115)}
 
 _PAD = 20
 _HEADER_H = 128
-_STATUS_H = 136     # the count, and the status line: one line, or two where one would cut its words
-_COORD = 38          # margin for coordinates around the board
-_LEGEND_H = 96      # two rows: the tiles, then the Hongs and what a badge's number means
-_LAIR_H = 250       # the lair's note on a line of its own, then two rows of spaces
+_STATUS_H = 136  # the count, and the status line: one line, or two where one would cut its words
+_COORD = 38  # margin for coordinates around the board
+_LEGEND_H = 96  # two rows: the tiles, then the Hongs and what a badge's number means
+_LAIR_H = 250  # the lair's note on a line of its own, then two rows of spaces
 _LAIR_NOTE_H = 38
 _BOARD_BOX = WIDTH - 2 * _PAD - 2 * _COORD
 
@@ -79,21 +90,61 @@ _LEAF: Colour = (0, 130, 90)
 _LEAF_LIGHT: Colour = (60, 170, 120)
 _TRUNK: Colour = (120, 80, 40)
 _SUMMONED: Colour = (234, 228, 216)  # a lair space whose dragon has left
-_SS = 3              # supersampling factor for sprites
-_PNG_LEVEL = 3       # a full board of tiles is 90–100 KB at zlib level 2; level 3 keeps it under 100 KB
+_SS = 3  # supersampling factor for sprites
+_PNG_LEVEL = 3  # a full board of tiles is 90–100 KB at zlib level 2; level 3 keeps it under 100 KB
 
 #: The fixed palette of every Hong image.
 PALETTE = Palette(
-    colours=(*BASE_COLOURS, *HONG_COLOURS.values(), _WOOD, _WOOD_LINE, _OUTLINE, _TILE, _TILE_EDGE, _DRAGON, _STONE,
-             _STONE_DARK, _STONE_LIGHT, _WATER, _WATER_DARK, _LEAF, _LEAF_LIGHT, _TRUNK, _SUMMONED),
-    blends=(*BASE_BLENDS, (_DRAGON, _TILE), (HONG_COLOURS["H"], _TILE), (HONG_COLOURS["V"], _TILE),
-            (_TILE, _WOOD), (_TILE_EDGE, _WOOD), (_DRAGON, _WOOD), (HONG_COLOURS["H"], _WOOD),
-            (HONG_COLOURS["V"], _WOOD), (_STONE_DARK, _WOOD), (_STONE, _STONE_DARK), (_STONE_LIGHT, _STONE),
-            (_WATER_DARK, _WOOD), (WHITE, _WATER), (_LEAF, _WOOD), (_LEAF_LIGHT, _LEAF),
-            (_TRUNK, _WOOD), (WHITE, PLAYER_COLOURS[0]), (WHITE, PLAYER_COLOURS[1]), (PLAYER_DARK[0], WHITE),
-            (PLAYER_DARK[1], WHITE), (PLAYER_DARK[0], BACKGROUND), (PLAYER_DARK[1], BACKGROUND), (INK, _WOOD),
-            (INK, _SUMMONED), (MUTED, _SUMMONED), (HONG_COLOURS["H"], WHITE), (HONG_COLOURS["V"], WHITE),
-            (_WOOD_LINE, _WOOD)),
+    colours=(
+        *BASE_COLOURS,
+        *HONG_COLOURS.values(),
+        _WOOD,
+        _WOOD_LINE,
+        _OUTLINE,
+        _TILE,
+        _TILE_EDGE,
+        _DRAGON,
+        _STONE,
+        _STONE_DARK,
+        _STONE_LIGHT,
+        _WATER,
+        _WATER_DARK,
+        _LEAF,
+        _LEAF_LIGHT,
+        _TRUNK,
+        _SUMMONED,
+    ),
+    blends=(
+        *BASE_BLENDS,
+        (_DRAGON, _TILE),
+        (HONG_COLOURS["H"], _TILE),
+        (HONG_COLOURS["V"], _TILE),
+        (_TILE, _WOOD),
+        (_TILE_EDGE, _WOOD),
+        (_DRAGON, _WOOD),
+        (HONG_COLOURS["H"], _WOOD),
+        (HONG_COLOURS["V"], _WOOD),
+        (_STONE_DARK, _WOOD),
+        (_STONE, _STONE_DARK),
+        (_STONE_LIGHT, _STONE),
+        (_WATER_DARK, _WOOD),
+        (WHITE, _WATER),
+        (_LEAF, _WOOD),
+        (_LEAF_LIGHT, _LEAF),
+        (_TRUNK, _WOOD),
+        (WHITE, PLAYER_COLOURS[0]),
+        (WHITE, PLAYER_COLOURS[1]),
+        (PLAYER_DARK[0], WHITE),
+        (PLAYER_DARK[1], WHITE),
+        (PLAYER_DARK[0], BACKGROUND),
+        (PLAYER_DARK[1], BACKGROUND),
+        (INK, _WOOD),
+        (INK, _SUMMONED),
+        (MUTED, _SUMMONED),
+        (HONG_COLOURS["H"], WHITE),
+        (HONG_COLOURS["V"], WHITE),
+        (_WOOD_LINE, _WOOD),
+    ),
 )
 
 _ROLE = Style(28)
@@ -126,11 +177,23 @@ _COUNT_MAX = WIDTH // 2 - _PAD
 def _head(d: ImageDraw.ImageDraw, s: float, side: str, colour: Colour) -> None:
     """A dragon head on ``side`` (N/S/W/E) of a tile of size ``s``, snout at the edge, pointing out."""
     c = s / 2
-    e = s * 0.035                  # snout distance from the edge
+    e = s * 0.035  # snout distance from the edge
     # Shape in "pointing north" coordinates: (dx from centre line, depth from the edge).
     # A broad snout at the edge, a wide skull, two horns swept back towards the tile's centre.
-    shape = [(0, 0), (0.08, 0.01), (0.12, 0.10), (0.19, 0.16), (0.27, 0.34), (0.12, 0.26), (0.0, 0.29),
-             (-0.12, 0.26), (-0.27, 0.34), (-0.19, 0.16), (-0.12, 0.10), (-0.08, 0.01)]
+    shape = [
+        (0, 0),
+        (0.08, 0.01),
+        (0.12, 0.10),
+        (0.19, 0.16),
+        (0.27, 0.34),
+        (0.12, 0.26),
+        (0.0, 0.29),
+        (-0.12, 0.26),
+        (-0.27, 0.34),
+        (-0.19, 0.16),
+        (-0.12, 0.10),
+        (-0.08, 0.01),
+    ]
     eyes = [(0.095, 0.175), (-0.095, 0.175)]
 
     def place(dx: float, depth: float) -> tuple[float, float]:
@@ -178,8 +241,13 @@ def _tile_sprite(size: int, orient: str, body: Colour, head_a: Colour, head_b: C
 
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         inset = s * 0.035
-        d.rounded_rectangle((inset, inset, s - inset, s - inset), radius=s * 0.10, fill=_TILE,
-                            outline=_TILE_EDGE, width=max(1, int(s * 0.015)))
+        d.rounded_rectangle(
+            (inset, inset, s - inset, s - inset),
+            radius=s * 0.10,
+            fill=_TILE,
+            outline=_TILE_EDGE,
+            width=max(1, int(s * 0.015)),
+        )
         half = s * 0.13
         if orient == "H":
             d.rectangle((0, s / 2 - half, s, s / 2 + half), fill=body)
@@ -215,8 +283,9 @@ def _grounds(board: Board, expansion: bool) -> tuple[dict[tuple[int, int], int],
 
 
 @lru_cache(maxsize=512)  # about 6 MB at most
-def _tile_on_ground(board: Board, expansion: bool, ground: int, orient: str, body: Colour, head_a: Colour,
-                    head_b: Colour) -> Image.Image:
+def _tile_on_ground(
+    board: Board, expansion: bool, ground: int, orient: str, body: Colour, head_a: Colour, head_b: Colour
+) -> Image.Image:
     """A tile laid on ground number ``ground`` of ``board`` (see :func:`_grounds`): opaque, so it is pasted without
     a mask (five times as fast as a masked paste; a full board has 60–80 tiles)."""
     size = _layout(board, expansion)["cell"]
@@ -250,7 +319,7 @@ def _pond_sprite(size: int) -> tuple[Image.Image, Image.Image]:
 def _tree_sprite(size: int) -> tuple[Image.Image, Image.Image]:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         d.rectangle((s * 0.45, s * 0.55, s * 0.55, s * 0.92), fill=_TRUNK)
-        for (cx, cy, r) in ((0.5, 0.30, 0.22), (0.32, 0.48, 0.20), (0.68, 0.48, 0.20), (0.5, 0.55, 0.18)):
+        for cx, cy, r in ((0.5, 0.30, 0.22), (0.32, 0.48, 0.20), (0.68, 0.48, 0.20), (0.5, 0.55, 0.18)):
             d.ellipse((s * (cx - r), s * (cy - r), s * (cx + r), s * (cy + r)), fill=_LEAF)
         d.ellipse((s * 0.40, s * 0.16, s * 0.56, s * 0.30), fill=_LEAF_LIGHT)
 
@@ -343,8 +412,16 @@ def _layout(board: Board, expansion: bool) -> dict[str, int]:
     lair_top = height + 8
     if expansion:
         height += _LAIR_H + 8
-    return {"cell": cell, "left": left, "top": top, "bw": bw, "bh": bh, "height": height, "lair_top": lair_top,
-            "legend_top": legend_top}
+    return {
+        "cell": cell,
+        "left": left,
+        "top": top,
+        "bw": bw,
+        "bh": bh,
+        "height": height,
+        "lair_top": lair_top,
+        "legend_top": legend_top,
+    }
 
 
 def _cr(square: str) -> tuple[int, int]:
@@ -417,12 +494,15 @@ def _draw_legend(c: Canvas, top: int, w: Words) -> None:
             c.rounded_rectangle((x, y - 19, x + 72, y + 19), radius=14, outline=colour, width=5)
             c.ellipse((x + 19, y - 17, x + 53, y + 17), fill=WHITE, outline=colour, width=3)
             c.text((x + 36, y + 1), "2", _LEGEND_BADGE, colour, WHITE, "mm")
+
         return draw
 
     # TRANSLATORS: the legend under a Hong board. H and V are the notation's letters for a tile's orientation
     # (B3H, B3V): keep them. "across": the dragon's body runs left–right; "up–down": top to bottom.
-    tiles = [(t + 10, tile("H"), w.pgettext("image", "H: across"), 40),
-             (t + 10, tile("V"), w.pgettext("image", "V: up–down"), 40)]
+    tiles = [
+        (t + 10, tile("H"), w.pgettext("image", "H: across"), 40),
+        (t + 10, tile("V"), w.pgettext("image", "V: up–down"), 40),
+    ]
     # TRANSLATORS: the legend under a Hong board: the outline colour of a horizontal (H) and a vertical (V) Hong.
     hongs = [(82, badge("H"), w.pgettext("image", "H Hong"), 40), (82, badge("V"), w.pgettext("image", "V Hong"), 40)]
     c.legend(rows[0], _PAD, WIDTH - _PAD, tiles, "", INK, MUTED, BACKGROUND)
@@ -434,8 +514,9 @@ def _draw_legend(c: Canvas, top: int, w: Words) -> None:
 # Drawing
 
 
-def board_image(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None,
-                translations: Translations | None = None) -> Image.Image:
+def board_image(
+    game: HongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+) -> Image.Image:
     """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
@@ -456,8 +537,9 @@ def board_image(game: HongGame, names: tuple[str, str], *, ended: Ended | None =
     return image
 
 
-def render_board(game: HongGame, names: tuple[str, str], *, ended: Ended | None = None,
-                 translations: Translations | None = None) -> bytes:
+def render_board(
+    game: HongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+) -> bytes:
     """Draw ``game`` as a PNG and return its bytes.
 
     Args:
@@ -523,13 +605,22 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
         if o.spaces_left:
             # TRANSLATORS: the result line of a Hong board decided early: {role} is emperor or dragon master,
             # {hongs} e.g. "15 Hongs", {threshold} the number needed, {spaces} e.g. "8 spaces".
-            return w.gettext("{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left", name=name,
-                             role=role, hongs=hongs, threshold=o.threshold,
-                             spaces=w.ngettext("{count} space", "{count} spaces", o.spaces_left)), PLAYER_DARK[o.winner]
+            return w.gettext(
+                "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left",
+                name=name,
+                role=role,
+                hongs=hongs,
+                threshold=o.threshold,
+                spaces=w.ngettext("{count} space", "{count} spaces", o.spaces_left),
+            ), PLAYER_DARK[o.winner]
         # TRANSLATORS: the result line of a Hong board: {role} is emperor or dragon master, {hongs} e.g. "16 Hongs",
         # {threshold} the number needed.
-        return (w.gettext("{name} ({role}) wins: {hongs} of {threshold}", name=name, role=role, hongs=hongs,
-                          threshold=o.threshold), PLAYER_DARK[o.winner])
+        return (
+            w.gettext(
+                "{name} ({role}) wins: {hongs} of {threshold}", name=name, role=role, hongs=hongs, threshold=o.threshold
+            ),
+            PLAYER_DARK[o.winner],
+        )
     if ended is not None and ended.winner is None:
         return w.gettext("Aborted: no result"), MUTED
     if ended is not None and ended.winner is not None:
@@ -543,27 +634,34 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
     if game.pending is not None:
         summon = game.pending
         # TRANSLATORS: {options} are the lair's sizes and dragons' actions in notation, e.g. "2 rotate / 3 place".
-        return (w.gettext("{name} summons a dragon: {options}", name=w.name(names[summon.player]),
-                          options=" / ".join(f"{s} {a}" for s, a in sorted(summon.options.items()))),
-                PLAYER_DARK[summon.player])
+        return (
+            w.gettext(
+                "{name} summons a dragon: {options}",
+                name=w.name(names[summon.player]),
+                options=" / ".join(f"{s} {a}" for s, a in sorted(summon.options.items())),
+            ),
+            PLAYER_DARK[summon.player],
+        )
     p = game.to_move
     name, role = w.name(names[p]), w.gettext(ROLE_NAMES[p])
     if game.moves:
         # TRANSLATORS: the status line of a Hong board: whose turn it is ({role}: emperor or dragon master) and
         # the last move in notation (B3H).
-        return (w.gettext("{name} ({role}) to move   -   last: {move}", name=name, role=role, move=game.moves[-1]),
-                PLAYER_DARK[p])
+        return (
+            w.gettext("{name} ({role}) to move   -   last: {move}", name=name, role=role, move=game.moves[-1]),
+            PLAYER_DARK[p],
+        )
     return w.gettext("{name} ({role}) to move", name=name, role=role), PLAYER_DARK[p]
 
 
-def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, ended: Ended | None,
-                 w: Words) -> None:
+def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, ended: Ended | None, w: Words) -> None:
     y = _HEADER_H + 6
     t = game.threshold
     dm = PLAYER_DARK[1]
     # TRANSLATORS: the Hong count of a Hong board against the number the dragon master needs, e.g. "Hongs 3 / 15".
-    style, label = fit_line(w.gettext("Hongs {count} / {threshold}", count=count, threshold=t), _COUNT_STYLES,
-                            _COUNT_MAX)
+    style, label = fit_line(
+        w.gettext("Hongs {count} / {threshold}", count=count, threshold=t), _COUNT_STYLES, _COUNT_MAX
+    )
     x = _PAD + round(c.text((_PAD, y + _COUNT.size - style.size), label, style, INK, BACKGROUND)) + 22
     # Ticks: one per Hong needed; filled ones show how far the dragon master is.
     step = min(30, (WIDTH - _PAD - x) // max(t, 1))
@@ -576,8 +674,9 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
     if count > t:
         c.text((x + t * step + 2, y + 25), f"+{count - t}", _PLUS, dm, BACKGROUND, "lm")
     sentence, colour = _status(game, names, ended, w)
-    style, lines = fit_parts_lines(parts(sentence), _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX,
-                                   smaller=_STATUS_SMALLER)
+    style, lines = fit_parts_lines(
+        parts(sentence), _STATUS_STYLES, WIDTH - 2 * _PAD, name_max=_NAME_MAX, smaller=_STATUS_SMALLER
+    )
     first = y + (74 if len(lines) == 1 else 70)
     for k, texts in enumerate(lines):
         c.text_line((_PAD, first + k * (style.size + 6)), texts, style, colour, BACKGROUND, "lm")
@@ -593,7 +692,7 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
 
     # Which parts of which tiles belong to a Hong: body colour, and the colour of each head.
     body: dict[str, Colour] = {}
-    heads: dict[tuple[str, int], Colour] = {}   # (square, 0 for N/W head, 1 for S/E head) -> colour
+    heads: dict[tuple[str, int], Colour] = {}  # (square, 0 for N/W head, 1 for S/E head) -> colour
     for h in hongs:
         hong_colour = HONG_COLOURS[h.direction]
         for sq in h.cells:
@@ -613,8 +712,18 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
                 c.paste(stone, xy(col, r), stone_mask)
                 continue
             sq = f"{chr(65 + col)}{r + 1}"
-            c.paste(_tile_on_ground(b, game.expansion, grounds[(col, r)], ch, body.get(sq, _DRAGON),
-                                    heads.get((sq, 0), _DRAGON), heads.get((sq, 1), _DRAGON)), xy(col, r))
+            c.paste(
+                _tile_on_ground(
+                    b,
+                    game.expansion,
+                    grounds[(col, r)],
+                    ch,
+                    body.get(sq, _DRAGON),
+                    heads.get((sq, 0), _DRAGON),
+                    heads.get((sq, 1), _DRAGON),
+                ),
+                xy(col, r),
+            )
 
     # The squares the last move changed (under the Hongs' outlines and badges, which matter more).
     for sq in game.last_changed:
@@ -640,14 +749,17 @@ def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Ho
         colour = HONG_COLOURS[h.direction]
         (ca, ra), (cb, rb) = _cr(h.cells[0]), _cr(h.cells[-1])
         cx, cy = left + (ca + cb + 1) * s / 2, top + (ra + rb + 1) * s / 2
-        c.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=WHITE, outline=colour, width=max(3, s // 28))
+        c.ellipse(
+            (cx - radius, cy - radius, cx + radius, cy + radius), fill=WHITE, outline=colour, width=max(3, s // 28)
+        )
         c.text((cx, cy + 1), str(h.size), badge, colour, WHITE, "mm")
-
 
 
 def _word_style(word: str, room: float) -> Style:
     """The lair's word style, smaller if ``word`` would not fit ``room`` pixels."""
-    return Style(min(_LAIR_WORD.size, max(MIN_TEXT, int(_LAIR_WORD.size * room / max(1.0, text_width(word, _LAIR_WORD))))))
+    return Style(
+        min(_LAIR_WORD.size, max(MIN_TEXT, int(_LAIR_WORD.size * room / max(1.0, text_width(word, _LAIR_WORD)))))
+    )
 
 
 @lru_cache(maxsize=256)

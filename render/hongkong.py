@@ -26,6 +26,7 @@ Speed: the parts that never change (ground, grid, coordinates, legend) are drawn
 once per stack of pieces and cached; text comes from the label cache; the image is a palette image encoded
 with a fast zlib level (see :mod:`render.common`).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -88,17 +89,39 @@ _CENTRE_FLAG = 40  # legs of the triangle in the centre plot's top-right corner
 
 _ROW_TINT = tuple(mix(c, WHITE, 0.78) for c in PLAYER_COLOURS)
 _SLAB_COLOURS = tuple(mix(c, INK, 0.3) for c in PLAYER_COLOURS)
-_ROOF_SHADES = tuple((mix(c, WHITE, 0.45), mix(c, INK, 0.25), mix(c, INK, 0.45), mix(c, WHITE, 0.15))
-                     for c in PLAYER_COLOURS)
+_ROOF_SHADES = tuple(
+    (mix(c, WHITE, 0.45), mix(c, INK, 0.25), mix(c, INK, 0.45), mix(c, WHITE, 0.15)) for c in PLAYER_COLOURS
+)
 
 #: The fixed palette of every Hong Kong image.
 PALETTE = Palette(
-    colours=(*BASE_COLOURS, GROUND, GROUND_CENTRE, GRID, SLOT, *_ROW_TINT, *_SLAB_COLOURS,
-             *[shade for shades in _ROOF_SHADES for shade in shades]),
-    blends=(*BASE_BLENDS, (WHITE, INK), (WHITE, PLAYER_COLOURS[0]), (INK, PLAYER_COLOURS[1]), (WHITE, MUTED),
-            (INK, _ROW_TINT[0]), (INK, _ROW_TINT[1]), (PLAYER_DARK[0], _ROW_TINT[0]),
-            (PLAYER_DARK[1], _ROW_TINT[1]), (PLAYER_DARK[0], BACKGROUND), (PLAYER_DARK[1], BACKGROUND),
-            (GRID, GROUND), (GRID, GROUND_CENTRE), (INK, PLAYER_COLOURS[0]), (INK, PLAYER_COLOURS[1])),
+    colours=(
+        *BASE_COLOURS,
+        GROUND,
+        GROUND_CENTRE,
+        GRID,
+        SLOT,
+        *_ROW_TINT,
+        *_SLAB_COLOURS,
+        *[shade for shades in _ROOF_SHADES for shade in shades],
+    ),
+    blends=(
+        *BASE_BLENDS,
+        (WHITE, INK),
+        (WHITE, PLAYER_COLOURS[0]),
+        (INK, PLAYER_COLOURS[1]),
+        (WHITE, MUTED),
+        (INK, _ROW_TINT[0]),
+        (INK, _ROW_TINT[1]),
+        (PLAYER_DARK[0], _ROW_TINT[0]),
+        (PLAYER_DARK[1], _ROW_TINT[1]),
+        (PLAYER_DARK[0], BACKGROUND),
+        (PLAYER_DARK[1], BACKGROUND),
+        (GRID, GROUND),
+        (GRID, GROUND_CENTRE),
+        (INK, PLAYER_COLOURS[0]),
+        (INK, PLAYER_COLOURS[1]),
+    ),
 )
 
 # Text styles.
@@ -252,20 +275,32 @@ def _draw_legend(c: Canvas, w: Words) -> None:
     def flag(x: float) -> None:
         c.polygon([(x, y - 12), (x + 24, y - 12), (x + 24, y + 12)], fill=MUTED)
 
-    items = [(36, piece(STANDARD), w.pgettext("image", "block"), 18),
-             (36, piece(QUICK), w.pgettext("image", "quick block"), 18),
-             (36, piece(ROOF), w.pgettext("image", "roof"), 18),
-             (34, flag, w.pgettext("image", "centre C3"), 18)]
+    items = [
+        (36, piece(STANDARD), w.pgettext("image", "block"), 18),
+        (36, piece(QUICK), w.pgettext("image", "quick block"), 18),
+        (36, piece(ROOF), w.pgettext("image", "roof"), 18),
+        (34, flag, w.pgettext("image", "centre C3"), 18),
+    ]
     # TRANSLATORS: the legend under a Hong Kong board: the big number on a building is how many blocks high it is.
-    c.legend(y, 22, WIDTH - 22, items, w.pgettext("image", "number = blocks high"), MUTED, MUTED, BACKGROUND,
-             (_LEGEND_STYLES, _LEGEND_STYLES))
+    c.legend(
+        y,
+        22,
+        WIDTH - 22,
+        items,
+        w.pgettext("image", "number = blocks high"),
+        MUTED,
+        MUTED,
+        BACKGROUND,
+        (_LEGEND_STYLES, _LEGEND_STYLES),
+    )
 
 
 # --- header and footer ----------------------------------------------------------------------------
 
 
-def _status(game: HongKongGame, names: tuple[str, str], w: Words,
-            ended: Ended | None = None) -> tuple[Colour, str, str]:
+def _status(
+    game: HongKongGame, names: tuple[str, str], w: Words, ended: Ended | None = None
+) -> tuple[Colour, str, str]:
     """Band colour, the status sentence (names as :meth:`render.labels.Words.name` fields) and the small text for
     the right of the band, in ``w``'s language."""
     outcome = game.outcome
@@ -276,8 +311,11 @@ def _status(game: HongKongGame, names: tuple[str, str], w: Words,
         return PLAYER_COLOURS[ended.winner], w.gettext("{name} wins", name=winner), w.term(ended.short)
     if outcome is None:
         # TRANSLATORS: the status line of a Hong Kong board: whose turn it is.
-        return (PLAYER_COLOURS[game.to_move], w.gettext("{name} to move", name=w.name(names[game.to_move])),
-                w.pgettext("image", "turn {number}", number=len(game.moves) + 1))
+        return (
+            PLAYER_COLOURS[game.to_move],
+            w.gettext("{name} to move", name=w.name(names[game.to_move])),
+            w.pgettext("image", "turn {number}", number=len(game.moves) + 1),
+        )
     # "pieces used": every standard block and roof is placed; quick blocks may be left over
     if outcome.termination == "board full":
         ended_by = w.term(outcome.termination)
@@ -299,8 +337,9 @@ def _status(game: HongKongGame, names: tuple[str, str], w: Words,
     return PLAYER_COLOURS[won], sentence, ended_by
 
 
-def headline(game: HongKongGame, names: tuple[str, str], ended: Ended | None = None, *,
-             translations: Translations | None = None) -> str:
+def headline(
+    game: HongKongGame, names: tuple[str, str], ended: Ended | None = None, *, translations: Translations | None = None
+) -> str:
     """The status line of the image, with names in full: whose turn it is, or the result.
 
     ``"Ann to move"``; once the game is over ``"Ann wins 13–12"``, ``"Draw 12–12, centre C3 empty"`` or
@@ -326,10 +365,15 @@ def _draw_status(c: Canvas, game: HongKongGame, names: tuple[str, str], ended: E
         right_w = c.text((WIDTH - 22, mid), right, style, ink, band, "rm")
     else:
         over = w.pgettext("image", "game over")
-        style = min(fit_line(over, _SMALL_STYLES, _RIGHT_MAX)[0], fit_line(right, _SMALL_STYLES, _RIGHT_MAX)[0],
-                    key=lambda s: s.size)  # both lines in the smaller size of the two
-        right_w = max(c.text((WIDTH - 22, mid - 15), fit_text(over, style, _RIGHT_MAX), style, ink, band, "rm"),
-                      c.text((WIDTH - 22, mid + 15), fit_text(right, style, _RIGHT_MAX), style, ink, band, "rm"))
+        style = min(
+            fit_line(over, _SMALL_STYLES, _RIGHT_MAX)[0],
+            fit_line(right, _SMALL_STYLES, _RIGHT_MAX)[0],
+            key=lambda s: s.size,
+        )  # both lines in the smaller size of the two
+        right_w = max(
+            c.text((WIDTH - 22, mid - 15), fit_text(over, style, _RIGHT_MAX), style, ink, band, "rm"),
+            c.text((WIDTH - 22, mid + 15), fit_text(right, style, _RIGHT_MAX), style, ink, band, "rm"),
+        )
 
     x = 22
     if playing:  # an arrow in front of "Ann to move"
@@ -367,8 +411,9 @@ def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: E
         x += 92
     built = game.buildings()[player]
     # TRANSLATORS: the buildings a player controls, on the right of the player's row of a Hong Kong board.
-    style, text = fit_line(w.ngettext("{count} building", "{count} buildings", built), _BUILT_STYLES,
-                           WIDTH - 22 - _BUILT_LEFT)
+    style, text = fit_line(
+        w.ngettext("{count} building", "{count} buildings", built), _BUILT_STYLES, WIDTH - 22 - _BUILT_LEFT
+    )
     c.text((WIDTH - 22, mid), text, style, INK, ground, "rm")
 
     # Name, and the colour's name under it.
@@ -399,8 +444,9 @@ def _draw_footer(c: Canvas, game: HongKongGame, names: tuple[str, str], w: Words
 # --- entry points ---------------------------------------------------------------------------------
 
 
-def board_image(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None,
-                translations: Translations | None = None) -> Image.Image:
+def board_image(
+    game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+) -> Image.Image:
     """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
@@ -422,8 +468,9 @@ def board_image(game: HongKongGame, names: tuple[str, str], *, ended: Ended | No
     return image
 
 
-def render_board(game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None,
-                 translations: Translations | None = None) -> bytes:
+def render_board(
+    game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+) -> bytes:
     """Draw the current position of ``game`` as a PNG image (:data:`WIDTH` × :data:`HEIGHT` pixels, palette).
 
     Args:

@@ -12,6 +12,7 @@ A player's name inside a sentence is given as :meth:`Words.name`: the sentence k
 :func:`parts` can hand it to :func:`render.text.fit_parts` to be cut on its own (a long name is shortened with "…",
 never the words around it) and drawn on its own (a right-to-left name does not turn the sentence around).
 """
+
 from __future__ import annotations
 
 import gettext
@@ -102,8 +103,10 @@ def player_names(names: tuple[str, str], w: Words) -> tuple[str, str]:
     """Both players' names made fit to draw (:func:`render.text.clean_name`); a name with nothing drawable is
     "Player 1" / "Player 2" in ``w``'s language."""
     # TRANSLATORS: drawn for a player whose name has nothing drawable; {number} is 1 or 2.
-    return (clean_name(names[0], w.gettext("Player {number}", number=1)),
-            clean_name(names[1], w.gettext("Player {number}", number=2)))
+    return (
+        clean_name(names[0], w.gettext("Player {number}", number=1)),
+        clean_name(names[1], w.gettext("Player {number}", number=2)),
+    )
 
 
 def parts(sentence: str) -> list[tuple[str, bool]]:

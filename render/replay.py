@@ -18,6 +18,7 @@ English by default), the same for every frame and for the live boards of that la
 Pure: no Discord, no Redis. CPU-bound (about 20 ms per move on one core, most of it scaling frames down): run
 it in a worker thread.
 """
+
 from __future__ import annotations
 
 import io
@@ -97,9 +98,14 @@ def _checked(render: Renderer[G]) -> Renderer[G]:
     return render
 
 
-def boards(start: G, moves: Sequence[str], render: Renderer[G], names: tuple[str, str],
-           ended: Ended | None = None, translations: Translations | None = None,
-           ) -> Iterator[tuple[Image.Image, int | None]]:
+def boards(
+    start: G,
+    moves: Sequence[str],
+    render: Renderer[G],
+    names: tuple[str, str],
+    ended: Ended | None = None,
+    translations: Translations | None = None,
+) -> Iterator[tuple[Image.Image, int | None]]:
     """Every position of the game as the live renderer draws it (palette images, opening first; in the language of
     ``translations``), with the seat that made the move before it (None for the opening); the last is drawn with
     ``ended`` if given.
@@ -122,8 +128,17 @@ def _scaled(board: Image.Image, palette: Palette, width: int) -> Image.Image:
     return palette.quantize(board.convert("RGB").resize((width, height), Image.Resampling.BOX))
 
 
-def _caption(board: Image.Image, palette: Palette, index: int, total: int, move: str | None, mover: int | None,
-             names: tuple[str, str], final_text: str, words: Words) -> Image.Image:
+def _caption(
+    board: Image.Image,
+    palette: Palette,
+    index: int,
+    total: int,
+    move: str | None,
+    mover: int | None,
+    names: tuple[str, str],
+    final_text: str,
+    words: Words,
+) -> Image.Image:
     """``board`` with a caption strip below: what was played (a long name cut first), and a progress bar in the
     mover's colour. Palette mode, ``palette``'s colours."""
     w, h = board.size
@@ -140,13 +155,20 @@ def _caption(board: Image.Image, palette: Palette, index: int, total: int, move:
         if index == total and final_text:
             # TRANSLATORS: a replay frame's caption: who played, the move in notation (S@B2), how far into the
             # replay ({index} of {total} moves), and how the game ended ({result}: "Ann won").
-            text = words.gettext("{name} played {move} · {index}/{total} · {result}", index=index, total=total,
-                                 name=who, move=move, result=final_text)
+            text = words.gettext(
+                "{name} played {move} · {index}/{total} · {result}",
+                index=index,
+                total=total,
+                name=who,
+                move=move,
+                result=final_text,
+            )
         else:
             # TRANSLATORS: a replay frame's caption: who played, the move in notation (S@B2), and how far into the
             # replay ({index} of {total} moves).
-            text = words.gettext("{name} played {move} · {index}/{total}", index=index, total=total, name=who,
-                                 move=move)
+            text = words.gettext(
+                "{name} played {move} · {index}/{total}", index=index, total=total, name=who, move=move
+            )
     _, texts = fit_parts(parts(text), (_CAPTION,), w - 24)
     c.text_line((12, h + 15), texts, _CAPTION, INK, BACKGROUND, "lm")
     # progress bar along the bottom edge
@@ -158,9 +180,16 @@ def _caption(board: Image.Image, palette: Palette, index: int, total: int, move:
     return out
 
 
-def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence[str], names: tuple[str, str],
-               palette: Palette, *, width: int = WIDTH, final_text: str = "",
-               translations: Translations | None = None) -> Replay:
+def encode_gif(
+    frames: Iterable[tuple[Image.Image, int | None]],
+    moves: Sequence[str],
+    names: tuple[str, str],
+    palette: Palette,
+    *,
+    width: int = WIDTH,
+    final_text: str = "",
+    translations: Translations | None = None,
+) -> Replay:
     """Encode drawn positions as an animated GIF (looping, the last frame held :data:`LAST_MS`).
 
     Args:
@@ -182,8 +211,19 @@ def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence
     for i, (board, mover) in enumerate(frames):
         count += 1
         if i <= total:
-            images.append(_caption(_scaled(board, palette, width), palette, i, total, moves[i - 1] if i else None, mover, names,
-                                   final_text, w))
+            images.append(
+                _caption(
+                    _scaled(board, palette, width),
+                    palette,
+                    i,
+                    total,
+                    moves[i - 1] if i else None,
+                    mover,
+                    names,
+                    final_text,
+                    w,
+                )
+            )
     if count != total + 1:
         raise ValueError(f"need len(moves) + 1 = {total + 1} frames; got {count}")
     durations = [FIRST_MS] + [FRAME_MS] * total
@@ -192,14 +232,31 @@ def encode_gif(frames: Iterable[tuple[Image.Image, int | None]], moves: Sequence
     if len(images) == 1:
         images[0].save(buf, format="GIF")
     else:
-        images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,
-                       optimize=True, disposal=1)
+        images[0].save(
+            buf,
+            format="GIF",
+            save_all=True,
+            append_images=images[1:],
+            duration=durations,
+            loop=0,
+            optimize=True,
+            disposal=1,
+        )
     return Replay(buf.getvalue(), len(images), images[0].width, images[0].height, sum(durations))
 
 
-def build_gif(start: G, moves: Sequence[str], render: Renderer[G], names: tuple[str, str], *,
-              max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "",
-              ended: Ended | None = None, translations: Translations | None = None) -> Replay:
+def build_gif(
+    start: G,
+    moves: Sequence[str],
+    render: Renderer[G],
+    names: tuple[str, str],
+    *,
+    max_bytes: int = DISCORD_LIMIT,
+    width: int = WIDTH,
+    final_text: str = "",
+    ended: Ended | None = None,
+    translations: Translations | None = None,
+) -> Replay:
     """Replay ``moves`` from ``start`` and make the animated GIF: one frame per move plus the opening.
 
     Args:
@@ -230,8 +287,15 @@ def build_gif(start: G, moves: Sequence[str], render: Renderer[G], names: tuple[
     palette = _checked(render).palette
     moves = list(moves)
     for _ in range(4):
-        replay = encode_gif(boards(start.copy(), moves, render, names, ended, translations), moves, names, palette,
-                            width=width, final_text=final_text, translations=translations)
+        replay = encode_gif(
+            boards(start.copy(), moves, render, names, ended, translations),
+            moves,
+            names,
+            palette,
+            width=width,
+            final_text=final_text,
+            translations=translations,
+        )
         if len(replay.gif) < max_bytes:
             return replay
         width = int(width * 0.8)

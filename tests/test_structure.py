@@ -1,6 +1,7 @@
 """The layout rules of ``../shared/design.md`` and issue 11, checked on the source: arrows point one way
 (``bot → engine``, ``bot → render``, ``render → engine``) and no module imports itself back through others,
 counting imports inside functions (``if TYPE_CHECKING:`` imports aside)."""
+
 from __future__ import annotations
 
 import ast
@@ -9,7 +10,6 @@ import pytest
 
 from tests.sources import MODULES
 from tests.sources import type_checking_only as _type_checking_only
-
 
 
 def imports_of(name: str) -> set[str]:
@@ -44,7 +44,14 @@ GRAPH = {name: imports_of(name) for name in MODULES}
 
 
 def test_the_packages_are_found():
-    assert {"bot.interface.client", "bot.core.session", "bot.core.record", "engine.hong", "engine.registry", "render.hong"} <= set(MODULES)
+    assert {
+        "bot.interface.client",
+        "bot.core.session",
+        "bot.core.record",
+        "engine.hong",
+        "engine.registry",
+        "render.hong",
+    } <= set(MODULES)
 
 
 @pytest.mark.parametrize("low, high", [("engine", "render"), ("engine", "bot"), ("render", "bot")])
@@ -68,7 +75,7 @@ def test_no_import_cycles():
             if nxt.startswith(node + ".") or node.startswith(nxt + "."):
                 continue
             if state.get(nxt) == 1:
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()

@@ -3,6 +3,7 @@
 :class:`UserError` (and the engine's :class:`engine.IllegalMove`) become an ephemeral refusal with their message,
 through the one error path in :mod:`bot.interface.replies`; any other exception becomes an apology and a log line.
 """
+
 from __future__ import annotations
 
 

@@ -5,6 +5,7 @@
 :func:`forget` writes them again (in English, as every result is stored) from the forgotten record. The moves, options
 and result stay: the game still loads, replays and shows in the other player's history.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -5,6 +5,7 @@ The session layer (:mod:`bot.core.session`) and the features (:mod:`bot.exts`) t
 (which ends with ``KIND = GameKind(...)``). The engine and the renderer are typed against the game contract
 (:mod:`engine.contract`, :mod:`render.contract`); :class:`Game` here is the engine's.
 """
+
 from __future__ import annotations
 
 import random

@@ -8,6 +8,7 @@ and the choice is enough to go on, after a restart too. :func:`problems` checks 
 
 Texts are English templates marked with ``N_`` (translated where they are shown).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -6,9 +6,11 @@ the synced id (:mod:`bot.interface.mentions`, which installs itself here when im
 test without the Discord interface) as typed, in English. One process names commands one way: :func:`install`
 replaces the way.
 """
+
 from __future__ import annotations
 
 from typing import Callable
+
 
 def _as_typed(path: str) -> str:
     return f"`/{path}`"

@@ -21,6 +21,7 @@ Schema 1 (before versioning) had no ``schema`` key, and Hong Kong's engine state
 ``"turns"``; schemas 1 and 2 stored players' names escaped for Discord markdown. :func:`migrate` brings both to
 schema 3 (plain names, see :mod:`bot.i18n.names`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -211,8 +212,11 @@ class Record:
 
     def involves(self, user_id: int) -> bool:
         """Whether ``user_id`` is in this record at all: seated, the challenger, the one challenged, or who aborted."""
-        return (self.seat_of(user_id) is not None or user_id in (self.challenger, self.opponent)
-                or (self.aborted_by is not None and self.aborted_by.id == user_id))
+        return (
+            self.seat_of(user_id) is not None
+            or user_id in (self.challenger, self.opponent)
+            or (self.aborted_by is not None and self.aborted_by.id == user_id)
+        )
 
     def forgetting(self, user_id: int) -> "Record":
         """This record with ``user_id`` erased (``/privacy forget``): their seat, challenger/opponent id and abort
@@ -224,7 +228,8 @@ class Record:
             players=tuple(former if p is not None and p.id == user_id and not p.bot else p for p in self.players),
             challenger=FORMER_ID if self.challenger == user_id else self.challenger,
             opponent=FORMER_ID if self.opponent == user_id else self.opponent,
-            aborted_by=former if self.aborted_by is not None and self.aborted_by.id == user_id else self.aborted_by)
+            aborted_by=former if self.aborted_by is not None and self.aborted_by.id == user_id else self.aborted_by,
+        )
 
     def mention(self, seat: int) -> str:
         """``<@id>`` of the player in ``seat``."""
@@ -329,8 +334,9 @@ def migrate(data: Mapping[str, Any]) -> dict:
     if type(schema) is not int or schema < 1:
         raise RecordError(f"record {d.get('id')!r} has an unreadable schema {schema!r}")
     if schema > SCHEMA:
-        raise RecordError(f"record {d.get('id')!r} has schema {schema}, newer than this bot's {SCHEMA}: "
-                          "upgrade the bot to read it")
+        raise RecordError(
+            f"record {d.get('id')!r} has schema {schema}, newer than this bot's {SCHEMA}: upgrade the bot to read it"
+        )
     if schema == 1:
         state = d.get("state")
         if isinstance(state, Mapping) and "turns" in state and "moves" not in state:
@@ -421,8 +427,13 @@ def _takeback(value: Any, name: str) -> Takeback:
     by = _int(value["by"], "takeback's seat")
     if by not in (0, 1):
         raise ValueError("takeback's seat must be 0 or 1")
-    return Takeback(by, _int(value["moves"], "takeback's moves"), _num(value["expires"], "takeback's expiry"),
-                    str(value.get("nonce", "")), bool(value.get("refused", False)))
+    return Takeback(
+        by,
+        _int(value["moves"], "takeback's moves"),
+        _num(value["expires"], "takeback's expiry"),
+        str(value.get("nonce", "")),
+        bool(value.get("refused", False)),
+    )
 
 
 def _result(value: Any, name: str) -> Result:
@@ -434,4 +445,16 @@ def _result(value: Any, name: str) -> Result:
     return Result(winner, EndReason(value.get("reason", "finished")), str(value.get("text", "")))
 
 
-__all__ = ["SCHEMA", "FORMER_ID", "FORMER_NAME", "Record", "RecordError", "Player", "Result", "Takeback", "Status", "Event", "migrate"]
+__all__ = [
+    "SCHEMA",
+    "FORMER_ID",
+    "FORMER_NAME",
+    "Record",
+    "RecordError",
+    "Player",
+    "Result",
+    "Takeback",
+    "Status",
+    "Event",
+    "migrate",
+]

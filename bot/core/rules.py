@@ -5,6 +5,7 @@ A game declares its pages in its ``bot/games/<name>.py`` (``GameKind.rules``); t
 (:mod:`bot.exts.play._rules`). No discord here: a page's words are functions called in the language current when the
 page is shown, and a board is data (the engine's options and moves), so the picture is always a legal position.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

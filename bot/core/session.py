@@ -6,6 +6,7 @@ the version it was computed from; a lost race raises :class:`bot.core.errors.Gam
 commit carries what follows from the change (:class:`bot.storage.store.Effects`): the turn's deadlines, the server's active
 set, and the announcements still to make (:mod:`bot.storage.outbox`) — so none of it can be lost between two steps.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -171,7 +172,9 @@ class GameLayer:
             return None
         return stored
 
-    async def running(self, channel_id: int, kind: GameKind | None = None, *, history: bool = False) -> tuple[Stored, Game]:
+    async def running(
+        self, channel_id: int, kind: GameKind | None = None, *, history: bool = False
+    ) -> tuple[Stored, Game]:
         """The channel's running game and its engine state (with its undo ``history``: see :meth:`game_of`).
 
         Raises:
@@ -183,24 +186,40 @@ class GameLayer:
             title = self.kinds[record.kind].title
             if record.opponent:
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {name} the challenged player.
-                raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when {name} "
-                                  "accepts it.", game=title, name=record.player_of(record.opponent).shown))
+                raise UserError(
+                    _(
+                        "The {game} challenge here hasn't been accepted yet: the game starts when {name} accepts it.",
+                        game=title,
+                        name=record.player_of(record.opponent).shown,
+                    )
+                )
             # TRANSLATORS: {game} is "Hong Kong" or "Hong".
-            raise UserError(_("The {game} challenge here hasn't been accepted yet: the game starts when someone "
-                              "accepts it.", game=title))
+            raise UserError(
+                _(
+                    "The {game} challenge here hasn't been accepted yet: the game starts when someone accepts it.",
+                    game=title,
+                )
+            )
         if stored is None or stored.record.status is not Status.ACTIVE:
             names = [kind.name] if kind else list(self.kinds)
-            hint = format_list([naming.command(f"{name} challenge") for name in names], style="or",
-                               locale=i18n.current())
+            hint = format_list(
+                [naming.command(f"{name} challenge") for name in names], style="or", locale=i18n.current()
+            )
             # TRANSLATORS: {commands} is a command or two (mentions): "/hongkong challenge or /hong challenge".
-            raise NoGameHere(_("There is no game running in this channel. Start one with {commands}.", commands=hint),
-                             channel_id)
+            raise NoGameHere(
+                _("There is no game running in this channel. Start one with {commands}.", commands=hint), channel_id
+            )
         record = stored.record
         if kind is not None and record.kind != kind.name:
             other = self.kinds[record.kind]
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {command} its command's name, "hongkong" or "hong".
-            raise UserError(_("The game in this channel is {game}: use /{command} commands here.", game=other.title,
-                              command=other.name))
+            raise UserError(
+                _(
+                    "The game in this channel is {game}: use /{command} commands here.",
+                    game=other.title,
+                    command=other.name,
+                )
+            )
         return stored, self.game_of(record, history=history)
 
     def _expired(self, record: Record) -> bool:
@@ -239,9 +258,13 @@ class GameLayer:
         """
         if opponent is not None and opponent.id == challenger.id:
             # TRANSLATORS: {option} is the option "opponent" as Discord shows it in this language.
-            raise UserError(_("You can't challenge yourself. Pick another member as `{option}`, or leave it out "
-                              "for an open challenge anyone can accept.",
-                              option=naming.option(f"{kind.name} challenge", "opponent")))
+            raise UserError(
+                _(
+                    "You can't challenge yourself. Pick another member as `{option}`, or leave it out "
+                    "for an open challenge anyone can accept.",
+                    option=naming.option(f"{kind.name} challenge", "opponent"),
+                )
+            )
         stored = await self._free_channel(channel_id, challenger.id)
         seat, engine_options = kind.seat_options(options, self.rng)
         kind.new_game(engine_options)  # validates the options now rather than at accept time
@@ -252,17 +275,35 @@ class GameLayer:
         if opponent is not None:
             players[1 - seat] = Player(opponent.id, opponent.name)
         record = Record(
-            id=self._new_id(), kind=kind.name, status=Status.CHALLENGE, guild_id=guild_id, channel_id=channel_id,
-            challenger=challenger.id, opponent=opponent.id if opponent else None, players=(players[0], players[1]),
-            options=engine_options, created=now, updated=now, expires=expires,
+            id=self._new_id(),
+            kind=kind.name,
+            status=Status.CHALLENGE,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger=challenger.id,
+            opponent=opponent.id if opponent else None,
+            players=(players[0], players[1]),
+            options=engine_options,
+            created=now,
+            updated=now,
+            expires=expires,
         )
         expire = Deadline("expire", channel_id, record.id, 0)
-        await self._create(channel_id, record, stored, Effects(cancel=self._deadlines_of(stored),
-                                                               schedule=((expire.member, expires),)))
+        await self._create(
+            channel_id, record, stored, Effects(cancel=self._deadlines_of(stored), schedule=((expire.member, expires),))
+        )
         return record
 
     async def start_computer_game(
-        self, kind: GameKind, *, guild_id: int, channel_id: int, human: Person, computer: Person, level: str, options: dict
+        self,
+        kind: GameKind,
+        *,
+        guild_id: int,
+        channel_id: int,
+        human: Person,
+        computer: Person,
+        level: str,
+        options: dict,
     ) -> tuple[Record, Game]:
         """Start a game against the computer at once (no challenge to accept). Unrated: the computer's seat is a
         :class:`Player` with ``bot`` True. Returns the record (status active) and the engine game.
@@ -279,9 +320,19 @@ class GameLayer:
         players[1 - seat] = Player(computer.id, computer.name, bot=True, level=level)
         now = self.clock()
         record = Record(
-            id=self._new_id(), kind=kind.name, status=Status.ACTIVE, guild_id=guild_id, channel_id=channel_id,
-            challenger=human.id, opponent=computer.id, players=(players[0], players[1]), options=engine_options,
-            state=game.to_dict(), created=now, updated=now, started=now,
+            id=self._new_id(),
+            kind=kind.name,
+            status=Status.ACTIVE,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger=human.id,
+            opponent=computer.id,
+            players=(players[0], players[1]),
+            options=engine_options,
+            state=game.to_dict(),
+            created=now,
+            updated=now,
+            started=now,
         )
         return await self._start(channel_id, record, game, stored), game
 
@@ -304,19 +355,25 @@ class GameLayer:
     async def _start(self, channel_id: int, record: Record, game: Game, replacing: Stored | None) -> Record:
         """Store a new running game with its first turn's deadlines, its first board to post and (if the computer
         moves first) the computer's turn, all in one commit."""
-        record, effects = await self._starting(record, game, (replacing.version if replacing else 0) + 1,
-                                               self._deadlines_of(replacing))
+        record, effects = await self._starting(
+            record, game, (replacing.version if replacing else 0) + 1, self._deadlines_of(replacing)
+        )
         await self._create(channel_id, record, replacing, effects)
         return record
 
-    async def _starting(self, record: Record, game: Game, version: int, cancel: tuple[str, ...]) -> tuple[Record, Effects]:
+    async def _starting(
+        self, record: Record, game: Game, version: int, cancel: tuple[str, ...]
+    ) -> tuple[Record, Effects]:
         """A game about to be stored at ``version`` as running, with its first turn timed, and the effects of
         storing it: ``cancel`` removed, the turn's deadlines set, the first board (and the computer's turn) to
         announce, the channel marked active."""
         now = self.clock()
         self._remember_checked(record.id)  # made here from new_game(): nothing to check
         record, schedule = await self._timed(record, game, record.started or now)
-        announce = [self.outbox.entry(Announcement.start(record), now), *self._computer_entry(record, game, version, now)]
+        announce = [
+            self.outbox.entry(Announcement.start(record), now),
+            *self._computer_entry(record, game, version, now),
+        ]
         return record, Effects(cancel=cancel, schedule=schedule, announce=tuple(announce), active=True)
 
     def _new_id(self) -> str:
@@ -329,22 +386,40 @@ class GameLayer:
         if record.status is Status.CHALLENGE and user_id is not None and acceptable:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {name} the challenger's name; {button} the Accept
             # button's label, in bold.
-            return _("{name} has already challenged you to {game} in this channel: press {button} under their "
-                     "challenge to play.", name=record.player(record.seat_of(record.challenger) or 0).shown,
-                     game=kind.title, button=f"**{p_('button', 'Accept')}**") if record.opponent == user_id else \
-                _("There is an open {game} challenge by {name} in this channel: press {button} under it to play.",
-                  name=record.player(record.seat_of(record.challenger) or 0).shown, game=kind.title,
-                  button=f"**{p_('button', 'Accept')}**")
+            return (
+                _(
+                    "{name} has already challenged you to {game} in this channel: press {button} under their "
+                    "challenge to play.",
+                    name=record.player(record.seat_of(record.challenger) or 0).shown,
+                    game=kind.title,
+                    button=f"**{p_('button', 'Accept')}**",
+                )
+                if record.opponent == user_id
+                else _(
+                    "There is an open {game} challenge by {name} in this channel: press {button} under it to play.",
+                    name=record.player(record.seat_of(record.challenger) or 0).shown,
+                    game=kind.title,
+                    button=f"**{p_('button', 'Accept')}**",
+                )
+            )
         if record.status is Status.CHALLENGE:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong".
-            return _("There is already an open {game} challenge in this channel. Wait for it to be answered or to "
-                     "expire, or play in another channel.", game=kind.title)
+            return _(
+                "There is already an open {game} challenge in this channel. Wait for it to be answered or to "
+                "expire, or play in another channel.",
+                game=kind.title,
+            )
         a, b = record.names
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {board} the
         # command /hongkong board or /hong board (a mention).
-        return _("A game of {game} is already running in this channel ({first} vs {second}). Watch it with "
-                 "{board}, or start yours in another channel.", game=kind.title, first=a, second=b,
-                 board=naming.command(f"{kind.name} board"))
+        return _(
+            "A game of {game} is already running in this channel ({first} vs {second}). Watch it with "
+            "{board}, or start yours in another channel.",
+            game=kind.title,
+            first=a,
+            second=b,
+            board=naming.command(f"{kind.name} board"),
+        )
 
     async def remember_message(self, channel_id: int, game_id: str, message_id: int) -> None:
         """Note the challenge message's id, so it can be edited when the challenge expires.
@@ -363,8 +438,12 @@ class GameLayer:
             raise UserError(_("This challenge is no longer open."))
         if self._expired(stored.record):
             # TRANSLATORS: {command} is the command /hongkong challenge or /hong challenge (a mention).
-            raise UserError(_("This challenge has expired. Start a new one with {command}.",
-                              command=naming.command(f"{stored.record.kind} challenge")))
+            raise UserError(
+                _(
+                    "This challenge has expired. Start a new one with {command}.",
+                    command=naming.command(f"{stored.record.kind} challenge"),
+                )
+            )
         return stored
 
     async def accept(self, channel_id: int, game_id: str, user: Person) -> tuple[Record, Game]:
@@ -386,8 +465,9 @@ class GameLayer:
         kind = self.kinds[record.kind]
         game = kind.new_game(record.options)
         now = self.clock()
-        record = record.replace(status=Status.ACTIVE, opponent=user.id, players=players, state=game.to_dict(),
-                                started=now, updated=now)
+        record = record.replace(
+            status=Status.ACTIVE, opponent=user.id, players=players, state=game.to_dict(), started=now, updated=now
+        )
         record, effects = await self._starting(record, game, stored.version + 1, self._deadlines_of(stored))
         if await self.store.commit(channel_id, record, stored.version, effects) is None:
             raise GameChanged(_("This challenge changed at the same moment (answered or withdrawn). Look again."))
@@ -404,9 +484,11 @@ class GameLayer:
         if user_id != record.challenger and (record.opponent is None or user_id != record.opponent):
             if record.opponent is None:
                 raise UserError(_("This is an open challenge: accept it to play, or let it expire."))
-            raise UserError(_("Only the challenged player can decline this challenge (or the challenger withdraw "
-                              "it)."))
-        if await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored))) is None:
+            raise UserError(_("Only the challenged player can decline this challenge (or the challenger withdraw it)."))
+        if (
+            await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored)))
+            is None
+        ):
             raise GameChanged(_("This challenge changed at the same moment. Look again."))
         return record
 
@@ -415,7 +497,10 @@ class GameLayer:
         stored = await self.store.get(channel_id)
         if stored is None or stored.record.id != game_id or not self._expired(stored.record):
             return None
-        if await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored))) is None:
+        if (
+            await self.store.commit(channel_id, None, stored.version, Effects(cancel=self._deadlines_of(stored)))
+            is None
+        ):
             return None
         return stored.record
 
@@ -433,10 +518,21 @@ class GameLayer:
             return record
         stored = await self.store.get(channel_id)
         left = Effects(cancel=self._deadlines_of(stored), settle=(Announcement.start(record).member,), active=False)
-        if stored is None or stored.record != record or await self.store.commit(channel_id, None, stored.version, left) is None:
-            await self.store.commit(thread_id, None, 1, Effects(cancel=self._deadlines_of(Stored(moved, 1)),
-                                                                settle=(Announcement.start(moved).member,),
-                                                                active=False))
+        if (
+            stored is None
+            or stored.record != record
+            or await self.store.commit(channel_id, None, stored.version, left) is None
+        ):
+            await self.store.commit(
+                thread_id,
+                None,
+                1,
+                Effects(
+                    cancel=self._deadlines_of(Stored(moved, 1)),
+                    settle=(Announcement.start(moved).member,),
+                    active=False,
+                ),
+            )
             return record
         return moved
 
@@ -463,8 +559,9 @@ class GameLayer:
             return None
         left = Effects(cancel=self._deadlines_of(stored), active=False)
         if await self.store.commit(thread_id, None, stored.version, left, guild_id=record.guild_id) is None:
-            await self.store.commit(parent, None, 1, Effects(cancel=tuple(m for m, _ in schedule), active=False),
-                                    guild_id=record.guild_id)
+            await self.store.commit(
+                parent, None, 1, Effects(cancel=tuple(m for m, _ in schedule), active=False), guild_id=record.guild_id
+            )
             return None
         return moved
 
@@ -483,13 +580,16 @@ class GameLayer:
         if game.to_move != seat:
             waiting = record.player(game.to_move).shown
             # TRANSLATORS: {name} is the player to move; {role} their side ("blue", "emperor").
-            raise UserError(_("It's not your turn: {name} ({role}) is to move.", name=waiting,
-                              role=kind.role(game.to_move)))
+            raise UserError(
+                _("It's not your turn: {name} ({role}) is to move.", name=waiting, role=kind.role(game.to_move))
+            )
         if record.deadline and self.clock() >= record.deadline:
             raise UserError(_("Your time for this turn has run out: the game is being ended as a loss on time."))
         return stored, game, seat
 
-    async def play(self, kind: GameKind, channel_id: int, user_id: int, move: str, *, expected_state: dict | None = None) -> Turn:
+    async def play(
+        self, kind: GameKind, channel_id: int, user_id: int, move: str, *, expected_state: dict | None = None
+    ) -> Turn:
         """Apply ``move`` for ``user_id`` to the channel's game and commit it atomically.
 
         Args:
@@ -521,7 +621,9 @@ class GameLayer:
         if game_id is not None and stored.record.id != game_id:
             raise UserError(_("That game has already ended: there is nothing to resign."))
         seat = self._player_seat(stored.record, user_id, kind)
-        return await self._commit(stored, stored.record, kind, game, Turn(stored.record, game, seat, None, Event.RESIGNED))
+        return await self._commit(
+            stored, stored.record, kind, game, Turn(stored.record, game, seat, None, Event.RESIGNED)
+        )
 
     async def forfeit(self, channel_id: int, game_id: str, marker: int) -> Turn | None:
         """The turn that began after ``marker`` moves ran out of time: the player to move loses.
@@ -534,8 +636,9 @@ class GameLayer:
         kind = self.kinds[stored.record.kind]
         game = self.game_of(stored.record)
         try:
-            return await self._commit(stored, stored.record, kind, game,
-                                      Turn(stored.record, game, game.to_move, None, Event.TIMEOUT))
+            return await self._commit(
+                stored, stored.record, kind, game, Turn(stored.record, game, game.to_move, None, Event.TIMEOUT)
+            )
         except UserError:
             return None
 
@@ -573,9 +676,15 @@ class GameLayer:
             a, b = record.names
             # TRANSLATORS: {first} and {second} are the players' names; {board} the command /hongkong board or
             # /hong board (a mention).
-            raise UserError(_("You're not playing in this game ({first} vs {second}). Watch with {board}, "
-                              "or challenge someone in another channel.", first=a, second=b,
-                              board=naming.command(f"{kind.name} board")))
+            raise UserError(
+                _(
+                    "You're not playing in this game ({first} vs {second}). Watch with {board}, "
+                    "or challenge someone in another channel.",
+                    first=a,
+                    second=b,
+                    board=naming.command(f"{kind.name} board"),
+                )
+            )
         return seat
 
     async def _timed(self, record: Record, game: Game, start: float) -> tuple[Record, tuple[tuple[str, float], ...]]:
@@ -587,8 +696,9 @@ class GameLayer:
         marker = len(game.moves)
         items = [(Deadline("forfeit", record.channel_id, record.id, marker).member, deadline)]
         if settings.reminders:
-            items.append((Deadline("remind", record.channel_id, record.id, marker).member,
-                          start + settings.turn_timer / 2))
+            items.append(
+                (Deadline("remind", record.channel_id, record.id, marker).member, start + settings.turn_timer / 2)
+            )
         return record, tuple(items)
 
     @staticmethod
@@ -626,21 +736,35 @@ class GameLayer:
         announce = [self.outbox.entry(announcement, now)]
         cancel, settle = self._deadlines_of(stored), (Announcement.computer(record, stored.version).member,)
         if turn.event.ends_game or game.is_over:
-            record = record.replace(status=Status.FINISHED, ended=now, takeback=None,
-                                    result=self._result(kind, game, record, turn))
+            record = record.replace(
+                status=Status.FINISHED, ended=now, takeback=None, result=self._result(kind, game, record, turn)
+            )
             announce.append(self.outbox.entry(Announcement.result(record), now))
-            ok = await self.store.finish(channel_id, record, stored.version,
-                                         Effects(cancel=cancel, settle=settle, announce=tuple(announce),
-                                                 active=False))
+            ok = await self.store.finish(
+                channel_id,
+                record,
+                stored.version,
+                Effects(cancel=cancel, settle=settle, announce=tuple(announce), active=False),
+            )
         else:
             record, schedule = await self._timed(record, game, now)
             announce += self._computer_entry(record, game, version, now)
-            ok = await self.store.commit(channel_id, record, stored.version,
-                                         Effects(cancel=cancel, settle=settle, schedule=schedule,
-                                                 announce=tuple(announce))) is not None
+            ok = (
+                await self.store.commit(
+                    channel_id,
+                    record,
+                    stored.version,
+                    Effects(cancel=cancel, settle=settle, schedule=schedule, announce=tuple(announce)),
+                )
+                is not None
+            )
         if not ok:
-            raise GameChanged(_("The game changed at the same moment (another move, takeback or answer landed "
-                                "first). Look at the board and try again."))
+            raise GameChanged(
+                _(
+                    "The game changed at the same moment (another move, takeback or answer landed "
+                    "first). Look at the board and try again."
+                )
+            )
         return Turn(record, game, turn.player, turn.move, turn.event, announcement, turn.undone)
 
     @staticmethod
@@ -708,8 +832,9 @@ class GameLayer:
             count += 1
             if record.status is Status.CHALLENGE:
                 expires = record.expires or record.updated  # (a stored challenge has its expiry: Record checks it)
-                await self.deadlines.schedule((Deadline("expire", channel_id, record.id, 0), expires), only_new=True,
-                                              guild_id=record.guild_id)
+                await self.deadlines.schedule(
+                    (Deadline("expire", channel_id, record.id, 0), expires), only_new=True, guild_id=record.guild_id
+                )
             elif record.status is Status.ACTIVE:
                 settings = await self.settings.get(record.guild_id)
                 game = self.kinds[record.kind].load(record.game_state, replay=False)  # checked when first played
@@ -752,8 +877,9 @@ class GameLayer:
             # against the computer: back to the start of the caller's last turn (undoing the computer's reply too)
             undone = tuple(game.truncate(mine[0]))
             record = record.replace(takeback=None)
-            return await self._commit(stored, record, kind, game,
-                                      Turn(record, game, seat, None, Event.TAKEBACK, undone=undone))
+            return await self._commit(
+                stored, record, kind, game, Turn(record, game, seat, None, Event.TAKEBACK, undone=undone)
+            )
         last = turn_start(game)
         if last is None or last[1] != seat:
             raise UserError(_("You can only take back your own last turn, before your opponent has moved."))
@@ -761,23 +887,36 @@ class GameLayer:
         if asked and asked.by == seat and asked.moves == len(game.moves):
             opponent = record.player(1 - seat).shown
             if asked.refused:
-                raise UserError(_("You have already asked for a takeback this turn, and {name} refused it. Play on: "
-                                  "you can ask again after your next turn.", name=opponent))
+                raise UserError(
+                    _(
+                        "You have already asked for a takeback this turn, and {name} refused it. Play on: "
+                        "you can ask again after your next turn.",
+                        name=opponent,
+                    )
+                )
             if asked.expires > self.clock():
                 raise UserError(_("Your takeback request is waiting for {name} to answer.", name=opponent))
-            raise UserError(_("You have already asked for a takeback this turn, and {name} didn't answer in time. "
-                              "Play on: you can ask again after your next turn.", name=opponent))
-        request = Takeback(by=seat, moves=len(game.moves), expires=self.clock() + TAKEBACK_TIMEOUT,
-                           nonce=self._new_id()[:4])
+            raise UserError(
+                _(
+                    "You have already asked for a takeback this turn, and {name} didn't answer in time. "
+                    "Play on: you can ask again after your next turn.",
+                    name=opponent,
+                )
+            )
+        request = Takeback(
+            by=seat, moves=len(game.moves), expires=self.clock() + TAKEBACK_TIMEOUT, nonce=self._new_id()[:4]
+        )
         record = record.replace(takeback=request)
-        runs_out = Effects(schedule=((Deadline("takeback", channel_id, record.id, request.moves).member,
-                                      request.expires),))
+        runs_out = Effects(
+            schedule=((Deadline("takeback", channel_id, record.id, request.moves).member, request.expires),)
+        )
         if await self.store.commit(channel_id, record, stored.version, runs_out) is None:
             raise GameChanged(_("The game changed at the same moment. Look at the board and try again."))
         return record, 1 - seat
 
-    async def answer_takeback(self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool,
-                              nonce: str | None = None) -> Turn | Record:
+    async def answer_takeback(
+        self, channel_id: int, game_id: str, moves: int, user_id: int, accept: bool, nonce: str | None = None
+    ) -> Turn | Record:
         """The opponent answers a takeback request. Accepted → the last turn is undone (a :class:`Turn` with
         event takeback); refused → the request stays in the record, marked refused (the record is returned): the
         same player can't ask again this turn.
@@ -788,15 +927,21 @@ class GameLayer:
         stored = await self.store.get(channel_id)
         live = stored is not None and stored.record.id == game_id and stored.record.status is Status.ACTIVE
         request = stored.record.takeback if stored is not None and live else None
-        if stored is None or request is None or request.refused or request.moves != moves \
-                or (nonce is not None and request.nonce != nonce):
+        if (
+            stored is None
+            or request is None
+            or request.refused
+            or request.moves != moves
+            or (nonce is not None and request.nonce != nonce)
+        ):
             raise UserError(_("This takeback request is no longer open."))
         if request.expires <= self.clock():
             raise UserError(_("This takeback request has expired."))
         record = stored.record
         if record.seat_of(user_id) != 1 - request.by:
-            raise UserError(_("Only {name} can answer this takeback request.",
-                              name=record.player(1 - request.by).shown))
+            raise UserError(
+                _("Only {name} can answer this takeback request.", name=record.player(1 - request.by).shown)
+            )
         if not accept:
             record = record.replace(takeback=dataclasses.replace(request, refused=True))
             if await self.store.commit(channel_id, record, stored.version) is None:
@@ -809,8 +954,9 @@ class GameLayer:
         if start is None:  # (a request is made after a turn: there is one to undo)
             raise UserError(_("This takeback request is no longer open."))
         undone = tuple(game.truncate(start[0]))
-        return await self._commit(stored, record, kind, game,
-                                  Turn(record, game, request.by, None, Event.TAKEBACK, undone=undone))
+        return await self._commit(
+            stored, record, kind, game, Turn(record, game, request.by, None, Event.TAKEBACK, undone=undone)
+        )
 
     # --- rematch ----------------------------------------------------------------------------------
 
@@ -834,13 +980,18 @@ class GameLayer:
         if started:
             raise UserError(_("The rematch has already started."))
         if user.id in voters and other.id not in voters and not other.bot:
-            raise UserError(_("You have already asked for a rematch: waiting for {name} to press Rematch too.",
-                              name=other.shown))
+            raise UserError(
+                _("You have already asked for a rematch: waiting for {name} to press Rematch too.", name=other.shown)
+            )
         new, votes = await self.store.vote_rematch(channel_id, game_id, user.id, *([other.id] if other.bot else []))
         if votes < 2:  # the computer always agrees
             if not new:
-                raise UserError(_("You have already asked for a rematch: waiting for {name} to press Rematch too.",
-                                  name=other.shown))
+                raise UserError(
+                    _(
+                        "You have already asked for a rematch: waiting for {name} to press Rematch too.",
+                        name=other.shown,
+                    )
+                )
             return other
         if not await self.store.claim_rematch(channel_id, game_id):
             raise UserError(_("The rematch has already started."))
@@ -850,9 +1001,21 @@ class GameLayer:
         game = kind.new_game(options)
         now = self.clock()
         record = Record(
-            id=self._new_id(), kind=kind.name, status=Status.ACTIVE, guild_id=old.guild_id, channel_id=channel_id,
-            parent_id=old.parent_id, challenger=old.challenger, opponent=old.opponent, players=players,
-            options=options, state=game.to_dict(), created=now, updated=now, started=now, rematch_of=game_id,
+            id=self._new_id(),
+            kind=kind.name,
+            status=Status.ACTIVE,
+            guild_id=old.guild_id,
+            channel_id=channel_id,
+            parent_id=old.parent_id,
+            challenger=old.challenger,
+            opponent=old.opponent,
+            players=players,
+            options=options,
+            state=game.to_dict(),
+            created=now,
+            updated=now,
+            started=now,
+            rematch_of=game_id,
         )
         try:
             return await self._start(channel_id, record, game, None), game

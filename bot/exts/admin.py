@@ -3,6 +3,7 @@
 
 Every answer here is ephemeral, in the caller's language (the command tree makes it current).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -40,8 +41,9 @@ def language_choices() -> list[app_commands.Choice[str]]:
     """The ``language`` option's choices: ``auto`` (the server's language in Discord), then every language the
     bot speaks (:func:`bot.i18n.languages`, read when this module is loaded: a catalog added is offered after a
     restart), each by its own name ("Deutsch", "日本語"), the same in every language."""
-    languages = [app_commands.Choice(name=untranslated(i18n.language_name(code)), value=code)
-                 for code in i18n.languages()]
+    languages = [
+        app_commands.Choice(name=untranslated(i18n.language_name(code)), value=code) for code in i18n.languages()
+    ]
     return [app_commands.Choice(name="auto: the server's language in Discord", value=AUTO), *languages]
 
 
@@ -49,8 +51,11 @@ async def complete_language(interaction: discord.Interaction, current: str) -> l
     """The ``language`` option's suggestions when the languages are too many for choices: those whose name or
     code contains what is typed (any case), ``auto`` first, at most :data:`MAX_CHOICES`."""
     typed = current.casefold().strip()
-    return [choice for choice in language_choices()
-            if typed in choice.name.casefold() or typed in str(choice.value).casefold()][:MAX_CHOICES]
+    return [
+        choice
+        for choice in language_choices()
+        if typed in choice.name.casefold() or typed in str(choice.value).casefold()
+    ][:MAX_CHOICES]
 
 
 def language_option(choices: list[app_commands.Choice[str]]):
@@ -68,22 +73,32 @@ def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, c
     posts = i18n.language_name(i18n.server_language(settings.language, getattr(guild, "preferred_locale", None)))
     lines = [
         _("Settings updated for this server:") if changed else _("Settings for this server:"),
-        _("• turn timer: **{duration}** (a player who doesn't move in time forfeits; applies from the next turn)",
-          duration=describe_duration(settings.turn_timer)),
+        _(
+            "• turn timer: **{duration}** (a player who doesn't move in time forfeits; applies from the next turn)",
+            duration=describe_duration(settings.turn_timer),
+        ),
         _("• reminders: **{state}** (once, at half the time)", state=_("on") if settings.reminders else _("off")),
         _("• a thread per game: **{state}**", state=_("on") if settings.threads else _("off")),
         # TRANSLATORS: {language} is a language's own name, e.g. "Deutsch", "日本語"
-        _("• language of the bot's posts: **{language}**", language=posts) if settings.language in i18n.languages()
-        else _("• language of the bot's posts: **{language}** (auto: the server's language in Discord)",
-               language=posts),
+        _("• language of the bot's posts: **{language}**", language=posts)
+        if settings.language in i18n.languages()
+        else _(
+            "• language of the bot's posts: **{language}** (auto: the server's language in Discord)", language=posts
+        ),
     ]
     if settings.language and settings.language not in i18n.languages():
         # TRANSLATORS: {chosen} is the name of the language chosen for the server (e.g. "français"), {language} the
         # one posts use meanwhile; {settings} the command /settings (a mention).
-        lines.append(_("⚠️ **{chosen}** was chosen, but this bot can't read that language's catalog now (missing or "
-                       "damaged): posts are in **{language}** until it is back. Its operator has the details in the "
-                       "log; {settings} can choose another.", chosen=i18n.language_name(settings.language),
-                       language=posts, settings=mentions.command("settings")))
+        lines.append(
+            _(
+                "⚠️ **{chosen}** was chosen, but this bot can't read that language's catalog now (missing or "
+                "damaged): posts are in **{language}** until it is back. Its operator has the details in the "
+                "log; {settings} can choose another.",
+                chosen=i18n.language_name(settings.language),
+                language=posts,
+                settings=mentions.command("settings"),
+            )
+        )
     return "\n".join(lines)
 
 
@@ -122,19 +137,33 @@ class Admin(commands.Cog):
             raise UserError(_("Use {settings} in a server.", settings=mentions.command("settings")))
         changing = any(v is not None for v in (turn_timer, reminders, threads, language))
         if changing and not interaction.permissions.manage_guild:
-            raise UserError(_("Only members with the **Manage Server** permission can change the bot's settings; "
-                              "{settings} without options shows them.", settings=mentions.command("settings")))
+            raise UserError(
+                _(
+                    "Only members with the **Manage Server** permission can change the bot's settings; "
+                    "{settings} without options shows them.",
+                    settings=mentions.command("settings"),
+                )
+            )
         if language is not None and language not in (AUTO, *i18n.languages()):  # typed, not suggested
-            raise UserError(_("`{text}` is not a language I speak: pick one from the list ({languages}).",
-                              text=escape_markdown(language[:40]), languages=", ".join(
-                                  i18n.language_name(code) for code in i18n.languages())))
+            raise UserError(
+                _(
+                    "`{text}` is not a language I speak: pick one from the list ({languages}).",
+                    text=escape_markdown(language[:40]),
+                    languages=", ".join(i18n.language_name(code) for code in i18n.languages()),
+                )
+            )
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
-        settings = await self.layer.settings.update(interaction.guild_id, turn_timer=seconds, reminders=reminders,
-                                                    threads=threads, language=language)
-        await answers.send(interaction, describe_settings(settings, interaction.guild, changed=changing), ephemeral=True)
+        settings = await self.layer.settings.update(
+            interaction.guild_id, turn_timer=seconds, reminders=reminders, threads=threads, language=language
+        )
+        await answers.send(
+            interaction, describe_settings(settings, interaction.guild, changed=changing), ephemeral=True
+        )
 
     game = app_commands.Group(
-        name="game", description="Moderate games in this server", guild_only=True,
+        name="game",
+        description="Moderate games in this server",
+        guild_only=True,
         default_permissions=discord.Permissions(manage_messages=True),
     )
 
@@ -163,11 +192,13 @@ class Admin(commands.Cog):
             raise UserError(_("Use {games} in a server.", games=mentions.command("games")))
         games = await self.layer.active_games(interaction.guild_id)
         if not games:
-            start = format_list([mentions.command(f"{name} challenge") for name in self.layer.kinds], style="or",
-                                locale=i18n.current())
+            start = format_list(
+                [mentions.command(f"{name} challenge") for name in self.layer.kinds], style="or", locale=i18n.current()
+            )
             # TRANSLATORS: {commands} is e.g. "/hong challenge or /hongkong challenge"
-            raise UserError(_("No games are running in this server right now. Start one with {commands}.",
-                              commands=start))
+            raise UserError(
+                _("No games are running in this server right now. Start one with {commands}.", commands=start)
+            )
         embed = discord.Embed(title=_("Games in progress ({count})", count=len(games)), colour=discord.Colour.blurple())
         for record, game in games[:MAX_FIELDS]:
             kind = self.layer.kinds[record.kind]
@@ -177,8 +208,13 @@ class Admin(commands.Cog):
             name = _("{game}: {first} vs {second}", game=kind.title, first=a, second=b)
             # TRANSLATORS: {role} is the seat's name (blue, emperor …), {channel} the game's channel or thread (a
             # mention: Discord shows its name, and opens it when clicked)
-            value = _("{player} ({role}) to move · turn {turn} · watch in {channel}", player=record.player(seat).shown,
-                      role=kind.role(seat), turn=kind.turn_number(game), channel=f"<#{record.channel_id}>")
+            value = _(
+                "{player} ({role}) to move · turn {turn} · watch in {channel}",
+                player=record.player(seat).shown,
+                role=kind.role(seat),
+                turn=kind.turn_number(game),
+                channel=f"<#{record.channel_id}>",
+            )
             if record.deadline:
                 value += " · " + time_runs_out(record.deadline)
             embed.add_field(name=name[:256], value=value[:1024], inline=False)

@@ -4,6 +4,7 @@ The answer is ephemeral and in the caller's language (the command tree makes it 
 the tree itself — every command the bot has, a new game's included — each by its mention, with its description as
 Discord shows it in that language (the catalogs' translation of the description).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
@@ -52,21 +53,29 @@ def help_embed(tree: app_commands.CommandTree, titles: dict[str, str], applicati
     games = format_list([f"**{title}**" for title in titles.values()], locale=_list_locale())
     starts = format_list([mentions.command(f"{name} challenge") for name in titles], style="or", locale=_list_locale())
     # TRANSLATORS: {games} lists the games' names in bold ("**Hong** and **Hong Kong**")
-    lines = [_("I host board games for two players here: {games}. Every game is played in its channel, by slash "
-               "commands, with a new board after every turn; anyone can watch.", games=games),
-             "",
-             # TRANSLATORS: {commands} is e.g. "/hong challenge or /hongkong challenge" (mentions)
-             _("**Start a game** with {commands}: name an `opponent`, pick me to play the computer (choose its "
-               "`level`), or leave it out for anyone to accept.", commands=starts)]
+    lines = [
+        _(
+            "I host board games for two players here: {games}. Every game is played in its channel, by slash "
+            "commands, with a new board after every turn; anyone can watch.",
+            games=games,
+        ),
+        "",
+        # TRANSLATORS: {commands} is e.g. "/hong challenge or /hongkong challenge" (mentions)
+        _(
+            "**Start a game** with {commands}: name an `opponent`, pick me to play the computer (choose its "
+            "`level`), or leave it out for anyone to accept.",
+            commands=starts,
+        ),
+    ]
     embed = discord.Embed(title=_("How to play here"), description="\n".join(lines), colour=discord.Colour.blurple())
     listed = [c for c in tree.get_commands() if isinstance(c, (app_commands.Command, app_commands.Group))]
     listed.sort(key=lambda c: c.name not in titles)  # the games' commands first, then the rest as the tree has them
-    for command in listed[:MAX_FIELDS - 1]:
-        embed.add_field(name=mentions.typed(command.name), value=_cut("\n".join(command_lines(command))),
-                        inline=False)
+    for command in listed[: MAX_FIELDS - 1]:
+        embed.add_field(name=mentions.typed(command.name), value=_cut("\n".join(command_lines(command))), inline=False)
     # TRANSLATORS: a link's text (Markdown); {url} is the address that adds the bot to a server
-    embed.add_field(name=_("Invite"), value=_("[Add me to another server]({url})", url=invite_url(application_id)),
-                    inline=False)
+    embed.add_field(
+        name=_("Invite"), value=_("[Add me to another server]({url})", url=invite_url(application_id)), inline=False
+    )
     return embed
 
 
@@ -74,7 +83,7 @@ def _cut(text: str) -> str:
     """``text`` within a field's :data:`FIELD_MAX` characters, cut at a line's end."""
     if len(text) <= FIELD_MAX:
         return text
-    return text[:FIELD_MAX - 1].rpartition("\n")[0] + "\n…"
+    return text[: FIELD_MAX - 1].rpartition("\n")[0] + "\n…"
 
 
 def _list_locale() -> str:

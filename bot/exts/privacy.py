@@ -9,6 +9,7 @@
 
 Every answer is ephemeral, in the caller's language (the command tree makes it current; a button's press too).
 """
+
 from __future__ import annotations
 
 import io
@@ -47,8 +48,11 @@ class ForgetButton(GameButton, template=r"hb:pf:(?P<answer>yes|no):(?P<user_id>\
     numbers = ("user_id", "expires")
 
     def __init__(self, answer: str, user_id: int, expires: int) -> None:
-        label, style = ((p_("button", "Confirm"), discord.ButtonStyle.danger) if answer == "yes"
-                        else (p_("button", "Cancel"), discord.ButtonStyle.secondary))
+        label, style = (
+            (p_("button", "Confirm"), discord.ButtonStyle.danger)
+            if answer == "yes"
+            else (p_("button", "Cancel"), discord.ButtonStyle.secondary)
+        )
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:pf:{answer}:{user_id}:{expires}"))
         self.answer, self.user_id, self.expires = answer, user_id, expires
 
@@ -65,8 +69,9 @@ def retention_text(days: float | None) -> str:
     if days is None:
         return _("Finished games are kept until the players ask me to forget them.")
     # TRANSLATORS: {duration} is e.g. "365 days"
-    return _("Finished games are kept for {duration}, then deleted (ratings stay).",
-             duration=describe_duration(days * DAY))
+    return _(
+        "Finished games are kept for {duration}, then deleted (ratings stay).", duration=describe_duration(days * DAY)
+    )
 
 
 def info_text(days: float | None) -> str:
@@ -75,16 +80,24 @@ def info_text(days: float | None) -> str:
     lines = [
         _("**What I keep about you**, in this bot's database (Redis):"),
         # TRANSLATORS: the list of what the bot stores; keep the bullets
-        _("• your finished games: your Discord id and display name, every move and the result — shown in the "
-          "server's history and replays;"),
-        _("• your ratings and stats for each game, in each server and on the global leaderboard that every server "
-          "can see;"),
+        _(
+            "• your finished games: your Discord id and display name, every move and the result — shown in the "
+            "server's history and replays;"
+        ),
+        _(
+            "• your ratings and stats for each game, in each server and on the global leaderboard that every server "
+            "can see;"
+        ),
         _("• while you play: the game, its timers and the posts still to make (gone when it ends)."),
         retention_text(days),
         "",
         # TRANSLATORS: {export} and {forget} are the commands /privacy export and /privacy forget (mentions)
-        _("{export} sends you a copy of it all; {forget} erases it everywhere (in finished games you become "
-          "“a former player”).", export=mentions.command("privacy export"), forget=mentions.command("privacy forget")),
+        _(
+            "{export} sends you a copy of it all; {forget} erases it everywhere (in finished games you become "
+            "“a former player”).",
+            export=mentions.command("privacy export"),
+            forget=mentions.command("privacy forget"),
+        ),
     ]
     return "\n".join(lines)
 
@@ -94,11 +107,11 @@ def refusal(record: Record) -> str:
     channel = f"<#{record.channel_id}>"
     if record.status is Status.CHALLENGE:
         # TRANSLATORS: {channel} is a channel (a mention)
-        return _("You have an open challenge in {channel}: ask again once it is answered or has expired.",
-                 channel=channel)
+        return _(
+            "You have an open challenge in {channel}: ask again once it is answered or has expired.", channel=channel
+        )
     # TRANSLATORS: {channel} is a channel (a mention)
-    return _("Resign or finish your game in {channel} first: I can't erase your data while you play.",
-             channel=channel)
+    return _("Resign or finish your game in {channel} first: I can't erase your data while you play.", channel=channel)
 
 
 class Privacy(commands.Cog):
@@ -130,15 +143,23 @@ class Privacy(commands.Cog):
         data = await self.store.export(interaction.user.id)
         games, ratings = len(data["games"]), len(data["ratings"])
         if not games and not ratings:
-            await answers.send(interaction, _("I keep nothing about you: no finished games, no ratings."),
-                               ephemeral=True)
+            await answers.send(
+                interaction, _("I keep nothing about you: no finished games, no ratings."), ephemeral=True
+            )
             return
         text = json.dumps(data, ensure_ascii=False, indent=1).encode()
         # TRANSLATORS: {count} finished games; the file holds them with the person's ratings and stats
-        content = n_("Everything I keep about you, as JSON: {count} finished game, and your ratings and stats.",
-                     "Everything I keep about you, as JSON: {count} finished games, and your ratings and stats.", games)
-        await answers.send(interaction, content, ephemeral=True,
-                           file=discord.File(io.BytesIO(text), filename=f"hongbot-{interaction.user.id}.json"))
+        content = n_(
+            "Everything I keep about you, as JSON: {count} finished game, and your ratings and stats.",
+            "Everything I keep about you, as JSON: {count} finished games, and your ratings and stats.",
+            games,
+        )
+        await answers.send(
+            interaction,
+            content,
+            ephemeral=True,
+            file=discord.File(io.BytesIO(text), filename=f"hongbot-{interaction.user.id}.json"),
+        )
 
     @privacy.command(name="forget", description="Erase everything I keep about you (asks you to confirm)")
     async def forget(self, interaction: discord.Interaction) -> None:
@@ -149,11 +170,16 @@ class Privacy(commands.Cog):
         """
         await self._check_free(interaction.user.id)
         expires = int(self.layer.clock()) + FORGET_CONFIRMATION
-        buttons = view(ForgetButton("yes", interaction.user.id, expires), ForgetButton("no", interaction.user.id, expires))
+        buttons = view(
+            ForgetButton("yes", interaction.user.id, expires), ForgetButton("no", interaction.user.id, expires)
+        )
         # TRANSLATORS: {duration} is e.g. "1 minute"
-        question = _("Erase everything I keep about you? Your ratings, stats and leaderboard entries go, in every "
-                     "server; in your finished games you become “a former player”. This can't be undone. Confirm "
-                     "within {duration}.", duration=describe_duration(FORGET_CONFIRMATION))
+        question = _(
+            "Erase everything I keep about you? Your ratings, stats and leaderboard entries go, in every "
+            "server; in your finished games you become “a former player”. This can't be undone. Confirm "
+            "within {duration}.",
+            duration=describe_duration(FORGET_CONFIRMATION),
+        )
         await answers.send(interaction, question, view=buttons, ephemeral=True)
 
     async def _check_free(self, user_id: int) -> None:
@@ -170,16 +196,23 @@ class Privacy(commands.Cog):
             UserError: pressed by someone else than who asked, or the caller is now in a game.
         """
         if button.user_id != interaction.user.id:
-            raise UserError(_("This question is someone else's: only they can answer it. {command} asks you yours.",
-                              command=mentions.command("privacy forget")))
+            raise UserError(
+                _(
+                    "This question is someone else's: only they can answer it. {command} asks you yours.",
+                    command=mentions.command("privacy forget"),
+                )
+            )
         if button.answer == "no":
             await answers.edit(interaction, content=_("Nothing was erased."), view=None)
             return
         if self.layer.clock() > button.expires:
             # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command /privacy forget (a mention)
-            content = _("This confirmation expired after {duration}: nothing was erased. Use {command} again if you "
-                        "still want it.", duration=describe_duration(FORGET_CONFIRMATION),
-                        command=mentions.command("privacy forget"))
+            content = _(
+                "This confirmation expired after {duration}: nothing was erased. Use {command} again if you "
+                "still want it.",
+                duration=describe_duration(FORGET_CONFIRMATION),
+                command=mentions.command("privacy forget"),
+            )
             await answers.edit(interaction, content=content, view=None)
             return
         await self._check_free(interaction.user.id)
@@ -187,10 +220,13 @@ class Privacy(commands.Cog):
         user_id = interaction.user.id
         erased = await self.store.forget(user_id, lambda record: forget(self.layer.kinds[record.kind], record, user_id))
         # TRANSLATORS: {count} finished games, now showing "a former player" instead of the person
-        content = n_("Done: everything I kept about you is erased. In {count} finished game you are now “a former "
-                     "player”; your ratings and stats are gone from every leaderboard.",
-                     "Done: everything I kept about you is erased. In {count} finished games you are now “a former "
-                     "player”; your ratings and stats are gone from every leaderboard.", erased.records)
+        content = n_(
+            "Done: everything I kept about you is erased. In {count} finished game you are now “a former "
+            "player”; your ratings and stats are gone from every leaderboard.",
+            "Done: everything I kept about you is erased. In {count} finished games you are now “a former "
+            "player”; your ratings and stats are gone from every leaderboard.",
+            erased.records,
+        )
         await answers.edit(interaction, content=content, view=None)
 
 

@@ -2,6 +2,7 @@
 (:func:`engine.registry.games`), the module ``bot.games.<name>`` contributes its :class:`bot.core.kinds.GameKind` as
 the constant ``KIND``. Adding a game adds a module here; nothing else names the games.
 """
+
 from __future__ import annotations
 
 import importlib

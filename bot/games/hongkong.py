@@ -2,6 +2,7 @@
 
 :data:`KIND` is what :func:`bot.games.all_kinds` finds; the play feature builds the ``/hongkong`` commands from it.
 """
+
 from __future__ import annotations
 
 import random
@@ -38,11 +39,16 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hk.HongKongGame, names: tuple[str, str]) -> str:
-    """"Buildings: Ann 5 – Ben 4" (buildings each player controls now)."""
+    """ "Buildings: Ann 5 – Ben 4" (buildings each player controls now)."""
     b0, b1 = game.buildings()
     # TRANSLATORS: each player's name then how many buildings they control now: "Buildings: Ann 5 – Ben 4".
-    return _("Buildings: {first} {first_buildings} – {second} {second_buildings}", first=names[0],
-             first_buildings=b0, second=names[1], second_buildings=b1)
+    return _(
+        "Buildings: {first} {first_buildings} – {second} {second_buildings}",
+        first=names[0],
+        first_buildings=b0,
+        second=names[1],
+        second_buildings=b1,
+    )
 
 
 def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
@@ -54,17 +60,28 @@ def result(game: hk.HongKongGame, names: tuple[str, str]) -> str:
     how = translate(outcome.termination)
     if outcome.winner is None:
         # TRANSLATORS: {how} is how the game ended: "board full" or "pieces used".
-        return n_("Draw: {first} and {second} have {count} building each, and the centre C3 is empty ({how}).",
-                  "Draw: {first} and {second} have {count} buildings each, and the centre C3 is empty ({how}).", b0,
-                  first=names[0], second=names[1], how=how)
+        return n_(
+            "Draw: {first} and {second} have {count} building each, and the centre C3 is empty ({how}).",
+            "Draw: {first} and {second} have {count} buildings each, and the centre C3 is empty ({how}).",
+            b0,
+            first=names[0],
+            second=names[1],
+            how=how,
+        )
     w = outcome.winner
     if outcome.centre_decided:
         # TRANSLATORS: {first}–{second} is the score in buildings (12–12); {how}: "board full" or "pieces used".
-        return _("{name} wins on the centre C3: {first}–{second} buildings ({how}).", name=names[w], first=b0,
-                 second=b1, how=how)
+        return _(
+            "{name} wins on the centre C3: {first}–{second} buildings ({how}).",
+            name=names[w],
+            first=b0,
+            second=b1,
+            how=how,
+        )
     # TRANSLATORS: {high}–{low} is the score in buildings (13–12); {how}: "board full" or "pieces used".
-    return _("{name} wins {high}–{low} in buildings ({how}).", name=names[w], high=max(b0, b1), low=min(b0, b1),
-             how=how)
+    return _(
+        "{name} wins {high}–{low} in buildings ({how}).", name=names[w], high=max(b0, b1), low=min(b0, b1), how=how
+    )
 
 
 def describe_options(options: dict) -> str:
@@ -89,28 +106,51 @@ def describe_move(game: hk.HongKongGame, names: tuple[str, str]) -> str:
         if e.kind == "capture" and seat is not None:
             if e.square in sealed:
                 # TRANSLATORS: {name} is the player who lost the building; {square} a square such as B2.
-                parts.append(_("captured {name}'s building on {square} and sealed it with a roof",
-                               name=names[1 - seat], square=e.square))
+                parts.append(
+                    _(
+                        "captured {name}'s building on {square} and sealed it with a roof",
+                        name=names[1 - seat],
+                        square=e.square,
+                    )
+                )
             else:
                 parts.append(_("captured {name}'s building on {square}", name=names[1 - seat], square=e.square))
         elif e.kind == "seal" and e.square not in captured:
             parts.append(_("sealed {square} with a roof", square=e.square))
         elif e.kind == "lead" and seat is not None and counts is not None:
             # TRANSLATORS: {mine}–{theirs} is the new score in buildings (6–5).
-            parts.append(_("{name} takes the lead, {mine}–{theirs}", name=names[seat],
-                           mine=counts[seat], theirs=counts[1 - seat]))
+            parts.append(
+                _(
+                    "{name} takes the lead, {mine}–{theirs}",
+                    name=names[seat],
+                    mine=counts[seat],
+                    theirs=counts[1 - seat],
+                )
+            )
         elif e.kind == "level" and counts is not None:
             if seat is not None:
                 # TRANSLATORS: {score} is each player's buildings in a tie (5, as in 5–5).
-                parts.append(_("level at {score}–{score} ({name} holds the centre C3, which decides a tie)",
-                               score=counts[0], name=names[seat]))
+                parts.append(
+                    _(
+                        "level at {score}–{score} ({name} holds the centre C3, which decides a tie)",
+                        score=counts[0],
+                        name=names[seat],
+                    )
+                )
             else:
-                parts.append(_("level at {score}–{score} (the centre C3 is empty: a tie would be a draw)",
-                               score=counts[0]))
+                parts.append(
+                    _("level at {score}–{score} (the centre C3 is empty: a tie would be a draw)", score=counts[0])
+                )
         elif e.kind == "centre" and seat is not None and counts is not None:
             # TRANSLATORS: {first}–{second} is the tied score in buildings (12–12).
-            parts.append(_("level at {first}–{second}: the centre C3 decides it for {name}", first=counts[0],
-                           second=counts[1], name=names[seat]))
+            parts.append(
+                _(
+                    "level at {first}–{second}: the centre C3 decides it for {name}",
+                    first=counts[0],
+                    second=counts[1],
+                    name=names[seat],
+                )
+            )
     return "; ".join(parts)
 
 
@@ -154,19 +194,26 @@ def square_choices(game: hk.HongKongGame, options) -> list[str]:
     option = mentions.option("hongkong place", "piece")
     if left[piece] == 0 and piece == "S":
         # TRANSLATORS: {option} is the option "piece" and {value} its choice "roof", as Discord shows them.
-        raise UserError(_("You have no standard blocks left: set `{option}` to {value}.", option=option,
-                          value=p_("choice", "roof")))
+        raise UserError(
+            _("You have no standard blocks left: set `{option}` to {value}.", option=option, value=p_("choice", "roof"))
+        )
     if left[piece] == 0:
         # TRANSLATORS: {option} is the option "piece" and {value} its choice "block", as Discord shows them.
-        raise UserError(_("You have no roofs left: set `{option}` to {value}.", option=option,
-                          value=p_("choice", "block")))
+        raise UserError(
+            _("You have no roofs left: set `{option}` to {value}.", option=option, value=p_("choice", "block"))
+        )
     if options.quick:
         quick_choices(game, options)  # none left: says so
     found = game.legal_squares(piece, options.quick or None)
     if not found and options.quick:
         # TRANSLATORS: {square} is what was chosen for the option {option} (the quick block's square).
-        raise UserError(_("A quick block can't go on {square}: choose another `{option}`.", square=options.quick,
-                          option=mentions.option("hongkong place", "quick")))
+        raise UserError(
+            _(
+                "A quick block can't go on {square}: choose another `{option}`.",
+                square=options.quick,
+                option=mentions.option("hongkong place", "quick"),
+            )
+        )
     return found
 
 
@@ -183,54 +230,110 @@ def quick_choices(game: hk.HongKongGame, options) -> list[str]:
 
 # --- the rules as pages (/hongkong rules; rules: engine/rules/hongkong.md) -------------------------------------------
 
+
 def _turns_text() -> str:
     # TRANSLATORS: {place} is the command /hongkong place (a mention); {quick} its option "quick" as Discord shows it.
-    return _("Two players build on a 5×5 board of 25 plots (`A1` top left, `C3` the centre). A **building** is the "
-             "stack of pieces on one plot; the player whose piece is on top **controls** it. Each player has 20 "
-             "standard blocks, 5 quick blocks and 5 roofs.\n\nA turn is exactly one of: a standard block; a roof; a "
-             "quick block, then a standard block; a quick block, then a roof. A quick block is never a turn on its "
-             "own. On the starting player's first turn no piece may go on the centre `C3`.\n\nPlay with {place} "
-             "(`{quick}` puts a quick block first). Notation: `S@C2` a standard block on C2, `R@B2` a roof, "
-             "`Q@B2 S@C2` a quick block on B2 and then a block on C2.",
-             place=mentions.command("hongkong place"), quick=mentions.option("hongkong place", "quick"))
+    return _(
+        "Two players build on a 5×5 board of 25 plots (`A1` top left, `C3` the centre). A **building** is the "
+        "stack of pieces on one plot; the player whose piece is on top **controls** it. Each player has 20 "
+        "standard blocks, 5 quick blocks and 5 roofs.\n\nA turn is exactly one of: a standard block; a roof; a "
+        "quick block, then a standard block; a quick block, then a roof. A quick block is never a turn on its "
+        "own. On the starting player's first turn no piece may go on the centre `C3`.\n\nPlay with {place} "
+        "(`{quick}` puts a quick block first). Notation: `S@C2` a standard block on C2, `R@B2` a roof, "
+        "`Q@B2 S@C2` a quick block on B2 and then a block on C2.",
+        place=mentions.command("hongkong place"),
+        quick=mentions.option("hongkong place", "quick"),
+    )
 
 
 def _capture_text() -> str:
-    return _("Any piece may go on an empty plot, and you may always place on a building you control. Nothing may go "
-             "on a roof, and a building has at most 5 pieces (a roof counts).\n\nTo place on a building your opponent "
-             "controls (a **capture**), you must control a building next to it (sharing an edge) that is at least as "
-             "high as that building will be after your piece.\n\nHere blue's `B2` has 2 blocks. `S@C2` is legal: "
-             "`C2` will have 2 blocks, no higher than `B2`, and blue controls it then. `S@D4` is illegal: blue has "
-             "no building next to `D4`.")
+    return _(
+        "Any piece may go on an empty plot, and you may always place on a building you control. Nothing may go "
+        "on a roof, and a building has at most 5 pieces (a roof counts).\n\nTo place on a building your opponent "
+        "controls (a **capture**), you must control a building next to it (sharing an edge) that is at least as "
+        "high as that building will be after your piece.\n\nHere blue's `B2` has 2 blocks. `S@C2` is legal: "
+        "`C2` will have 2 blocks, no higher than `B2`, and blue controls it then. `S@D4` is illegal: blue has "
+        "no building next to `D4`."
+    )
 
 
 def _roof_text() -> str:
-    return _("A roof seals a building: nothing more goes on it. It may go on an empty plot too.\n\n**Height**: "
-             "compare 2 × blocks, plus 1 for a roof, so 1 block < 1 block + roof < 2 blocks (quick blocks are "
-             "blocks).\n\nHere blue's `B2` is 1 block + roof. `R@C2` is legal: `C2` becomes 1 block + roof, as high "
-             "as `B2`, captured and sealed in one go. `S@C2` is illegal: 2 blocks are higher than 1 block + roof.\n\n"
-             "In a double move the second piece is checked after the quick block: the quick block may first raise "
-             "your own building next door, and a quick block and a roof on the same plot can capture and seal a "
-             "building in one turn.")
+    return _(
+        "A roof seals a building: nothing more goes on it. It may go on an empty plot too.\n\n**Height**: "
+        "compare 2 × blocks, plus 1 for a roof, so 1 block < 1 block + roof < 2 blocks (quick blocks are "
+        "blocks).\n\nHere blue's `B2` is 1 block + roof. `R@C2` is legal: `C2` becomes 1 block + roof, as high "
+        "as `B2`, captured and sealed in one go. `S@C2` is illegal: 2 blocks are higher than 1 block + roof.\n\n"
+        "In a double move the second piece is checked after the quick block: the quick block may first raise "
+        "your own building next door, and a quick block and a roof on the same plot can capture and seal a "
+        "building in one turn."
+    )
 
 
 def _end_text() -> str:
-    return _("The game ends at the end of a turn when all 25 plots are occupied, or when both players have used all "
-             "their standard blocks and roofs (quick blocks may be left). So it lasts at most 50 turns, and the "
-             "second player always has the last turn.\n\nWhoever controls more buildings wins. Equal counts: the "
-             "player who controls the centre `C3` wins. Equal counts with `C3` empty: a draw (a full board can't "
-             "tie).\n\nHere every block and roof is used and each player controls 12 buildings: blue controls `C3` "
-             "and wins.")
+    return _(
+        "The game ends at the end of a turn when all 25 plots are occupied, or when both players have used all "
+        "their standard blocks and roofs (quick blocks may be left). So it lasts at most 50 turns, and the "
+        "second player always has the last turn.\n\nWhoever controls more buildings wins. Equal counts: the "
+        "player who controls the centre `C3` wins. Equal counts with `C3` empty: a draw (a full board can't "
+        "tie).\n\nHere every block and roof is used and each player controls 12 buildings: blue controls `C3` "
+        "and wins."
+    )
 
 
 _CAPTURE = ("S@B2", "S@C2", "S@B2", "S@D4")
 _ROOF = ("S@B2", "S@C2", "R@B2", "S@D4")
 #: A whole game (blue first) that ends with every standard block and roof used, 12–12, decided on the centre.
 _CENTRE_TIE = (
-    "S@A3", "R@C1", "R@B5", "R@A2", "R@A5", "S@D5", "R@C3", "S@C4", "R@A4", "R@E4", "S@E3", "S@E5", "R@D3", "S@A1",
-    "S@B1", "S@C5", "S@E3", "S@E5", "S@D1", "S@D2", "S@B2", "S@C4", "S@B1", "R@E1", "S@A3", "R@C5", "S@B3", "S@A1",
-    "S@A3", "S@E5", "S@E3", "S@C2", "S@B3", "S@A1", "S@B2", "S@B1", "S@B2", "S@A1", "S@B4", "S@C2", "S@D4", "S@B4",
-    "S@E3", "S@D4", "S@B2", "S@C2", "S@B1", "S@D5", "S@C2", "S@D2",
+    "S@A3",
+    "R@C1",
+    "R@B5",
+    "R@A2",
+    "R@A5",
+    "S@D5",
+    "R@C3",
+    "S@C4",
+    "R@A4",
+    "R@E4",
+    "S@E3",
+    "S@E5",
+    "R@D3",
+    "S@A1",
+    "S@B1",
+    "S@C5",
+    "S@E3",
+    "S@E5",
+    "S@D1",
+    "S@D2",
+    "S@B2",
+    "S@C4",
+    "S@B1",
+    "R@E1",
+    "S@A3",
+    "R@C5",
+    "S@B3",
+    "S@A1",
+    "S@A3",
+    "S@E5",
+    "S@E3",
+    "S@C2",
+    "S@B3",
+    "S@A1",
+    "S@B2",
+    "S@B1",
+    "S@B2",
+    "S@A1",
+    "S@B4",
+    "S@C2",
+    "S@D4",
+    "S@B4",
+    "S@E3",
+    "S@D4",
+    "S@B2",
+    "S@C2",
+    "S@B1",
+    "S@D5",
+    "S@C2",
+    "S@D2",
 )
 
 
@@ -240,37 +343,57 @@ def _after(moves: str) -> Callable[[], str]:
 
 
 RULES = (
-    RulesPage(lambda: p_("rules", "Pieces and turns"), _turns_text,
-              (Illustration(("S@B2", "S@D4", "Q@B2 S@C2"), _after("Q@B2 S@C2")),)),
-    RulesPage(lambda: p_("rules", "Placing and capturing"), _capture_text, (
-        Illustration(_CAPTURE, lambda: _("Blue to move: `S@C2` is legal, `S@D4` is not."), refused=("S@D4",)),
-        Illustration((*_CAPTURE, "S@C2"), _after("S@C2")),
-    )),
-    RulesPage(lambda: p_("rules", "Roofs and height"), _roof_text, (
-        Illustration(_ROOF, lambda: _("Blue to move: `R@C2` is legal, `S@C2` is not."), refused=("S@C2",)),
-        Illustration((*_ROOF, "R@C2"), _after("R@C2")),
-    )),
-    RulesPage(lambda: p_("rules", "The end and the winner"), _end_text,
-              (Illustration(_CENTRE_TIE, lambda: _("12–12: blue controls the centre `C3` and wins.")),)),
+    RulesPage(
+        lambda: p_("rules", "Pieces and turns"),
+        _turns_text,
+        (Illustration(("S@B2", "S@D4", "Q@B2 S@C2"), _after("Q@B2 S@C2")),),
+    ),
+    RulesPage(
+        lambda: p_("rules", "Placing and capturing"),
+        _capture_text,
+        (
+            Illustration(_CAPTURE, lambda: _("Blue to move: `S@C2` is legal, `S@D4` is not."), refused=("S@D4",)),
+            Illustration((*_CAPTURE, "S@C2"), _after("S@C2")),
+        ),
+    ),
+    RulesPage(
+        lambda: p_("rules", "Roofs and height"),
+        _roof_text,
+        (
+            Illustration(_ROOF, lambda: _("Blue to move: `R@C2` is legal, `S@C2` is not."), refused=("S@C2",)),
+            Illustration((*_ROOF, "R@C2"), _after("R@C2")),
+        ),
+    ),
+    RulesPage(
+        lambda: p_("rules", "The end and the winner"),
+        _end_text,
+        (Illustration(_CENTRE_TIE, lambda: _("12–12: blue controls the centre `C3` and wins.")),),
+    ),
 )
 
 
 def _captured(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
     """A lesson check: the move took the building on ``square`` from the other player."""
-    return lambda before, after: before.controller(hk.parse_square(square)) == after.to_move \
+    return lambda before, after: (
+        before.controller(hk.parse_square(square)) == after.to_move
         and after.controller(hk.parse_square(square)) == before.to_move
+    )
 
 
 def _built(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
     """A lesson check: the move put the first piece on ``square``, an empty plot."""
-    return lambda before, after: before.blocks(hk.parse_square(square)) == 0 \
-        and after.controller(hk.parse_square(square)) == before.to_move
+    return lambda before, after: (
+        before.blocks(hk.parse_square(square)) == 0 and after.controller(hk.parse_square(square)) == before.to_move
+    )
 
 
 def _sealed(square: str) -> Callable[[hk.HongKongGame, hk.HongKongGame], bool]:
     """A lesson check: the move roofed the mover's building on ``square``."""
-    return lambda before, after: not before.roofed(hk.parse_square(square)) \
-        and after.roofed(hk.parse_square(square)) and after.controller(hk.parse_square(square)) == before.to_move
+    return lambda before, after: (
+        not before.roofed(hk.parse_square(square))
+        and after.roofed(hk.parse_square(square))
+        and after.controller(hk.parse_square(square)) == before.to_move
+    )
 
 
 def _lesson_ending() -> str:
@@ -281,41 +404,62 @@ def _lesson_ending() -> str:
 LESSON = Lesson(
     options={"first": 0},
     seat=0,
-    intro=N_("A short game against the computer, just for you. S is a standard block, Q a quick block, R a roof; "
-             "the taller building takes its neighbour."),
+    intro=N_(
+        "A short game against the computer, just for you. S is a standard block, Q a quick block, R a roof; "
+        "the taller building takes its neighbour."
+    ),
     steps=(
         Step(
             task=N_("Your first turn: place a standard block. On the first turn nothing may go on the centre C3."),
-            right="S@B2", done=N_("Your block stands on B2: a building of your own."),
-            wrong={"S@C3": N_("Not on the first turn: the centre C3 stays empty until the second turn."),
-                   "Q@B2": N_("A quick block is never a turn on its own: it goes before a block or a roof.")},
-            reply="S@B3", because=N_("The computer builds next to you, on B3."),
+            right="S@B2",
+            done=N_("Your block stands on B2: a building of your own."),
+            wrong={
+                "S@C3": N_("Not on the first turn: the centre C3 stays empty until the second turn."),
+                "Q@B2": N_("A quick block is never a turn on its own: it goes before a block or a roof."),
+            },
+            reply="S@B3",
+            because=N_("The computer builds next to you, on B3."),
             check=_built("B2"),
         ),
         Step(
-            task=N_("Take B3. To build on the computer's building you need a neighbour of yours at least as high as "
-                    "it will be: put a quick block on B2 first, then a block on B3."),
-            right="Q@B2 S@B3", done=N_("Your quick block made B2 two high, so your block took B3."),
-            wrong={"S@B3": N_("B3 would be two blocks high and your B2 is one: too low to take it."),
-                   "Q@B2 S@B2": N_("B2 grows to three blocks, but B3 stays the computer's.")},
-            reply="S@A2", because=N_("The computer starts a new building on A2, next to your tower."),
+            task=N_(
+                "Take B3. To build on the computer's building you need a neighbour of yours at least as high as "
+                "it will be: put a quick block on B2 first, then a block on B3."
+            ),
+            right="Q@B2 S@B3",
+            done=N_("Your quick block made B2 two high, so your block took B3."),
+            wrong={
+                "S@B3": N_("B3 would be two blocks high and your B2 is one: too low to take it."),
+                "Q@B2 S@B2": N_("B2 grows to three blocks, but B3 stays the computer's."),
+            },
+            reply="S@A2",
+            because=N_("The computer starts a new building on A2, next to your tower."),
             check=_captured("B3"),
         ),
         Step(
-            task=N_("Your B2 is two blocks high, the computer's A2 one. Place a block on A2: the taller neighbour takes."),
-            right="S@A2", done=N_("A2 is two high now, and B2 is as high: A2 is yours."),
-            wrong={"S@A3": N_("A3 is empty: a new building, but nothing taken."),
-                   "S@B1": N_("B1 is empty: a new building, but A2 stays the computer's.")},
-            reply="Q@C3 S@C3", because=N_("The computer builds two high on C3: one more quick block there and it "
-                                          "could take your B3."),
+            task=N_(
+                "Your B2 is two blocks high, the computer's A2 one. Place a block on A2: the taller neighbour takes."
+            ),
+            right="S@A2",
+            done=N_("A2 is two high now, and B2 is as high: A2 is yours."),
+            wrong={
+                "S@A3": N_("A3 is empty: a new building, but nothing taken."),
+                "S@B1": N_("B1 is empty: a new building, but A2 stays the computer's."),
+            },
+            reply="Q@C3 S@C3",
+            because=N_("The computer builds two high on C3: one more quick block there and it could take your B3."),
             check=_captured("A2"),
         ),
         Step(
             task=N_("Nothing may go on a roof. Seal B3 with a roof so C3 can never take it."),
-            right="R@B3", done=N_("B3 is sealed: it stays yours to the end."),
-            wrong={"R@A3": N_("A roof on empty A3 seals an empty plot; B3 stays open to capture."),
-                   "S@D4": N_("D4 is a new building, but B3 stays open to capture.")},
-            reply="S@D4", because=N_("The computer builds on D4: B3 is out of its reach now."),
+            right="R@B3",
+            done=N_("B3 is sealed: it stays yours to the end."),
+            wrong={
+                "R@A3": N_("A roof on empty A3 seals an empty plot; B3 stays open to capture."),
+                "S@D4": N_("D4 is a new building, but B3 stays open to capture."),
+            },
+            reply="S@D4",
+            because=N_("The computer builds on D4: B3 is out of its reach now."),
             check=_sealed("B3"),
         ),
     ),
@@ -340,7 +484,9 @@ KIND = HONGKONG = GameKind(
     challenge_help={"first": "Who moves first: me, them or random (default: me)"},
     moves=(
         MoveCommand(
-            "place", "Place a block or roof (optionally after a quick block)", place,
+            "place",
+            "Place a block or roof (optionally after a quick block)",
+            place,
             help={
                 "square": "Where the block or roof goes, A1–E5 (columns A–E, rows 1–5)",
                 "piece": "block (default) or roof",

@@ -20,6 +20,7 @@ language (``interaction.locale``; the command tree sets it before any command ru
 ``with language(...)`` of the server (:func:`server_language`). A translation that is missing, or whose fields
 don't match the English message, falls back to English (logged once) — a broken catalog never breaks a reply.
 """
+
 from __future__ import annotations
 
 import functools
@@ -97,24 +98,32 @@ def _compiled(code: str) -> gettext.NullTranslations | None:
     try:
         damage = _damaged_line(path)
         if damage:
-            log.error("the catalog %s is damaged on line %d (%s): %r; it is left out, its language answered in "
-                      "English until it is fixed", path, *damage)
+            log.error(
+                "the catalog %s is damaged on line %d (%s): %r; it is left out, its language answered in "
+                "English until it is fixed",
+                path,
+                *damage,
+            )
             return None
         with path.open("rb") as f:
             catalog = read_po(f, locale=code, abort_invalid=True)  # Babel's own complaints raise, never print
         for message in list(catalog):
             why = unfit(message.id, message.string) if message.id and message.string else None
             if why:
-                log.warning("the %s translation %r of %r %s; English is used for it", code, message.string,
-                            message.id, why)
+                log.warning(
+                    "the %s translation %r of %r %s; English is used for it", code, message.string, message.id, why
+                )
                 catalog.delete(message.id, context=message.context)
         try:
             compiled = _compile(catalog)
         except (ValueError, RecursionError):  # Plural-Forms that Python's gettext can't even read
             compiled = None
         if compiled is None or not _plural_works(compiled, catalog.num_plurals):
-            log.warning("the %s catalog's plural rule %r fails for some counts; counted messages are in English",
-                        code, catalog.plural_expr)
+            log.warning(
+                "the %s catalog's plural rule %r fails for some counts; counted messages are in English",
+                code,
+                catalog.plural_expr,
+            )
             for message in [m for m in catalog if m.id and isinstance(m.id, tuple)]:
                 catalog.delete(message.id, context=message.context)
             catalog.mime_headers = [("Plural-Forms", "nplurals=2; plural=(n != 1);")]  # English's: none is left
@@ -162,13 +171,23 @@ def _plural_works(compiled: gettext.NullTranslations, forms: int) -> bool:
 
 def _spec(template: str) -> set[tuple[str, str, str | None]]:
     """A template's fields with their format spec and conversion: ``"{n:>3}"`` → ``{("n", ">3", None)}``."""
-    return {(name, spec or "", conversion) for _text, name, spec, conversion in string.Formatter().parse(template)
-            if name is not None}
+    return {
+        (name, spec or "", conversion)
+        for _text, name, spec, conversion in string.Formatter().parse(template)
+        if name is not None
+    }
 
 
 def _written(fields: set[tuple[str, str, str | None]]) -> str:
-    return ", ".join(sorted("{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
-                            for name, spec, conv in fields)) or "none"
+    return (
+        ", ".join(
+            sorted(
+                "{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+                for name, spec, conv in fields
+            )
+        )
+        or "none"
+    )
 
 
 def _has_fields(template: str) -> bool:
@@ -264,8 +283,11 @@ def server_language(chosen: str | None, preferred: object) -> str:
 
 @functools.cache
 def _missing_once(code: str) -> None:
-    log.warning("a server chose %s for its posts, but that catalog is missing or damaged; its posts follow the "
-                "server's language in Discord until it is back", code)
+    log.warning(
+        "a server chose %s for its posts, but that catalog is missing or damaged; its posts follow the "
+        "server's language in Discord until it is back",
+        code,
+    )
 
 
 def fields(template: str) -> set[str]:
@@ -274,8 +296,11 @@ def fields(template: str) -> set[str]:
     Raises:
         ValueError: the template is not a valid format string (an unpaired brace).
     """
-    return {name.split(".")[0].split("[")[0] for _text, name, _spec, _conv in string.Formatter().parse(template)
-            if name is not None}
+    return {
+        name.split(".")[0].split("[")[0]
+        for _text, name, _spec, _conv in string.Formatter().parse(template)
+        if name is not None
+    }
 
 
 @functools.cache
@@ -330,8 +355,15 @@ def N_(message: str, /) -> str:
 
 #: The markers' names and argument positions, for extraction (Babel's keyword spec). Renderers receive a
 #: :class:`gettext.NullTranslations`-like object and call its methods, so those names are markers too.
-KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "p_": ((1, "c"), 2),
-            "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {
+    "_": None,
+    "N_": None,
+    "n_": (1, 2),
+    "p_": ((1, "c"), 2),
+    "gettext": None,
+    "ngettext": (1, 2),
+    "pgettext": ((1, "c"), 2),
+}
 #: The folders whose code is read for messages.
 SOURCES = ("bot", "render", "engine")
 
@@ -344,10 +376,19 @@ def extract(extra: "Iterable[tuple[str | None, str, str]]" = ()) -> Catalog:
     template = Catalog(project="hongbot", charset="utf-8", fuzzy=False)
     for folder in SOURCES:
         for filename, lineno, message, comments, context in extract_from_dir(
-                root / folder, method_map=[("**.py", "python")], keywords=KEYWORDS,
-                comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
-            template.add(message, locations=[(f"{folder}/{filename}", lineno)], auto_comments=comments,
-                         context=context, flags=("python-brace-format",))
+            root / folder,
+            method_map=[("**.py", "python")],
+            keywords=KEYWORDS,
+            comment_tags=("TRANSLATORS:",),
+            strip_comment_tags=True,
+        ):
+            template.add(
+                message,
+                locations=[(f"{folder}/{filename}", lineno)],
+                auto_comments=comments,
+                context=context,
+                flags=("python-brace-format",),
+            )
     for context, message, where in extra:
         template.add(message, locations=[(where, 0)], context=context)
     return template
@@ -371,7 +412,26 @@ def write_catalogs(template: Catalog) -> list[Path]:
     return written
 
 
-__all__ = ["LOCALES", "TEMPLATE", "SOURCE", "KEYWORDS", "languages", "reload", "language_name", "translations", "unfit",
-           "resolve",
-           "current", "use", "language", "server_language", "fields", "extract", "write_catalogs", "_", "n_", "p_", "N_"]
-
+__all__ = [
+    "LOCALES",
+    "TEMPLATE",
+    "SOURCE",
+    "KEYWORDS",
+    "languages",
+    "reload",
+    "language_name",
+    "translations",
+    "unfit",
+    "resolve",
+    "current",
+    "use",
+    "language",
+    "server_language",
+    "fields",
+    "extract",
+    "write_catalogs",
+    "_",
+    "n_",
+    "p_",
+    "N_",
+]

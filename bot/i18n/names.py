@@ -13,6 +13,7 @@ leaves them and :mod:`bot.i18n.wording` writes them into messages through :func:
 - :func:`unescape` — stored names of record schema ≤ 2 and of older rating entries were kept escaped; this
   gives the plain name back (used by the migration in :mod:`bot.core.record` and by :mod:`bot.storage.ratings`).
 """
+
 from __future__ import annotations
 
 import re

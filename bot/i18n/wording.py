@@ -5,6 +5,7 @@ Pure of Discord: every function takes plain values, a user's names
 or a :class:`bot.core.record.Record` and returns text, in the current language (:mod:`bot.i18n`). Names are stored
 plain and escaped once here, on the way into a message (:mod:`bot.i18n.names`).
 """
+
 from __future__ import annotations
 
 
@@ -75,7 +76,7 @@ def translate(message: object) -> str:
 
 
 def result_short(record: Record) -> str:
-    """"Ann won", "Ann won by resignation", "Ben won on time", "draw", "aborted", from a finished record."""
+    """ "Ann won", "Ann won by resignation", "Ben won on time", "draw", "aborted", from a finished record."""
     result = record.result
     if result is None or result.reason.value == "aborted":
         return _("aborted")
@@ -127,5 +128,16 @@ def describe_duration(seconds: float) -> str:
         return format_list(parts[:2], style="standard", locale=locale)
 
 
-__all__ = ["GAME_ID", "user_name", "shown_user", "plain_names", "player_name",
-           "jump_link", "when", "translate", "result_short", "result_for", "describe_duration"]
+__all__ = [
+    "GAME_ID",
+    "user_name",
+    "shown_user",
+    "plain_names",
+    "player_name",
+    "jump_link",
+    "when",
+    "translate",
+    "result_short",
+    "result_for",
+    "describe_duration",
+]

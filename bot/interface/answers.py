@@ -29,6 +29,7 @@ works. A refusal after a public "thinking…" (the change lost a race, the store
 Discord's rule: "Interaction tokens are valid for 15 minutes … you must send an initial response within 3 seconds"
 (Receiving and Responding, Responding to an Interaction).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -143,8 +144,11 @@ async def _acknowledge(guard: Guard) -> None:
             return
     if guard.move is not None:
         FIRST_RESPONSE.observe(age(interaction))
-    log.info("interaction %s acknowledged by the watchdog %.2f s after its creation (its handler is still "
-             "waiting)", interaction.id, age(interaction))
+    log.info(
+        "interaction %s acknowledged by the watchdog %.2f s after its creation (its handler is still waiting)",
+        interaction.id,
+        age(interaction),
+    )
 
 
 def _guard(interaction: discord.Interaction) -> Guard | None:
@@ -260,13 +264,23 @@ def _unacknowledged(interaction: discord.Interaction, reason: str, why) -> None:
     if guard is not None and reason == "expired":
         guard.expired = True
     FAILURES.labels(reason).inc()
-    log.warning("interaction %s (%.1f s old) could not be acknowledged (%s): its change is not made", interaction.id,
-                age(interaction), why)
+    log.warning(
+        "interaction %s (%.1f s old) could not be acknowledged (%s): its change is not made",
+        interaction.id,
+        age(interaction),
+        why,
+    )
     raise NotAcknowledged(f"interaction {interaction.id} could not be acknowledged: {why}")
 
 
-async def send(interaction: discord.Interaction, content: str | None = None, *, ephemeral: bool = False,
-               confirm: str | None = None, **fields) -> discord.Message | None:
+async def send(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    ephemeral: bool = False,
+    confirm: str | None = None,
+    **fields,
+) -> discord.Message | None:
     """Say ``content`` (with ``fields``: ``file``, ``view``, ``embed``, ``allowed_mentions``…) in answer to
     ``interaction``: its initial response if none was sent yet, else a follow-up. After the watchdog's private
     "thinking…", a private answer replaces it, and a public one first turns it into ``confirm`` (default
@@ -293,7 +307,7 @@ async def send(interaction: discord.Interaction, content: str | None = None, *, 
             try:
                 await interaction.delete_original_response()
             except discord.HTTPException as exc:
-                log.warning("could not delete the \"thinking…\" of interaction %s (%s)", interaction.id, exc)
+                log.warning('could not delete the "thinking…" of interaction %s (%s)', interaction.id, exc)
     # (discord.py's overloads type content as str; its send takes None: no text, as send_message does)
     followup = interaction.followup
     return await followup.send(content, ephemeral=ephemeral, wait=True, **fields)  # type: ignore[call-overload]
@@ -316,4 +330,17 @@ async def edit(interaction: discord.Interaction, **fields) -> None:
     await interaction.edit_original_response(**fields)
 
 
-__all__ = ["DONE", "Guard", "age", "watch", "note_move", "move_of", "by_watchdog", "pending", "defer", "before_change", "send", "edit"]
+__all__ = [
+    "DONE",
+    "Guard",
+    "age",
+    "watch",
+    "note_move",
+    "move_of",
+    "by_watchdog",
+    "pending",
+    "defer",
+    "before_change",
+    "send",
+    "edit",
+]

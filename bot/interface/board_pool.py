@@ -20,6 +20,7 @@ piles a hundred drawings on the workers, and the computer's boards never hold up
 says when a person's board would wait longer than :data:`BUSY_WAIT`: the move is then answered at once with "busy:
 your move is saved, the board follows" instead of Discord's "thinking…" (see :func:`bot.interface.posts.post_turn`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -57,8 +58,15 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _draw(render: render_contract.Renderer[Any], game_name: str, state: dict, names: tuple[str, str], ended,
-          language: str = i18n.SOURCE, locales: Path | None = None) -> bytes:
+def _draw(
+    render: render_contract.Renderer[Any],
+    game_name: str,
+    state: dict,
+    names: tuple[str, str],
+    ended,
+    language: str = i18n.SOURCE,
+    locales: Path | None = None,
+) -> bytes:
     """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
     (no replay: the bot checked it), drawn by ``render`` in
     ``language`` (a code of :func:`bot.i18n.languages`; its catalog read once per process) from the catalogs in
@@ -70,9 +78,18 @@ def _draw(render: render_contract.Renderer[Any], game_name: str, state: dict, na
     return render.png(game, names, ended=ended, translations=i18n.translations(language))
 
 
-def build_replay(kind: GameKind, start: Game, moves: Sequence[str], names: tuple[str, str], *,
-                 max_bytes: int = DISCORD_LIMIT, width: int = WIDTH, final_text: str = "", ended: Ended | None = None,
-                 language: str | None = None) -> Replay:
+def build_replay(
+    kind: GameKind,
+    start: Game,
+    moves: Sequence[str],
+    names: tuple[str, str],
+    *,
+    max_bytes: int = DISCORD_LIMIT,
+    width: int = WIDTH,
+    final_text: str = "",
+    ended: Ended | None = None,
+    language: str | None = None,
+) -> Replay:
     """:func:`render.replay.build_gif` with ``kind``'s renderer, every frame and caption in ``language`` (default:
     the current language, :func:`bot.i18n.current` — a thread started with :func:`asyncio.to_thread` keeps its
     caller's). CPU-bound: call it in a worker thread. ``final_text`` is the bot's, in that language already.
@@ -82,8 +99,17 @@ def build_replay(kind: GameKind, start: Game, moves: Sequence[str], names: tuple
             its smallest.
     """
     code = i18n.current() if language is None else language
-    return build_gif(start, moves, kind.render, names, max_bytes=max_bytes, width=width, final_text=final_text,
-                     ended=ended, translations=i18n.translations(code))
+    return build_gif(
+        start,
+        moves,
+        kind.render,
+        names,
+        max_bytes=max_bytes,
+        width=width,
+        final_text=final_text,
+        ended=ended,
+        translations=i18n.translations(code),
+    )
 
 
 class Renderer(WorkerPool):
@@ -125,7 +151,7 @@ class Renderer(WorkerPool):
     def expected_wait(self, priority: int = PLAYER) -> float:
         """Seconds a drawing of ``priority`` asked for now would wait for a slot: the drawings ahead of it × the
         time one holds a slot ÷ the slots."""
-        ahead = sum(self._queued[:priority + 1])
+        ahead = sum(self._queued[: priority + 1])
         if self.active < self.slots and ahead == 0:
             return 0.0
         return (ahead + 1) * self._took / self.slots
@@ -171,8 +197,16 @@ class Renderer(WorkerPool):
 
     # --- drawing ----------------------------------------------------------------------------------------------------
 
-    async def png(self, kind: GameKind, game: Game, names: tuple[str, str], *, ended=None,
-                  priority: int = PLAYER, language: str | None = None) -> bytes:
+    async def png(
+        self,
+        kind: GameKind,
+        game: Game,
+        names: tuple[str, str],
+        *,
+        ended=None,
+        priority: int = PLAYER,
+        language: str | None = None,
+    ) -> bytes:
         """The board of ``game`` as PNG bytes (``kind.render.png``: the same bytes in a worker or here), drawn
         when a slot is free for ``priority``, every word in ``language`` (a code of :func:`bot.i18n.languages`;
         default: the language current when this is called — the post's, built ``with i18n.language(…)``).
@@ -185,8 +219,9 @@ class Renderer(WorkerPool):
         language = i18n.current() if language is None else language
         async with self.slot(priority):
             if self.workers <= 0:
-                return await asyncio.to_thread(kind.render.png, game, names, ended=ended,
-                                               translations=i18n.translations(language))
+                return await asyncio.to_thread(
+                    kind.render.png, game, names, ended=ended, translations=i18n.translations(language)
+                )
             return await self.run(_draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES)
 
     async def warm_up(self, kinds) -> None:
@@ -194,8 +229,11 @@ class Renderer(WorkerPool):
         first players' boards are not slower. Never raises (the first board tries again)."""
         if self.workers <= 0:
             return
-        boards = [self.png(kind, kind.new_game(kind.seat_options({}, random.Random(0))[1]), ("", ""), priority=CHANNEL)
-                  for kind in kinds for _ in range(self.workers)]
+        boards = [
+            self.png(kind, kind.new_game(kind.seat_options({}, random.Random(0))[1]), ("", ""), priority=CHANNEL)
+            for kind in kinds
+            for _ in range(self.workers)
+        ]
         try:
             await asyncio.gather(*boards)
         except Exception:

@@ -8,6 +8,7 @@ failure of a press to the one error path, :func:`bot.interface.replies.on_error`
 A button class declared with ``final_board=<position>`` is put on the last board of every finished game (built
 from the game id alone); the features declare theirs, nothing adds them at run time.
 """
+
 from __future__ import annotations
 
 import re

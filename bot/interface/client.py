@@ -11,6 +11,7 @@ processes (:mod:`bot.interface.board_pool`) and, with ``metrics_port`` set, serv
 bot-token requests take turns per server under this process's share of Discord's global limit, and the 401, 403,
 404 and 429 answers are counted.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -105,12 +106,22 @@ class HongBot(commands.AutoShardedBot):
         poll_interval: float = 1.0,
     ) -> None:
         kinds = all_kinds()
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
-                         activity=activity(config, kinds), tree_cls=Tree, shard_count=config.shard_count,
-                         # discord.py's stub says list[int], but None (its default) means every shard
-                         shard_ids=(list(config.shard_ids)  # type: ignore[arg-type]
-                                    if config.shard_ids is not None else None),
-                         heartbeat_timeout=config.heartbeat_timeout, http_trace=discordhttp.trace())
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            help_command=None,
+            activity=activity(config, kinds),
+            tree_cls=Tree,
+            shard_count=config.shard_count,
+            # discord.py's stub says list[int], but None (its default) means every shard
+            shard_ids=(
+                list(config.shard_ids)  # type: ignore[arg-type]
+                if config.shard_ids is not None
+                else None
+            ),
+            heartbeat_timeout=config.heartbeat_timeout,
+            http_trace=discordhttp.trace(),
+        )
         count = config.shard_count or 1
         #: This process's pace of bot-token requests (:mod:`bot.interface.discordhttp`): its share of Discord's global limit.
         self.gate = discordhttp.share(config.shard_ids if config.shard_ids is not None else tuple(range(count)), count)
@@ -133,10 +144,14 @@ class HongBot(commands.AutoShardedBot):
         from here on (:func:`bot.interface.discordhttp.install`, in this task: every task of the bot inherits it)."""
         discordhttp.install()
         if self._redis is None:
-            self._redis = await connect(self.config.redis_url, self.config.data_dir,
-                                        allow_unsafe=self.config.allow_unsafe_redis,
-                                        pool_size=self.config.redis_pool_size, pool_timeout=self.config.redis_pool_timeout,
-                                        cluster=self.config.redis_cluster)
+            self._redis = await connect(
+                self.config.redis_url,
+                self.config.data_dir,
+                allow_unsafe=self.config.allow_unsafe_redis,
+                pool_size=self.config.redis_pool_size,
+                pool_timeout=self.config.redis_pool_timeout,
+                cluster=self.config.redis_cluster,
+            )
         guard = StoreGuard.of(self._redis)
         await guard.establish()  # the store's identity, before anything is written
         guard.start(self.config.store_check_interval)
@@ -176,8 +191,13 @@ class HongBot(commands.AutoShardedBot):
 
     def game_layer(self, client: RedisClient) -> GameLayer:
         """The game layer every feature plays through, on the Redis ``client``."""
-        return GameLayer(GameStore(client), self.kinds, challenge_timeout=self.config.challenge_timeout,
-                         clock=self.clock, rng=self.rng)
+        return GameLayer(
+            GameStore(client),
+            self.kinds,
+            challenge_timeout=self.config.challenge_timeout,
+            clock=self.clock,
+            rng=self.rng,
+        )
 
     @property
     def guard(self) -> StoreGuard | None:
@@ -204,9 +224,14 @@ class HongBot(commands.AutoShardedBot):
 
     async def on_ready(self) -> None:
         """Log who we are, on which shards, in how many servers."""
-        log.info("logged in as %s (%s) on shard(s) %s of %s in %d guild(s)", self.user,
-                 self.user.id if self.user else "?", ",".join(map(str, self.served_shards.ids)), self.shard_count,
-                 len(self.guilds))
+        log.info(
+            "logged in as %s (%s) on shard(s) %s of %s in %d guild(s)",
+            self.user,
+            self.user.id if self.user else "?",
+            ",".join(map(str, self.served_shards.ids)),
+            self.shard_count,
+            len(self.guilds),
+        )
 
     async def drain(self, timeout: float = DRAIN_TIMEOUT) -> int:
         """Wait (at most ``timeout`` seconds) until the commands, buttons and event handlers being run — their Redis
@@ -216,13 +241,20 @@ class HongBot(commands.AutoShardedBot):
         deadline = loop.time() + timeout
         me = asyncio.current_task()
         while True:
-            pending = [task for task in asyncio.all_tasks() if task is not me and not task.done()
-                       and task.get_name().startswith(IN_FLIGHT)]
+            pending = [
+                task
+                for task in asyncio.all_tasks()
+                if task is not me and not task.done() and task.get_name().startswith(IN_FLIGHT)
+            ]
             remaining = deadline - loop.time()
             if not pending or remaining <= 0:
                 if pending:
-                    log.warning("stopping with %d command(s) or post(s) still running after %.0f s: %s", len(pending),
-                                timeout, ", ".join(sorted({task.get_name() for task in pending})))
+                    log.warning(
+                        "stopping with %d command(s) or post(s) still running after %.0f s: %s",
+                        len(pending),
+                        timeout,
+                        ", ".join(sorted({task.get_name() for task in pending})),
+                    )
                 return len(pending)
             await asyncio.wait(pending, timeout=remaining)
 
@@ -253,8 +285,9 @@ def application_id(tree: discord.app_commands.CommandTree) -> int:
     return tree.client.application_id
 
 
-async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClient,
-                        guild: discord.abc.Snowflake | None) -> bool:
+async def sync_commands(
+    tree: discord.app_commands.CommandTree, redis: RedisClient, guild: discord.abc.Snowflake | None
+) -> bool:
     """Sync the tree's commands to Discord (to ``guild`` only, or globally) if their definitions — the payload the
     sync would send, with every language's names and descriptions from the tree's translator (so a changed catalog
     syncs again) — changed since the last sync for this application and scope, whose hash is kept in Redis
@@ -283,8 +316,9 @@ async def sync_commands(tree: discord.app_commands.CommandTree, redis: RedisClie
     return True
 
 
-async def withdraw_guild_commands(tree: discord.app_commands.CommandTree, redis: RedisClient,
-                                  keep: discord.abc.Snowflake | None) -> list[int]:
+async def withdraw_guild_commands(
+    tree: discord.app_commands.CommandTree, redis: RedisClient, keep: discord.abc.Snowflake | None
+) -> list[int]:
     """Remove the commands synced earlier to single servers (``dev_guild_id`` set before, or set to another server)
     from every server but ``keep``: left there, Discord lists each command twice — the server's copy beside the
     global one. Each server gets an empty sync and its kept hash and ids are forgotten; a server the bot
@@ -301,8 +335,9 @@ async def withdraw_guild_commands(tree: discord.app_commands.CommandTree, redis:
         except (discord.Forbidden, discord.NotFound) as error:
             log.info("server %s: can't withdraw its commands (%s); forgetting them", guild_id, error)
         except discord.HTTPException as error:
-            log.warning("server %s: couldn't withdraw the commands synced to it (%s); trying at the next start",
-                        guild_id, error)
+            log.warning(
+                "server %s: couldn't withdraw the commands synced to it (%s); trying at the next start", guild_id, error
+            )
             continue
         else:
             log.info("withdrew the commands synced to server %s alone (dev_guild_id): they are global now", guild_id)
@@ -311,8 +346,9 @@ async def withdraw_guild_commands(tree: discord.app_commands.CommandTree, redis:
     return withdrawn
 
 
-async def command_ids(tree: discord.app_commands.CommandTree, redis: RedisClient,
-                      guild: discord.abc.Snowflake | None) -> dict[str, int]:
+async def command_ids(
+    tree: discord.app_commands.CommandTree, redis: RedisClient, guild: discord.abc.Snowflake | None
+) -> dict[str, int]:
     """The ids Discord gave the tree's top-level commands (in ``guild``, or global), for command mentions
     (:mod:`bot.interface.mentions`): as kept at the last sync (:func:`sync_commands`), else fetched from Discord once and
     kept. Never raises for Discord: if the fetch fails, no ids (messages then write commands as typed)."""

@@ -9,6 +9,7 @@ The workers die with the bot, however it ends (even ``kill -9``, which runs no c
 it when its parent dies (``prctl(PR_SET_PDEATHSIG)``) and, everywhere, watches its parent's pid. With the workers
 gone, multiprocessing's resource tracker (kept alive by the workers' handle on it) exits too.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -92,8 +93,12 @@ class WorkerPool:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=self._initializer, initargs=(os.getpid(), *self._initargs))
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=self._initializer,
+                initargs=(os.getpid(), *self._initargs),
+            )
         return self._pool
 
     async def run(self, fn: Callable, *args):

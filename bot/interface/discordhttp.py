@@ -33,6 +33,7 @@ wraps ``HTTPClient.request`` (:func:`pace`), which interaction responses and fol
 :func:`trace` is an aiohttp trace (discord.py's ``http_trace`` option) counting every 401, 403, 404 and 429 the bot
 gets in ``hongbot_invalid_requests_total{status}`` (:mod:`bot.interface.metrics`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -78,7 +79,9 @@ class PostUncertain(discord.DiscordServerError):
     """A post that may or may not have been made: Discord answered 5xx, or the connection dropped after the request
     was sent. ``status`` is Discord's (0 for a dropped connection)."""
 
-    def __init__(self, response: aiohttp.ClientResponse | None, data: Any = None, *, cause: BaseException | None = None):
+    def __init__(
+        self, response: aiohttp.ClientResponse | None, data: Any = None, *, cause: BaseException | None = None
+    ):
         if response is not None:
             super().__init__(response, data)
         else:
@@ -137,8 +140,9 @@ class _CallbackAnswer:
     then 3 s: past the deadline); a JSON body only (a multipart form can't be sent twice). A failure is noted, and a
     later attempt refused with 40060 raises :class:`_MadeBefore` (the first had been made)."""
 
-    def __init__(self, session: aiohttp.ClientSession, method: str, url: Any, kwargs: dict, tries: dict,
-                 deadline: float) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, method: str, url: Any, kwargs: dict, tries: dict, deadline: float
+    ) -> None:
         self._session, self._method, self._url, self._kwargs = session, method, url, kwargs
         self._tries, self._deadline = tries, deadline
         self._request: AsyncContextManager[aiohttp.ClientResponse] | None = None
@@ -227,15 +231,21 @@ class OnceAdapter(AsyncWebhookAdapter):
     handling."""
 
     async def request(self, route: Route, session: aiohttp.ClientSession, **kwargs: Any) -> Any:
-        if route.method == "POST" and route.path == FOLLOW_UP \
-                and not _ephemeral(kwargs.get("payload"), kwargs.get("multipart")):
+        if (
+            route.method == "POST"
+            and route.path == FOLLOW_UP
+            and not _ephemeral(kwargs.get("payload"), kwargs.get("multipart"))
+        ):
             session = _CheckedSession(session)  # type: ignore[assignment]
         elif route.method == "POST" and route.path == CALLBACK and route.webhook_id is not None:
             try:
                 created = discord.utils.snowflake_time(int(route.webhook_id)).timestamp()
                 # (a stand-in for the session, as _CheckedSession: the adapter calls its request alone)
-                return await super().request(route, _CallbackSession(session, created),  # type: ignore[arg-type]
-                                             **kwargs)
+                return await super().request(
+                    route,
+                    _CallbackSession(session, created),  # type: ignore[arg-type]
+                    **kwargs,
+                )
             except _MadeBefore:
                 log.info("interaction %s: a response answered 5xx was made after all", route.webhook_id)
                 # what discord.py reads of a callback's answer (InteractionCallbackResponse): the interaction's id
@@ -252,8 +262,9 @@ def install() -> OnceAdapter:
     return adapter
 
 
-async def post_once(send: Callable[[], Awaitable[T]], made: Callable[[], Awaitable[bool | None]], *,
-                    tries: int = 3, pause: float = 1.0) -> T | None:
+async def post_once(
+    send: Callable[[], Awaitable[T]], made: Callable[[], Awaitable[bool | None]], *, tries: int = 3, pause: float = 1.0
+) -> T | None:
     """Make a post once although Discord may fail after making it: ``send()`` (a fresh request each call: files are
     made anew); when it raises :class:`PostUncertain`, wait (``pause``, then 3×, 5× it) and ask ``made()`` — True:
     the post exists, done (returns None); False: it doesn't, send again (at most ``tries`` sends); None (can't
@@ -395,9 +406,23 @@ def trace() -> aiohttp.TraceConfig:
 
 def invalid_requests() -> dict[str, float]:
     """The invalid requests counted so far in this process, by status (for tests and benchmarks)."""
-    return {str(s): REGISTRY.get_sample_value("hongbot_invalid_requests_total", {"status": str(s)}) or 0.0
-            for s in INVALID}
+    return {
+        str(s): REGISTRY.get_sample_value("hongbot_invalid_requests_total", {"status": str(s)}) or 0.0 for s in INVALID
+    }
 
 
-__all__ = ["PostUncertain", "OnceAdapter", "install", "post_once", "FairGate", "guild_of", "pace", "share", "trace",
-           "invalid_requests", "INVALID", "BUDGET", "DISCORD_GLOBAL"]
+__all__ = [
+    "PostUncertain",
+    "OnceAdapter",
+    "install",
+    "post_once",
+    "FairGate",
+    "guild_of",
+    "pace",
+    "share",
+    "trace",
+    "invalid_requests",
+    "INVALID",
+    "BUDGET",
+    "DISCORD_GLOBAL",
+]

@@ -5,6 +5,7 @@ it into every language's catalog (:func:`bot.i18n.write_catalogs`).
 
 The command tree is the bot's own, built offline (:func:`command_tree`): no Discord, no Redis.
 """
+
 from __future__ import annotations
 
 import argparse

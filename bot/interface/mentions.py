@@ -16,6 +16,7 @@ would refuse (and so shows in English) is named in English here too.
 One process serves one application, so the ids and the tree are this module's (:func:`install` replaces them).
 Importing this module makes it the way the Discord-free game layer names commands (:mod:`bot.core.naming`).
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -68,8 +69,9 @@ def _level(path: str) -> list[str]:
     """The English names beside the last name of ``path`` (its siblings, itself included)."""
     top, *rest = path.split()
     if not rest:
-        return ([c.name for c in _tree.get_commands(type=discord.AppCommandType.chat_input)] if _tree is not None
-                else [top])
+        return (
+            [c.name for c in _tree.get_commands(type=discord.AppCommandType.chat_input)] if _tree is not None else [top]
+        )
     parent = _find(" ".join([top, *rest[:-1]]))
     return [c.name for c in parent.commands] if isinstance(parent, app_commands.Group) else [rest[-1]]
 
@@ -82,7 +84,7 @@ def _shown(path: str) -> str:
         return path
     shown = []
     for i, name in enumerate(names):
-        level = _level(" ".join(names[:i + 1]))
+        level = _level(" ".join(names[: i + 1]))
         shown.append(localised_names(code, level if name in level else [name])[name])
     return " ".join(shown)
 

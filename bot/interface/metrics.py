@@ -23,6 +23,7 @@ The metrics (the official ``prometheus_client``, in this process's default regis
 is connected (every shard of this process), and the game store has not lost its data nor stopped keeping it on disk
 (:mod:`bot.storage.guard`), else 503 naming what is down — for a container's health check or a load balancer.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -49,14 +50,19 @@ HEALTH_TIMEOUT = 2.0
 _BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
 
 MOVES = Counter("hongbot_moves", "Moves committed and announced", ["game", "by"])
-FIRST_RESPONSE = Histogram("hongbot_first_response_seconds",
-                           "A person's move: interaction created to the bot's first answer", buckets=_BUCKETS)
-BOARD_POSTED = Histogram("hongbot_board_posted_seconds", "A person's move: interaction created to its board posted",
-                         buckets=_BUCKETS)
-FAILURES = Counter("hongbot_failures", "Interactions answered with an apology, board posts that failed, expired "
-                                       "interactions (and changes not made for one), acknowledgements that failed, "
-                                       "changes refused as not saved (the store did not answer in time)",
-                   ["reason"])
+FIRST_RESPONSE = Histogram(
+    "hongbot_first_response_seconds", "A person's move: interaction created to the bot's first answer", buckets=_BUCKETS
+)
+BOARD_POSTED = Histogram(
+    "hongbot_board_posted_seconds", "A person's move: interaction created to its board posted", buckets=_BUCKETS
+)
+FAILURES = Counter(
+    "hongbot_failures",
+    "Interactions answered with an apology, board posts that failed, expired "
+    "interactions (and changes not made for one), acknowledgements that failed, "
+    "changes refused as not saved (the store did not answer in time)",
+    ["reason"],
+)
 for _reason in ("error", "board", "expired", "unacknowledged", "not_saved"):
     FAILURES.labels(_reason)  # every reason shown from the start, at 0
 BUSY = Counter("hongbot_busy", "Moves answered 'busy: your move is saved, the board follows'")
@@ -65,8 +71,12 @@ INVALID_REQUESTS = Counter("hongbot_invalid_requests", "Answers 401, 403, 404 an
 for _status in ("401", "403", "404", "429"):
     INVALID_REQUESTS.labels(_status)  # every status shown from the start, at 0
 ACTIVE_GAMES = Gauge("hongbot_active_games", "Running games in this process's servers")
-COMPUTER_THINK = Histogram("hongbot_computer_think_seconds", "The computer's search for one move", ["level"],
-                           buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0))
+COMPUTER_THINK = Histogram(
+    "hongbot_computer_think_seconds",
+    "The computer's search for one move",
+    ["level"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
+)
 
 
 def since(interaction: "discord.Interaction") -> float:
@@ -152,6 +162,19 @@ class MetricsServer:
         return web.Response(text="ok\n")
 
 
-__all__ = ["MetricsServer", "MOVES", "FIRST_RESPONSE", "BOARD_POSTED", "FAILURES", "BUSY", "QUEUE_LENGTH",
-           "INVALID_REQUESTS",
-           "ACTIVE_GAMES", "COMPUTER_THINK", "since", "gateway_connected", "ACTIVE_EVERY", "HEALTH_TIMEOUT"]
+__all__ = [
+    "MetricsServer",
+    "MOVES",
+    "FIRST_RESPONSE",
+    "BOARD_POSTED",
+    "FAILURES",
+    "BUSY",
+    "QUEUE_LENGTH",
+    "INVALID_REQUESTS",
+    "ACTIVE_GAMES",
+    "COMPUTER_THINK",
+    "since",
+    "gateway_connected",
+    "ACTIVE_EVERY",
+    "HEALTH_TIMEOUT",
+]

@@ -3,6 +3,7 @@ and a Discord user as the game layer's :class:`~bot.core.session.Person`.
 
 A leaf of the Discord side: it imports discord.py and the game layer's plain types, no feature.
 """
+
 from __future__ import annotations
 
 import re
@@ -56,7 +57,7 @@ def reason_choice(reason: str, typed: str) -> app_commands.Choice[str]:
     reason as a refusal."""
     plain = _MARKUP.sub(lambda m: f"/{m[1]}" if m[1] else "", reason)
     first = re.split(r"(?<=[.!?。！？])\s", plain, maxsplit=1)[0]
-    name = first if len(first) <= CHOICE_MAX else first[:CHOICE_MAX - 1] + "…"
+    name = first if len(first) <= CHOICE_MAX else first[: CHOICE_MAX - 1] + "…"
     return app_commands.Choice(name=name, value=(typed.strip() or "?")[:CHOICE_MAX])
 
 
@@ -97,5 +98,16 @@ def guild_id(interaction: discord.Interaction) -> int:
     return interaction.guild_id
 
 
-__all__ = ["LEVEL", "OPPONENT_HELP", "LEVEL_HELP", "EPHEMERAL_HELP", "RULES_EPHEMERAL_HELP", "MAX_CHOICES", "choices", "level_name", "person",
-           "channel_id", "guild_id"]
+__all__ = [
+    "LEVEL",
+    "OPPONENT_HELP",
+    "LEVEL_HELP",
+    "EPHEMERAL_HELP",
+    "RULES_EPHEMERAL_HELP",
+    "MAX_CHOICES",
+    "choices",
+    "level_name",
+    "person",
+    "channel_id",
+    "guild_id",
+]

@@ -23,6 +23,7 @@ language (:func:`server_language`, decided once per post in :func:`post_turn`); 
 (:func:`busy_note`, :func:`saved_note`) is in theirs, the current language when a command or button runs. The other
 builders here say things in the current language: their caller picks it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -63,11 +64,13 @@ POSTING: set[str] = set()
 
 class _File(TypedDict, total=False):
     """The attachment of a post, when it has one (``send``'s ``file``)."""
+
     file: discord.File
 
 
 class _View(TypedDict, total=False):
     """The buttons of a post, when it has some (``send``'s ``view``: None would remove a message's buttons)."""
+
     view: discord.ui.View
 
 
@@ -116,8 +119,13 @@ def board_alt(kind: GameKind, game: Game, record: Record) -> str:
         status = _("{player} ({role}) to move.", player=record.player(game.to_move).shown, role=kind.role(game.to_move))
     # TRANSLATORS: the alt text of a board image. {game} is "Hong Kong" or "Hong"; {turn} a number; {score} the score
     # line ("Buildings: Ann 5 – Ben 4"); {status} whose turn it is or how the game ended (a sentence).
-    return _("{game} board, turn {turn}. {score}. {status}", game=kind.title, turn=kind.turn_number(game),
-             score=score.rstrip("."), status=status)
+    return _(
+        "{game} board, turn {turn}. {score}. {status}",
+        game=kind.title,
+        turn=kind.turn_number(game),
+        score=score.rstrip("."),
+        status=status,
+    )
 
 
 async def board_picture(kind: GameKind, game: Game, record: Record, *, priority: int = PLAYER) -> Picture:
@@ -125,8 +133,9 @@ async def board_picture(kind: GameKind, game: Game, record: Record, *, priority:
     return Picture(await board_png(kind, game, record, priority=priority), board_alt(kind, game, record))
 
 
-async def board_file(kind: GameKind, game: Game, record: Record, name: str = "board.png", *,
-                     priority: int = PLAYER) -> discord.File:
+async def board_file(
+    kind: GameKind, game: Game, record: Record, name: str = "board.png", *, priority: int = PLAYER
+) -> discord.File:
     """The rendered board (:func:`board_picture`) as a PNG attachment called ``name``, with its alt text."""
     return (await board_picture(kind, game, record, priority=priority)).file(name)
 
@@ -164,14 +173,19 @@ def post_nonce(kind: str, game_id: str, detail: int | str = "") -> str:
     return f"{kind}{game_id}-{detail}"[:25]
 
 
-async def seen(bot: discord.Client, channel_id: int, *, file_name: str | None = None, text: str | None = None,
-               limit: int = 50) -> bool | None:
+async def seen(
+    bot: discord.Client, channel_id: int, *, file_name: str | None = None, text: str | None = None, limit: int = 50
+) -> bool | None:
     """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
     exactly ``text`` (its first :data:`MESSAGE_LIMIT` characters); None when the bot can't tell: it lacks Read Message
     History there (known from its cache: no request Discord would refuse), or reading failed."""
     channel = bot.get_channel(channel_id)
-    if channel is not None and not isinstance(channel, discord.abc.PrivateChannel) and channel.guild.me is not None \
-            and not channel.permissions_for(channel.guild.me).read_message_history:
+    if (
+        channel is not None
+        and not isinstance(channel, discord.abc.PrivateChannel)
+        and channel.guild.me is not None
+        and not channel.permissions_for(channel.guild.me).read_message_history
+    ):
         return None
     me = bot.user.id if bot.user else None
     try:
@@ -188,16 +202,26 @@ async def seen(bot: discord.Client, channel_id: int, *, file_name: str | None = 
     return False
 
 
-async def already_posted(bot: discord.Client, channel_id: int, *, file_name: str | None = None,
-                         text: str | None = None, limit: int = 50) -> bool:
+async def already_posted(
+    bot: discord.Client, channel_id: int, *, file_name: str | None = None, text: str | None = None, limit: int = 50
+) -> bool:
     """Whether the bot's last ``limit`` messages in the channel include one with an attachment ``file_name`` or
     exactly ``text`` (a retry checks before posting again; :func:`seen`). A history the bot can't read counts as not
     posted (logged): posting twice is better than never."""
     return bool(await seen(bot, channel_id, file_name=file_name, text=text, limit=limit))
 
 
-async def follow_up(bot: discord.Client, interaction: discord.Interaction, text: str, *, data: Picture | None = None,
-                    name: str = "board.png", by_text: bool = False, confirm: str | None = None, **kwargs) -> None:
+async def follow_up(
+    bot: discord.Client,
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    data: Picture | None = None,
+    name: str = "board.png",
+    by_text: bool = False,
+    confirm: str | None = None,
+    **kwargs,
+) -> None:
     """Post ``text`` (and the file ``data`` as the attachment ``name``) as the interaction's public follow-up, once:
     if Discord answers 5xx, the channel is looked at (by ``name``, which carries the announcement's tag — or, without
     ``data`` or with ``by_text``, by the exact text) before sending again (:func:`bot.interface.discordhttp.post_once`).
@@ -207,6 +231,7 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
     Raises:
         discord.HTTPException: it failed (:class:`bot.interface.discordhttp.PostUncertain`: perhaps made — the outbox decides).
     """
+
     async def send():
         files: _File = {"file": data.file(name)} if data is not None else {}
         return await answers.send(interaction, text[:MESSAGE_LIMIT], confirm=confirm, **files, **kwargs)
@@ -215,8 +240,9 @@ async def follow_up(bot: discord.Client, interaction: discord.Interaction, text:
         by_name = data is not None and not by_text
         if interaction.channel_id is None:  # (every command and button names its channel)
             return None
-        return await seen(bot, interaction.channel_id, file_name=name if by_name else None,
-                          text=None if by_name else text)
+        return await seen(
+            bot, interaction.channel_id, file_name=name if by_name else None, text=None if by_name else text
+        )
 
     await post_once(send, made)
 
@@ -239,8 +265,17 @@ def check_postable(bot: discord.Client, channel_id: int, *, files: bool) -> None
         raise CannotPost(f"no permission to post in channel {channel_id}")
 
 
-async def send_in_channel(bot: discord.Client, channel_id: int, text: str, *, nonce: str | None,
-                          data: Picture | None = None, name: str = "board.png", tries: int = 3, **kwargs) -> discord.Message:
+async def send_in_channel(
+    bot: discord.Client,
+    channel_id: int,
+    text: str,
+    *,
+    nonce: str | None,
+    data: Picture | None = None,
+    name: str = "board.png",
+    tries: int = 3,
+    **kwargs,
+) -> discord.Message:
     """Post ``text`` (and ``data`` as the attachment ``name``) in a channel outside any interaction. With a ``nonce``
     (every post of the bot has one) a connection dropped after sending is retried at once with the same nonce —
     Discord returns the first message for it; discord.py itself retries a 5xx. ``kwargs``: ``send``'s.
@@ -267,8 +302,10 @@ def busy_note(turn: Turn) -> str:
     """What a player is told at once when the boards queue is long: their change is stored, its board follows."""
     if turn.move:
         # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
-        return _("I'm busy right now: your move `{move}` is saved, and its board will be posted here in a moment.",
-                 move=turn.move)
+        return _(
+            "I'm busy right now: your move `{move}` is saved, and its board will be posted here in a moment.",
+            move=turn.move,
+        )
     return _("I'm busy right now: the change is saved, and its board will be posted here in a moment.")
 
 
@@ -285,8 +322,11 @@ async def answer_first(interaction: discord.Interaction, turn: Turn) -> discord.
             first = await answers.defer(interaction, thinking=True)
     except discord.NotFound:
         FAILURES.labels("expired").inc()
-        log.warning("interaction %s expired before its first answer; posting game %s in its channel",
-                    interaction.id, turn.record.id)
+        log.warning(
+            "interaction %s expired before its first answer; posting game %s in its channel",
+            interaction.id,
+            turn.record.id,
+        )
         return None
     if first:
         FIRST_RESPONSE.observe(since(interaction))
@@ -306,10 +346,12 @@ def saved_note(turn: Turn) -> str:
     """What a player is told when their change is stored but its board could not be posted."""
     if turn.move:
         # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
-        return _("Your move `{move}` is saved. I couldn't post the board just now; it will be posted in this channel "
-                 "shortly.", move=turn.move)
-    return _("Done: the game is saved. I couldn't post the board just now; it will be posted in this channel "
-             "shortly.")
+        return _(
+            "Your move `{move}` is saved. I couldn't post the board just now; it will be posted in this channel "
+            "shortly.",
+            move=turn.move,
+        )
+    return _("Done: the game is saved. I couldn't post the board just now; it will be posted in this channel shortly.")
 
 
 def sides(kind: GameKind, record: Record, *, you: int | None = None) -> str:
@@ -333,24 +375,29 @@ def sides(kind: GameKind, record: Record, *, you: int | None = None) -> str:
 
 
 def _side(kind: GameKind, name: str, seat: int, first: bool) -> str:
-    """"Ann plays blue and moves first" (Hong: "Ann plays the emperor"); ``name`` may be "whoever accepts"."""
+    """ "Ann plays blue and moves first" (Hong: "Ann plays the emperor"); ``name`` may be "whoever accepts"."""
     role = kind.role(seat)
     if kind.role_article:  # Hong's roles are people: "the emperor", "the dragon master"
         # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} "emperor" or "dragon master".
-        return (_("{name} plays the {role} and moves first", name=name, role=role) if first
-                else _("{name} plays the {role}", name=name, role=role))
+        return (
+            _("{name} plays the {role} and moves first", name=name, role=role)
+            if first
+            else _("{name} plays the {role}", name=name, role=role)
+        )
     # TRANSLATORS: {name} is a player's name or "whoever accepts"; {role} a colour, "blue" or "orange".
-    return (_("{name} plays {role} and moves first", name=name, role=role) if first
-            else _("{name} plays {role}", name=name, role=role))
+    return (
+        _("{name} plays {role} and moves first", name=name, role=role)
+        if first
+        else _("{name} plays {role}", name=name, role=role)
+    )
 
 
 def _your_side(kind: GameKind, seat: int, first: bool) -> str:
-    """"you play blue and move first" (Hong: "you play the emperor"), said to the player in ``seat``."""
+    """ "you play blue and move first" (Hong: "you play the emperor"), said to the player in ``seat``."""
     role = kind.role(seat)
     if kind.role_article:
         # TRANSLATORS: said to a player; {role} is "emperor" or "dragon master".
-        return (_("you play the {role} and move first", role=role) if first
-                else _("you play the {role}", role=role))
+        return _("you play the {role} and move first", role=role) if first else _("you play the {role}", role=role)
     # TRANSLATORS: said to a player; {role} is a colour, "blue" or "orange".
     return _("you play {role} and move first", role=role) if first else _("you play {role}", role=role)
 
@@ -392,8 +439,12 @@ def status_line(kind: GameKind, game: Game, record: Record) -> str:
     if record.deadline:
         # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor"); {when} the turn's
         # deadline, a moment Discord shows relative to now in the reader's language: "in 23 hours".
-        turn = _("{mention}, your turn ({role}). Time runs out {when}.", mention=record.mention(seat), role=role,
-                 when=when(record.deadline))
+        turn = _(
+            "{mention}, your turn ({role}). Time runs out {when}.",
+            mention=record.mention(seat),
+            role=role,
+            when=when(record.deadline),
+        )
     else:
         # TRANSLATORS: {mention} pings the player to move; {role} their side ("blue", "emperor").
         turn = _("{mention}, your turn ({role}).", mention=record.mention(seat), role=role)
@@ -408,14 +459,18 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
         name, happened = record.player(turn.player).shown, kind.describe_move(game, record.names)
         # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is; {happened}
         # what it did, e.g. "Ann's 2 buildings are taken".
-        head = (_("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened) if happened
-                else _("{name} played `{move}`.", name=name, move=turn.move))
+        head = (
+            _("{name} played `{move}`: {happened}.", name=name, move=turn.move, happened=happened)
+            if happened
+            else _("{name} played `{move}`.", name=name, move=turn.move)
+        )
     elif turn.event is Event.TAKEBACK and turn.player is not None:
         name, undone = record.player(turn.player).shown, ", ".join(f"`{move}`" for move in turn.undone)
         if computer_replied(turn) and undone:
             # TRANSLATORS: {moves} lists the moves taken back in the game's notation, e.g. `S@B2`, `Q@C3 S@C3`.
-            head = _("Takeback: {name}'s last turn and the computer's reply are undone ({moves}).", name=name,
-                     moves=undone)
+            head = _(
+                "Takeback: {name}'s last turn and the computer's reply are undone ({moves}).", name=name, moves=undone
+            )
         elif undone:
             # TRANSLATORS: {moves} lists the moves taken back in the game's notation, e.g. `S@B2` or `C3H`,
             # `D2 rotate C4` (a Hong turn with a dragon's action).
@@ -443,8 +498,9 @@ def shows_board(turn: Turn) -> bool:
     return turn.finished or not turn.record.player(turn.game.to_move).bot
 
 
-async def complete(bot: discord.Client, reply: str, text: str, *, data: Picture | None = None,
-                   name: str = "board.png", **kwargs) -> bool:
+async def complete(
+    bot: discord.Client, reply: str, text: str, *, data: Picture | None = None, name: str = "board.png", **kwargs
+) -> bool:
     """Complete an interaction left on "thinking…" by a process that stored its change and died: edit its original
     response (``PATCH /webhooks/<application id>/<token>/messages/@original``, idempotent: a retry edits it again) to
     ``text`` with the file ``data`` as the attachment ``name``. ``reply``: ``"<application id>:<token>"`` as
@@ -460,17 +516,24 @@ async def complete(bot: discord.Client, reply: str, text: str, *, data: Picture 
         webhook = discord.Webhook.partial(int(application_id), token, client=bot)
         files = [data.file(name)] if data is not None else []
         # (discord.py types message_id as int; it goes into the URL, where Discord names the response "@original")
-        await webhook.edit_message("@original", content=text[:MESSAGE_LIMIT],  # type: ignore[call-overload]
-                                   attachments=files, **kwargs)
+        await webhook.edit_message(
+            "@original",
+            content=text[:MESSAGE_LIMIT],  # type: ignore[call-overload]
+            attachments=files,
+            **kwargs,
+        )
         return True
     except (ValueError, discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError) as exc:
-        log.info("could not complete an interaction's response (%s); posting in the channel",
-                 getattr(exc, "status", None) or repr(exc))
+        log.info(
+            "could not complete an interaction's response (%s); posting in the channel",
+            getattr(exc, "status", None) or repr(exc),
+        )
         return False
 
 
-async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
-                    reply: str | None = None) -> bool:
+async def post_turn(
+    bot: "HongBot", interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *, reply: str | None = None
+) -> bool:
     """Post board (see :func:`shows_board`) + notation + what happened + next player: as the interaction's
     follow-up (after deferring), or in the game's channel when there is no interaction (a timeout, the computer's
     move) or the interaction has expired. ``reply`` (no ``interaction``: the reconciler): the interaction a killed
@@ -503,30 +566,56 @@ async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kin
             png = await board_picture(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
             if interaction is not None:
                 try:
-                    await follow_up(bot, interaction, text, data=png, name=name, confirm=confirm,
-                                    allowed_mentions=MENTION_PLAYERS, **extra)
+                    await follow_up(
+                        bot,
+                        interaction,
+                        text,
+                        data=png,
+                        name=name,
+                        confirm=confirm,
+                        allowed_mentions=MENTION_PLAYERS,
+                        **extra,
+                    )
                     posted = True
                     BOARD_POSTED.observe(since(interaction))
                 except discord.NotFound:  # the interaction expired: post in the channel instead
-                    log.warning("interaction %s expired; posting game %s in its channel", interaction.id,
-                                turn.record.id)
+                    log.warning(
+                        "interaction %s expired; posting game %s in its channel", interaction.id, turn.record.id
+                    )
             if not posted and reply:
-                posted = await complete(bot, reply, text, data=png, name=name, allowed_mentions=MENTION_PLAYERS,
-                                        **extra)
+                posted = await complete(
+                    bot, reply, text, data=png, name=name, allowed_mentions=MENTION_PLAYERS, **extra
+                )
             if not posted:
-                await send_in_channel(bot, turn.record.channel_id, text, nonce=nonce(turn.announcement), data=png,
-                                      name=name, allowed_mentions=MENTION_PLAYERS, **extra)
+                await send_in_channel(
+                    bot,
+                    turn.record.channel_id,
+                    text,
+                    nonce=nonce(turn.announcement),
+                    data=png,
+                    name=name,
+                    allowed_mentions=MENTION_PLAYERS,
+                    **extra,
+                )
                 posted = True
     except Exception as exc:
         FAILURES.labels("board").inc()
         if isinstance(exc, PostUncertain):  # Discord may have made it: no traceback, the outbox decides
-            log.warning("posting game %s in channel %s: Discord may or may not have made the post (%s); the "
-                        "reconciler looks and posts it if not", turn.record.id, turn.record.channel_id, exc)
+            log.warning(
+                "posting game %s in channel %s: Discord may or may not have made the post (%s); the "
+                "reconciler looks and posts it if not",
+                turn.record.id,
+                turn.record.channel_id,
+                exc,
+            )
         elif isinstance(exc, CannotPost):  # the caller sees why (bot.exts.play._reach)
             log.warning("game %s: %s", turn.record.id, exc)
         else:
-            log.exception("posting game %s in channel %s failed; the reconciler posts it later",
-                          turn.record.id, turn.record.channel_id)
+            log.exception(
+                "posting game %s in channel %s failed; the reconciler posts it later",
+                turn.record.id,
+                turn.record.channel_id,
+            )
         if interaction is not None:  # the with block has ended: in the player's language
             await refuse(interaction, saved_note(turn))
     finally:
@@ -541,8 +630,14 @@ async def post_turn(bot: "HongBot", interaction: discord.Interaction | None, kin
     return posted
 
 
-async def send_quietly(bot: discord.Client, channel_id: int, text: str,
-                       mentions: discord.AllowedMentions = NO_MENTIONS, *, nonce: str | None = None) -> bool:
+async def send_quietly(
+    bot: discord.Client,
+    channel_id: int,
+    text: str,
+    mentions: discord.AllowedMentions = NO_MENTIONS,
+    *,
+    nonce: str | None = None,
+) -> bool:
     """Post ``text`` in a channel outside any interaction (:func:`send_in_channel`); a failure is logged, never
     raised. ``nonce`` (:func:`nonce`, :func:`post_nonce`) lets Discord drop a retry of the same post. True if
     posted."""
@@ -554,6 +649,32 @@ async def send_quietly(bot: discord.Client, channel_id: int, text: str,
         return False
 
 
-__all__ = ["CannotPost", "check_postable", "GAME_FINISHED", "POSTING", "server_language", "board_png", "board_file", "busy_note", "answer_first", "board_name", "nonce",
-           "NONCE_KINDS", "post_nonce", "seen", "already_posted", "follow_up", "send_in_channel", "done_note", "saved_note", "sides",
-           "computer_replied", "status_line", "turn_message", "shows_board", "complete", "post_turn", "send_quietly"]
+__all__ = [
+    "CannotPost",
+    "check_postable",
+    "GAME_FINISHED",
+    "POSTING",
+    "server_language",
+    "board_png",
+    "board_file",
+    "busy_note",
+    "answer_first",
+    "board_name",
+    "nonce",
+    "NONCE_KINDS",
+    "post_nonce",
+    "seen",
+    "already_posted",
+    "follow_up",
+    "send_in_channel",
+    "done_note",
+    "saved_note",
+    "sides",
+    "computer_replied",
+    "status_line",
+    "turn_message",
+    "shows_board",
+    "complete",
+    "post_turn",
+    "send_quietly",
+]

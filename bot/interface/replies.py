@@ -25,6 +25,7 @@ Every text is in the current language, the caller's (the command tree and the bu
 :class:`engine.Term`, translated here (:func:`bot.i18n.wording.translate`); a ``UserError`` is raised with its message
 already built in the caller's language (``raise UserError(_("…", x=...))``) and shown as it is.
 """
+
 from __future__ import annotations
 
 import logging
@@ -67,8 +68,6 @@ async def refuse(interaction: discord.Interaction, text: str) -> None:
         log.warning("could not send a refusal for interaction %s", interaction.id)
 
 
-
-
 def apology(game_names, error: BaseException | None = None) -> str:
     """What a player is told when the bot failed: try again, and how to see the stored game (``game_names``:
     the command names of the hosted games). When the game store could not be reached (``error`` a Redis
@@ -77,16 +76,18 @@ def apology(game_names, error: BaseException | None = None) -> str:
     until an operator decides, :mod:`bot.storage.guard`), say that."""
     if isinstance(getattr(error, "original", error), StoreLost):
         return _("The game store lost its data; an operator has been alerted — nothing is saved until they decide.")
-    boards = format_list([mentions.command(f"{name} board") for name in game_names], style="or",
-                         locale=i18n.current())
+    boards = format_list([mentions.command(f"{name} board") for name in game_names], style="or", locale=i18n.current())
     if isinstance(getattr(error, "original", error), UNREACHABLE):
         # TRANSLATORS: {boards} is a command or two (mentions), e.g. "/hongkong board or /hong board".
-        return _("I couldn't reach the game store just now. If your move was saved, its board will be posted here "
-                 "shortly; if not, please try again in a moment ({boards} shows the game as it is stored).",
-                 boards=boards)
+        return _(
+            "I couldn't reach the game store just now. If your move was saved, its board will be posted here "
+            "shortly; if not, please try again in a moment ({boards} shows the game as it is stored).",
+            boards=boards,
+        )
     # TRANSLATORS: {boards} is a command or two (mentions), e.g. "/hongkong board or /hong board".
-    return _("Something went wrong on our side. Please try again; {boards} shows the game as it is stored.",
-             boards=boards)
+    return _(
+        "Something went wrong on our side. Please try again; {boards} shows the game as it is stored.", boards=boards
+    )
 
 
 def not_saved(move: str | None) -> str:
@@ -94,8 +95,10 @@ def not_saved(move: str | None) -> str:
     move (``move``, in the game's notation) or whatever they asked for was not saved; try again."""
     if move:
         # TRANSLATORS: {move} is the move in the game's notation (e.g. Q@B2 S@C3), shown as it is.
-        return _("The game store isn't answering — your move `{move}` was not saved. Please try again in a moment.",
-                 move=move)
+        return _(
+            "The game store isn't answering — your move `{move}` was not saved. Please try again in a moment.",
+            move=move,
+        )
     return _("The game store isn't answering — nothing was saved. Please try again in a moment.")
 
 
@@ -135,9 +138,14 @@ async def _in_a_thread(interaction: discord.Interaction, error: NoGameHere) -> s
             a, b = record.names
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {thread} the game's thread
             # (a mention: Discord shows its name and opens it when clicked).
-            return _("This channel's game of {game} ({first} vs {second}) is played in its thread {thread}: play "
-                     "and watch it there.", game=layer.kinds[record.kind].title, first=a, second=b,
-                     thread=f"<#{record.channel_id}>")
+            return _(
+                "This channel's game of {game} ({first} vs {second}) is played in its thread {thread}: play "
+                "and watch it there.",
+                game=layer.kinds[record.kind].title,
+                first=a,
+                second=b,
+                thread=f"<#{record.channel_id}>",
+            )
     return None
 
 
@@ -151,10 +159,14 @@ async def on_error(interaction: discord.Interaction, error: BaseException) -> No
     if isinstance(original, NoGameHere):
         text = await _in_a_thread(interaction, original) or text
     lost = isinstance(original, StoreLost)  # never "not saved": nothing is, until an operator decides
-    if text is None and not lost and (isinstance(original, NotSaved)
-                                      or (isinstance(original, UNREACHABLE) and not wrote())):
-        log.warning("interaction %s: the game store did not answer in time, nothing saved (%s)", interaction.id,
-                    original)
+    if (
+        text is None
+        and not lost
+        and (isinstance(original, NotSaved) or (isinstance(original, UNREACHABLE) and not wrote()))
+    ):
+        log.warning(
+            "interaction %s: the game store did not answer in time, nothing saved (%s)", interaction.id, original
+        )
         FAILURES.labels("not_saved").inc()
         move = answers.move_of(interaction)
         text = not_saved(move) if move or answers.changing(interaction) else not_answering()

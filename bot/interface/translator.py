@@ -11,6 +11,7 @@ is 1–100 characters. A translation that breaks a rule is left out — Discord 
 once: a bad catalog never makes Discord refuse the sync. Words that are the same in every language (a game's
 title, a language's own name) are made with :func:`untranslated`: never asked of the catalogs, never extracted.
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,9 +36,15 @@ NAME = regex.compile(r"[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}")
 #: The longest description, and the longest choice name, Discord takes (characters).
 TEXT_MAX = 100
 #: The catalog context (``msgctxt``) of each kind of string Discord asks for; descriptions have none.
-CONTEXTS = {Where.command_name: "command name", Where.group_name: "command name", Where.parameter_name: "command name",
-            Where.choice_name: "choice", Where.command_description: None, Where.group_description: None,
-            Where.parameter_description: None}
+CONTEXTS = {
+    Where.command_name: "command name",
+    Where.group_name: "command name",
+    Where.parameter_name: "command name",
+    Where.choice_name: "choice",
+    Where.command_description: None,
+    Where.group_description: None,
+    Where.parameter_description: None,
+}
 _NAMES = (Where.command_name, Where.group_name, Where.parameter_name)
 
 
@@ -56,8 +63,14 @@ def untranslated(text: str) -> locale_str:
 
 @functools.cache
 def _refuse_once(code: str, context: str | None, message: str, translated: str, why: str) -> None:
-    log.warning("the %s translation %r of %r (%s) %s; Discord gets the English one", code, translated, message,
-                context or "description", why)
+    log.warning(
+        "the %s translation %r of %r (%s) %s; Discord gets the English one",
+        code,
+        translated,
+        message,
+        context or "description",
+        why,
+    )
 
 
 def _catalog(code: str, context: str | None, message: str) -> str | None:
@@ -79,8 +92,13 @@ def localised_names(code: str, names: Iterable[str]) -> dict[str, str]:
     for name in names:
         translated = _catalog(code, "command name", name)
         if translated is not None and not valid_name(translated):
-            _refuse_once(code, "command name", name, translated,
-                         "is not a name Discord takes (1-32 lowercase letters, digits, - or _, no spaces)")
+            _refuse_once(
+                code,
+                "command name",
+                name,
+                translated,
+                "is not a name Discord takes (1-32 lowercase letters, digits, - or _, no spaces)",
+            )
             translated = None
         chosen[name] = translated
     while True:
@@ -90,8 +108,9 @@ def localised_names(code: str, names: Iterable[str]) -> dict[str, str]:
         if not clashing:
             return shown
         for name in clashing:
-            _refuse_once(code, "command name", name, shown[name], "is also the name of another command or option "
-                                                                  "beside it")
+            _refuse_once(
+                code, "command name", name, shown[name], "is also the name of another command or option beside it"
+            )
             chosen[name] = None
 
 
@@ -109,8 +128,9 @@ class CommandTranslator(app_commands.Translator):
     def __init__(self, tree: app_commands.CommandTree | None = None) -> None:
         self.tree = tree
 
-    async def translate(self, string: locale_str, locale: discord.Locale,
-                        context: app_commands.TranslationContext) -> str | None:
+    async def translate(
+        self, string: locale_str, locale: discord.Locale, context: app_commands.TranslationContext
+    ) -> str | None:
         """The translation of ``string`` for ``locale`` at ``context.location``, or None (never raises for a bad
         catalog: see the class docstring)."""
         if string.extras.get("translate") is False or context.location not in CONTEXTS:
@@ -145,6 +165,7 @@ class CommandTranslator(app_commands.Translator):
 
 # --- extraction -------------------------------------------------------------------------------------------------
 
+
 class _Recorder(app_commands.Translator):
     """Notes every string discord.py asks a translator for, with its catalog context and where it is defined
     (``/hong/place``, an option ``/hong/place(square)``); translates nothing."""
@@ -153,8 +174,9 @@ class _Recorder(app_commands.Translator):
         self.found: dict[tuple[str | None, str], str] = {}
         self._option = ""
 
-    async def translate(self, string: locale_str, locale: discord.Locale,
-                        context: app_commands.TranslationContext) -> None:
+    async def translate(
+        self, string: locale_str, locale: discord.Locale, context: app_commands.TranslationContext
+    ) -> None:
         if string.extras.get("translate") is False or context.location not in CONTEXTS:
             return None
         data = context.data
@@ -178,5 +200,13 @@ async def command_strings(tree: app_commands.CommandTree) -> list[tuple[str | No
     return [(context, message, where) for (context, message), where in recorder.found.items()]
 
 
-__all__ = ["NAME", "TEXT_MAX", "CONTEXTS", "valid_name", "untranslated", "localised_names", "CommandTranslator",
-           "command_strings"]
+__all__ = [
+    "NAME",
+    "TEXT_MAX",
+    "CONTEXTS",
+    "valid_name",
+    "untranslated",
+    "localised_names",
+    "CommandTranslator",
+    "command_strings",
+]

@@ -16,6 +16,7 @@ makes ``interaction.locale`` the current language first (:func:`bot.i18n.use`), 
 and every message built while handling it come from that language's catalog. Messages name commands by their
 mentions and options as Discord shows them in that language (:mod:`bot.interface.mentions`).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,14 +34,18 @@ from ..i18n import N_, _, n_, p_
 
 #: Said when the request can only come from a client whose list of commands is out of date (a catalog message:
 #: show it with ``_(RELOAD)``).
-RELOAD = N_("(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the "
-            "app.)")
+RELOAD = N_("(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the app.)")
 
 #: What an option of each type takes, in words (catalog messages).
 _WHAT = {
-    T.string: N_("text"), T.integer: N_("a whole number"), T.number: N_("a number"), T.boolean: N_("True or False"),
-    T.user: N_("a member of this server (pick one from the list)"), T.channel: N_("a channel (pick one from the list)"),
-    T.role: N_("a role (pick one from the list)"), T.mentionable: N_("a member or a role (pick one from the list)"),
+    T.string: N_("text"),
+    T.integer: N_("a whole number"),
+    T.number: N_("a number"),
+    T.boolean: N_("True or False"),
+    T.user: N_("a member of this server (pick one from the list)"),
+    T.channel: N_("a channel (pick one from the list)"),
+    T.role: N_("a role (pick one from the list)"),
+    T.mentionable: N_("a member or a role (pick one from the list)"),
     T.attachment: N_("a file"),
 }
 #: An option of a type not listed above.
@@ -48,8 +53,13 @@ _ANY = N_("a value Discord offers in the list")
 #: A number option with both bounds, in words.
 _WHAT_RANGE = {T.integer: N_("a whole number from {min} to {max}"), T.number: N_("a number from {min} to {max}")}
 #: Where each snowflake type's value must be found in the interaction's ``resolved`` data.
-_RESOLVED = {T.user: ("users",), T.channel: ("channels",), T.role: ("roles",), T.mentionable: ("users", "roles"),
-             T.attachment: ("attachments",)}
+_RESOLVED = {
+    T.user: ("users",),
+    T.channel: ("channels",),
+    T.role: ("roles",),
+    T.mentionable: ("users", "roles"),
+    T.attachment: ("attachments",),
+}
 
 
 class BadOption(UserError, app_commands.AppCommandError):
@@ -105,7 +115,11 @@ def _of_type(param: app_commands.Parameter, value: Any, resolved: Mapping[str, A
     if kind is T.boolean:
         return isinstance(value, bool)
     if kind in _RESOLVED:
-        return isinstance(value, str) and value.isdigit() and any(value in (resolved.get(k) or {}) for k in _RESOLVED[kind])
+        return (
+            isinstance(value, str)
+            and value.isdigit()
+            and any(value in (resolved.get(k) or {}) for k in _RESOLVED[kind])
+        )
     return True
 
 
@@ -114,9 +128,13 @@ def _takes(param: app_commands.Parameter, got: str) -> str:
     # mention, /hong place); {accepts} says what the option takes ("a whole number from 1 to 5"), {got} what it got
     # (`maybe`, "41 characters")
     path = param.command.qualified_name
-    return _("The option `{option}` of {command} takes {accepts}, not {got}.",
-             option=mentions.option(path, param.display_name), command=mentions.command(path), accepts=accepts(param),
-             got=got)
+    return _(
+        "The option `{option}` of {command} takes {accepts}, not {got}.",
+        option=mentions.option(path, param.display_name),
+        command=mentions.command(path),
+        accepts=accepts(param),
+        got=got,
+    )
 
 
 def value_problem(param: app_commands.Parameter, option: Mapping[str, Any], resolved: Mapping[str, Any]) -> str | None:
@@ -128,16 +146,26 @@ def value_problem(param: app_commands.Parameter, option: Mapping[str, Any], reso
     if param.choices and value not in [c.value for c in param.choices]:
         return _takes(param, _quoted(value))
     lo, hi = param.min_value, param.max_value
-    size = len(value) if param.type is T.string and isinstance(value, str) \
-        else value if param.type in (T.integer, T.number) else None
+    size = (
+        len(value)
+        if param.type is T.string and isinstance(value, str)
+        else value
+        if param.type in (T.integer, T.number)
+        else None
+    )
     if size is not None and ((lo is not None and size < lo) or (hi is not None and size > hi)):
         got = n_("{count} character", "{count} characters", size) if param.type is T.string else _quoted(value)
         return _takes(param, got)
     return None
 
 
-def options_problem(command: app_commands.Command, options: Sequence[Mapping[str, Any]],
-                    resolved: Mapping[str, Any], *, partial: bool = False) -> str | None:
+def options_problem(
+    command: app_commands.Command,
+    options: Sequence[Mapping[str, Any]],
+    resolved: Mapping[str, Any],
+    *,
+    partial: bool = False,
+) -> str | None:
     """Why the options Discord sent can't run ``command`` (an unknown, repeated, malformed or missing option), or
     None when they can (in the current language). ``partial``: an autocomplete — the focused option (a value still
     being typed) is not checked, nor are required options not filled in yet."""
@@ -152,11 +180,22 @@ def options_problem(command: app_commands.Command, options: Sequence[Mapping[str
             known = ", ".join(f"`{mentions.option(path, n)}`" for n in params) or _("none")
             # TRANSLATORS: {command} is a command (a mention, /hong place), {option} the unknown option's name,
             # {known} the command's options as Discord shows them in this language (`square`, `rotate`)
-            return _reload(_("{command} has no option {option} (its options: {known}).", command=where,
-                             option=_quoted(name), known=known))
+            return _reload(
+                _(
+                    "{command} has no option {option} (its options: {known}).",
+                    command=where,
+                    option=_quoted(name),
+                    known=known,
+                )
+            )
         if param.display_name in seen:
-            return _reload(_("{command} got the option `{option}` twice.", command=where,
-                             option=mentions.option(path, param.display_name)))
+            return _reload(
+                _(
+                    "{command} got the option `{option}` twice.",
+                    command=where,
+                    option=mentions.option(path, param.display_name),
+                )
+            )
         seen.add(param.display_name)
         if option.get("focused"):
             continue
@@ -166,8 +205,14 @@ def options_problem(command: app_commands.Command, options: Sequence[Mapping[str
     missing = [p for p in command.parameters if p.required and p.display_name not in seen]
     if missing and not partial:
         # TRANSLATORS: {accepts} says what the option takes, e.g. "a member of this server (pick one from the list)"
-        return _reload(_("{command} needs the option `{option}` ({accepts}).", command=where,
-                         option=mentions.option(path, missing[0].display_name), accepts=accepts(missing[0])))
+        return _reload(
+            _(
+                "{command} needs the option `{option}` ({accepts}).",
+                command=where,
+                option=mentions.option(path, missing[0].display_name),
+                accepts=accepts(missing[0]),
+            )
+        )
     return None
 
 
@@ -187,8 +232,12 @@ class Tree(app_commands.CommandTree):
         answers.watch(interaction)
         i18n.use(interaction.locale)
         data = interaction.data
-        if data is None or interaction.type not in (discord.InteractionType.application_command,
-                                                    discord.InteractionType.autocomplete) or data.get("type", 1) != 1:
+        if (
+            data is None
+            or interaction.type
+            not in (discord.InteractionType.application_command, discord.InteractionType.autocomplete)
+            or data.get("type", 1) != 1
+        ):
             return True
         try:
             command, options = self._get_app_command_options(data)  # type: ignore[arg-type]
@@ -196,8 +245,12 @@ class Tree(app_commands.CommandTree):
             problem: str | None = _reload(_("This command has changed since Discord loaded it."))
         else:
             resolved = data.get("resolved")
-            problem = options_problem(command, options, resolved if isinstance(resolved, Mapping) else {},
-                                      partial=interaction.type is discord.InteractionType.autocomplete)
+            problem = options_problem(
+                command,
+                options,
+                resolved if isinstance(resolved, Mapping) else {},
+                partial=interaction.type is discord.InteractionType.autocomplete,
+            )
         if problem is None:
             return True
         if interaction.type is discord.InteractionType.autocomplete:

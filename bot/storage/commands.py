@@ -3,6 +3,7 @@ the hash of their definitions (:meth:`bot.storage.keys.Keys.commands`) and the i
 (:meth:`bot.storage.keys.Keys.command_ids`). :func:`bot.interface.client.sync_commands` decides with them whether to
 sync again.
 """
+
 from __future__ import annotations
 
 from .decoding import RedisClient, decoded, decoded_hash
@@ -14,8 +15,9 @@ async def synced_digest(redis: RedisClient, application_id: int, guild_id: int |
     return decoded(await redis.get(Keys.commands(application_id, guild_id)))
 
 
-async def save_sync(redis: RedisClient, application_id: int, guild_id: int | None, digest: str,
-                    ids: dict[str, int]) -> None:
+async def save_sync(
+    redis: RedisClient, application_id: int, guild_id: int | None, digest: str, ids: dict[str, int]
+) -> None:
     """Keep a sync's result: the ids Discord gave the top-level commands (name → id), then the definitions' hash
     — the ids first: a death in between leaves the old hash, and the next start syncs again."""
     key = Keys.command_ids(application_id, guild_id)
@@ -33,7 +35,9 @@ async def kept_ids(redis: RedisClient, application_id: int, guild_id: int | None
 async def keep_ids(redis: RedisClient, application_id: int, guild_id: int | None, ids: dict[str, int]) -> None:
     """Keep the top-level commands' ids (name → id) fetched from Discord for the application in ``guild_id``."""
     if ids:
-        await redis.hset(Keys.command_ids(application_id, guild_id), mapping={name: snowflake for name, snowflake in ids.items()})
+        await redis.hset(
+            Keys.command_ids(application_id, guild_id), mapping={name: snowflake for name, snowflake in ids.items()}
+        )
 
 
 async def synced_guilds(redis: RedisClient, application_id: int) -> set[int]:

@@ -2,6 +2,7 @@
 server), the time budget's connection options, and the checks that a server keeps what it is given
 (:func:`check_server`: persistence and eviction policy).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -40,8 +41,16 @@ class RedisHandle:
         url: its URL (the guard of a Redis Cluster makes a client of its own from it).
     """
 
-    def __init__(self, client: RedisClient, embedded: "EmbeddedRedis | None" = None, *, external: bool = False,
-                 allow_unsafe: bool = False, where: str = "Redis", url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: RedisClient,
+        embedded: "EmbeddedRedis | None" = None,
+        *,
+        external: bool = False,
+        allow_unsafe: bool = False,
+        where: str = "Redis",
+        url: str | None = None,
+    ) -> None:
         self.client = client
         self.url = url
         self.embedded = embedded
@@ -72,8 +81,11 @@ def redis_options() -> dict:
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
 
-    return {"socket_timeout": budget.SOCKET_TIMEOUT, "socket_connect_timeout": budget.SOCKET_TIMEOUT,
-            "retry": Retry(NoBackoff(), budget.RETRIES)}
+    return {
+        "socket_timeout": budget.SOCKET_TIMEOUT,
+        "socket_connect_timeout": budget.SOCKET_TIMEOUT,
+        "retry": Retry(NoBackoff(), budget.RETRIES),
+    }
 
 
 #: ``maxmemory-policy`` values that never delete the bot's keys: ``volatile-*`` evicts only keys with a TTL, and
@@ -92,11 +104,15 @@ def persistence_problem(where: str, policy: str, aof: bool, save: str | None, *,
     RDB save points (``save`` None: ``CONFIG`` is disabled, the host manages persistence). One line naming the
     problem and the fix."""
     if policy not in SAFE_POLICIES:
-        return (f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
-                f"delete running games: set maxmemory-policy to noeviction")
+        return (
+            f"Redis at {where} evicts keys when memory is full (maxmemory-policy {policy}), which would silently "
+            f"delete running games: set maxmemory-policy to noeviction"
+        )
     if external and not aof and save is not None and not save.strip():
-        return (f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
-                f"Redis would lose every game: turn on appendonly yes (or set save points)")
+        return (
+            f"Redis at {where} keeps nothing on disk (no append-only file, no RDB save points), so a restart of "
+            f"Redis would lose every game: turn on appendonly yes (or set save points)"
+        )
     return None
 
 
@@ -126,8 +142,15 @@ async def check_server(client: RedisClient, where: str, *, external: bool, **tar
         raise RuntimeError(f"{problem}, or {OVERRIDE}")
 
 
-async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool = False, pool_size: int = 50,
-                  pool_timeout: float = budget.POOL_TIMEOUT, cluster: bool = False) -> RedisHandle:
+async def connect(
+    redis_url: str | None,
+    data_dir: Path,
+    *,
+    allow_unsafe: bool = False,
+    pool_size: int = 50,
+    pool_timeout: float = budget.POOL_TIMEOUT,
+    cluster: bool = False,
+) -> RedisHandle:
     """Connect to ``redis_url``, or start the embedded server in ``data_dir`` when it is None, and check that
     the server keeps games safely (:func:`check_server`; with ``allow_unsafe`` a failed check is only logged).
 
@@ -167,11 +190,13 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
         timeouts = {k: v for k, v in redis_options().items() if k != "retry"}  # its retries follow failovers
         client = RedisCluster.from_url(redis_url, decode_responses=True, max_connections=pool_size, **timeouts)
     else:
-        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=pool_size, timeout=pool_timeout,
-                                                        decode_responses=True, **redis_options())
+        pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url, max_connections=pool_size, timeout=pool_timeout, decode_responses=True, **redis_options()
+        )
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: closing it closes the connections
-    handle = RedisHandle(client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where,
-                         url=redis_url)
+    handle = RedisHandle(
+        client, embedded, external=embedded is None, allow_unsafe=allow_unsafe, where=where, url=redis_url
+    )
     try:
         for attempt in itertools.count():
             try:
@@ -195,5 +220,13 @@ async def connect(redis_url: str | None, data_dir: Path, *, allow_unsafe: bool =
     return handle
 
 
-__all__ = ["RedisHandle", "unconnected", "redis_options", "SAFE_POLICIES", "OVERRIDE", "persistence_problem",
-           "check_server", "connect"]
+__all__ = [
+    "RedisHandle",
+    "unconnected",
+    "redis_options",
+    "SAFE_POLICIES",
+    "OVERRIDE",
+    "persistence_problem",
+    "check_server",
+    "connect",
+]

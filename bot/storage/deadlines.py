@@ -16,6 +16,7 @@ between leaves the deadline to fire again when the lease ends — so each deadli
 and a crash never loses one (handling one twice is harmless: a forfeit or an expiry is a compare-and-set that
 finds the turn over, and a reminder is sent with a nonce Discord deduplicates).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -66,8 +67,9 @@ class Deadlines:
         self.clock = clock
         self._due = DueSet(redis, keys_for(redis).deadlines, lease=LEASE)
 
-    async def schedule(self, *items: tuple[Deadline, float], only_new: bool = False,
-                       guild_id: int | None = None) -> None:
+    async def schedule(
+        self, *items: tuple[Deadline, float], only_new: bool = False, guild_id: int | None = None
+    ) -> None:
         """Set each ``(deadline, due)``; with ``only_new`` keep an existing member's time (``ZADD NX``). With
         ``guild_id`` (the games' server) only a process running that server's shard claims them."""
         for channel_id, mine in _by_channel(items, lambda item: item[0].channel_id).items():

@@ -1,5 +1,6 @@
 """The bot's Redis client type, and its replies as text: the clients decode replies (``decode_responses=True``),
 which redis-py's types can't say (they answer ``bytes | str``)."""
+
 from __future__ import annotations
 
 from typing import Iterable, Mapping, overload

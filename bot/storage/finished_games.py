@@ -19,6 +19,7 @@ anything fails the result is still stored (the game ended before this runs), the
 :meth:`Records.sweep` — at start-up over every finished game, and after each finished game over the last
 day — completes whatever was left undone.
 """
+
 from __future__ import annotations
 
 import logging
@@ -96,16 +97,29 @@ class Records:
         """Write the look-up indexes of a finished game (idempotent)."""
         gid, ended = record.id, float(record.ended or 0)
         if marker(self.redis, None):  # one server: all at once, refused when the store lost its data
-            await guarded(self.redis, None, ("HSET", GAME_INDEX, gid, str(record.channel_id)),
-                          ("ZADD", self.keys.finished_index(self.keys.bucket(record.channel_id)), ended,
-                           f"{record.channel_id}:{gid}"),
-                          ("ZADD", guild_games_key(record.guild_id), ended, gid),
-                          *(("ZADD", user_games_key(record.guild_id, record.player(seat).id), ended, gid)
-                            for seat in (0, 1) if not record.player(seat).former))
+            await guarded(
+                self.redis,
+                None,
+                ("HSET", GAME_INDEX, gid, str(record.channel_id)),
+                (
+                    "ZADD",
+                    self.keys.finished_index(self.keys.bucket(record.channel_id)),
+                    ended,
+                    f"{record.channel_id}:{gid}",
+                ),
+                ("ZADD", guild_games_key(record.guild_id), ended, gid),
+                *(
+                    ("ZADD", user_games_key(record.guild_id, record.player(seat).id), ended, gid)
+                    for seat in (0, 1)
+                    if not record.player(seat).former
+                ),
+            )
             return
         async with self.redis.pipeline(transaction=False) as pipe:  # on a Cluster: keys of many slots
             pipe.hset(GAME_INDEX, gid, str(record.channel_id))
-            pipe.zadd(self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended})
+            pipe.zadd(
+                self.keys.finished_index(self.keys.bucket(record.channel_id)), {f"{record.channel_id}:{gid}": ended}
+            )
             pipe.zadd(guild_games_key(record.guild_id), {gid: ended})
             for seat in (0, 1):
                 if not record.player(seat).former:  # a forgotten player has no history
@@ -125,22 +139,27 @@ class Records:
         """
         members: list[str] = []
         for bucket in range(self.keys.BUCKETS):
-            members += decoded_list(await self.redis.zrangebyscore(self.keys.finished_index(bucket),
-                                                                   "-inf" if since is None else since, "+inf"))
+            members += decoded_list(
+                await self.redis.zrangebyscore(
+                    self.keys.finished_index(bucket), "-inf" if since is None else since, "+inf"
+                )
+            )
         if scan:
             async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000):
                 members.append(f"{Keys.channel_of(key)}:{key.rsplit(':', 1)[1]}")
         members = list(dict.fromkeys(members))
         pending = []
         for i in range(0, len(members), 500):
-            chunk = members[i:i + 500]
+            chunk = members[i : i + 500]
             flags = await self.redis.smismember(DONE, chunk)
             pending += [m for m, done in zip(chunk, flags) if not done]
         wanted = [(int(cid), gid) for cid, gid in (m.split(":", 1) for m in pending)]
         records = await self.store.finished_many(wanted)
         if len(records) < len(wanted):
-            log.warning("sweep: %d finished game(s) are indexed but their record is missing or damaged",
-                        len(wanted) - len(records))
+            log.warning(
+                "sweep: %d finished game(s) are indexed but their record is missing or damaged",
+                len(wanted) - len(records),
+            )
         records.sort(key=lambda r: (float(r.ended or 0), r.id))
         done = 0
         for record in records:
@@ -162,8 +181,9 @@ class Records:
             return None
         return await self.store.finished(int(cid), game_id)
 
-    async def recent(self, guild_id: int, user_id: int | None = None, *, limit: int = 10,
-                     kind: str | None = None) -> list[Record]:
+    async def recent(
+        self, guild_id: int, user_id: int | None = None, *, limit: int = 10, kind: str | None = None
+    ) -> list[Record]:
         """The server's (or one player's there) most recent finished games, newest first, at most ``limit``.
 
         With ``kind``, only games of that kind (looks at most 200 games back).

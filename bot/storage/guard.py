@@ -27,6 +27,7 @@ naming it (:mod:`bot.interface.metrics`), every connection of the bot's client i
 A new connection checks what it can see (on a Redis Cluster: the markers of the slots its node serves) and may only
 find a problem; the periodic check, which sees every marker, is what finds the store sound again.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -51,9 +52,11 @@ log = logging.getLogger(__name__)
 #: Seconds between two periodic checks (the ``store_check_interval`` setting's default).
 CHECK_INTERVAL = 5.0
 #: What the log says the operator can do.
-DECIDE = ("nothing is written until an operator decides: restore the data (the bot carries on once the marker is "
-          "back) or run `python -m bot store accept-empty` to carry on with the store as it is (see README.md, "
-          "'Redis lost its data')")
+DECIDE = (
+    "nothing is written until an operator decides: restore the data (the bot carries on once the marker is "
+    "back) or run `python -m bot store accept-empty` to carry on with the store as it is (see README.md, "
+    "'Redis lost its data')"
+)
 
 
 def _info(text) -> dict[str, str]:
@@ -91,8 +94,15 @@ class StoreGuard:
         problem: why nothing is written now (one line), or None.
     """
 
-    def __init__(self, client, where: str = "Redis", *, external: bool = False, allow_unsafe: bool = False,
-                 url: str | None = None) -> None:
+    def __init__(
+        self,
+        client,
+        where: str = "Redis",
+        *,
+        external: bool = False,
+        allow_unsafe: bool = False,
+        url: str | None = None,
+    ) -> None:
         self.client = client
         self.where = where
         self.external = external
@@ -112,15 +122,19 @@ class StoreGuard:
         elif pool is not None:
             kwargs = dict(pool.connection_kwargs)
             kwargs.pop("redis_connect_func", None)
-            self._probe = aioredis.Redis(connection_pool=aioredis.ConnectionPool(
-                connection_class=pool.connection_class, max_connections=2, **kwargs))
+            self._probe = aioredis.Redis(
+                connection_pool=aioredis.ConnectionPool(
+                    connection_class=pool.connection_class, max_connections=2, **kwargs
+                )
+            )
 
     @classmethod
     def of(cls, handle: RedisHandle) -> "StoreGuard":
         """The guard of a :class:`bot.storage.connection.RedisHandle` (made once: bots sharing a handle share it)."""
         if handle.guard is None:
-            handle.guard = cls(handle.client, handle.where, external=handle.external, allow_unsafe=handle.allow_unsafe,
-                               url=handle.url)
+            handle.guard = cls(
+                handle.client, handle.where, external=handle.external, allow_unsafe=handle.allow_unsafe, url=handle.url
+            )
         return handle.guard
 
     # --- the marker -----------------------------------------------------------------------------------
@@ -163,17 +177,25 @@ class StoreGuard:
         if self.known is None or not markers:  # nothing to judge by (a Cluster node serving no marker's slot)
             pass
         elif None in ids:
-            problem = (f"Redis at {self.where} lost its data: the game store's identity marker {key} (id {self.known}) "
-                       f"is gone — the server restarted empty or was flushed")
+            problem = (
+                f"Redis at {self.where} lost its data: the game store's identity marker {key} (id {self.known}) "
+                f"is gone — the server restarted empty or was flushed"
+            )
         elif ids != {self.known}:
             if len(ids) == 1 and ids <= accepted:
                 new = ids.pop()
-                log.warning("an operator accepted the game store at %s as it is (accept-empty): identity %s → %s, "
-                            "carrying on", self.where, self.known, new)
+                log.warning(
+                    "an operator accepted the game store at %s as it is (accept-empty): identity %s → %s, carrying on",
+                    self.where,
+                    self.known,
+                    new,
+                )
                 self.known = new
             else:
-                problem = (f"Redis at {self.where} is another store: identity {', '.join(sorted(map(str, ids)))} "
-                           f"found where {self.known} was — its data is not the bot's")
+                problem = (
+                    f"Redis at {self.where} is another store: identity {', '.join(sorted(map(str, ids)))} "
+                    f"found where {self.known} was — its data is not the bot's"
+                )
         if problem is None and persistence is not None:
             if self.allow_unsafe:
                 if persistence != self._warned:
@@ -195,8 +217,10 @@ class StoreGuard:
         bot's client, as :meth:`check` does. Returns the :class:`bot.storage.errors.StoreLost` to raise."""
         if self.problem is None:  # worded as _judge words it, so that its next check logs nothing new
             key = key if len(self.keys.identity_keys()) == 1 else "hongbot:…:store:identity"
-            self.problem = (f"Redis at {self.where} lost its data: the game store's identity marker {key} "
-                            f"(id {self.known}) is gone — the server restarted empty or was flushed")
+            self.problem = (
+                f"Redis at {self.where} lost its data: the game store's identity marker {key} "
+                f"(id {self.known}) is gone — the server restarted empty or was flushed"
+            )
             log.error("%s; %s", self.problem, DECIDE)
             if self._probe is not None:  # every next command meets _on_connect (refused until the check clears it)
                 task = asyncio.get_running_loop().create_task(self._disconnect(), name="store-guard-disconnect")
@@ -249,7 +273,10 @@ class StoreGuard:
         if self._probe is None:
             return
         if isinstance(self.client, RedisCluster):
-            settings = [self.client.get_connection_kwargs(), *(node.connection_kwargs for node in self.client.get_nodes())]
+            settings = [
+                self.client.get_connection_kwargs(),
+                *(node.connection_kwargs for node in self.client.get_nodes()),
+            ]
             made = [conn for node in self.client.get_nodes() for conn in node._connections]
         else:
             pool = self.client.connection_pool
@@ -303,8 +330,10 @@ class StoreGuard:
             except RuntimeError as exc:
                 persistence = str(exc).split(f", or {OVERRIDE}")[0]
         else:
+
             async def ask(*args):
                 return await client.execute_command(*args)
+
             persistence = await self._persistence(ask)
         was = self.problem
         self._judge(markers, persistence)
@@ -373,18 +402,25 @@ async def accept_configured(redis_url: str | None, data_dir: Path, *, cluster: b
     else:
         socket = running_embedded(data_dir)
         if socket is None:
-            return (f"no bot is running on the embedded Redis in {data_dir}: nothing to accept (a bot started "
-                    f"on it adopts the store as it is)")
-        handle, client, where = None, aioredis.Redis(unix_socket_path=socket, decode_responses=True), \
-            f"the embedded Redis in {data_dir}"
+            return (
+                f"no bot is running on the embedded Redis in {data_dir}: nothing to accept (a bot started "
+                f"on it adopts the store as it is)"
+            )
+        handle, client, where = (
+            None,
+            aioredis.Redis(unix_socket_path=socket, decode_responses=True),
+            f"the embedded Redis in {data_dir}",
+        )
     try:
         identity = await accept_empty(client)
     except RedisError as exc:
         raise RuntimeError(f"cannot reach Redis at {where}: {exc}") from exc
     finally:
         await (handle.close() if handle is not None else client.aclose())
-    return (f"accepted the game store at {where} as it is (new identity {identity}): running bots carry on at their "
-            f"next check")
+    return (
+        f"accepted the game store at {where} as it is (new identity {identity}): running bots carry on at their "
+        f"next check"
+    )
 
 
 __all__ = ["StoreGuard", "accept_empty", "accept_configured", "CHECK_INTERVAL", "DECIDE"]

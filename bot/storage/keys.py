@@ -1,6 +1,7 @@
 """Every Redis key name of the bot, here and nowhere else: :class:`Keys` on one Redis server,
 :class:`ClusterKeys` on a Redis Cluster (a commit's keys in one hash slot), :func:`keys_for` a client.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -196,8 +197,10 @@ def _bucket_tags(count: int) -> tuple[str, ...]:
     """Hash tags for ``count`` buckets: bucket k's is the first ``b<k>.<i>`` whose Cluster hash slot lies in the k-th
     ``count``-th of the 16,384 slots, so that any even split of the slots among primaries spreads the buckets evenly."""
     width = 16384 / count
-    return tuple(next(tag for i in itertools.count() if int(key_slot((tag := f"b{k}.{i}").encode()) // width) == k)
-                 for k in range(count))
+    return tuple(
+        next(tag for i in itertools.count() if int(key_slot((tag := f"b{k}.{i}").encode()) // width) == k)
+        for k in range(count)
+    )
 
 
 class ClusterKeys(Keys):

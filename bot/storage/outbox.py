@@ -17,6 +17,7 @@ Member layout: ``<what>|<channel id>|<game id>|<version>|<moves>|<event>`` with 
 - ``result`` — a finished game's record, rating and rating line (the stats cog);
 - ``computer`` — the computer is to move in the position of ``version`` (removed by the game's next commit).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -105,8 +106,10 @@ class Outbox:
     async def claim(self, limit: int = 50, shards: Shards = Shards()) -> list[Announcement]:
         """Lease every announcement due now (of ``shards``' servers; each to one caller; see
         :class:`bot.storage.store.DueSet`)."""
-        return [Announcement.parse(m, until, tries)
-                for m, until, tries in await self._due.claim(self.clock(), limit, shards)]
+        return [
+            Announcement.parse(m, until, tries)
+            for m, until, tries in await self._due.claim(self.clock(), limit, shards)
+        ]
 
     async def settle(self, announcement: Announcement) -> None:
         """A claimed announcement was made (or is no longer needed): remove it unless it was re-added since."""
@@ -128,12 +131,14 @@ class Outbox:
         """Reserve making ``announcement`` for ``seconds`` (one holder at a time: two handlers of the same finished
         game never both post its rating line). True if this caller holds it; :meth:`release` gives it back."""
         bucket = keys_for(self.redis).bucket(announcement.channel_id)
-        return bool((await guarded(self.redis, bucket, ("SET", self._hold_key(announcement), "1", "NX", "EX",
-                                                        seconds)))[0])
+        return bool(
+            (await guarded(self.redis, bucket, ("SET", self._hold_key(announcement), "1", "NX", "EX", seconds)))[0]
+        )
 
     async def release(self, announcement: Announcement) -> None:
-        await guarded(self.redis, keys_for(self.redis).bucket(announcement.channel_id),
-                      ("DEL", self._hold_key(announcement)))
+        await guarded(
+            self.redis, keys_for(self.redis).bucket(announcement.channel_id), ("DEL", self._hold_key(announcement))
+        )
 
     async def pending(self) -> list[Announcement]:
         """Every announcement not yet made (for tests and the chaos benchmark)."""

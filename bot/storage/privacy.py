@@ -19,6 +19,7 @@ server's, command ids the application's.
 Finding them is a SCAN of the keyspace (finished records, histories, leaderboards): a rare, user-asked operation,
 never on a move's path.
 """
+
 from __future__ import annotations
 
 import json
@@ -96,7 +97,7 @@ class Privacy:
         needle, found = str(user_id), []
         keys = [key async for key in self.redis.scan_iter(match=self.keys.FINISHED_PATTERN, count=1000)]
         for i in range(0, len(keys), CHUNK):
-            chunk = await self._holding(keys[i:i + CHUNK], needle)
+            chunk = await self._holding(keys[i : i + CHUNK], needle)
             for key, text in zip(chunk, await self._get_each(chunk)):
                 if not text or needle not in text:
                     continue
@@ -145,10 +146,25 @@ class Privacy:
 
         (ids as text: JSON readers lose digits of a snowflake as a number).
         """
-        ratings = [{"game": kind, "scope": scope, "rating": s.rating, "uncertainty": s.uncertainty, "games": s.games,
-                    "wins": s.wins, "losses": s.losses, "draws": s.draws, "streak": s.streak, "name": s.name,
-                    "last": s.last, "seats": [list(seat) for seat in s.seats], "mu": s.mu, "sigma": s.sigma}
-                   for kind, scope, s in await self.standings(user_id)]
+        ratings = [
+            {
+                "game": kind,
+                "scope": scope,
+                "rating": s.rating,
+                "uncertainty": s.uncertainty,
+                "games": s.games,
+                "wins": s.wins,
+                "losses": s.losses,
+                "draws": s.draws,
+                "streak": s.streak,
+                "name": s.name,
+                "last": s.last,
+                "seats": [list(seat) for seat in s.seats],
+                "mu": s.mu,
+                "sigma": s.sigma,
+            }
+            for kind, scope, s in await self.standings(user_id)
+        ]
         games = [record.to_dict() for _key, record in await self.finished_of(user_id)]
         return {"user_id": str(user_id), "games": games, "ratings": ratings}
 
@@ -166,7 +182,9 @@ class Privacy:
         """
         writing()
         finished = await self.finished_of(user_id)
-        names = {p.name for _key, r in finished for p in (*r.players, r.aborted_by) if p is not None and p.id == user_id}
+        names = {
+            p.name for _key, r in finished for p in (*r.players, r.aborted_by) if p is not None and p.id == user_id
+        }
         done = await self.redis.smismember(DONE, [f"{r.channel_id}:{r.id}" for _key, r in finished]) if finished else []
         for (_key, record), processed in zip(finished, done):
             if not processed:
@@ -257,8 +275,9 @@ class Privacy:
         swept = 0
         for bucket in range(self.keys.BUCKETS):
             index = self.keys.finished_index(bucket)
-            members = decoded_list(await self.redis.zrangebyscore(index, "-inf", f"({before}", start=0,
-                                                                  num=limit - swept))
+            members = decoded_list(
+                await self.redis.zrangebyscore(index, "-inf", f"({before}", start=0, num=limit - swept)
+            )
             for member in members:
                 channel_id, _, game_id = member.partition(":")
                 await self._delete_finished(bucket, index, member, int(channel_id), game_id)
@@ -279,9 +298,10 @@ class Privacy:
             except RecordError as exc:
                 log.warning("retention: deleting the damaged finished record %s: %s", key, exc)
         if record is not None and record.status is Status.FINISHED:
-            histories = [("ZREM", Keys.guild_games(record.guild_id), game_id),
-                         *(("ZREM", Keys.user_games(record.guild_id, p.id), game_id)
-                           for p in record.players if p is not None)]
+            histories = [
+                ("ZREM", Keys.guild_games(record.guild_id), game_id),
+                *(("ZREM", Keys.user_games(record.guild_id, p.id), game_id) for p in record.players if p is not None),
+            ]
             for scope in scopes_of(record):
                 histories.append(("HDEL", Keys.rating(record.kind, scope, "rated"), game_id))
             for command in histories:  # one at a time: on a Cluster they lie in many slots

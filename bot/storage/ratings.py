@@ -29,6 +29,7 @@ WATCH/MULTI transaction (Redis Cluster: one slot per leaderboard):
 
 ``<scope>`` is ``g<guild id>`` for a server's leaderboard and ``global`` for the one across servers.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -174,7 +175,11 @@ class Standing:
             name=h.get("name", str(user_id)) if h.get("plain") == "1" else unescape(h.get("name", str(user_id))),
             mu=float(h.get("mu", MU0)),
             sigma=float(h.get("sigma", SIGMA0)),
-            games=i("games"), wins=i("wins"), losses=i("losses"), draws=i("draws"), streak=i("streak"),
+            games=i("games"),
+            wins=i("wins"),
+            losses=i("losses"),
+            draws=i("draws"),
+            streak=i("streak"),
             seats=((i("s0w"), i("s0l"), i("s0d")), (i("s1w"), i("s1l"), i("s1d"))),
             last=float(h.get("last", 0)),
         )
@@ -183,14 +188,28 @@ class Standing:
         """The player hash to store (floats as ``repr`` so they read back exactly)."""
         (s0w, s0l, s0d), (s1w, s1l, s1d) = self.seats
         return {
-            "name": self.name, "plain": 1, "mu": repr(self.mu), "sigma": repr(self.sigma), "games": self.games,
-            "wins": self.wins, "losses": self.losses, "draws": self.draws, "streak": self.streak,
-            "s0w": s0w, "s0l": s0l, "s0d": s0d, "s1w": s1w, "s1l": s1l, "s1d": s1d, "last": repr(self.last),
+            "name": self.name,
+            "plain": 1,
+            "mu": repr(self.mu),
+            "sigma": repr(self.sigma),
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "streak": self.streak,
+            "s0w": s0w,
+            "s0l": s0l,
+            "s0d": s0d,
+            "s1w": s1w,
+            "s1l": s1l,
+            "s1d": s1d,
+            "last": repr(self.last),
         }
 
 
-def after_game(before: Standing, mu: float, sigma: float, seat: int, rank: int, other_rank: int, name: str,
-               ended: float) -> Standing:
+def after_game(
+    before: Standing, mu: float, sigma: float, seat: int, rank: int, other_rank: int, name: str, ended: float
+) -> Standing:
     """``before`` with one more rated game: the new estimate and the record, streak and seat record updated."""
     won, lost = rank < other_rank, rank > other_rank
     seats = [list(s) for s in before.seats]
@@ -203,9 +222,17 @@ def after_game(before: Standing, mu: float, sigma: float, seat: int, rank: int, 
         streak = 0
     (w0, l0, d0), (w1, l1, d1) = seats
     return Standing(
-        user_id=before.user_id, name=name, mu=mu, sigma=sigma, games=before.games + 1,
-        wins=before.wins + won, losses=before.losses + lost, draws=before.draws + (not won and not lost),
-        streak=streak, seats=((w0, l0, d0), (w1, l1, d1)), last=max(before.last, ended),
+        user_id=before.user_id,
+        name=name,
+        mu=mu,
+        sigma=sigma,
+        games=before.games + 1,
+        wins=before.wins + won,
+        losses=before.losses + lost,
+        draws=before.draws + (not won and not lost),
+        streak=streak,
+        seats=((w0, l0, d0), (w1, l1, d1)),
+        last=max(before.last, ended),
     )
 
 
@@ -277,13 +304,22 @@ class Ratings:
                     if await pipe.hexists(rated, gid):
                         await pipe.unwatch()
                         return None
-                    before = [Standing.from_hash(uid, decoded_hash(await pipe.hgetall(k)))
-                              for uid, k in zip(ids, pkeys)]
+                    before = [
+                        Standing.from_hash(uid, decoded_hash(await pipe.hgetall(k))) for uid, k in zip(ids, pkeys)
+                    ]
                     teams = [[MODEL.create_rating([s.mu, s.sigma])] for s in before]
                     (r0,), (r1,) = MODEL.rate(teams, ranks=list(ranks))
                     after = [
-                        after_game(before[seat], r.mu, r.sigma, seat, ranks[seat], ranks[1 - seat],
-                                   record.player(seat).name, float(record.ended or 0))
+                        after_game(
+                            before[seat],
+                            r.mu,
+                            r.sigma,
+                            seat,
+                            ranks[seat],
+                            ranks[1 - seat],
+                            record.player(seat).name,
+                            float(record.ended or 0),
+                        )
                         for seat, r in enumerate((r0, r1))
                     ]
                     change = {s.user_id: (b.rating, s.rating) for b, s in zip(before, after)}

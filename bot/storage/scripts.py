@@ -22,6 +22,7 @@ with one more key than its own — ``keys={"marker": …}``, the identity marker
 (:func:`bot.storage.store.marker`; None: none, nothing checked) — it refuses before anything is read or written when
 that key is gone (:data:`LOST_REPLY`).
 """
+
 from __future__ import annotations
 
 import re
@@ -85,13 +86,22 @@ def declared(name: str, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     overlap = {n.removesuffix("...") for n in found["KEYS"]} & {n.removesuffix("...") for n in found["ARGV"]}
     if overlap:
         raise ScriptMismatch(f"{name}.lua: {', '.join(sorted(overlap))} named both a key and an argument")
-    expected = {line for table, names in found.items() for position, n in enumerate(names, 1)
-                for line in ([f"local {n[:-3]} = {position} -- {table}[{n}]"] if n.endswith("...")
-                             else [f"local {n} = {table}[{position}]"])}
+    expected = {
+        line
+        for table, names in found.items()
+        for position, n in enumerate(names, 1)
+        for line in (
+            [f"local {n[:-3]} = {position} -- {table}[{n}]"]
+            if n.endswith("...")
+            else [f"local {n} = {table}[{position}]"]
+        )
+    }
     locals_ = {line for line in lines if _LOCAL.match(line) or _TAIL.match(line)}
     if locals_ != expected:
-        raise ScriptMismatch(f"{name}.lua: the locals disagree with the declared keys and arguments: missing "
-                             f"{sorted(expected - locals_)}, not declared {sorted(locals_ - expected)}")
+        raise ScriptMismatch(
+            f"{name}.lua: the locals disagree with the declared keys and arguments: missing "
+            f"{sorted(expected - locals_)}, not declared {sorted(locals_ - expected)}"
+        )
     positional = [line for line in lines if _POSITIONAL.search(line) and not _LOCAL.match(line)]
     if positional:
         raise ScriptMismatch(f"{name}.lua: reads a key or argument by its number, not its name: {positional}")
@@ -140,9 +150,17 @@ class Script:
         plain = [n.removesuffix("...") for n in names]
         missing, unknown = [n for n in plain if n not in values], [n for n in values if n not in plain]
         if missing or unknown:
-            raise TypeError(f"{self.name}.lua: " + "; ".join(
-                part for part in (missing and f"missing {what}(s) {', '.join(missing)}",
-                                  unknown and f"unknown {what}(s) {', '.join(unknown)}") if part))
+            raise TypeError(
+                f"{self.name}.lua: "
+                + "; ".join(
+                    part
+                    for part in (
+                        missing and f"missing {what}(s) {', '.join(missing)}",
+                        unknown and f"unknown {what}(s) {', '.join(unknown)}",
+                    )
+                    if part
+                )
+            )
         out: list[Any] = []
         for name, key in zip(names, plain):
             if name.endswith("..."):

@@ -2,6 +2,7 @@
 
 Stored as a hash (key: :meth:`bot.storage.keys.Keys.settings`); a missing field means the default.
 """
+
 from __future__ import annotations
 
 import functools
@@ -48,8 +49,13 @@ class GuildSettings:
 
 
 #: CLDR's duration units and the English word pytimeparse2 reads for each.
-_UNITS = {"duration-week": "weeks", "duration-day": "days", "duration-hour": "hours", "duration-minute": "minutes",
-          "duration-second": "seconds"}
+_UNITS = {
+    "duration-week": "weeks",
+    "duration-day": "days",
+    "duration-hour": "hours",
+    "duration-minute": "minutes",
+    "duration-second": "seconds",
+}
 #: A number and the word after it: ``"1,5 Std."`` → ``("1,5", "std.")``.
 _AMOUNT = re.compile(r"([0-9]+(?:[.,][0-9]+)*)\s*([^\s0-9.,、]+\.?)?")
 
@@ -87,11 +93,14 @@ def _in_english_units(text: str, code: str) -> str:
     words, joiner, locale = _unit_words(code)
     joined = text
     if joiner:  # a word ("und") only where it stands alone; a sign ("、", "和") anywhere
-        joined = re.sub(rf"(?<!\w){re.escape(joiner)}(?!\w)" if joiner.isalpha() and joiner.isascii() else
-                        re.escape(joiner), " ", joined)
+        joined = re.sub(
+            rf"(?<!\w){re.escape(joiner)}(?!\w)" if joiner.isalpha() and joiner.isascii() else re.escape(joiner),
+            " ",
+            joined,
+        )
     parts, end = [], 0
     for match in _AMOUNT.finditer(joined):
-        if joined[end:match.start()].strip(" ,、"):
+        if joined[end : match.start()].strip(" ,、"):
             return text  # something between the amounts: not a duration written this way
         number, word = match.group(1), match.group(2)
         english = words.get(word or "") or words.get((word or "").rstrip("."))
@@ -123,14 +132,28 @@ def parse_duration(text: str) -> int:
     least, most = describe_duration(MIN_TURN_TIMER), describe_duration(MAX_TURN_TIMER)
     if re.search(r"[0-9]", t) and not re.search(r"[^\W\d_]", t):  # numbers, no word: "90", "1:30", "+600 and"
         if not re.search(r"[1-9]", t):  # "0": no unit makes it long enough
-            raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between "
-                              "{least} and {most}).", text=shown, least=least, most=most))
+            raise UserError(
+                _(
+                    "'{text}' is too short: the turn timer must be at least {least} (it can be between "
+                    "{least} and {most}).",
+                    text=shown,
+                    least=least,
+                    most=most,
+                )
+            )
         number = t.strip() if re.fullmatch(r"[0-9]+(\.[0-9]+)?", t.strip()) else "90"
         # TRANSLATORS: {text} is what was typed (90, 1:30), {number} a number from it or 90; "m" and "h" are units
         # the bot reads (keep them); {least} and {most} are durations ("1 minute", "7 days")
-        raise UserError(_("'{text}' has no unit: write e.g. {number}m for minutes or {number}h for hours (the turn "
-                          "timer is between {least} and {most}).", text=shown, number=number, least=least,
-                          most=most))
+        raise UserError(
+            _(
+                "'{text}' has no unit: write e.g. {number}m for minutes or {number}h for hours (the turn "
+                "timer is between {least} and {most}).",
+                text=shown,
+                number=number,
+                least=least,
+                most=most,
+            )
+        )
     if re.search(r"[0-9]{10,}", t):  # more than 7 days in any unit (and more than the parser reads)
         total: float | None = MAX_TURN_TIMER + 1
     else:
@@ -138,14 +161,32 @@ def parse_duration(text: str) -> int:
     if total is None:
         # TRANSLATORS: the examples are what the bot reads: English units, and this language's units as CLDR writes
         # them (tests/storage/test_settings.py reads the examples of each catalog)
-        raise UserError(_("Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
-                          "12 hours or 2 days.", text=shown))
+        raise UserError(
+            _(
+                "Can't read '{text}' as a duration: write a number and a unit, e.g. 90 minutes, 1h 30m, "
+                "12 hours or 2 days.",
+                text=shown,
+            )
+        )
     if total < MIN_TURN_TIMER:
-        raise UserError(_("'{text}' is too short: the turn timer must be at least {least} (it can be between {least} "
-                          "and {most}).", text=shown, least=least, most=most))
+        raise UserError(
+            _(
+                "'{text}' is too short: the turn timer must be at least {least} (it can be between {least} "
+                "and {most}).",
+                text=shown,
+                least=least,
+                most=most,
+            )
+        )
     if total > MAX_TURN_TIMER:
-        raise UserError(_("'{text}' is too long: the turn timer can be at most {most} (it can be between {least} "
-                          "and {most}).", text=shown, least=least, most=most))
+        raise UserError(
+            _(
+                "'{text}' is too long: the turn timer can be at most {most} (it can be between {least} and {most}).",
+                text=shown,
+                least=least,
+                most=most,
+            )
+        )
     return int(round(total))
 
 
@@ -195,5 +236,7 @@ class SettingsStore:
                 continue
             fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
         if fields:
-            await guarded(self.redis, None, ("HSET", Keys.settings(guild_id), *[x for kv in fields.items() for x in kv]))
+            await guarded(
+                self.redis, None, ("HSET", Keys.settings(guild_id), *[x for kv in fields.items() for x in kv])
+            )
         return await self.get(guild_id)

@@ -31,6 +31,7 @@ A record that cannot be read (:class:`bot.core.record.RecordError`, or a key of 
 read: renamed to ``hongbot:{ch:<cid>}:quarantine:<time>`` (kept for inspection, listed in ``hongbot:quarantine``)
 and logged, so the channel is free and nothing else is blocked.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -63,16 +64,19 @@ REPLICA_WAIT_MS = 100
 #: stored, or not at all (:func:`deadline`); None outside an interaction (timers, the computer: no deadline). Set by
 #: :func:`fresh_task` (from :func:`bot.interface.answers.watch`).
 _DEADLINE: contextvars.ContextVar[tuple[asyncio.Task | None, float] | None] = contextvars.ContextVar(
-    "store_deadline", default=None)
+    "store_deadline", default=None
+)
 #: Whether the current interaction has sent a write to Redis (a commit, a setting, a vote…): until it has, a
 #: failure to reach Redis means certainly nothing was saved (:func:`wrote`).
 _WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("store_wrote", default=False)
 #: The task handling an interaction and what it must do before it first changes a game (:func:`gate`), or None.
-_GATE: contextvars.ContextVar[tuple[asyncio.Task | None, Callable[[], Awaitable[None]]] | None] = \
+_GATE: contextvars.ContextVar[tuple[asyncio.Task | None, Callable[[], Awaitable[None]]] | None] = (
     contextvars.ContextVar("store_gate", default=None)
+)
 #: The interaction (``<application id>:<token>``) the current task's change answers, set by :func:`reply_to`.
 _REPLY: contextvars.ContextVar[tuple[asyncio.Task | None, str] | None] = contextvars.ContextVar(
-    "store_reply", default=None)
+    "store_reply", default=None
+)
 #: Seconds an interaction's token may be used for follow-ups and edits of its response (Discord: 15 minutes).
 REPLY_TTL = 15 * 60
 #: Seconds a measured offset between Redis's clock and ours is used before it is measured again.
@@ -226,11 +230,12 @@ async def guarded(redis, bucket: int | None, *commands) -> list:
         with contextlib.suppress(AttributeError):
             redis._hongbot_guarded = script
     try:
-        return await script(keys={"marker": key or commands[0][1], "targets": [command[1] for command in commands]},
-                            args={"check": "1" if key else "0", "commands": sent})
+        return await script(
+            keys={"marker": key or commands[0][1], "targets": [command[1] for command in commands]},
+            args={"check": "1" if key else "0", "commands": sent},
+        )
     except ResponseError as exc:
         raise as_store_lost(redis, exc) from exc
-
 
 
 @dataclass(frozen=True)
@@ -283,7 +288,8 @@ class Effects:
     def channels(self) -> set[int]:
         """The channels of the members changed (each member names its channel second: ``<what>|<channel id>|…``)."""
         return {int(member.split("|")[1]) for member in (*self.cancel, *self.settle)} | {
-            int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)}
+            int(member.split("|")[1]) for member, _ in (*self.schedule, *self.announce)
+        }
 
     def args(self) -> list:
         """The commit script's tail ``effects...`` (``lua/commit.lua``) up to the interaction to complete."""
@@ -341,10 +347,17 @@ class DueSet:
             key = self.key_of(bucket % count)
             try:
                 count_and_ids = shards.args()
-                raw = await self._claim(keys=self._keys(key, bucket % count),
-                                        args={"now": now, "base_lease": self.lease, "longest": self.longest,
-                                              "limit": limit - len(out), "shard_count": count_and_ids[0],
-                                              "shards": count_and_ids[1:]})
+                raw = await self._claim(
+                    keys=self._keys(key, bucket % count),
+                    args={
+                        "now": now,
+                        "base_lease": self.lease,
+                        "longest": self.longest,
+                        "limit": limit - len(out),
+                        "shard_count": count_and_ids[0],
+                        "shards": count_and_ids[1:],
+                    },
+                )
             except ResponseError as exc:
                 raise as_store_lost(self.redis, exc) from exc
             out += [(raw[i], float(raw[i + 1]), int(raw[i + 2])) for i in range(0, len(raw), 3)]
@@ -354,16 +367,23 @@ class DueSet:
         """Remove a claimed member of ``channel_id`` (unless it was scheduled anew since the claim). True if removed."""
         key = self.key(channel_id)
         try:
-            return bool(await self._settle(keys=self._keys(key, self.keys.bucket(channel_id)),
-                                           args={"member": member, "leased": leased_until}))
+            return bool(
+                await self._settle(
+                    keys=self._keys(key, self.keys.bucket(channel_id)), args={"member": member, "leased": leased_until}
+                )
+            )
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
 
     def _keys(self, key: str, bucket: int) -> dict[str, str | None]:
         """A script's keys for the sorted set ``key`` of ``bucket``: it, its tries and shard hashes, and the bucket's
         identity marker when the store is guarded (:func:`marker`: refused when it is gone; None: not checked)."""
-        return {"due": key, "tries": Keys.tries(key), "shard_keys": Keys.shards(key),
-                "marker": marker(self.redis, bucket)}
+        return {
+            "due": key,
+            "tries": Keys.tries(key),
+            "shard_keys": Keys.shards(key),
+            "marker": marker(self.redis, bucket),
+        }
 
     async def add(self, channel_id: int, items: dict[str, float], *, guild_id: int | None = None, **options) -> None:
         """Add ``{member: due}`` of ``channel_id`` (``options``: ``ZADD``'s, e.g. ``nx=True``), with the guild's shard
@@ -382,8 +402,13 @@ class DueSet:
         if not members:
             return
         key = self.key(channel_id)
-        await guarded(self.redis, self.keys.bucket(channel_id), ("ZREM", key, *members),
-                      ("HDEL", Keys.tries(key), *members), ("HDEL", Keys.shards(key), *members))
+        await guarded(
+            self.redis,
+            self.keys.bucket(channel_id),
+            ("ZREM", key, *members),
+            ("HDEL", Keys.tries(key), *members),
+            ("HDEL", Keys.shards(key), *members),
+        )
 
     async def score(self, channel_id: int, member: str) -> float | None:
         """When a member of ``channel_id`` is due (or its lease ends), or None if it is not in the set."""
@@ -448,22 +473,34 @@ class GameStore:
         writing()
         found = marker(self.redis, self.keys.bucket(channel_id))
         try:
-            moved = await self._set_aside(keys={"game": self.keys.game(channel_id), "quarantine": target,
-                                                "index": index, "marker": found},
-                                          args={"version": str(version), "now": now})
+            moved = await self._set_aside(
+                keys={"game": self.keys.game(channel_id), "quarantine": target, "index": index, "marker": found},
+                args={"version": str(version), "now": now},
+            )
         except ResponseError as exc:
             raise as_store_lost(self.redis, exc) from exc
         if moved:
-            log.error("set aside the unreadable record of channel %s as %s (%s); the channel is free again",
-                      channel_id, target, why)
+            log.error(
+                "set aside the unreadable record of channel %s as %s (%s); the channel is free again",
+                channel_id,
+                target,
+                why,
+            )
         return bool(moved)
 
     async def raw(self, channel_id: int) -> dict[str, str]:
         """The channel's record exactly as stored (for tests that check nothing changed)."""
         return decoded_hash(await self.redis.hgetall(self.keys.game(channel_id)))
 
-    async def commit(self, channel_id: int, record: Record | None, expected_version: int,
-                     effects: Effects = Effects(), *, guild_id: int | None = None) -> int | None:
+    async def commit(
+        self,
+        channel_id: int,
+        record: Record | None,
+        expected_version: int,
+        effects: Effects = Effects(),
+        *,
+        guild_id: int | None = None,
+    ) -> int | None:
         """Write ``record`` (or delete it when None) with its ``effects``, if the stored version is
         ``expected_version``; all of it in one atomic step, or nothing.
 
@@ -475,40 +512,77 @@ class GameStore:
         """
         text = "" if record is None else record.to_json()
         guild = record.guild_id if record is not None else guild_id
-        result = await self._run(channel_id, guild, self.keys.game(channel_id), expected_version, text, "put", "", 0,
-                                 effects)
+        result = await self._run(
+            channel_id, guild, self.keys.game(channel_id), expected_version, text, "put", "", 0, effects
+        )
         return None if result == -1 else int(result)
 
-    async def finish(self, channel_id: int, record: Record, expected_version: int,
-                     effects: Effects = Effects()) -> bool:
+    async def finish(
+        self, channel_id: int, record: Record, expected_version: int, effects: Effects = Effects()
+    ) -> bool:
         """Atomically store ``record`` as a finished game, free the channel, index the game in ``hongbot:finished``
         and apply ``effects``, if the version still matches.
 
         Returns:
             True if this call finished the game; False if someone else committed first.
         """
-        result = await self._run(channel_id, record.guild_id, self.keys.finished(channel_id, record.id), expected_version,
-                                 record.to_json(), "finish", f"{channel_id}:{record.id}", record.ended or 0, effects)
+        result = await self._run(
+            channel_id,
+            record.guild_id,
+            self.keys.finished(channel_id, record.id),
+            expected_version,
+            record.to_json(),
+            "finish",
+            f"{channel_id}:{record.id}",
+            record.ended or 0,
+            effects,
+        )
         return result != -1
 
-    async def _run(self, channel_id: int, guild_id: int | None, second: str, expected: int, text: str, mode: str,
-                   member: str, ended: float, effects: Effects) -> int:
+    async def _run(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        second: str,
+        expected: int,
+        text: str,
+        mode: str,
+        member: str,
+        ended: float,
+        effects: Effects,
+    ) -> int:
         strays = effects.channels() - {channel_id}
         if strays:
-            raise ValueError(f"a commit of channel {channel_id} can't change the deadlines or announcements of "
-                             f"channel(s) {sorted(strays)}: commit each channel's own")
+            raise ValueError(
+                f"a commit of channel {channel_id} can't change the deadlines or announcements of "
+                f"channel(s) {sorted(strays)}: commit each channel's own"
+            )
         game, bucket = self.keys.game(channel_id), self.keys.bucket(channel_id)
         active = "" if effects.active is None or guild_id is None else ("1" if effects.active else "0")
         deadlines, outbox = self.keys.deadlines(bucket), self.keys.outbox(bucket)
         keys: dict[str, str | None] = {
-            "game": game, "done": second, "deadlines": deadlines, "outbox": outbox,
+            "game": game,
+            "done": second,
+            "deadlines": deadlines,
+            "outbox": outbox,
             "active": self.keys.active(guild_id, bucket) if guild_id is not None else game,
-            "finished": self.keys.finished_index(bucket), "deadline_tries": Keys.tries(deadlines),
-            "outbox_tries": Keys.tries(outbox), "deadline_shards": Keys.shards(deadlines),
-            "outbox_shards": Keys.shards(outbox)}
+            "finished": self.keys.finished_index(bucket),
+            "deadline_tries": Keys.tries(deadlines),
+            "outbox_tries": Keys.tries(outbox),
+            "deadline_shards": Keys.shards(deadlines),
+            "outbox_shards": Keys.shards(outbox),
+        }
         args: dict[str, object] = {
-            "expected": expected, "doc": text, "mode": mode, "channel": channel_id, "member": member, "ended": ended,
-            "activate": active, "shard": Shards.key(guild_id) if guild_id else "", "due_by": ""}
+            "expected": expected,
+            "doc": text,
+            "mode": mode,
+            "channel": channel_id,
+            "member": member,
+            "ended": ended,
+            "activate": active,
+            "shard": Shards.key(guild_id) if guild_id else "",
+            "due_by": "",
+        }
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
         turns = [m for m, _ in effects.announce if m.startswith("turn|")]
         reply = _reply() if turns else ""
@@ -558,8 +632,9 @@ class GameStore:
             self._offset = (float(seconds) + float(micro) / 1e6 - after, after)
         return self._offset[0]
 
-    async def _decide(self, lost: BaseException, deadline: float, channel_id: int, mode: str, second: str,
-                      expected: int, text: str) -> int:
+    async def _decide(
+        self, lost: BaseException, deadline: float, channel_id: int, mode: str, second: str, expected: int, text: str
+    ) -> int:
         """A commit's reply was lost (it may or may not have run): wait until its deadline has passed on Redis's
         clock too (after which the script can no longer apply it), then re-read the record. Returns what the commit
         would have (the new version; -1 when another change landed instead); raises :class:`NotSaved` when the
@@ -570,8 +645,11 @@ class GameStore:
             current = await self.redis.hgetall(self.keys.game(channel_id))
             finished = await self.redis.get(second) if mode == "finish" else None
         except LOST:
-            log.warning("a change to channel %s may or may not be stored: Redis lost its reply and does not answer "
-                        "(%s)", channel_id, lost)
+            log.warning(
+                "a change to channel %s may or may not be stored: Redis lost its reply and does not answer (%s)",
+                channel_id,
+                lost,
+            )
             raise lost
         version = int(current.get("v", 0) or 0)
         if mode == "finish":
@@ -586,12 +664,18 @@ class GameStore:
             return 0  # deleted, by us or by another change: the channel is free either way
         if text and version == expected + 1:
             return version if current.get("doc") == text else -1
-        log.warning("a change to channel %s may or may not be stored: Redis lost its reply and the record has "
-                    "moved on (version %s, expected %s)", channel_id, version, expected)
+        log.warning(
+            "a change to channel %s may or may not be stored: Redis lost its reply and the record has "
+            "moved on (version %s, expected %s)",
+            channel_id,
+            version,
+            expected,
+        )
         raise lost
 
-    async def _commit_replicated(self, cluster: RedisCluster, keys: Mapping[str, str | None],
-                                 args: Mapping[str, object]) -> int:
+    async def _commit_replicated(
+        self, cluster: RedisCluster, keys: Mapping[str, str | None], args: Mapping[str, object]
+    ) -> int:
         """Run the commit script on a Cluster, then — on the same connection — ``WAIT`` up to :data:`REPLICA_WAIT_MS`
         for a replica of the slot's primary to have it, so that a failover right after keeps the change. Anything
         unusual (no replica, a stale map of the slots, the primary unreachable, the script not loaded there) falls
@@ -602,9 +686,10 @@ class GameStore:
         if len(nodes) < 2:
             return int(await self._commit(keys=keys, args=args))
         positional_keys, positional_args = self._commit.script.positions(keys, args)
-        commands = [PipelineCommand(0, "EVALSHA", self._commit.sha, len(positional_keys), *positional_keys,
-                                    *positional_args),
-                    PipelineCommand(1, "WAIT", 1, REPLICA_WAIT_MS)]
+        commands = [
+            PipelineCommand(0, "EVALSHA", self._commit.sha, len(positional_keys), *positional_keys, *positional_args),
+            PipelineCommand(1, "WAIT", 1, REPLICA_WAIT_MS),
+        ]
         try:
             await nodes[0].execute_pipeline(commands)
         except (RedisError, OSError) as exc:
@@ -614,8 +699,14 @@ class GameStore:
         if isinstance(result, Exception):
             return int(await self._commit(keys=keys, args=args))
         if isinstance(acknowledged, Exception) or int(acknowledged) < 1:
-            log.warning("a commit in slot %s was not acknowledged by a replica within %d ms (%s): a failover of %s "
-                        "now could lose it", slot, REPLICA_WAIT_MS, acknowledged, nodes[0].name)
+            log.warning(
+                "a commit in slot %s was not acknowledged by a replica within %d ms (%s): a failover of %s "
+                "now could lose it",
+                slot,
+                REPLICA_WAIT_MS,
+                acknowledged,
+                nodes[0].name,
+            )
         return int(result)
 
     async def finished(self, channel_id: int, game_id: str) -> Record | None:
@@ -647,7 +738,9 @@ class GameStore:
     async def channels_with_records(self) -> list[int]:
         """Channel ids that hold a challenge or game now (a SCAN; for re-arming timers at start-up and the
         periodic check, never on a move's path)."""
-        return [self.keys.channel_of(key) async for key in self.redis.scan_iter(match=self.keys.GAME_PATTERN, count=500)]
+        return [
+            self.keys.channel_of(key) async for key in self.redis.scan_iter(match=self.keys.GAME_PATTERN, count=500)
+        ]
 
     # --- small per-channel and per-server facts -------------------------------------------------------
 
@@ -668,8 +761,11 @@ class GameStore:
     async def remember_message(self, channel_id: int, game_id: str, message_id: int, ttl: int) -> None:
         """Note a challenge message's id for ``ttl`` seconds (kept beside the record, so it never races a click)."""
         writing()
-        await guarded(self.redis, self.keys.bucket(channel_id),
-                      ("SET", self.keys.challenge_message(channel_id, game_id), message_id, "EX", ttl))
+        await guarded(
+            self.redis,
+            self.keys.bucket(channel_id),
+            ("SET", self.keys.challenge_message(channel_id, game_id), message_id, "EX", ttl),
+        )
 
     async def challenge_message(self, channel_id: int, game_id: str) -> int | None:
         value = await self.redis.get(self.keys.challenge_message(channel_id, game_id))
@@ -678,8 +774,11 @@ class GameStore:
     async def remember_takeback(self, channel_id: int, game_id: str, nonce: str, message_id: int, ttl: int) -> None:
         """Note the message of the takeback request ``nonce`` (kept beside the record, so it never races a click)."""
         writing()
-        await guarded(self.redis, self.keys.bucket(channel_id),
-                      ("SET", self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", "EX", ttl))
+        await guarded(
+            self.redis,
+            self.keys.bucket(channel_id),
+            ("SET", self.keys.takeback_message(channel_id, game_id), f"{nonce}:{message_id}", "EX", ttl),
+        )
 
     async def takeback_message(self, channel_id: int, game_id: str) -> tuple[str, int] | None:
         """The noted takeback request's ``(nonce, message id)``, or None."""
@@ -692,7 +791,7 @@ class GameStore:
         (or when another request's message is noted now, which stays)."""
         key = self.keys.takeback_message(channel_id, game_id)
         writing()
-        value, = await guarded(self.redis, self.keys.bucket(channel_id), ("GETDEL", key))
+        (value,) = await guarded(self.redis, self.keys.bucket(channel_id), ("GETDEL", key))
         if not value:
             return None
         found, _, message = value.partition(":")
@@ -701,15 +800,22 @@ class GameStore:
             return None
         return int(message)
 
-    async def vote_rematch(self, channel_id: int, game_id: str, *user_ids: int,
-                           ttl: int = 7 * 24 * 3600) -> tuple[bool, int]:
+    async def vote_rematch(
+        self, channel_id: int, game_id: str, *user_ids: int, ttl: int = 7 * 24 * 3600
+    ) -> tuple[bool, int]:
         """Add rematch votes for a finished game (atomically); returns whether the first of ``user_ids`` had not
         voted before, and how many players have voted now."""
         key = self.keys.rematch_votes(channel_id, game_id)
         await through_gate()
         writing()
-        had, *_, count = await guarded(self.redis, self.keys.bucket(channel_id), ("SISMEMBER", key, user_ids[0]),
-                                       ("SADD", key, *user_ids), ("EXPIRE", key, ttl), ("SCARD", key))
+        had, *_, count = await guarded(
+            self.redis,
+            self.keys.bucket(channel_id),
+            ("SISMEMBER", key, user_ids[0]),
+            ("SADD", key, *user_ids),
+            ("EXPIRE", key, ttl),
+            ("SCARD", key),
+        )
         return not had, int(count)
 
     async def claim_rematch(self, channel_id: int, game_id: str, ttl: int = 7 * 24 * 3600) -> bool:
@@ -731,9 +837,9 @@ class GameStore:
     async def release_rematch(self, channel_id: int, game_id: str) -> None:
         """Undo :meth:`claim_rematch` (the rematch could not start)."""
         writing()
-        await guarded(self.redis, self.keys.bucket(channel_id),
-                      ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started"))
-
+        await guarded(
+            self.redis, self.keys.bucket(channel_id), ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started")
+        )
 
     async def ping(self) -> bool:
         """Whether the store answers now (one PING). Raises redis-py's errors when it doesn't."""

@@ -36,6 +36,7 @@ The functions are pure (no I/O, the game is never changed) and take picklable ar
 in a process pool: every game pickles, and :func:`choose_move_from_dict` takes a game as its ``to_dict()``
 (smaller, and checked again by the replay).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -62,12 +63,12 @@ def _model(entry: registry.EngineEntry) -> Opponent[Any]:
 #: scored), ``depth`` (most plies: turns for Hong Kong, placements or dragon actions for Hong), ``naive`` (look
 #: one turn ahead and count only buildings / Hongs on the board now, random among the best) and ``seconds``
 #: (wall-clock safety cap).
-SETTINGS: dict[str, dict[str, Settings]] = {
-    name: _model(entry).SETTINGS for name, entry in registry.games().items()}
+SETTINGS: dict[str, dict[str, Settings]] = {name: _model(entry).SETTINGS for name, entry in registry.games().items()}
 
 
-def choose_move(game: Game, level: str = "medium", seed: int = 0, *, budget: int | None = None,
-                seconds: float | None = None) -> str:
+def choose_move(
+    game: Game, level: str = "medium", seed: int = 0, *, budget: int | None = None, seconds: float | None = None
+) -> str:
     """The computer's move for the player to move in ``game``.
 
     Args:
@@ -98,12 +99,20 @@ def choose_move(game: Game, level: str = "medium", seed: int = 0, *, budget: int
     nodes = settings["nodes"] if budget is None else max(0, int(budget))
     cap = settings["seconds"] if seconds is None else float(seconds)
     rng = random.Random(f"{kind}:{level}:{seed}:{len(game.moves)}")
-    return _model(entry).choose(game, rng, nodes=nodes, depth=settings["depth"], naive=settings["naive"],
-                                deadline=time.perf_counter() + cap)
+    return _model(entry).choose(
+        game, rng, nodes=nodes, depth=settings["depth"], naive=settings["naive"], deadline=time.perf_counter() + cap
+    )
 
 
-def choose_move_from_dict(kind: str, state: dict[str, Any], level: str = "medium", seed: int = 0, *,
-                          budget: int | None = None, seconds: float | None = None) -> str:
+def choose_move_from_dict(
+    kind: str,
+    state: dict[str, Any],
+    level: str = "medium",
+    seed: int = 0,
+    *,
+    budget: int | None = None,
+    seconds: float | None = None,
+) -> str:
     """:func:`choose_move` for a game saved with ``to_dict()``.
 
     Args:

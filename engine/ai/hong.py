@@ -29,6 +29,7 @@ plays dragon actions too: a placement that creates a Hong whose dragon waits in 
 same player move again with that dragon's action, as in the rules. The root moves are exactly the
 engine's ``legal_moves()``.
 """
+
 from __future__ import annotations
 
 import math
@@ -143,9 +144,9 @@ class Model:
         self.mean = [0.0] * (h + w)
         self.var = [0.0] * (h + w)
         for r in range(h):
-            self.mean[r], self.var[r] = line_stats("".join(self.rg[r * w:(r + 1) * w]))
+            self.mean[r], self.var[r] = line_stats("".join(self.rg[r * w : (r + 1) * w]))
         for c in range(w):
-            self.mean[h + c], self.var[h + c] = line_stats("".join(self.cg[c * h:(c + 1) * h]))
+            self.mean[h + c], self.var[h + c] = line_stats("".join(self.cg[c * h : (c + 1) * h]))
         self.total_mean = sum(self.mean)
         self.total_var = sum(self.var)
         self.empty = self.grid.count(_EMPTY)
@@ -181,11 +182,11 @@ class Model:
 
     def row_line(self, r: int) -> str:
         """Row ``r`` as a line string (``1`` segment = H, ``0`` head = V, ``.`` empty, ``#`` block)."""
-        return "".join(self.rg[r * self.w:(r + 1) * self.w])
+        return "".join(self.rg[r * self.w : (r + 1) * self.w])
 
     def col_line(self, c: int) -> str:
         """Column ``c`` as a line string (``1`` segment = V, ``0`` head = H, ``.`` empty, ``#`` block)."""
-        return "".join(self.cg[c * self.h:(c + 1) * self.h])
+        return "".join(self.cg[c * self.h : (c + 1) * self.h])
 
     def _set(self, i: int, ch: str) -> None:
         """Put ``ch`` on cell ``i`` and update the line statistics of its row and column."""
@@ -245,8 +246,7 @@ class Model:
         if action == "swap":
             return has_tile and "S" in g
         if action == "move":
-            return empty > 0 and any(
-                g[j] == _EMPTY for i, ch in enumerate(g) if ch in "HV" for j in self.neighbours[i])
+            return empty > 0 and any(g[j] == _EMPTY for i, ch in enumerate(g) if ch in "HV" for j in self.neighbours[i])
         raise AssertionError(action)
 
     def play(self, move: Move) -> None:
@@ -303,8 +303,9 @@ class Model:
 
     def hong_count(self) -> int:
         """Hongs on the board now."""
-        return sum(len(line_spans(self.row_line(r))) for r in range(self.h)) + \
-            sum(len(line_spans(self.col_line(c))) for c in range(self.w))
+        return sum(len(line_spans(self.row_line(r))) for r in range(self.h)) + sum(
+            len(line_spans(self.col_line(c))) for c in range(self.w)
+        )
 
     def outcome(self) -> int:
         """Winner of a finished game: 1 (dragon master) at or above the threshold, else 0."""
@@ -349,11 +350,19 @@ class Model:
         if action == "movestone":
             return [(size, f"{head} {names[i]} {names[j]}", ((i, _EMPTY), (j, "S"))) for i in stones for j in empties]
         if action == "move":
-            return [(size, f"{head} {names[i]} {names[j]}", ((i, _EMPTY), (j, g[i])))
-                    for i in tiles for j in self.neighbours[i] if g[j] == _EMPTY]
+            return [
+                (size, f"{head} {names[i]} {names[j]}", ((i, _EMPTY), (j, g[i])))
+                for i in tiles
+                for j in self.neighbours[i]
+                if g[j] == _EMPTY
+            ]
         if action == "swap":
-            return [(size, f"{head} {names[i]} {names[j]} {o}", ((i, "S"), (j, o)))
-                    for i in tiles for j in stones for o in "HV"]
+            return [
+                (size, f"{head} {names[i]} {names[j]} {o}", ((i, "S"), (j, o)))
+                for i in tiles
+                for j in stones
+                for o in "HV"
+            ]
         raise AssertionError(action)
 
     def notation(self, move: Move) -> str:
@@ -410,8 +419,8 @@ class Model:
             base_m = tm - mean[r] - mean[h + c]
             base_v = tv - var[r] - var[h + c]
             for o, rch, cch in ((0, _SEG, _CAP), (1, _CAP, _SEG)):
-                nr = rk[:c] + rch + rk[c + 1:]
-                nc = ck[:r] + cch + ck[r + 1:]
+                nr = rk[:c] + rch + rk[c + 1 :]
+                nc = ck[:r] + cch + ck[r + 1 :]
                 mr, vr = line_stats(nr)
                 mc, vc = line_stats(nc)
                 summons = watch and self._summons(nr, c, nc, r)
@@ -481,8 +490,16 @@ class Weights:
             setattr(self, k, v)
 
 
-def choose(game: hg.HongGame, rng: random.Random, *, nodes: int, depth: int, naive: bool = False,
-           deadline: float | None = None, weights: Weights | None = None) -> str:
+def choose(
+    game: hg.HongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    naive: bool = False,
+    deadline: float | None = None,
+    weights: Weights | None = None,
+) -> str:
     """The move to play for ``game.to_move``: a placement, or a dragon action while a summon is pending.
 
     Args:
@@ -518,8 +535,9 @@ def choose(game: hg.HongGame, rng: random.Random, *, nodes: int, depth: int, nai
     roots = [m for v, m in keyed if model.notation(m) in legal]
     if not roots:  # the model and the engine disagree: never play an illegal move
         return sorted(legal)[0]
-    move, _value, _line, _done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
-                                                     table=model.weights.table)
+    move, _value, _line, _done = iterative_deepening(
+        model, roots, nodes, depth, deadline=deadline, table=model.weights.table
+    )
     return model.notation(move)
 
 

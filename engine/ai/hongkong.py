@@ -22,6 +22,7 @@ The model is a flat mirror of the board (owner, blocks, roof and piece count per
 takes back placements in place; it reads the game only through ``stacks``, ``remaining``, ``moves``
 and ``to_move`` and the chosen turn is checked against ``legal_moves()``.
 """
+
 from __future__ import annotations
 
 import random
@@ -72,8 +73,24 @@ class Model:
     A move is ``kind * 25 + plot`` with kind 0 = standard block, 1 = roof, 2 = quick block.
     """
 
-    __slots__ = ("owner", "blocks", "roof", "pieces", "rem", "mover", "mid", "turns", "empty", "hist",
-                 "q_width", "width", "weights", "hash", "heights", "cache")
+    __slots__ = (
+        "owner",
+        "blocks",
+        "roof",
+        "pieces",
+        "rem",
+        "mover",
+        "mid",
+        "turns",
+        "empty",
+        "hist",
+        "q_width",
+        "width",
+        "weights",
+        "hash",
+        "heights",
+        "cache",
+    )
 
     def __init__(self, game: hk.HongKongGame, weights: "Weights"):
         self.owner = [s[-1][0] if s else -1 for s in game.stacks]
@@ -216,7 +233,14 @@ class Model:
     def _evaluate(self) -> float:
         w = self.weights
         building, sealed, threatened, height = w.building, w.sealed, w.threatened, w.height
-        owner, blocks, roof, pieces, rem, heights = self.owner, self.blocks, self.roof, self.pieces, self.rem, self.heights
+        owner, blocks, roof, pieces, rem, heights = (
+            self.owner,
+            self.blocks,
+            self.roof,
+            self.pieces,
+            self.rem,
+            self.heights,
+        )
         score = 0.0
         best_capture = [0.0, 0.0]
         for x in range(PLOTS):
@@ -275,7 +299,14 @@ class Model:
         """
         p = self.mover
         q = 1 - p
-        owner, blocks, roof, pieces, rem, heights = self.owner, self.blocks, self.roof, self.pieces, self.rem, self.heights
+        owner, blocks, roof, pieces, rem, heights = (
+            self.owner,
+            self.blocks,
+            self.roof,
+            self.pieces,
+            self.rem,
+            self.heights,
+        )
         if not self.mid and rem[p * 3] + rem[p * 3 + 1] == 0:
             return []
         has_s, has_r, has_q = rem[p * 3] > 0, rem[p * 3 + 1] > 0, rem[p * 3 + 2] > 0 and not self.mid
@@ -448,8 +479,16 @@ def _count_leaf(model: Model) -> float:
     return 2 * (c0 - c1) + (0 if model.owner[CENTRE] < 0 else (1 if model.owner[CENTRE] == 0 else -1))
 
 
-def choose(game: hk.HongKongGame, rng: random.Random, *, nodes: int, depth: int, naive: bool = False,
-           deadline: float | None = None, weights: Weights | None = None) -> str:
+def choose(
+    game: hk.HongKongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    naive: bool = False,
+    deadline: float | None = None,
+    weights: Weights | None = None,
+) -> str:
     """The turn to play for ``game.to_move``, in canonical notation (see the module docstring).
 
     Args:
@@ -473,8 +512,9 @@ def choose(game: hk.HongKongGame, rng: random.Random, *, nodes: int, depth: int,
         near = [line for v, line in scored if v >= top]
         line = near[rng.randrange(len(near))]
     else:
-        best, value, line, done = iterative_deepening(model, roots, nodes, depth, deadline=deadline,
-                                                      table=model.weights.table)
+        best, value, line, done = iterative_deepening(
+            model, roots, nodes, depth, deadline=deadline, table=model.weights.table
+        )
         # complete a quick block with its best second piece if the line stopped after it
         if line and line[0] >= 2 * PLOTS and len(line) < 2:
             model.play(line[0])

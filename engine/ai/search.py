@@ -8,6 +8,7 @@ Hong dragon summon gives the same player another placement), so each node asks t
 The budget counts nodes (positions visited), not seconds, so a search is reproducible: the same model,
 the same move order and the same budget give the same move on any machine.
 """
+
 from __future__ import annotations
 
 import time
@@ -147,9 +148,15 @@ class Search(Generic[Move]):
         return best, best_line
 
 
-def iterative_deepening(model: Model[Move], root_moves: list[Move], budget: int, max_depth: int,
-                        min_depth: int = 1, deadline: float | None = None,
-                        table: bool = True) -> tuple[Move, float, list[Move], int]:
+def iterative_deepening(
+    model: Model[Move],
+    root_moves: list[Move],
+    budget: int,
+    max_depth: int,
+    min_depth: int = 1,
+    deadline: float | None = None,
+    table: bool = True,
+) -> tuple[Move, float, list[Move], int]:
     """Search ``root_moves`` (best first) one ply deeper at a time until ``budget`` nodes are spent.
 
     Each completed depth re-orders the root moves by their values, so the next depth searches the best

@@ -15,6 +15,7 @@ Reported per pairing: games, wins of each side (draws for Hong Kong), the first-
 moves timed, median and worst wall-clock seconds per move (and CPU seconds, which other work on a shared
 machine does not inflate). The targets of the issue are checked at the end.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,15 @@ import engine.hongkong as hongkong  # noqa: E402
 from engine.ai import LEVELS, choose_move  # noqa: E402
 
 PLAYERS = ("random",) + LEVELS
-DEFAULT_PAIRS = ["random-random", "easy-random", "medium-random", "hard-random", "medium-easy", "hard-easy",
-                 "hard-medium"]
+DEFAULT_PAIRS = [
+    "random-random",
+    "easy-random",
+    "medium-random",
+    "hard-random",
+    "medium-easy",
+    "hard-easy",
+    "hard-medium",
+]
 
 
 def _move(game, player: str, seed: int, rng: random.Random) -> str:
@@ -63,8 +71,16 @@ def play_one(task: tuple) -> dict:
         game.play(move)
         n += 1
     margin = game.hong_count() - game.threshold if kind == "hong" else None
-    return {"kind": kind, "setup": setup, "a": a, "b": b, "a_side": a_side, "winner": game.winner,
-            "margin": margin, "times": dict(times)}
+    return {
+        "kind": kind,
+        "setup": setup,
+        "a": a,
+        "b": b,
+        "a_side": a_side,
+        "winner": game.winner,
+        "margin": margin,
+        "times": dict(times),
+    }
 
 
 def tasks_for(kind: str, a: str, b: str, games: int, boards: list[str], lairs: list[bool]) -> list[tuple]:
@@ -103,8 +119,10 @@ def report_hongkong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
 def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
     rs_all = [r for r in results if r["kind"] == "hong"]
     setups = sorted({(r["setup"]["board"], r["setup"]["lair"]) for r in rs_all})
-    print("\nHong — roles alternate on the same setups; boards/lair: "
-          + ", ".join(f"{bd}{' + lair' if lr else ''}" for bd, lr in setups))
+    print(
+        "\nHong — roles alternate on the same setups; boards/lair: "
+        + ", ".join(f"{bd}{' + lair' if lr else ''}" for bd, lr in setups)
+    )
     base = [r for r in rs_all if (r["a"], r["b"]) == ("random", "random")]
     base_emp = sum(1 for r in base if r["winner"] == hong.EMPEROR) / len(base) if base else None
 
@@ -114,8 +132,10 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
         return f"random vs random: {100 * (base_emp if role == hong.EMPEROR else 1 - base_emp):.1f}%"
 
     print("(Hongs - threshold: the mean final count minus the board's threshold; the dragon master wins at >= 0)")
-    print(f"{'pairing':<18}{'role of A':<15}{'games':>6}{'A wins':>8}{'A win rate':>12}{'Hongs-thr':>11}"
-          "   baseline for that role")
+    print(
+        f"{'pairing':<18}{'role of A':<15}{'games':>6}{'A wins':>8}{'A win rate':>12}{'Hongs-thr':>11}"
+        "   baseline for that role"
+    )
     rates, edges = {}, {}
     for a, b in pairs:
         rs = [r for r in rs_all if (r["a"], r["b"]) == (a, b)]
@@ -127,25 +147,35 @@ def report_hong(results: list[dict], pairs: list[tuple[str, str]]) -> dict:
             total += wins
             margins[role] = statistics.mean(r["margin"] for r in sub) if sub else None
             margin = "-" if margins[role] is None else f"{margins[role]:+.2f}"
-            print(f"{a + ' vs ' + b:<18}{name:<15}{len(sub):>6}{wins:>8}{pct(wins, len(sub)):>12}{margin:>11}"
-                  f"   {baseline(role)}")
+            print(
+                f"{a + ' vs ' + b:<18}{name:<15}{len(sub):>6}{wins:>8}{pct(wins, len(sub)):>12}{margin:>11}"
+                f"   {baseline(role)}"
+            )
         rates[(a, b)] = total / len(rs) if rs else 0.0
         edge = None if None in margins.values() else margins[hong.DRAGON_MASTER] - margins[hong.EMPEROR]
         edges[(a, b)] = edge
         edge_text = "" if edge is None else f"   A's edge: {edge:+.2f} Hongs"
         print(f"{'':<18}{'both roles':<15}{len(rs):>6}{total:>8}{pct(total, len(rs)):>12}{'':>11}{edge_text}")
-    print("(A's edge: the mean count with A as dragon master minus the mean count with A as emperor, on the same\n"
-          " setups; 0 for equal players, positive when A gets more out of both roles than B does)")
+    print(
+        "(A's edge: the mean count with A as dragon master minus the mean count with A as emperor, on the same\n"
+        " setups; 0 for equal players, positive when A gets more out of both roles than B does)"
+    )
     if len(setups) > 1:
         print("\nHong per board (A win rate as emperor / as dragon master; random vs random emperor win rate)")
         for bd, lr in setups:
             cells = []
             for a, b in pairs:
-                rs = [r for r in rs_all if (r["a"], r["b"]) == (a, b) and (r["setup"]["board"], r["setup"]["lair"]) == (bd, lr)]
+                rs = [
+                    r
+                    for r in rs_all
+                    if (r["a"], r["b"]) == (a, b) and (r["setup"]["board"], r["setup"]["lair"]) == (bd, lr)
+                ]
                 e = [r for r in rs if r["a_side"] == 0]
                 d = [r for r in rs if r["a_side"] == 1]
-                cells.append(f"{a}-{b} {pct(sum(r['winner'] == 0 for r in e), len(e)).strip()}/"
-                             f"{pct(sum(r['winner'] == 1 for r in d), len(d)).strip()} (n={len(rs)})")
+                cells.append(
+                    f"{a}-{b} {pct(sum(r['winner'] == 0 for r in e), len(e)).strip()}/"
+                    f"{pct(sum(r['winner'] == 1 for r in d), len(d)).strip()} (n={len(rs)})"
+                )
             print(f"  {bd + (' + lair' if lr else ''):<14}" + "; ".join(cells))
     return rates, edges
 
@@ -165,8 +195,10 @@ def report_times(results: list[dict], kind: str) -> dict:
         wall = [t[0] for t in ts]
         cpu = [t[1] for t in ts]
         out[who] = (statistics.median(wall), max(wall))
-        print(f"{who:<10}{len(ts):>8}{statistics.median(wall):>10.3f}{max(wall):>9.3f}"
-              f"{statistics.median(cpu):>12.3f}{max(cpu):>11.3f}")
+        print(
+            f"{who:<10}{len(ts):>8}{statistics.median(wall):>10.3f}{max(wall):>9.3f}"
+            f"{statistics.median(cpu):>12.3f}{max(cpu):>11.3f}"
+        )
     return out
 
 
@@ -187,18 +219,27 @@ def targets(label: str, rates: dict, times: dict, edges: dict | None = None) -> 
     check("hard beats random in >= 98%", None if hr is None else hr >= 0.98, f(hr))
     check("hard beats easy in >= 75%", None if he is None else he >= 0.75, f(he))
     if edges is None:
-        check("medium between: beats easy, loses to hard", None if me is None or hm is None else (me > 0.5 and hm > 0.5),
-              f"medium vs easy {f(me)}, hard vs medium {f(hm)}")
+        check(
+            "medium between: beats easy, loses to hard",
+            None if me is None or hm is None else (me > 0.5 and hm > 0.5),
+            f"medium vs easy {f(me)}, hard vs medium {f(hm)}",
+        )
     else:
         # Hong's unbalanced roles push win rates between close players towards 50%: also ask that the
         # stronger side gets more Hongs out of both roles (a positive edge)
         e_me, e_hm = edges.get(("medium", "easy")), edges.get(("hard", "medium"))
         ok = None if None in (me, hm, e_me, e_hm) else (me >= 0.5 and hm >= 0.5 and e_me > 0 and e_hm > 0)
-        check("medium between: beats easy, loses to hard (win rate >= 50% and a positive edge)", ok,
-              f"medium vs easy {f(me)} (edge {e_me if e_me is None else round(e_me, 2)}), "
-              f"hard vs medium {f(hm)} (edge {e_hm if e_hm is None else round(e_hm, 2)})")
-    check("against random: easy <= medium <= hard", None if None in (er, mr, hr) else er <= mr <= hr,
-          f"easy {f(er)}, medium {f(mr)}, hard {f(hr)}")
+        check(
+            "medium between: beats easy, loses to hard (win rate >= 50% and a positive edge)",
+            ok,
+            f"medium vs easy {f(me)} (edge {e_me if e_me is None else round(e_me, 2)}), "
+            f"hard vs medium {f(hm)} (edge {e_hm if e_hm is None else round(e_hm, 2)})",
+        )
+    check(
+        "against random: easy <= medium <= hard",
+        None if None in (er, mr, hr) else er <= mr <= hr,
+        f"easy {f(er)}, medium {f(mr)}, hard {f(hr)}",
+    )
     if "hard" in times:
         med, worst = times["hard"]
         check("hard median <= 1.5 s per move", med <= 1.5, f"{med:.3f} s")
@@ -210,8 +251,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="games per pairing (default 200)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--game", choices=("hongkong", "hong", "both"), default="both")
-    parser.add_argument("--pairs", default=",".join(DEFAULT_PAIRS),
-                        help="comma-separated A-B pairings of random, easy, medium, hard")
+    parser.add_argument(
+        "--pairs", default=",".join(DEFAULT_PAIRS), help="comma-separated A-B pairings of random, easy, medium, hard"
+    )
     parser.add_argument("--boards", default="castle,garden,inner", help="Hong boards to cycle through")
     parser.add_argument("--lair", choices=("both", "on", "off"), default="both", help="Hong expansion")
     args = parser.parse_args()
@@ -232,8 +274,10 @@ def main() -> None:
             tasks.extend(tasks_for(kind, a, b, args.games, boards, lairs))
     # slowest first, so the pool ends together
     tasks.sort(key=lambda t: -sum(LEVELS.index(p) + 1 for p in (t[2], t[3]) if p in LEVELS))
-    print(f"{len(tasks)} games on {args.workers} worker(s); python {sys.version.split()[0]}; "
-          f"{os.cpu_count()} CPUs", flush=True)
+    print(
+        f"{len(tasks)} games on {args.workers} worker(s); python {sys.version.split()[0]}; {os.cpu_count()} CPUs",
+        flush=True,
+    )
     started = time.perf_counter()
     results = []
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:

@@ -84,6 +84,7 @@ answered as stored, moves not sent (no channel free), interactions not dispatche
 running games without a turn timer, how often the fault hit; ``--routes``: the REST requests by route;
 ``--examples N``: what the player saw (the interaction's state) for N moves of each failing kind.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -129,6 +130,7 @@ class Skip(Exception):
 
 
 # --- the faults ---------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -261,8 +263,10 @@ def faults_of(run: "Run"):
 async def server_errors(run: "Run", when: str) -> None:
     """``--fault-share`` of posts, follow-ups and callbacks answered ``--status`` before or after their effect."""
     faults = faults_of(run)
-    added = [faults.add(method, path, status=run.args.status, when=when, probability=run.args.fault_share)
-             for method, path in POST_ROUTES]
+    added = [
+        faults.add(method, path, status=run.args.status, when=when, probability=run.args.fault_share)
+        for method, path in POST_ROUTES
+    ]
     try:
         await asyncio.sleep(run.args.fault_seconds)
     finally:
@@ -297,8 +301,7 @@ async def heartbeat_loss(run: "Run") -> None:
 async def gateway_events(run: "Run", what: str) -> None:
     """The gateway event ``what`` three times, 5 s apart (each only while the bot is connected)."""
     emu = run.emu
-    act = {"1006": lambda: emu.drop_connection(1006), "op7": emu.request_reconnect,
-           "op9": emu.invalidate_session}[what]
+    act = {"1006": lambda: emu.drop_connection(1006), "op7": emu.request_reconnect, "op9": emu.invalidate_session}[what]
     for i in range(3):
         for _ in range(100):  # up to 10 s for the bot to be connected again
             if emu.connected:
@@ -346,29 +349,33 @@ async def kill_redis(run: "Run") -> None:
     await asyncio.sleep(run.args.after_fault_pause)
 
 
-FAULTS = {f.name: f for f in (
-    Fault("redis-stall-5", lambda run: redis_stall(run, 5)),
-    Fault("redis-stall-30", lambda run: redis_stall(run, 30)),
-    Fault("redis-stall-120", lambda run: redis_stall(run, 120), quick=False),
-    Fault("redis-flushall", redis_flushall, loses_data=True),
-    Fault("redis-empty-restart", redis_empty_restart, loses_data=True),
-    Fault("429-route", tight_route_limits, invalid_target=100),
-    Fault("429-global", tight_global_limit, invalid_target=100),
-    Fault("5xx-before", lambda run: server_errors(run, "before")),
-    Fault("5xx-after", lambda run: server_errors(run, "after")),
-    Fault("latency", lambda run: latency(run, "after")),
-    Fault("latency-before", lambda run: latency(run, "before"), deadline_reachable=False),
-    Fault("heartbeat-loss", heartbeat_loss, deadline_reachable=False),
-    Fault("gateway-1006", lambda run: gateway_events(run, "1006")),
-    Fault("gateway-op7", lambda run: gateway_events(run, "op7")),
-    Fault("gateway-op9", lambda run: gateway_events(run, "op9")),
-    Fault("guild-outage", guild_outage),
-    Fault("kill-bot", kill_bot, deadline_reachable=False),
-    Fault("kill-redis", kill_redis),
-)}
+FAULTS = {
+    f.name: f
+    for f in (
+        Fault("redis-stall-5", lambda run: redis_stall(run, 5)),
+        Fault("redis-stall-30", lambda run: redis_stall(run, 30)),
+        Fault("redis-stall-120", lambda run: redis_stall(run, 120), quick=False),
+        Fault("redis-flushall", redis_flushall, loses_data=True),
+        Fault("redis-empty-restart", redis_empty_restart, loses_data=True),
+        Fault("429-route", tight_route_limits, invalid_target=100),
+        Fault("429-global", tight_global_limit, invalid_target=100),
+        Fault("5xx-before", lambda run: server_errors(run, "before")),
+        Fault("5xx-after", lambda run: server_errors(run, "after")),
+        Fault("latency", lambda run: latency(run, "after")),
+        Fault("latency-before", lambda run: latency(run, "before"), deadline_reachable=False),
+        Fault("heartbeat-loss", heartbeat_loss, deadline_reachable=False),
+        Fault("gateway-1006", lambda run: gateway_events(run, "1006")),
+        Fault("gateway-op7", lambda run: gateway_events(run, "op7")),
+        Fault("gateway-op9", lambda run: gateway_events(run, "op9")),
+        Fault("guild-outage", guild_outage),
+        Fault("kill-bot", kill_bot, deadline_reachable=False),
+        Fault("kill-redis", kill_redis),
+    )
+}
 
 
 # --- the players ----------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Sent:
@@ -393,8 +400,9 @@ def told_stored(it, move: str) -> bool:
 class Channel:
     """A channel with its game as the driver knows it (an engine game mirrored from the answers and Redis)."""
 
-    def __init__(self, run: "Run", channel_id: int, guild: int, kind: str, players: list[dict],
-                 computer: bool = False) -> None:
+    def __init__(
+        self, run: "Run", channel_id: int, guild: int, kind: str, players: list[dict], computer: bool = False
+    ) -> None:
         self.run, self.id, self.guild, self.kind, self.players = run, channel_id, guild, kind, players
         self.computer = computer  # a game against the computer (its replies are the bot's own channel posts)
         self.game = None
@@ -410,8 +418,13 @@ class Channel:
             try:
                 if self.computer:
                     options.update(level=run.args.level)
-                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge",
-                                     opponent=emu.bot_user if self.computer else self.players[1], **options)
+                it = await emu.slash(
+                    self.players[0],
+                    self.id,
+                    f"{self.kind} challenge",
+                    opponent=emu.bot_user if self.computer else self.players[1],
+                    **options,
+                )
                 run.interactions.append(it)
                 challenge = await run.final(it)
                 if not self.computer and challenge is not None and challenge.buttons():
@@ -467,8 +480,9 @@ class Channel:
             after = game.copy()
             after.play(move)
             try:
-                it = await run.emu.slash(self.players[game.to_move], self.id, f"{self.kind} place",
-                                         **options_of(self.kind, move))
+                it = await run.emu.slash(
+                    self.players[game.to_move], self.id, f"{self.kind} place", **options_of(self.kind, move)
+                )
             except Exception as exc:  # noqa: BLE001 — no bot connected within the emulator's grace
                 run.not_dispatched += 1
                 log.debug("not dispatched: %r", exc)
@@ -487,6 +501,7 @@ class Channel:
 
 
 # --- one run ----------------------------------------------------------------------------------------------------------
+
 
 class Run:
     """One fault's run: the world, the bot, the load, the fault, the counts."""
@@ -514,8 +529,9 @@ class Run:
         self.watch_first_responses()
         self.count_requests()
         self.server.start()
-        self.redis = aioredis.Redis(unix_socket_path=str(self.server.socket), decode_responses=True,
-                                    socket_timeout=5, socket_connect_timeout=5)
+        self.redis = aioredis.Redis(
+            unix_socket_path=str(self.server.socket), decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+        )
         self.store = GameStore(self.redis)
         guilds = [self.emu.create_guild(f"Chaos {g}") for g in range(self.args.guilds)]
         self.channels: list[Channel] = []
@@ -531,8 +547,9 @@ class Run:
             channel = self.emu.create_channel(guilds[0], f"computer-{i}")
             player = self.emu.create_user(f"c{i}")
             self.emu.add_member(guilds[0], player)
-            self.channels.append(Channel(self, channel, guilds[0], "hongkong" if i % 2 else "hong", [player],
-                                         computer=True))
+            self.channels.append(
+                Channel(self, channel, guilds[0], "hongkong" if i % 2 else "hong", [player], computer=True)
+            )
         self.proc = await start_bot_process(self.emu, 0, self.workdir / "bot", self.server.url, env=self.bot_env())
         gate = asyncio.Semaphore(4)
 
@@ -696,8 +713,10 @@ class Run:
         """Per game, stored moves no board shows: each move is a commit, so move n is version base + n (base: 2
         after a challenge and an accept, 1 against the computer), and a board of version v shows moves 1 … v − base."""
         highest, _ = self.boards()
-        return {game: max(0, len(moves) - max(0, highest.get(game, -1) - self.base.get(game, 2)))
-                for game, moves in stored.items()}
+        return {
+            game: max(0, len(moves) - max(0, highest.get(game, -1) - self.base.get(game, 2)))
+            for game, moves in stored.items()
+        }
 
     async def counts(self) -> dict:
         stored = await self.stored_moves()
@@ -716,11 +735,13 @@ class Run:
             return applied(s) and not t and (s.game, s.ply, s.move) not in answered_somewhere
 
         if self.args.examples:  # what the player saw, for a few moves of each failing kind
-            for label, bad in (("applied without an answer", unanswered),
-                               ("lost", lambda s, t: t and not applied(s))):
-                for s in [s for s, t in zip(self.sent, told) if bad(s, t)][:self.args.examples]:
-                    print(f"   {label}: {s.move} (game {s.game}, ply {s.ply})\n     "
-                          + s.it.state().replace("\n", "\n     "), flush=True)
+            for label, bad in (("applied without an answer", unanswered), ("lost", lambda s, t: t and not applied(s))):
+                for s in [s for s, t in zip(self.sent, told) if bad(s, t)][: self.args.examples]:
+                    print(
+                        f"   {label}: {s.move} (game {s.game}, ply {s.ply})\n     "
+                        + s.it.state().replace("\n", "\n     "),
+                        flush=True,
+                    )
         answered = sum(bool(it.responses) for it in self.interactions)
         first = sorted(self.first[it.id] - it.dispatched_at for it in self.interactions if it.id in self.first)
         _, doubled = self.boards()
@@ -746,21 +767,34 @@ class Run:
         if self.fault.loses_data:  # after the loss: no "no game here" as if nothing happened, nothing written on
             after = [s for s in self.sent if s.at >= self.fault_started]
             extra["moves told no game here after the loss"] = sum(
-                any(NO_GAME in m.content for m in s.it.messages) for s in after)
+                any(NO_GAME in m.content for m in s.it.messages) for s in after
+            )
             known = {g for snap in self.snapshots for g in snap}
             records = [k async for k in self.redis.scan_iter(match=Keys.GAME_PATTERN, count=500)]
             docs = [await self.redis.hget(k, "doc") for k in records]
             extra["game records written after the loss"] = sum(
-                bool(doc) and Record.from_json(doc).id not in known for doc in docs)
+                bool(doc) and Record.from_json(doc).id not in known for doc in docs
+            )
         return dict(
-            interactions=len(self.interactions), answered=answered, first=first,
-            moves=len(self.sent), told=sum(told),
+            interactions=len(self.interactions),
+            answered=answered,
+            first=first,
+            moves=len(self.sent),
+            told=sum(told),
             applied_unanswered=sum(unanswered(s, t) for s, t in zip(self.sent, told)),
             lost=sum(t and not applied(s) for s, t in zip(self.sent, told)),
-            doubled=doubled, unannounced=sum(self.unannounced(latest).values()),
-            invalid=invalid, not_found=not_found, ratelimited=len(ratelimited), scopes=dict(scopes),
-            no_timer=no_timer, not_dispatched=self.not_dispatched, not_sent=self.not_sent,
-            fault_hits=self.fault_hits, routes=self.routes, **extra,
+            doubled=doubled,
+            unannounced=sum(self.unannounced(latest).values()),
+            invalid=invalid,
+            not_found=not_found,
+            ratelimited=len(ratelimited),
+            scopes=dict(scopes),
+            no_timer=no_timer,
+            not_dispatched=self.not_dispatched,
+            not_sent=self.not_sent,
+            fault_hits=self.fault_hits,
+            routes=self.routes,
+            **extra,
         )
 
 
@@ -771,26 +805,35 @@ def percentiles(values: list[float]) -> str:
     def at(p: float) -> float:
         return values[min(len(values) - 1, math.ceil(p * len(values)) - 1)] * 1000
 
-    return f"p50 {at(.5):.0f}  p99 {at(.99):.0f}  max {values[-1] * 1000:.0f} ms"
+    return f"p50 {at(0.5):.0f}  p99 {at(0.99):.0f}  max {values[-1] * 1000:.0f} ms"
 
 
 #: The summary table's names for the counts only some faults have.
-SHORT = {"moves told no game here after the loss": "'no game' answers",
-         "game records written after the loss": "written after loss", "worker processes left": "workers left"}
+SHORT = {
+    "moves told no game here after the loss": "'no game' answers",
+    "game records written after the loss": "written after loss",
+    "worker processes left": "workers left",
+}
 
 
 def judge(fault: Fault, c: dict) -> list[tuple[str, str, bool]]:
     """The lines with a target: (what, value, met), met None for a line printed but not judged."""
     share = c["answered"] / c["interactions"] if c["interactions"] else 0.0
     lines = [
-        ("answered within 3 s", f"{c['answered']}/{c['interactions']} ({share:.0%})",
-         (c["interactions"] > 0 and c["answered"] == c["interactions"]) if fault.deadline_reachable else None),
+        (
+            "answered within 3 s",
+            f"{c['answered']}/{c['interactions']} ({share:.0%})",
+            (c["interactions"] > 0 and c["answered"] == c["interactions"]) if fault.deadline_reachable else None,
+        ),
         ("moves applied without an answer", str(c["applied_unanswered"]), c["applied_unanswered"] == 0),
         ("moves lost", str(c["lost"]), c["lost"] == 0),
         ("boards doubled", str(c["doubled"]), c["doubled"] == 0),
         ("stored moves without a board", str(c["unannounced"]), c["unannounced"] == 0),
-        ("invalid requests per 10 minutes", f"{c['invalid']} (404s apart: {c['not_found']})",
-         c["invalid"] <= fault.invalid_target),
+        (
+            "invalid requests per 10 minutes",
+            f"{c['invalid']} (404s apart: {c['not_found']})",
+            c["invalid"] <= fault.invalid_target,
+        ),
     ]
     for what in ("moves told no game here after the loss", "game records written after the loss"):
         if what in c:
@@ -806,8 +849,15 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
     run = Run(args, fault, workdir, rng)
     started = time.monotonic()
     keep = args.keep
-    budget = 180 + args.before + args.after + args.timeout * 2 + args.drain + 30 + {
-        "redis-stall-30": 30, "redis-stall-120": 120, "heartbeat-loss": 75}.get(fault.name, args.fault_seconds)
+    budget = (
+        180
+        + args.before
+        + args.after
+        + args.timeout * 2
+        + args.drain
+        + 30
+        + {"redis-stall-30": 30, "redis-stall-120": 120, "heartbeat-loss": 75}.get(fault.name, args.fault_seconds)
+    )
     try:
         await asyncio.wait_for(run.start(), 180)
         await asyncio.wait_for(run.play(), budget - 180)
@@ -824,52 +874,87 @@ async def one(args: argparse.Namespace, fault: Fault, rng: random.Random) -> tup
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
     lines = judge(fault, c)
-    print(f"\n== {fault.name} ({time.monotonic() - started:.0f} s; {c['moves']} moves sent, {c['told']} answered as "
-          f"stored; {c['not_sent']} not sent: no channel free; {c['not_dispatched']} not dispatched: no bot "
-          f"connected or its server unavailable)",
-          flush=True)
+    print(
+        f"\n== {fault.name} ({time.monotonic() - started:.0f} s; {c['moves']} moves sent, {c['told']} answered as "
+        f"stored; {c['not_sent']} not sent: no channel free; {c['not_dispatched']} not dispatched: no bot "
+        f"connected or its server unavailable)",
+        flush=True,
+    )
     for what, value, met in lines:
-        print(f"  {'info' if met is None else 'PASS' if met else 'FAIL'}  {what}: {value}"
-              + (" (no bot can meet it under this fault: not judged)" if met is None else ""))
-    print(f"        first response {percentiles(c['first'])}; 429s met {c['ratelimited']} {c['scopes'] or ''}; "
-          f"running games without a turn timer {c['no_timer']}"
-          + (f"; fault hits {c['fault_hits']}" if c["fault_hits"] is not None else ""), flush=True)
+        print(
+            f"  {'info' if met is None else 'PASS' if met else 'FAIL'}  {what}: {value}"
+            + (" (no bot can meet it under this fault: not judged)" if met is None else "")
+        )
+    print(
+        f"        first response {percentiles(c['first'])}; 429s met {c['ratelimited']} {c['scopes'] or ''}; "
+        f"running games without a turn timer {c['no_timer']}"
+        + (f"; fault hits {c['fault_hits']}" if c["fault_hits"] is not None else ""),
+        flush=True,
+    )
     if args.routes:
         print("        REST requests by route: " + ", ".join(f"{k} {v}" for k, v in c["routes"].most_common(8)))
     return ("PASS" if all(met is not False for *_, met in lines) else "FAIL"), lines
 
 
 async def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fault", action="append", default=[],
-                        help=f"one of {', '.join(FAULTS)} or all (repeatable, or comma-separated)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        help=f"one of {', '.join(FAULTS)} or all (repeatable, or comma-separated)",
+    )
     parser.add_argument("--quick", action="store_true", help="short phases; the 120 s stall left out")
     parser.add_argument("--runs", type=int, default=1, help="runs of each fault (default 1)")
     parser.add_argument("--rate", type=float, default=10, help="moves per second (default 10)")
     parser.add_argument("--channels", type=int, default=12, help="games at once (default 12)")
-    parser.add_argument("--computer-games", type=int, default=3,
-                        help="games against the computer beside them (default 3): the bot's own channel posts")
+    parser.add_argument(
+        "--computer-games",
+        type=int,
+        default=3,
+        help="games against the computer beside them (default 3): the bot's own channel posts",
+    )
     parser.add_argument("--level", default="easy", choices=("easy", "medium", "hard"), help="the computer's level")
     parser.add_argument("--guilds", type=int, default=3, help="servers the channels are spread over (default 3)")
     parser.add_argument("--before", type=float, default=None, help="seconds of play before the fault (5; quick 3)")
     parser.add_argument("--after", type=float, default=None, help="seconds of play after it (30; quick 10)")
-    parser.add_argument("--fault-seconds", type=float, default=None,
-                        help="how long the 429/5xx/latency faults last (30; quick 10)")
+    parser.add_argument(
+        "--fault-seconds", type=float, default=None, help="how long the 429/5xx/latency faults last (30; quick 10)"
+    )
     parser.add_argument("--fault-share", type=float, default=0.3, help="share of requests a 5xx fault hits (0.3)")
     parser.add_argument("--status", type=int, default=502, help="the 5xx faults' status (default 502)")
     parser.add_argument("--limit-window", type=float, default=5.0, help="429-route: the tightened bucket's window (s)")
     parser.add_argument("--timeout", type=float, default=20, help="seconds to wait for one answer (default 20)")
-    parser.add_argument("--drain", type=float, default=GRACE["turn"] + 10,
-                        help=f"seconds to wait for boards at the end (default {GRACE['turn'] + 10:g})")
-    parser.add_argument("--heartbeat-ms", type=int, default=41250,
-                        help="the gateway's heartbeat interval in ms (default 41250, Discord's)")
-    parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE",
-                        help="more bot settings, e.g. HONGBOT_HEARTBEAT_TIMEOUT=20 (repeatable)")
+    parser.add_argument(
+        "--drain",
+        type=float,
+        default=GRACE["turn"] + 10,
+        help=f"seconds to wait for boards at the end (default {GRACE['turn'] + 10:g})",
+    )
+    parser.add_argument(
+        "--heartbeat-ms",
+        type=int,
+        default=41250,
+        help="the gateway's heartbeat interval in ms (default 41250, Discord's)",
+    )
+    parser.add_argument(
+        "--bot-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="more bot settings, e.g. HONGBOT_HEARTBEAT_TIMEOUT=20 (repeatable)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directories (bot logs)")
-    parser.add_argument("--examples", type=int, default=0, metavar="N",
-                        help="print what the player saw for N moves of each failing kind (default 0)")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print what the player saw for N moves of each failing kind (default 0)",
+    )
     parser.add_argument("--routes", action="store_true", help="print the REST requests by route after each fault")
     args = parser.parse_args()
     args.before = args.before if args.before is not None else (3 if args.quick else 5)
@@ -891,18 +976,30 @@ async def main() -> int:
         for r in range(args.runs):
             verdict, lines = await one(args, FAULTS[name], rng)
             results.append((name, r + 1, verdict, lines))
-    print("\n== summary (targets: 100% answered within 3 s; every other count 0; invalid requests < 100 in the 429 "
-          "faults)")
-    header = ["fault", "answered ≤3 s", "applied unanswered", "lost", "doubled", "no board", "invalid/10 min",
-              "other", ""]
+    print(
+        "\n== summary (targets: 100% answered within 3 s; every other count 0; invalid requests < 100 in the 429 "
+        "faults)"
+    )
+    header = [
+        "fault",
+        "answered ≤3 s",
+        "applied unanswered",
+        "lost",
+        "doubled",
+        "no board",
+        "invalid/10 min",
+        "other",
+        "",
+    ]
     rows = [header]
     for name, r, verdict, lines in results:
         label = name + (f" #{r}" if args.runs > 1 else "")
         if lines is None:
             rows.append([label, *["—"] * 7, verdict])
         else:
-            other = ", ".join(f"{SHORT.get(what, what)} {value}" for what, value, met in lines[6:]
-                              if met is False) or "—"
+            other = (
+                ", ".join(f"{SHORT.get(what, what)} {value}" for what, value, met in lines[6:] if met is False) or "—"
+            )
             rows.append([label, *[value.split(" (404")[0] for _, value, _ in lines[:6]], other, verdict])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:

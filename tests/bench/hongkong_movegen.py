@@ -12,6 +12,7 @@ following the placement rules in order, every turn built as text. It generates t
 as the engine, so both play exactly the same games; the bench checks that (same turns, same winner) before it
 reports playouts per second of each, the ratio, and the cost of one ``legal_moves()`` at the start.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,11 @@ class Reference:
     @staticmethod
     def neighbours(plot: int) -> list[int]:
         row, col = divmod(plot, 5)
-        return [r * 5 + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-                if 0 <= r < 5 and 0 <= c < 5]
+        return [
+            r * 5 + c
+            for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= r < 5 and 0 <= c < 5
+        ]
 
     def height(self, plot: int) -> int:
         """2 × blocks + 1 if roofed (blocks beat roofs)."""
@@ -64,8 +68,10 @@ class Reference:
             return True  # 5: own building
         blocks = sum(1 for _, k in stack if k != "R")
         after = 2 * blocks + (1 if piece == "R" else 2)
-        return any(self.stacks[n] and self.stacks[n][-1][0] == player and self.height(n) >= after
-                   for n in self.neighbours(plot))  # 6: an adjacent own building at least as high
+        return any(
+            self.stacks[n] and self.stacks[n][-1][0] == player and self.height(n) >= after
+            for n in self.neighbours(plot)
+        )  # 6: an adjacent own building at least as high
 
     def is_over(self) -> bool:
         return all(self.stacks) or all(r["S"] == 0 and r["R"] == 0 for r in self.remaining)
@@ -80,8 +86,12 @@ class Reference:
             if self.may_place(p, "Q", q):
                 self.stacks[q].append((p, "Q"))
                 self.remaining[p]["Q"] -= 1
-                turns += [f"Q@{SQUARES[q]} {piece}@{SQUARES[x]}" for piece in "SR" for x in range(25)
-                          if self.may_place(p, piece, x)]
+                turns += [
+                    f"Q@{SQUARES[q]} {piece}@{SQUARES[x]}"
+                    for piece in "SR"
+                    for x in range(25)
+                    if self.may_place(p, piece, x)
+                ]
                 self.stacks[q].pop()
                 self.remaining[p]["Q"] += 1
         return turns
@@ -165,8 +175,10 @@ def main() -> None:
     if ref != eng:
         raise SystemExit("the engine and the reference played different games: they disagree on the rules or order")
     turns = sum(len(r[0]) for r in ref)
-    print(f"{args.playouts} random playouts ({turns} turns, {turns / args.playouts:.1f} a game), seed {args.seed}:"
-          " identical games")
+    print(
+        f"{args.playouts} random playouts ({turns} turns, {turns / args.playouts:.1f} a game), seed {args.seed}:"
+        " identical games"
+    )
     print(f"  reference: {args.playouts / t_ref:8.1f} playouts/s  ({1e6 * t_ref / turns:7.1f} µs a turn)")
     print(f"  engine:    {args.playouts / t_eng:8.1f} playouts/s  ({1e6 * t_eng / turns:7.1f} µs a turn)")
     print(f"  ratio:     {t_ref / t_eng:8.1f}× the reference")
@@ -174,9 +186,11 @@ def main() -> None:
     assert start_ref.legal_turns() == start_eng.legal_moves()
     ref_call, eng_call = per_call(start_ref.legal_turns), per_call(start_eng.legal_moves)
     written = per_call(lambda: list(start_eng.legal_moves()))
-    print(f"legal_moves() at the start (1,200 turns): reference {1e3 * ref_call:.3f} ms, engine {1e3 * eng_call:.3f} ms"
-          f" ({ref_call / eng_call:.1f}×; a lazy sequence), every turn written out {1e3 * written:.3f} ms"
-          f" ({ref_call / written:.1f}×)")
+    print(
+        f"legal_moves() at the start (1,200 turns): reference {1e3 * ref_call:.3f} ms, engine {1e3 * eng_call:.3f} ms"
+        f" ({ref_call / eng_call:.1f}×; a lazy sequence), every turn written out {1e3 * written:.3f} ms"
+        f" ({ref_call / written:.1f}×)"
+    )
 
 
 if __name__ == "__main__":

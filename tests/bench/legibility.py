@@ -16,6 +16,7 @@ it and records each label's style size (the font's em, in px) and its text. A la
 cleared before each board so nothing drawn earlier is missed. Prints, per game and board, the smallest size and its
 label, and at the end the smallest of all (with ``--all``, every size seen and its labels).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,11 @@ def _clear_caches(module: ModuleType) -> None:
 
 def languages() -> list[tuple[str, Any]]:
     """(code, translations) of English, the long German and Japanese test catalogs and every shipped catalog."""
-    found: list[tuple[str, Any]] = [("en", None), ("de-test", translations("de", GERMAN)),
-                                    ("ja-test", translations("ja", JAPANESE))]
+    found: list[tuple[str, Any]] = [
+        ("en", None),
+        ("de-test", translations("de", GERMAN)),
+        ("ja-test", translations("ja", JAPANESE)),
+    ]
     try:
         from bot import i18n
     except ImportError:  # pragma: no cover - the bench runs in the project's environment
@@ -83,8 +87,15 @@ def positions(setup: Setup) -> Iterator[tuple[str, Any, Ended | None]]:
     yield "end", finished(setup, 2), None
 
 
-def measure(setup: Setup, game: Any, ended: Ended | None, names: tuple[str, str], tr: Any,
-            save: Path | None = None, stem: str = "") -> tuple[int, Sizes]:
+def measure(
+    setup: Setup,
+    game: Any,
+    ended: Ended | None,
+    names: tuple[str, str],
+    tr: Any,
+    save: Path | None = None,
+    stem: str = "",
+) -> tuple[int, Sizes]:
     """Draw one board with every cache of its renderer emptied: its width and the text sizes drawn."""
     render = kind(setup.name).render
     for name, module in list(sys.modules.items()):
@@ -107,8 +118,7 @@ def measure(setup: Setup, game: Any, ended: Ended | None, names: tuple[str, str]
     if save is not None:
         save.mkdir(parents=True, exist_ok=True)
         image.save(save / f"{stem}.png")
-        small = image.convert("RGB").resize((PHONE_WIDTH, round(image.height * PHONE_WIDTH / image.width)),
-                                            resample=3)
+        small = image.convert("RGB").resize((PHONE_WIDTH, round(image.height * PHONE_WIDTH / image.width)), resample=3)
         small.save(save / f"{stem}-{PHONE_WIDTH}.png")
     return image.width, sizes
 
@@ -126,8 +136,15 @@ def survey(width: int = PHONE_WIDTH, save: Path | None = None) -> list[tuple[str
                     board_width, sizes = measure(setup, game, ended, names, tr, keep, stem)
                     smallest = min(sizes.seen)
                     cut.update((setup.id, f"{what} {code} {label}", text) for text in sizes.cut)
-                    rows.append((setup.id, f"{what} {code} {label}", smallest * width / board_width, board_width,
-                                 sorted(sizes.seen[smallest])[0]))
+                    rows.append(
+                        (
+                            setup.id,
+                            f"{what} {code} {label}",
+                            smallest * width / board_width,
+                            board_width,
+                            sorted(sizes.seen[smallest])[0],
+                        )
+                    )
                     all_sizes.setdefault(setup.id, {}).setdefault(board_width, Sizes())
                     for size, texts in sizes.seen.items():
                         for text in texts:
@@ -153,21 +170,27 @@ def main() -> None:
     for setup_id in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == setup_id]
         worst = min(mine, key=lambda r: r[2])
-        print(f"{setup_id:48} {worst[2]:8.1f}  {worst[1]:28} {worst[4]!r} ({worst[2] * worst[3] / args.width:.0f} px"
-              f" on {worst[3]} px)")
+        print(
+            f"{setup_id:48} {worst[2]:8.1f}  {worst[1]:28} {worst[4]!r} ({worst[2] * worst[3] / args.width:.0f} px"
+            f" on {worst[3]} px)"
+        )
     worst = min(rows, key=lambda r: r[2])
     print(f"\nMINIMUM {worst[2]:.1f} px at {args.width} px: {worst[0]} {worst[1]} {worst[4]!r}")
     texts = sorted({(setup_id.split("-")[0], text) for setup_id, _, text in cut})
-    print(f"{len(texts)} labels (not names) cut with '…' to fit: "
-          + ", ".join(f"{game}: {text!r}" for game, text in texts))
+    print(
+        f"{len(texts)} labels (not names) cut with '…' to fit: "
+        + ", ".join(f"{game}: {text!r}" for game, text in texts)
+    )
     if args.all:
         for setup_id, by_width in all_sizes.items():
             for board_width, sizes in by_width.items():
                 print(f"\n{setup_id} ({board_width} px wide)")
                 for size in sorted(sizes.seen):
                     texts = sorted(sizes.seen[size])
-                    print(f"  {size:3} px -> {size * args.width / board_width:5.1f}: {', '.join(map(repr, texts[:6]))}"
-                          f"{' …' if len(texts) > 6 else ''}")
+                    print(
+                        f"  {size:3} px -> {size * args.width / board_width:5.1f}: {', '.join(map(repr, texts[:6]))}"
+                        f"{' …' if len(texts) > 6 else ''}"
+                    )
 
 
 if __name__ == "__main__":

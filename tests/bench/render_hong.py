@@ -13,6 +13,7 @@ castle games position by position as the bot does (caches cold for each new tile
 time: on a shared machine the wall time can be inflated by other work. With ``chess`` and ``cairosvg`` installed the
 anchor is timed before and after, and the slowest median is printed as a fraction of it (target ≤ 0.1×).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -110,14 +111,18 @@ def main() -> None:
                     cpu.append((time.process_time() - c) * 1000)
                 w, h = Image.open(io.BytesIO(png)).size
                 medians[f"{board} {'lair' if expansion else 'base'} {stage}"] = statistics.median(times)
-                print(f"{board:8} {'on' if expansion else 'off':5} {stage:8} {statistics.median(times):10.1f} "
-                      f"{statistics.median(cpu):8.1f} {max(times):8.1f} {len(png) / 1000:8.1f}  {w}x{h}")
+                print(
+                    f"{board:8} {'on' if expansion else 'off':5} {stage:8} {statistics.median(times):10.1f} "
+                    f"{statistics.median(cpu):8.1f} {max(times):8.1f} {len(png) / 1000:8.1f}  {w}x{h}"
+                )
                 if args.save:
                     (args.save / f"hong_{board}_{'lair' if expansion else 'base'}_{stage}.png").write_bytes(png)
     print_ratio(medians, before, anchor_ms())
     for lair in (False, True):
-        print(f"castle, lair {'on' if lair else 'off'}:",
-              as_played(lambda seed: new_game("castle", seed=seed, expansion=lair), render_board))
+        print(
+            f"castle, lair {'on' if lair else 'off'}:",
+            as_played(lambda seed: new_game("castle", seed=seed, expansion=lair), render_board),
+        )
 
 
 if __name__ == "__main__":

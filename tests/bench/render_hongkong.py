@@ -12,6 +12,7 @@ position by position as the bot draws them (caches cold for each new building an
 writes each stage's PNG there, to look at. With ``chess`` and ``cairosvg`` installed the anchor is timed before and
 after, and the slowest median is printed as a fraction of it (target ≤ 0.1×).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -97,9 +98,14 @@ def main() -> None:
     for names in (NAMES, WORLD_NAMES):
         print(f"first render in a fresh interpreter, names {names}: {first_render('hongkong', setup, names):.0f} ms")
     before = anchor_ms()
-    stages = [("opening", opening(), None), ("mid", mid_game(), None), ("final", final(), None),
-              ("resigned", mid_game(), Ended(1, "resigned")), ("timeout", mid_game(), Ended(0, "timeout")),
-              ("aborted", mid_game(), Ended(None, "aborted"))]
+    stages = [
+        ("opening", opening(), None),
+        ("mid", mid_game(), None),
+        ("final", final(), None),
+        ("resigned", mid_game(), Ended(1, "resigned")),
+        ("timeout", mid_game(), Ended(0, "timeout")),
+        ("aborted", mid_game(), Ended(None, "aborted")),
+    ]
     medians = {}
     for label, game, ended in stages:
         median, p95, cpu, size = measure(game, args.runs, ended)

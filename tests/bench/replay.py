@@ -10,6 +10,7 @@ case for both time and size). Reported: moves, frames, wall and CPU seconds for 
 drawing the boards, the GIF size, and the frame size. Target: the longest game's GIF in at most 2 s. On a shared
 machine wall time can be inflated by other work; CPU time is not.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--playouts", type=int, default=40, help="random games per setting; the longest is replayed")
     args = ap.parse_args()
-    print(f"{'game':20} {'moves':>5} {'frames':>6} {'wall s':>7} {'cpu s':>6} {'draw s':>7} {'GIF MB':>7} {'limit %':>7}  frame")
+    print(
+        f"{'game':20} {'moves':>5} {'frames':>6} {'wall s':>7} {'cpu s':>6} {'draw s':>7} {'GIF MB':>7} {'limit %':>7}  frame"
+    )
     slowest = 0.0
     for title, engine, render, options in SETTINGS:
         moves = longest_game(engine, options, args.playouts)
@@ -64,8 +67,10 @@ def main() -> None:
             render.image(game, NAMES)
         drawing = time.perf_counter() - t
         slowest = max(slowest, wall)
-        print(f"{title:20} {len(moves):5} {replay.frames:6} {wall:7.2f} {cpu:6.2f} {drawing:7.2f} "
-              f"{len(replay.gif) / 2**20:7.2f} {100 * len(replay.gif) / DISCORD_LIMIT:6.1f}%  {replay.width}x{replay.height}")
+        print(
+            f"{title:20} {len(moves):5} {replay.frames:6} {wall:7.2f} {cpu:6.2f} {drawing:7.2f} "
+            f"{len(replay.gif) / 2**20:7.2f} {100 * len(replay.gif) / DISCORD_LIMIT:6.1f}%  {replay.width}x{replay.height}"
+        )
     print(f"slowest build {slowest:.2f} s ({'meets' if slowest <= 2 else 'misses'} the ≤ 2 s target)")
 
 

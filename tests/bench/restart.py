@@ -10,6 +10,7 @@ sync route: the first start (the commands were never synced), a restart (unchang
 restart after the stored hash of the commands is deleted (a sync forced, as every start did before). The emulator
 answers a sync in milliseconds; Discord takes longer and rate-limits it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,10 @@ async def main() -> None:
                     await redis.aclose()
                 syncs, start = emu.sync_count, time.perf_counter()
                 bot = await start_bot(emu, redis_server, guild=world.guild)
-                print(f"{label:30} ready in {time.perf_counter() - start:.2f} s, sync route called "
-                      f"{emu.sync_count - syncs}×")
+                print(
+                    f"{label:30} ready in {time.perf_counter() - start:.2f} s, sync route called "
+                    f"{emu.sync_count - syncs}×"
+                )
                 await bot.stop()
         finally:
             await emu.stop()

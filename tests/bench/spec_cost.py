@@ -8,6 +8,7 @@ Run on demand (not part of the tests), one file at a time on a shared host::
 
 Prints one line of totals, then the operations and events that took the most checking time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,9 +20,9 @@ from pathlib import Path
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--off', action='store_true', help='turn the spec checks off (DiscordEmulator(spec=False))')
-    parser.add_argument('--top', type=int, default=10, help='how many of the costliest operations to list')
-    parser.add_argument('pytest_args', nargs='+', help='test files (and any pytest options)')
+    parser.add_argument("--off", action="store_true", help="turn the spec checks off (DiscordEmulator(spec=False))")
+    parser.add_argument("--top", type=int, default=10, help="how many of the costliest operations to list")
+    parser.add_argument("pytest_args", nargs="+", help="test files (and any pytest options)")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import pytest
@@ -36,23 +37,25 @@ def main() -> int:
 
     spec.Conformance.__init__ = init  # type: ignore[method-assign]
     started = time.perf_counter()
-    rc = pytest.main(args.pytest_args + ['-p', 'no:cacheprovider', '-q'])
+    rc = pytest.main(args.pytest_args + ["-p", "no:cacheprovider", "-q"])
     wall = time.perf_counter() - started
-    checked = {k: sum(c.checked[k] for c in made) for k in ('requests', 'replies', 'gateway')}
+    checked = {k: sum(c.checked[k] for c in made) for k in ("requests", "replies", "gateway")}
     seconds = sum(c.seconds for c in made)
-    print(f"spec checks {'off' if args.off else 'on'}: {len(made)} emulators, {checked['requests']} requests, "
-          f"{checked['replies']} replies, {checked['gateway']} gateway payloads checked; "
-          f"{sum(c.refused for c in made)} requests refused, {sum(len(c.violations) for c in made)} violations; "
-          f"{seconds:.2f} s checking of {wall:.1f} s wall")
+    print(
+        f"spec checks {'off' if args.off else 'on'}: {len(made)} emulators, {checked['requests']} requests, "
+        f"{checked['replies']} replies, {checked['gateway']} gateway payloads checked; "
+        f"{sum(c.refused for c in made)} requests refused, {sum(len(c.violations) for c in made)} violations; "
+        f"{seconds:.2f} s checking of {wall:.1f} s wall"
+    )
     timings: dict = {}
     for c in made:
         for key, value in c.timings.items():
             timings[key] = timings.get(key, 0.0) + value
-    for key, value in sorted(timings.items(), key=lambda kv: -kv[1])[:args.top]:
-        print(f'  {value:7.3f} s  {key}')
+    for key, value in sorted(timings.items(), key=lambda kv: -kv[1])[: args.top]:
+        print(f"  {value:7.3f} s  {key}")
     return int(rc)
 
 
-if __name__ == '__main__':
-    os.environ.setdefault('PYTHONHASHSEED', '0')
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
     sys.exit(main())

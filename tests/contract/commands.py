@@ -4,6 +4,7 @@ candidates for the position — and checked by playing the command's notation on
 play any game through Discord without knowing its notation, and check that every legal move can be played by some
 command.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -47,8 +48,9 @@ def _invocations(game: Game, command: MoveCommand) -> Iterator[dict[str, Any]]:
             yield from _typed(game, command, chosen, list(order))
 
 
-def _typed(game: Game, command: MoveCommand, chosen: dict[str, Any], order: list[inspect.Parameter]
-           ) -> Iterator[dict[str, Any]]:
+def _typed(
+    game: Game, command: MoveCommand, chosen: dict[str, Any], order: list[inspect.Parameter]
+) -> Iterator[dict[str, Any]]:
     if not order:
         yield chosen
         return

@@ -7,6 +7,7 @@ of the values of the options of ``/<game> challenge`` that are a choice (a ``Lit
 the expansion, who moves first — as far as they give other engine options. Positions are reproducible: the challenge's
 random choices (Hong's seed) are drawn by ``random.Random(seed)``, and games are played on by a seeded rng.
 """
+
 from __future__ import annotations
 
 import inspect

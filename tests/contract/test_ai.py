@@ -2,6 +2,7 @@
 every level, only legal moves, the game left as it was, the same move for the same seed (in this process or a spawned
 one), no move once over, and the wall-clock cap. Budgets are tiny: strength is the benchmarks' business
 (``tests/bench/ai_match.py``), and each game's own tests (tests/engine/test_ai.py) check its model."""
+
 from __future__ import annotations
 
 import itertools
@@ -114,9 +115,10 @@ def test_choose_move_pickles_and_runs_in_a_spawned_process():
     games = {setup.name: midgame(setup, 5) for setup in DEFAULTS}
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-        far = {name: pool.submit(choose_move_from_dict, name, game.to_dict(), level, 7, budget=TINY)
-               for (name, game), level in zip(games.items(), LEVELS * len(GAMES))}
+        far = {
+            name: pool.submit(choose_move_from_dict, name, game.to_dict(), level, 7, budget=TINY)
+            for (name, game), level in zip(games.items(), LEVELS * len(GAMES))
+        }
         moves = {name: future.result(timeout=60) for name, future in far.items()}
     for (name, game), level in zip(games.items(), LEVELS * len(GAMES)):
         assert moves[name] == choose_move(game, level, 7, budget=TINY) and moves[name] in game.legal_moves()
-

@@ -2,6 +2,7 @@
 functions answer for any position, whose commands can play every legal move; and, through the local Discord emulator
 with a real Redis, a game played to its end by slash commands (then its replay and its record), and a game resigned.
 Nothing here names a game (tests/contract/games.py finds them)."""
+
 from __future__ import annotations
 
 import inspect
@@ -30,6 +31,7 @@ NAMES = ("Ann", "Ben")
 @pytest.mark.parametrize("name", LESSONS)
 def test_a_lessons_script_is_legal_and_each_right_move_does_what_its_step_says(name):
     from bot.core.lessons import problems
+
     assert problems(kind(name).engine, kind(name).lesson) == []
 
 
@@ -37,8 +39,10 @@ def test_a_lessons_script_is_legal_and_each_right_move_does_what_its_step_says(n
 def test_every_game_has_a_kind_that_pairs_its_engine_and_renderer(name):
     k = kind(name)
     assert k.name == name == k.engine.NAME and k.engine is registry.find(name).module
-    assert isinstance(k.render, Renderer) and pickle.loads(pickle.dumps(k.render)).palette.colours == \
-        k.render.palette.colours
+    assert (
+        isinstance(k.render, Renderer)
+        and pickle.loads(pickle.dumps(k.render)).palette.colours == k.render.palette.colours
+    )
     assert k.title and len(k.roles) == 2 and all(k.roles) and k.role(0) != k.role(1)
     assert k.moves and len({m.name for m in k.moves}) == len(k.moves)
     for command in k.moves:  # every option explained, autocomplete only for options there are
@@ -89,8 +93,9 @@ def test_every_legal_move_can_be_played_by_a_command(setup):
 async def challenge_and_accept(emu, world, redis, setup: Setup):
     """Ann challenges Ben to ``setup``'s game; Ben accepts. Returns the game (as the engine has it, from the
     store), its id, and the players by seat."""
-    it = await emu.slash(world.ann, world.channel, f"{setup.name} challenge", opponent=world.ben,
-                         **dict(setup.challenge))
+    it = await emu.slash(
+        world.ann, world.channel, f"{setup.name} challenge", opponent=world.ben, **dict(setup.challenge)
+    )
     challenge = await it.wait_done()
     assert not it.ephemeral and kind(setup.name).title in challenge.content
     click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
@@ -158,11 +163,13 @@ async def test_a_game_resigned_through_discord(emu, world, running, redis, setup
     it = await emu.slash(world.cleo, world.channel, f"{setup.name} board")  # a spectator's look
     shown = await it.wait_done()
     names = (display(seats[0]), display(seats[1]))
-    assert not it.ephemeral and decode_png(shown.attachments[0].data).tobytes() == \
-        decode_png(kind(setup.name).render.png(game, names)).tobytes()  # the position as the engine has it
+    assert (
+        not it.ephemeral
+        and decode_png(shown.attachments[0].data).tobytes()
+        == decode_png(kind(setup.name).render.png(game, names)).tobytes()
+    )  # the position as the engine has it
     loser = seats[game.to_move]
     final = await resign(emu, loser, world.channel, game=setup.name)
     assert "resigned" in final.content and decode_png(final.attachments[0].data)
     assert await GameStore(redis).get(world.channel) is None
     assert emu.errors == []
-

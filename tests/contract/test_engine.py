@@ -1,6 +1,7 @@
 """The engine contract (engine/contract.py) over every registered game: the module and its game object, play and
 pop, truncate, to_dict/from_dict with and without the replay, legal moves as a sequence, copies, pickling, and
 refusals that change nothing."""
+
 from __future__ import annotations
 
 import json
@@ -176,14 +177,24 @@ def test_from_dict_refuses_what_is_not_this_game(setup, replay):
     module = registry.find(setup.name).module
     saved = finished(setup, 10).to_dict()
     other = next((g for g in GAMES if g != setup.name), "chess")
-    damaged = [None, [], "text", {}, {**saved, "game": other}, {**saved, "game": None},
-               {k: v for k, v in saved.items() if k != "moves"}, {**saved, "moves": "S@A1"},
-               {**saved, "moves": [1, 2]}]
+    damaged = [
+        None,
+        [],
+        "text",
+        {},
+        {**saved, "game": other},
+        {**saved, "game": None},
+        {k: v for k, v in saved.items() if k != "moves"},
+        {**saved, "moves": "S@A1"},
+        {**saved, "moves": [1, 2]},
+    ]
     if replay:
         moves = saved["moves"]
-        damaged += [{**saved, "moves": moves + ["not a move"]},
-                    {**saved, "moves": moves + moves[-1:]},  # a move after the end
-                    {**saved, "moves": _a_move_played_twice(setup, moves)}]
+        damaged += [
+            {**saved, "moves": moves + ["not a move"]},
+            {**saved, "moves": moves + moves[-1:]},  # a move after the end
+            {**saved, "moves": _a_move_played_twice(setup, moves)},
+        ]
     for state in damaged:
         with pytest.raises(InvalidState):
             module.from_dict(state, replay=replay)
@@ -194,10 +205,10 @@ def _a_move_played_twice(setup: Setup, moves: list[str]) -> list[str]:
     refuse."""
     for i in range(len(moves)):
         game = fresh(setup, 10)
-        for move in moves[:i + 1]:
+        for move in moves[: i + 1]:
             game.play(move)
         if moves[i] not in game.legal_moves():
-            return moves[:i + 1] + [moves[i]]
+            return moves[: i + 1] + [moves[i]]
     raise AssertionError("every move could be played twice")
 
 

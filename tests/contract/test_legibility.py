@@ -4,6 +4,7 @@ a player needs — names, whose turn, the score, counts, a Hong's size, the lege
 label drawn through :meth:`render.common.Canvas.text`, its size scaled to 400 px of the board's width, over a
 midgame and a finished game of every challenge, with long names, in English and the long German and Japanese test
 catalogs."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,6 +23,9 @@ def test_no_text_under_10_px_on_a_board_shown_400_px_wide(setup):
     for what, game in (("midgame", midgame(setup, 2)), ("end", finished(setup, 2))):
         for code, tr in (("en", None), ("de", translations("de", GERMAN)), ("ja", translations("ja", JAPANESE))):
             width, sizes = measure(setup, game, None, LONG, tr)
-            small += [f"{what} {code}: {size} px ({size * PHONE_WIDTH / width:.1f} at {PHONE_WIDTH}): {sorted(texts)[:3]}"
-                      for size, texts in sizes.seen.items() if size * PHONE_WIDTH / width < SMALLEST]
+            small += [
+                f"{what} {code}: {size} px ({size * PHONE_WIDTH / width:.1f} at {PHONE_WIDTH}): {sorted(texts)[:3]}"
+                for size, texts in sizes.seen.items()
+                if size * PHONE_WIDTH / width < SMALLEST
+            ]
     assert not small, "\n".join(small)

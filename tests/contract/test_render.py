@@ -3,6 +3,7 @@ that decode as PNG of a sane size in the renderer's palette, drawn the same ever
 held (a copy, a state loaded without the replay, a pickled renderer), different where the position, the names or an
 ending off the board differ; English by default; every label in its place in English and in German; and the replay
 GIF: one frame per move plus the opening, each the live board (in the same language)."""
+
 from __future__ import annotations
 
 import gettext
@@ -40,8 +41,12 @@ def decode(png: bytes) -> Image.Image:
 def cases(setup: Setup) -> list[tuple[str, object, Ended | None]]:
     """``(what, game, ended)``: the opening, a midgame, the midgame ended each way off the board, the end."""
     middle = midgame(setup, 2)
-    return [("opening", fresh(setup, 2), None), ("midgame", middle, None),
-            *((f"{e.reason.value}-{e.winner}", middle, e) for e in ENDINGS), ("end", finished(setup, 2), None)]
+    return [
+        ("opening", fresh(setup, 2), None),
+        ("midgame", middle, None),
+        *((f"{e.reason.value}-{e.winner}", middle, e) for e in ENDINGS),
+        ("end", finished(setup, 2), None),
+    ]
 
 
 # --- boards -----------------------------------------------------------------------------------------
@@ -61,7 +66,7 @@ def test_boards_decode_as_png_of_a_sane_size_in_the_palette(setup):
         assert board.mode == image.mode == "P" and board.size == image.size, what
         assert 600 <= board.width <= 1600 and 600 <= board.height <= 2400, (what, board.size)
         assert board.tobytes() == image.tobytes(), what  # the PNG is the image, losslessly
-        assert image.getpalette()[:len(palette)] == palette, what
+        assert image.getpalette()[: len(palette)] == palette, what
         sizes.add(board.size)
     assert len(sizes) == 1  # one board, one size, whatever happens on it
 

@@ -1,6 +1,7 @@
 """Every game's rules pages (``/<game> rules``), checked for any game the registry has: each board is a position the
 engine reaches by its moves, refuses each move the text calls illegal, and draws as a PNG; every page's words fit
 Discord's limits in every language."""
+
 from __future__ import annotations
 
 import pytest

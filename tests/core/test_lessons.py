@@ -1,6 +1,7 @@
 """The lessons (``/<game> learn``, bot/core/lessons.py): their texts and buttons within Discord's limits, every step
 shown in every language, and the script check finding a broken script. (Each game's script is checked against its
 engine by tests/contract; played through Discord by test_e2e_learn.)"""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,8 +27,9 @@ def test_every_page_fits_a_message_and_every_button_a_label(name, code):
     kind = LESSONS[name]
     lesson = kind.lesson
     with i18n.language(code):
-        longest_note = max([i18n._(lesson.intro)] + [i18n._(s.done) + i18n._(s.because) + "x" * 80
-                                                     for s in lesson.steps])
+        longest_note = max(
+            [i18n._(lesson.intro)] + [i18n._(s.done) + i18n._(s.because) + "x" * 80 for s in lesson.steps]
+        )
         for n in range(len(lesson.steps) + 1):
             assert len(_page_text(kind, n, longest_note)) <= 2000
     for n, step in enumerate(lesson.steps):
@@ -48,11 +50,13 @@ def test_a_broken_script_is_found():
     kind = LESSONS["hongkong"]
     lesson = kind.lesson
     illegal = dataclasses.replace(lesson.steps[1], right="S@B3", wrong={"Q@B2 S@B3": "x"})
-    assert problems(kind.engine, dataclasses.replace(lesson, steps=(lesson.steps[0], illegal))) \
-        == ["step 2: S@B3: " + str(_refusal(kind))]
+    assert problems(kind.engine, dataclasses.replace(lesson, steps=(lesson.steps[0], illegal))) == [
+        "step 2: S@B3: " + str(_refusal(kind))
+    ]
     untrue = dataclasses.replace(lesson.steps[0], check=lambda before, after: False)
-    assert problems(kind.engine, dataclasses.replace(lesson, steps=(untrue,))) \
-        == ["step 1: S@B2 does not do what the step says"]
+    assert problems(kind.engine, dataclasses.replace(lesson, steps=(untrue,))) == [
+        "step 1: S@B2 does not do what the step says"
+    ]
 
 
 def _refusal(kind):

@@ -2,6 +2,7 @@
 (every key of the store scanned) while the other players keep their games, histories and ratings and a forgotten
 record still loads and replays; the retention sweep deletes old finished records and their index entries, ratings
 kept."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,11 @@ from bot.storage.ratings import GLOBAL, Ratings, guild_scope
 from tests.core.test_records import GUILD, play_out
 
 # Discord-sized ids and names that occur nowhere else, so a scan for them can't be fooled by chance
-ANN, BEN, CLEO = (Person(180_000_000_000_000_001, "Annelise Quorn"), Person(180_000_000_000_000_002, "Benedikt"),
-                  Person(180_000_000_000_000_003, "Cleo"))
+ANN, BEN, CLEO = (
+    Person(180_000_000_000_000_001, "Annelise Quorn"),
+    Person(180_000_000_000_000_002, "Benedikt"),
+    Person(180_000_000_000_000_003, "Cleo"),
+)
 KINDS = all_kinds()
 
 
@@ -55,9 +59,11 @@ async def everything(redis) -> list[str]:
 
 async def three_games(layer, clock, privacy):
     """Ann–Ben Hong Kong played out, Ben–Ann Hong resigned, Ben–Cleo Hong Kong resigned; all recorded and rated."""
-    games = [await play_out(layer, clock, KINDS["hongkong"], 500, ANN, BEN, {"first": "me"}),
-             await play_out(layer, clock, KINDS["hong"], 501, BEN, ANN, {"role": "emperor"}, resign_after=3),
-             await play_out(layer, clock, KINDS["hongkong"], 502, BEN, CLEO, {"first": "me"}, resign_after=2)]
+    games = [
+        await play_out(layer, clock, KINDS["hongkong"], 500, ANN, BEN, {"first": "me"}),
+        await play_out(layer, clock, KINDS["hong"], 501, BEN, ANN, {"role": "emperor"}, resign_after=3),
+        await play_out(layer, clock, KINDS["hongkong"], 502, BEN, CLEO, {"first": "me"}, resign_after=2),
+    ]
     for record in games:
         assert await privacy.records.on_finished(record)
     return games
@@ -83,8 +89,9 @@ async def test_forgetting_leaves_nothing_of_them_and_the_games_whole(layer, cloc
     await redis.hset(Keys.quarantine(503, 1.5), mapping={"v": "3", "doc": f'{{"players":[{{"id":{ANN.id}}}]}}'})
     await redis.zadd(Keys.quarantine_index(0), {Keys.quarantine(503, 1.5): 1.5})
     ratings = Ratings(redis)
-    ben_before = {(k, s): await ratings.standing(k, s, BEN.id) for k in ("hong", "hongkong")
-                  for s in (guild_scope(GUILD), GLOBAL)}
+    ben_before = {
+        (k, s): await ratings.standing(k, s, BEN.id) for k in ("hong", "hongkong") for s in (guild_scope(GUILD), GLOBAL)
+    }
 
     erased = await privacy.forget(ANN.id, lambda r: forget(KINDS[r.kind], r, ANN.id))
 
@@ -108,15 +115,22 @@ async def test_forgetting_leaves_nothing_of_them_and_the_games_whole(layer, cloc
         assert Record.from_json(record.to_json()) == record and record.challenger in (FORMER_ID, BEN.id)
         assert ANN.name not in record.result.text
         kind = KINDS[record.kind]
-        replay = build_replay(kind, kind.new_game(record.options), list(kind.load(record.game_state).moves),
-                              record.plain_names, final_text="x")
+        replay = build_replay(
+            kind,
+            kind.new_game(record.options),
+            list(kind.load(record.game_state).moves),
+            record.plain_names,
+            final_text="x",
+        )
         assert replay.gif[:6] == b"GIF89a"
     resigned = await privacy.records.find(games[1].id)
     loser = "a former player" if games[1].result.winner == 0 else "Benedikt"
     winner = "Benedikt" if loser == "a former player" else "a former player"
     assert resigned.result.text == f"{loser} resigned: {winner} wins."
     with language("de"):
-        assert (await privacy.records.find(games[0].id)).plain_names[games[0].seat_of(ANN.id)] == "ein ehemaliger Spieler"
+        assert (await privacy.records.find(games[0].id)).plain_names[
+            games[0].seat_of(ANN.id)
+        ] == "ein ehemaliger Spieler"
     # forgetting again changes nothing; the game of someone else is untouched
     assert (await privacy.forget(ANN.id, lambda r: forget(KINDS[r.kind], r, ANN.id))).records == 0
     assert await privacy.records.find(games[2].id) == games[2]

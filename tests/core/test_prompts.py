@@ -1,5 +1,6 @@
 """Who a post addresses: what the player to move must do beyond a move (a game's ``prompt``: Hong's summon) is said
 to that player when a person — never to the channel on the computer's behalf (issue 24)."""
+
 from __future__ import annotations
 
 import re
@@ -18,14 +19,24 @@ def summoning(*, computer: bool) -> tuple[hong.HongGame, Record]:
     """A Hong game whose player to move has just summoned the swap dragon (D1) alone; that seat the computer's
     with ``computer``."""
     game = hong.new_game("inner", expansion=True, seed=EXPANSION_SEED)
-    for move in EXPANSION_SCRIPT[:EXPANSION_SCRIPT.index("C3H") + 1]:
+    for move in EXPANSION_SCRIPT[: EXPANSION_SCRIPT.index("C3H") + 1]:
         game.play(move)
     assert game.pending is not None and sorted(game.pending.options) == [1]
     seat = game.to_move
     players = [Player(1, "Ann"), Player(2, "Ben")]
     players[seat] = Player(99, "Computer", bot=True, level="easy") if computer else players[seat]
-    record = Record(id="abcdefgh", kind="hong", status=Status.ACTIVE, guild_id=5, channel_id=6, challenger=1,
-                    opponent=players[1].id, players=(players[0], players[1]), options={}, state=game.to_dict())
+    record = Record(
+        id="abcdefgh",
+        kind="hong",
+        status=Status.ACTIVE,
+        guild_id=5,
+        channel_id=6,
+        challenger=1,
+        opponent=players[1].id,
+        players=(players[0], players[1]),
+        options={},
+        state=game.to_dict(),
+    )
     return game, record
 
 
@@ -34,8 +45,10 @@ def test_a_person_summoning_is_told_how_to_carry_out_the_one_dragon():
     example = game.legal_moves()[0]
     name = record.player(game.to_move).shown
     lines = status_line(HONG, game, record).split("\n")
-    assert lines[1] == (f"🐉 {name} summons a Great Dragon — carry out its action with `/hong dragon`: **D1 swap** — "
-                        f"{action_help('swap')} e.g. `{example}`")
+    assert lines[1] == (
+        f"🐉 {name} summons a Great Dragon — carry out its action with `/hong dragon`: **D1 swap** — "
+        f"{action_help('swap')} e.g. `{example}`"
+    )
     assert lines[2] == f"<@{record.player(game.to_move).id}>, your turn ({HONG.role(game.to_move)})."
 
 
@@ -60,10 +73,11 @@ def test_autocomplete_says_why_a_piece_has_nowhere_to_go():
     block, roof = SimpleNamespace(piece=None, quick=None), SimpleNamespace(piece="roof", quick=None)
     assert len(hk_commands.square_choices(game, block)) == 24
     game.remaining[game.to_move].update(S=0, R=0, Q=0)
-    for options, why in ((block, "You have no standard blocks left: set `piece` to roof."),
-                         (roof, "You have no roofs left: set `piece` to block."),
-                         (SimpleNamespace(piece=None, quick="A1"), "You have no standard blocks left: set `piece` to "
-                                                                  "roof.")):
+    for options, why in (
+        (block, "You have no standard blocks left: set `piece` to roof."),
+        (roof, "You have no roofs left: set `piece` to block."),
+        (SimpleNamespace(piece=None, quick="A1"), "You have no standard blocks left: set `piece` to roof."),
+    ):
         with pytest.raises(UserError, match=f"^{re.escape(why)}$"):
             hk_commands.square_choices(game, options)
     with pytest.raises(UserError, match="^You have no quick blocks left.$"):
@@ -91,10 +105,53 @@ def test_a_reason_is_one_plain_choice():
 
 #: Found by random playouts on the inner board with the lair (seed 7): after these moves the count is at the
 #: threshold (11) with spaces still empty — the game goes on, as it must with the expansion (rules, "Decided early").
-AT_THRESHOLD = ["B2V", "F6H", "E1H", "F3H", "D2V", "D6V", "A6V", "E6H", "D5H", "D3H", "A2H", "D7H", "D1 movestone C2 D1",
-                "G5V", "A7V", "A1H", "F5H", "C4H", "A3V", "B7H", "F7V", "G2H", "E5V", "G1H", "B4H", "B1V", "C1V", "F1V",
-                "E7H", "C2H", "B6H", "D4V", "F4V", "G6V", "D2 flip B1", "B5H", "C3V", "C5H", "C6V", "G7V", "E3V", "B3V",
-                "F2V", "A4V", "C7V"]
+AT_THRESHOLD = [
+    "B2V",
+    "F6H",
+    "E1H",
+    "F3H",
+    "D2V",
+    "D6V",
+    "A6V",
+    "E6H",
+    "D5H",
+    "D3H",
+    "A2H",
+    "D7H",
+    "D1 movestone C2 D1",
+    "G5V",
+    "A7V",
+    "A1H",
+    "F5H",
+    "C4H",
+    "A3V",
+    "B7H",
+    "F7V",
+    "G2H",
+    "E5V",
+    "G1H",
+    "B4H",
+    "B1V",
+    "C1V",
+    "F1V",
+    "E7H",
+    "C2H",
+    "B6H",
+    "D4V",
+    "F4V",
+    "G6V",
+    "D2 flip B1",
+    "B5H",
+    "C3V",
+    "C5H",
+    "C6V",
+    "G7V",
+    "E3V",
+    "B3V",
+    "F2V",
+    "A4V",
+    "C7V",
+]
 
 
 def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on():
@@ -108,15 +165,19 @@ def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on():
     assert not game.is_over and game.hong_count() >= game.threshold == 11
     assert score(game, ("Ann", "Ben")) == (
         f"Hongs {game.hong_count()} / 11 (inner, {len(game.empty_squares())} spaces left) — enough for the dragon "
-        "master now, but Great Dragons can still break Hongs: the count that decides is the one when the board is full")
+        "master now, but Great Dragons can still break Hongs: the count that decides is the one when the board is full"
+    )
 
 
 def test_hongs_are_listed_as_the_language_lists_things():
     from bot import i18n
     from bot.games.hong import _spans
 
-    hongs = [hong.Hong("H", ("C4",), 1, ("B4", "D4")), hong.Hong("H", ("E4", "F4"), 2, ("D4", "G4")),
-             hong.Hong("V", ("D4", "D5"), 2, ("D3", "D6"))]
+    hongs = [
+        hong.Hong("H", ("C4",), 1, ("B4", "D4")),
+        hong.Hong("H", ("E4", "F4"), 2, ("D4", "G4")),
+        hong.Hong("V", ("D4", "D5"), 2, ("D3", "D6")),
+    ]
     assert _spans(hongs[:1]) == "1 at C4"
     assert _spans(hongs[:2]) == "1 at C4 and 2 at E4–F4"
     assert _spans(hongs) == "1 at C4, 2 at E4–F4 and 2 at D4–D5"  # not "… and … and …"

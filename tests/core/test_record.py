@@ -1,6 +1,7 @@
 """The typed, versioned channel record: round trips, validation, and records written by the previous version
 (schema 1, captured from that code in ``data/records_schema1.json``) loading and playing on, and schema-2 names
 (stored escaped) read back plain."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,9 @@ def test_schema1_details_survive():
     assert Record.from_json(OLD["challenge_open"]).players[1] is None
 
 
-@pytest.mark.parametrize("name, ch", [("hongkong_active_takeback", 100), ("hong_active_summon", 101),
-                                      ("hongkong_computer", 102)])
+@pytest.mark.parametrize(
+    "name, ch", [("hongkong_active_takeback", 100), ("hong_active_summon", 101), ("hongkong_computer", 102)]
+)
 async def test_a_schema1_game_in_redis_plays_on(store, name, ch):
     raw = json.loads(OLD[name])
     await store.redis.hset(Keys.game(ch), mapping={"v": 7, "doc": OLD[name]})
@@ -70,16 +72,19 @@ async def test_a_schema1_game_in_redis_plays_on(store, name, ch):
     assert again.record.state["moves"][-1] == turn.move
 
 
-@pytest.mark.parametrize("damage, needle", [
-    (lambda d: d.pop("status"), "'status' is missing"),
-    (lambda d: d.pop("guild_id"), "'guild_id' is missing"),
-    (lambda d: d.update(status="paused"), "paused"),
-    (lambda d: d.update(players=[{"id": 1, "name": "Ann"}]), "two seats"),
-    (lambda d: d.update(players=[{"id": "1", "name": "Ann"}, None]), "id must be a whole number"),
-    (lambda d: d.update(expires=None), "expiry"),
-    (lambda d: d.update(schema=99), "newer than this bot's"),
-    (lambda d: d.update(schema="two"), "unreadable schema"),
-])
+@pytest.mark.parametrize(
+    "damage, needle",
+    [
+        (lambda d: d.pop("status"), "'status' is missing"),
+        (lambda d: d.pop("guild_id"), "'guild_id' is missing"),
+        (lambda d: d.update(status="paused"), "paused"),
+        (lambda d: d.update(players=[{"id": 1, "name": "Ann"}]), "two seats"),
+        (lambda d: d.update(players=[{"id": "1", "name": "Ann"}, None]), "id must be a whole number"),
+        (lambda d: d.update(expires=None), "expiry"),
+        (lambda d: d.update(schema=99), "newer than this bot's"),
+        (lambda d: d.update(schema="two"), "unreadable schema"),
+    ],
+)
 def test_a_damaged_record_raises_one_clear_error(damage, needle):
     d = json.loads(OLD["challenge_open"])
     damage(d)

@@ -1,6 +1,7 @@
 """Game records against a real Redis: games played through the game layer to their end are indexed, found by id,
 listed newest first, rated exactly once (also when two processes record the same game at once), and a failure
 or a crash is made good by the sweep. The text record replays through the engine to the same final position."""
+
 from __future__ import annotations
 
 import asyncio
@@ -31,8 +32,18 @@ def records(store, clock):
     return Records(store, Ratings(store.redis), clock=clock)
 
 
-async def play_out(layer, clock, kind, channel: int, a: Person, b: Person, options: dict, *, seed: int = 1,
-                   resign_after: int | None = None) -> Record:
+async def play_out(
+    layer,
+    clock,
+    kind,
+    channel: int,
+    a: Person,
+    b: Person,
+    options: dict,
+    *,
+    seed: int = 1,
+    resign_after: int | None = None,
+) -> Record:
     """Challenge, accept and play random legal moves to the end (or resign); returns the finished record."""
     doc = await layer.challenge(kind, guild_id=GUILD, channel_id=channel, challenger=a, opponent=b, options=options)
     doc, game = await layer.accept(channel, doc.id, b)
@@ -89,6 +100,7 @@ async def test_history_is_newest_first_and_per_player(layer, clock, records):
     label = game_label(first, KINDS)
     assert label.startswith(f"{first.id} · Hong Kong: Ann vs Ben · ") and len(label) <= 100
     from bot import i18n
+
     with i18n.language("de"):  # autocomplete runs in the caller's language
         assert game_label(first, KINDS).startswith(f"{first.id} · Hong Kong: Ann gegen Ben · ")
 
@@ -165,7 +177,9 @@ async def test_catch_up_only_looks_back_a_day(layer, clock, records, store):
     assert await records.find(old.id) is not None
 
 
-@pytest.mark.parametrize("kind, options, seed", [(HONGKONG, {"first": "them"}, 2), (HONG, {"role": "dragon_master", "expansion": True}, 3)])
+@pytest.mark.parametrize(
+    "kind, options, seed", [(HONGKONG, {"first": "them"}, 2), (HONG, {"role": "dragon_master", "expansion": True}, 3)]
+)
 async def test_text_record_replays_through_the_engine_to_the_final_position(layer, clock, records, kind, options, seed):
     doc = await play_out(layer, clock, kind, 500, ANN, BEN, options, seed=seed)
     await records.on_finished(doc)

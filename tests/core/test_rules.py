@@ -1,6 +1,7 @@
 """The rules pages say what the rules files say (engine/rules/*.md), and their boards show it: positions the engine
 reached, moves it refuses where the text says illegal. (Every game's boards and words in every language:
 tests/contract/test_rules.py.)"""
+
 from __future__ import annotations
 
 import engine.hong as hong

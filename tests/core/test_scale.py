@@ -1,5 +1,6 @@
 """Cheaper moves (issue 15): a move's Redis work does not grow with the number of games, and a game is loaded from
 its stored position once this process has checked it by a replay — against a real Redis."""
+
 from __future__ import annotations
 
 import asyncio
@@ -25,8 +26,14 @@ CH = 500
 
 
 async def start(layer: GameLayer, kind=HONGKONG, channel: int = CH, options: dict | None = None):
-    doc = await layer.challenge(kind, guild_id=9, channel_id=channel, challenger=ANN, opponent=BEN,
-                                options=options if options is not None else {"first": "me"})
+    doc = await layer.challenge(
+        kind,
+        guild_id=9,
+        channel_id=channel,
+        challenger=ANN,
+        opponent=BEN,
+        options=options if options is not None else {"first": "me"},
+    )
     return await layer.accept(channel, doc.id, BEN)
 
 
@@ -45,9 +52,11 @@ async def play_random(layer: GameLayer, kind, channel: int, game, rng: random.Ra
 
 async def commands_of(redis, action) -> Counter:
     """The Redis commands ``action`` made (commands inside the commit script included), by name."""
+
     async def calls() -> Counter:
         stats = await redis.info("commandstats")
         return Counter({name.removeprefix("cmdstat_"): entry["calls"] for name, entry in stats.items()})
+
     before = await calls()
     await action()
     made = await calls() - before
@@ -73,9 +82,11 @@ def loads(monkeypatch):
     """Every engine from_dict call as ``(game, replay)``: whether the bot replayed the moves or loaded the position."""
     calls = []
     for module in (engine.hongkong, engine.hong):
+
         def spy(state, *, replay=True, _real=module.from_dict, _name=module.NAME):
             calls.append((_name, replay))
             return _real(state, replay=replay)
+
         monkeypatch.setattr(module, "from_dict", spy)
     return calls
 
@@ -105,14 +116,16 @@ async def test_a_game_damaged_at_rest_is_refused_by_the_first_load(layer, store,
     assert await store.raw(CH) == before
 
 
-@pytest.mark.parametrize("kind, state, reason", [
-    (HONGKONG, lambda s: {**s, "moves": ["R@A1", "S@A1"]}, r"turn 2 \(S@A1\) is illegal: .*has a roof"),
-    (HONGKONG, lambda s: {**s, "moves": "S@A1"}, "'moves' must be a list"),
-    (HONG, lambda s: {**s, "grid": "H" * 5}, "grid does not fit the board"),
-    (HONG, lambda s: {**s, "to_move": 2}, "to_move is malformed"),
-])
-async def test_a_broken_position_is_refused_even_by_a_process_that_checked_the_game(layer, store, kind, state,
-                                                                                     reason):
+@pytest.mark.parametrize(
+    "kind, state, reason",
+    [
+        (HONGKONG, lambda s: {**s, "moves": ["R@A1", "S@A1"]}, r"turn 2 \(S@A1\) is illegal: .*has a roof"),
+        (HONGKONG, lambda s: {**s, "moves": "S@A1"}, "'moves' must be a list"),
+        (HONG, lambda s: {**s, "grid": "H" * 5}, "grid does not fit the board"),
+        (HONG, lambda s: {**s, "to_move": 2}, "to_move is malformed"),
+    ],
+)
+async def test_a_broken_position_is_refused_even_by_a_process_that_checked_the_game(layer, store, kind, state, reason):
     doc, game = await start(layer, kind, options={})  # started here: later loads are from the position
     stored = await store.get(CH)
     await store.commit(CH, stored.record.replace(state=state(stored.record.state)), stored.version)
@@ -144,8 +157,9 @@ async def test_a_takeback_of_a_game_loaded_from_its_position_undoes_the_turn(lay
     while turn.game.pending is not None:  # a summoned dragon's action is part of the same turn
         turn = await layer.play(HONG, CH, mover.id, turn.game.legal_moves()[0])
     record, answerer = await layer.request_takeback(CH, mover.id)
-    undone = await layer.answer_takeback(CH, record.id, record.takeback.moves, doc.player(answerer).id, True,
-                                         record.takeback.nonce)
+    undone = await layer.answer_takeback(
+        CH, record.id, record.takeback.moves, doc.player(answerer).id, True, record.takeback.nonce
+    )
     assert undone.record.state == before
     with pytest.raises(IllegalMove):  # and the game goes on from there, checked by the rules as ever
         await layer.play(HONG, CH, mover.id, "Z99H")

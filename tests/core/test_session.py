@@ -1,4 +1,5 @@
 """The game layer against a real Redis: challenge → accept → moves → finish, refusals, races."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,7 +20,9 @@ CH = 500
 
 
 async def start(layer, first="me"):
-    doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={"first": first})
+    doc = await layer.challenge(
+        HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={"first": first}
+    )
     return await layer.accept(CH, doc.id, BEN)
 
 
@@ -67,8 +70,9 @@ async def test_no_game_and_double_challenge(layer, store):
     doc = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
     with pytest.raises(UserError, match="already an open Hong Kong challenge"):
         await layer.challenge(HONGKONG, guild_id=9, channel_id=CH, challenger=CLEO, opponent=BEN, options={})
-    with pytest.raises(UserError, match="The Hong Kong challenge here hasn't been accepted yet: the game starts when "
-                                        "Ben accepts it."):
+    with pytest.raises(
+        UserError, match="The Hong Kong challenge here hasn't been accepted yet: the game starts when Ben accepts it."
+    ):
         await layer.play(HONGKONG, CH, ANN.id, "S@A1")
     with pytest.raises(UserError, match="Only Ben can accept"):
         await layer.accept(CH, doc.id, CLEO)
@@ -148,7 +152,9 @@ async def test_concurrent_moves_exactly_one_applies(layer, store, new_handle, cl
 
     layers = [GameLayer(ReadThenWait(new_handle().client), {"hongkong": HONGKONG}, clock=clock) for _ in range(8)]
     moves = ["S@A1", "S@A2", "S@B1", "S@B2", "R@D4", "S@E5", "Q@A1 S@A1", "S@D1"]
-    results = await asyncio.gather(*(lay.play(HONGKONG, CH, ANN.id, m) for lay, m in zip(layers, moves)), return_exceptions=True)
+    results = await asyncio.gather(
+        *(lay.play(HONGKONG, CH, ANN.id, m) for lay, m in zip(layers, moves)), return_exceptions=True
+    )
     landed = [r for r in results if not isinstance(r, Exception)]
     refused = [r for r in results if isinstance(r, Exception)]
     assert len(landed) == 1
@@ -160,8 +166,17 @@ async def test_concurrent_moves_exactly_one_applies(layer, store, new_handle, cl
 
 
 def _challenge(game_id: str) -> Record:
-    return Record(id=game_id, kind="hongkong", status=Status.CHALLENGE, guild_id=1, channel_id=7, challenger=1,
-                  opponent=None, players=(Player(1, "Ann"), None), expires=99.0)
+    return Record(
+        id=game_id,
+        kind="hongkong",
+        status=Status.CHALLENGE,
+        guild_id=1,
+        channel_id=7,
+        challenger=1,
+        opponent=None,
+        players=(Player(1, "Ann"), None),
+        expires=99.0,
+    )
 
 
 async def test_store_commit_is_compare_and_set(store):
@@ -170,8 +185,13 @@ async def test_store_commit_is_compare_and_set(store):
     assert await store.commit(7, _challenge("c"), 1) == 2
     assert await store.commit(7, _challenge("d"), 1) is None
     assert (await store.get(7)).record == _challenge("c")
-    done = _challenge("c").replace(status=Status.FINISHED, ended=1.0, players=(Player(1, "Ann"), Player(2, "Ben")),
-                                   state={}, result=Result(0, EndReason.RESIGNED, "Ben resigned: Ann wins."))
+    done = _challenge("c").replace(
+        status=Status.FINISHED,
+        ended=1.0,
+        players=(Player(1, "Ann"), Player(2, "Ben")),
+        state={},
+        result=Result(0, EndReason.RESIGNED, "Ben resigned: Ann wins."),
+    )
     assert await store.finish(7, done, 1) is False
     assert await store.finish(7, done, 2) is True
     assert await store.get(7) is None

@@ -1,4 +1,5 @@
 """End to end: the commands are synced to Discord only when their definitions changed since the last sync."""
+
 from __future__ import annotations
 
 import pytest
@@ -66,8 +67,10 @@ async def test_leaving_dev_guild_mode_withdraws_the_servers_copy(emu, world, red
     await globally.stop()
     assert emu.guild_commands[world.guild] == [] and names(emu.commands) == synced
     assert emu.sync_count == 3  # the server's sync, the global one, and the server's emptied
-    assert sorted(await redis.keys("hongbot:commands:*")) == [f"hongbot:commands:{emu.application_id}:global",
-                                                            f"hongbot:commands:{emu.application_id}:global:ids"]
+    assert sorted(await redis.keys("hongbot:commands:*")) == [
+        f"hongbot:commands:{emu.application_id}:global",
+        f"hongbot:commands:{emu.application_id}:global:ids",
+    ]
 
     again = await start_bot(emu, redis_server)
     try:

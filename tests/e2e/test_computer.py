@@ -1,4 +1,5 @@
 """End to end: games against the computer (the bot user itself), through the emulator."""
+
 from __future__ import annotations
 
 import random
@@ -25,7 +26,9 @@ async def test_hongkong_against_the_computer_to_the_end(emu, world, running, red
     # post, which Discord's 5-per-5 s bucket paces to one a second (the bot waits as told, no 429: 1.2 s -> 10.7 s
     # for this test). The pacing is not what this test checks; tests/emulator/tests/test_limits.py checks the limits.
     emu.rate_limits.set_limit("POST", "/channels/{id}/messages", 50, 5.0)
-    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me")
+    it = await emu.slash(
+        world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me"
+    )
     start = (await it.wait_followups(1))[0]
     assert "against the computer (easy, unrated)" in start.content
     decode_png(start.attachments[0].data)
@@ -61,10 +64,14 @@ async def test_hongkong_against_the_computer_to_the_end(emu, world, running, red
 
 
 async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
-    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner", role="dragon_master")
+    it = await emu.slash(
+        world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner", role="dragon_master"
+    )
     start = (await it.wait_followups(1))[0]
     assert "against the computer (medium, unrated)" in start.content
-    reply = await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20)
+    reply = await emu.wait_for_message(
+        world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=20
+    )
     assert f"<@{world.ann['id']}>, your turn (dragon master)" in reply.content
     doc = (await GameStore(redis).get(world.channel)).record
     game = hong.from_dict(doc.state)
@@ -73,14 +80,17 @@ async def test_hong_computer_moves_first_as_emperor(emu, world, running, redis):
 
 
 async def test_a_rematch_against_the_computer_says_so(emu, world, running, redis):
-    it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner",
-                         role="emperor", level="easy")
+    it = await emu.slash(
+        world.ann, world.channel, "hong challenge", opponent=emu.bot_user, board="inner", role="emperor", level="easy"
+    )
     await it.wait_followups(1)
     final = await resign(emu, world.ann, world.channel, "hong")
     click = await emu.click(world.ann, final, final.button("Rematch")["custom_id"])  # the computer always agrees
     start = (await click.wait_followups(1))[0]
-    assert start.content.startswith(f"**Hong** — rematch against the computer (easy, unrated): Computer plays the "
-                                    f"emperor and moves first; {display(world.ann)} plays the dragon master.\n")
+    assert start.content.startswith(
+        f"**Hong** — rematch against the computer (easy, unrated): Computer plays the "
+        f"emperor and moves first; {display(world.ann)} plays the dragon master.\n"
+    )
     assert emu.errors == []
 
 
@@ -95,8 +105,9 @@ async def test_takeback_against_the_computer_undoes_its_reply_too(emu, world, ru
     assert len(played) == 2 and played[0] == "S@B2"
     it = await emu.slash(world.ann, world.channel, "takeback")
     posted = (await it.wait_followups(1))[0]
-    assert posted.content.startswith(f"Takeback: ann's last turn and the computer's reply are undone (`S@B2`, "
-                                     f"`{played[1]}`).\n")
+    assert posted.content.startswith(
+        f"Takeback: ann's last turn and the computer's reply are undone (`S@B2`, `{played[1]}`).\n"
+    )
     assert f"<@{world.ann['id']}>, your turn" in posted.content
     assert (await store.get(world.channel)).record.state["moves"] == []
     it = await emu.slash(world.ann, world.channel, "takeback")

@@ -5,6 +5,7 @@ outage. After each one the next move is answered, and no move sent while the bot
 The emulator heartbeats every second here (Discord: 41.25 s) and the bot judges a silent connection dead after 10 s
 (its ``heartbeat_timeout`` setting; default 60 s), so a zombie is noticed in seconds.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -37,8 +38,9 @@ async def emu(clock):
 @pytest.fixture
 async def running(emu, world, redis_server, redis, clock):
     """The bot on the test's clock (its deadlines move when the test says so)."""
-    bot = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1), clock=clock,
-                          heartbeat_timeout=10.0)
+    bot = await start_bot(
+        emu, redis_server, guild=world.guild, rng=random.Random(1), clock=clock, heartbeat_timeout=10.0
+    )
     yield bot
     await bot.stop()
 
@@ -58,8 +60,9 @@ class Game:
     async def send_move(self):
         """The player to move sends a legal turn; returns (interaction, turn) without waiting for the answer."""
         turn = self.rng.choice(self.game.legal_moves())
-        it = await self.emu.slash(self.users[self.game.to_move], self.world.channel, "hongkong place",
-                                  **place_options(turn))
+        it = await self.emu.slash(
+            self.users[self.game.to_move], self.world.channel, "hongkong place", **place_options(turn)
+        )
         return it, turn
 
     async def answered(self, it, turn: str):
@@ -77,7 +80,9 @@ class Game:
 
     def boards(self) -> int:
         """Boards posted in the channel (one per move, plus the first)."""
-        return sum(1 for m in self.emu.messages(self.world.channel) for a in m.attachments if a.filename.endswith(".png"))
+        return sum(
+            1 for m in self.emu.messages(self.world.channel) for a in m.attachments if a.filename.endswith(".png")
+        )
 
     def check(self) -> None:
         """Every move answered once: a board each, none doubled, none missing; no refusal from Discord."""
@@ -87,8 +92,11 @@ class Game:
 
 
 async def resumed(emu, session, count: int = 1) -> None:
-    await emu._wait_until(lambda: session.resumes >= count and session.live, 20,
-                          lambda: f"the bot to RESUME session {session.id} ({session.resumes} so far)")
+    await emu._wait_until(
+        lambda: session.resumes >= count and session.live,
+        20,
+        lambda: f"the bot to RESUME session {session.id} ({session.resumes} so far)",
+    )
 
 
 async def test_a_zombie_connection_is_noticed_resumed_and_the_next_move_answered(emu, world, running):
@@ -184,8 +192,9 @@ async def test_a_bot_restarted_during_a_guild_outage_waits_for_the_guild_too(emu
     await game.move()
     await emu.guild_outage(world.guild)
     await running.stop()
-    again = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(2), clock=clock,
-                            heartbeat_timeout=10.0)
+    again = await start_bot(
+        emu, redis_server, guild=world.guild, rng=random.Random(2), clock=clock, heartbeat_timeout=10.0
+    )
     try:
         assert again.bot.get_guild(world.guild).unavailable  # known from READY only: no channel cached
         assert again.bot.get_channel(world.channel) is None

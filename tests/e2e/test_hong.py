@@ -1,4 +1,5 @@
 """End to end: the real bot, through the local Discord emulator, with a real Redis — Hong (and its expansion)."""
+
 from __future__ import annotations
 
 import random
@@ -18,10 +19,54 @@ pytestmark = pytest.mark.timeout(300)
 # between two sizes and a chain of two summons.
 EXPANSION_SEED = 577090037
 EXPANSION_SCRIPT = [
-    "E3V", "A4V", "G7V", "F2V", "F7V", "D3V", "D2H", "G3H", "B3V", "C2H", "E1V", "E7H", "D4V", "C5V", "B1V",
-    "F4V", "A2H", "B7V", "D6V", "A6H", "A1H", "B4V", "E2V", "F1V", "G4H", "B6H", "G5V", "C3H", "D1 swap C3 C6 V",
-    "F5H", "A5H", "D7V", "C7H", "G6H", "D5V", "E6H", "E4V", "C4V", "E5V", "B5H", "F6H", "C1V", "A3V",
-    "D2 rotate D7", "D4 place A7V", "B2H", "F3V", "D1H",
+    "E3V",
+    "A4V",
+    "G7V",
+    "F2V",
+    "F7V",
+    "D3V",
+    "D2H",
+    "G3H",
+    "B3V",
+    "C2H",
+    "E1V",
+    "E7H",
+    "D4V",
+    "C5V",
+    "B1V",
+    "F4V",
+    "A2H",
+    "B7V",
+    "D6V",
+    "A6H",
+    "A1H",
+    "B4V",
+    "E2V",
+    "F1V",
+    "G4H",
+    "B6H",
+    "G5V",
+    "C3H",
+    "D1 swap C3 C6 V",
+    "F5H",
+    "A5H",
+    "D7V",
+    "C7H",
+    "G6H",
+    "D5V",
+    "E6H",
+    "E4V",
+    "C4V",
+    "E5V",
+    "B5H",
+    "F6H",
+    "C1V",
+    "A3V",
+    "D2 rotate D7",
+    "D4 place A7V",
+    "B2H",
+    "F3V",
+    "D1H",
 ]
 
 
@@ -79,8 +124,7 @@ async def test_complete_game_on_every_board(emu, world, running, redis, board, s
     role = hong.ROLE_NAMES[outcome.winner]
     assert f"**Game over.** {display(winner)} ({role}) wins" in posted.content
     if outcome.spaces_left:
-        assert (f"Decided: {outcome.hongs}/{outcome.threshold} Hongs with {outcome.spaces_left} space"
-                in posted.content)
+        assert f"Decided: {outcome.hongs}/{outcome.threshold} Hongs with {outcome.spaces_left} space" in posted.content
     else:
         assert f"wins: {outcome.hongs} Hong" in posted.content and f", {outcome.threshold} needed." in posted.content
     assert await GameStore(redis).get(world.channel) is None
@@ -99,11 +143,11 @@ async def test_spectator_board_and_refusals(emu, world, running, redis):
     decode_png(shown.attachments[0].data)
     before = await store.raw(world.channel)
     cases = [
-        (world.ben, {"square": taken}, taken),      # a filled square
-        (world.ben, {"square": stone}, stone),      # a stone
-        (world.ben, {"square": "D3"}, "D3"),        # a tree: no space there
-        (world.ben, {"square": "A1"}, "A1"),        # a corner outside the outline
-        (world.ben, {"square": "J9"}, "J9"),        # off the board
+        (world.ben, {"square": taken}, taken),  # a filled square
+        (world.ben, {"square": stone}, stone),  # a stone
+        (world.ben, {"square": "D3"}, "D3"),  # a tree: no space there
+        (world.ben, {"square": "A1"}, "A1"),  # a corner outside the outline
+        (world.ben, {"square": "J9"}, "J9"),  # off the board
         (world.ben, {"square": "hello"}, "hello"),  # not a square
         (world.ann, {"square": free}, "not your turn"),
         (world.cleo, {"square": free}, "not playing in this game"),

@@ -1,4 +1,5 @@
 """End to end: the real bot, through the local Discord emulator, with a real Redis — Hong Kong."""
+
 from __future__ import annotations
 
 import random
@@ -77,8 +78,10 @@ async def test_spectator_sees_the_board_but_cannot_move(emu, world, running, red
     shown = await it.wait_done()
     assert not it.ephemeral
     deadline = int((await GameStore(redis).get(world.channel)).record.deadline)
-    assert shown.content.startswith(f"**Hong Kong**: {display(world.ann)} vs {display(world.ben)}, turn 2 — "
-                                    f"{display(world.ben)} (orange) to move. Time runs out <t:{deadline}:R>.\n")
+    assert shown.content.startswith(
+        f"**Hong Kong**: {display(world.ann)} vs {display(world.ben)}, turn 2 — "
+        f"{display(world.ben)} (orange) to move. Time runs out <t:{deadline}:R>.\n"
+    )
     decode_png(shown.attachments[0].data)
     it = await emu.slash(world.cleo, world.channel, "hongkong place", square="A1")
     assert "not playing in this game" in await refused(it)
@@ -138,8 +141,10 @@ async def test_autocomplete_offers_only_legal_squares(emu, world, running):
     assert [c["value"] for c in choices] == ["C1", "C2", "C4", "C5"]
     # nothing to offer → the one choice says why (picked anyway, the command refuses with the same reason)
     ann, ben = display(world.ann), display(world.ben)
-    for user, typed, why in ((world.ben, "", f"It's not your turn: {ann} (blue) is to move."),
-                             (world.cleo, "b2", f"You're not playing in this game ({ann} vs {ben}).")):
+    for user, typed, why in (
+        (world.ben, "", f"It's not your turn: {ann} (blue) is to move."),
+        (world.cleo, "b2", f"You're not playing in this game ({ann} vs {ben})."),
+    ):
         choices = await emu.autocomplete(user, world.channel, "hongkong place", focused="square", square=typed)
         assert choices == [{"name": why, "value": typed or "?"}], choices
     it = await emu.slash(world.ben, world.channel, "hongkong place", square="?")
@@ -149,7 +154,9 @@ async def test_autocomplete_offers_only_legal_squares(emu, world, running):
 async def test_quick_block_autocomplete_after_roof(emu, world, running):
     await challenge_and_accept(emu, world)
     await play_turn(emu, world, world.ann, "R@A1")
-    choices = await emu.autocomplete(world.ben, world.channel, "hongkong place", focused="square", square="a", piece="roof")
+    choices = await emu.autocomplete(
+        world.ben, world.channel, "hongkong place", focused="square", square="a", piece="roof"
+    )
     assert "A1" not in [c["value"] for c in choices]  # nothing goes on a roof
 
 
@@ -167,7 +174,9 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize("who, command, options, expected", BAD_INPUT)
-async def test_bad_input_is_refused_ephemerally_and_changes_nothing(emu, world, running, redis, who, command, options, expected):
+async def test_bad_input_is_refused_ephemerally_and_changes_nothing(
+    emu, world, running, redis, who, command, options, expected
+):
     await challenge_and_accept(emu, world)
     before = await GameStore(redis).raw(world.channel)
     messages_before = len(emu.messages(world.channel))

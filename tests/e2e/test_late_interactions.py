@@ -8,6 +8,7 @@ zombie connection's events replayed on RESUME), the player saw "The application 
 acceptance or the resignation must not be stored, and pressing again must work. And a change that loses a race
 after its public "thinking…" is refused privately: the "thinking…" goes, the refusal is the player's alone.
 """
+
 from __future__ import annotations
 
 import random
@@ -41,8 +42,9 @@ async def emu(clock):
 
 @pytest.fixture
 async def bot(emu, world, redis_server, redis, clock):
-    running = await start_bot(emu, redis_server, guild=world.guild, rng=random.Random(1), clock=clock,
-                              heartbeat_timeout=10.0)
+    running = await start_bot(
+        emu, redis_server, guild=world.guild, rng=random.Random(1), clock=clock, heartbeat_timeout=10.0
+    )
     yield running
     await running.stop()
 
@@ -82,8 +84,7 @@ async def played(emu, world, move: str = FIRST):
     return posted
 
 
-async def test_a_move_whose_acknowledgement_arrives_late_is_not_stored_and_can_be_played_again(emu, world, bot,
-                                                                                               redis):
+async def test_a_move_whose_acknowledgement_arrives_late_is_not_stored_and_can_be_played_again(emu, world, bot, redis):
     await started(emu, world)
     store = GameStore(redis)
     before, count = await store.raw(world.channel), expired()
@@ -165,8 +166,10 @@ async def test_a_move_that_loses_a_race_after_its_public_thinking_is_refused_pri
     assert await store.commit(world.channel, stored.record, stored.version) == stored.version + 1
     told = (await it.wait_followups(1))[0]
     assert told.ephemeral, it.state()
-    assert told.content == ("The game changed at the same moment (another move, takeback or answer landed first). "
-                            "Look at the board and try again."), it.state()
+    assert told.content == (
+        "The game changed at the same moment (another move, takeback or answer landed first). "
+        "Look at the board and try again."
+    ), it.state()
     assert it.original is not None and it.original.deleted  # the public "thinking…" is gone
     assert (await store.get(world.channel)).version == stored.version + 1  # ours, not the move
     assert posted_moves(emu, world, FIRST) == []

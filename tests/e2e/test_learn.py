@@ -2,6 +2,7 @@
 alone, played to its end by pressing its buttons: a wrong choice explained without moving on, someone else's press
 refused privately, a press after a restart going on, a board that decodes as PNG, and a German client reading German.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -3,6 +3,7 @@
 Time is a clock the test moves forward (no sleeping for timers): the bots poll Redis for due deadlines every
 few milliseconds, and the test waits for the messages they post.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -167,8 +168,10 @@ async def test_game_in_a_thread(emu, world, bots, redis):
     await place(emu, world, world.ann, "A1", channel=thread_id)
     # a move sent in the parent channel is pointed to the thread
     it = await emu.slash(world.ben, world.channel, "hongkong place", square="E5")
-    assert await refused(it) == (f"This channel's game of Hong Kong ({display(world.ann)} vs {display(world.ben)}) is "
-                                 f"played in its thread <#{thread_id}>: play and watch it there.")
+    assert await refused(it) == (
+        f"This channel's game of Hong Kong ({display(world.ann)} vs {display(world.ben)}) is "
+        f"played in its thread <#{thread_id}>: play and watch it there."
+    )
     await resign(emu, world.ben, thread_id)
     ended = await emu.wait_for_message(world.channel, lambda m: "has ended" in m.content)
     assert f"{display(world.ben)} resigned" in ended.content and str(thread_id) in ended.content
@@ -208,12 +211,14 @@ async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     assert "Only the two players" in await refused(click)
     click = await emu.click(world.ann, final, rematch_id)
     asked = await click.wait_done()
-    assert not click.ephemeral and asked.content == (f"<@{world.ben['id']}>, {display(world.ann)} wants a rematch: "
-                                                     "press **Rematch** to play again.")
+    assert not click.ephemeral and asked.content == (
+        f"<@{world.ben['id']}>, {display(world.ann)} wants a rematch: press **Rematch** to play again."
+    )
     posts = len(emu.messages(world.channel))
     click = await emu.click(world.ann, final, rematch_id)  # again: a private note, no second ping
-    assert await refused(click) == (f"You have already asked for a rematch: waiting for {display(world.ben)} to "
-                                    "press Rematch too.")
+    assert await refused(click) == (
+        f"You have already asked for a rematch: waiting for {display(world.ben)} to press Rematch too."
+    )
     assert len(emu.messages(world.channel)) == posts
     click = await emu.click(world.ben, final, rematch_id)
     board = (await click.wait_followups(1))[0]
@@ -241,14 +246,19 @@ async def test_takeback_accepted_and_declined(emu, world, bots, redis):
     assert f"Only {display(world.ben)} can answer" in await refused(click)
     click = await emu.click(world.ben, request, request.button("Refuse")["custom_id"])
     await click.wait_done()
-    assert request.content == (f"Takeback refused by {display(world.ben)}: {display(world.ann)} can ask again after "
-                               "their next turn.") and request.buttons() == []
+    assert (
+        request.content
+        == (f"Takeback refused by {display(world.ben)}: {display(world.ann)} can ask again after their next turn.")
+        and request.buttons() == []
+    )
     store = GameStore(redis)
     assert (await store.get(world.channel)).record.state["moves"] == ["S@A1", "S@E5", "S@A2"]
     # one request a turn: not again until Ann's next turn (and Ben isn't pinged again)
     it = await emu.slash(world.ann, world.channel, "takeback")
-    assert await refused(it) == (f"You have already asked for a takeback this turn, and {display(world.ben)} refused "
-                                 "it. Play on: you can ask again after your next turn.")
+    assert await refused(it) == (
+        f"You have already asked for a takeback this turn, and {display(world.ben)} refused "
+        "it. Play on: you can ask again after your next turn."
+    )
     await place(emu, world, world.ben, "E4")
     await place(emu, world, world.ann, "A3")
     # asked on her next turn and allowed: the board goes back one turn and is reposted
@@ -279,8 +289,10 @@ async def test_games_lists_running_games(emu, world, bots, clock, redis):
     assert fields[0]["name"] == f"Hong Kong: {display(world.ann)} vs {display(world.ben)}"
     assert f"{display(world.ben)} (orange) to move · turn 2" in fields[0]["value"]
     deadline = int((await GameStore(redis).get(world.other_channel)).record.deadline)
-    assert fields[1]["value"] == (f"{display(world.cleo)} (blue) to move · turn 1 · watch in <#{world.other_channel}> · "
-                                  f"Time runs out <t:{deadline}:R>.")  # the channel by its name, the time kept current
+    assert fields[1]["value"] == (
+        f"{display(world.cleo)} (blue) to move · turn 1 · watch in <#{world.other_channel}> · "
+        f"Time runs out <t:{deadline}:R>."
+    )  # the channel by its name, the time kept current
 
 
 async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):
@@ -292,8 +304,10 @@ async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):
     assert shown.ephemeral and "• turn timer: **1 day**" in shown.content
     before = await GameStore(redis).raw(world.channel)
     it = await emu.slash(world.cleo, world.channel, "settings", turn_timer="1m")
-    assert await refused(it) == ("Only members with the **Manage Server** permission can change the bot's settings; "
-                                 f"{emu.mention(world.guild, 'settings')} without options shows them.")
+    assert await refused(it) == (
+        "Only members with the **Manage Server** permission can change the bot's settings; "
+        f"{emu.mention(world.guild, 'settings')} without options shows them."
+    )
     it = await emu.slash(world.cleo, world.channel, "settings")
     assert "• turn timer: **1 day**" in (await it.wait_done()).content  # unchanged
     # Discord hides /game from members without the permission...
@@ -305,8 +319,9 @@ async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):
     assert "Manage Messages" in await refused(it)
     assert await GameStore(redis).raw(world.channel) == before
     it = await emu.slash(world.admin, world.channel, "settings", turn_timer="3 weeks")
-    assert await refused(it) == ("'3 weeks' is too long: the turn timer can be at most 7 days "
-                                 "(it can be between 1 minute and 7 days).")
+    assert await refused(it) == (
+        "'3 weeks' is too long: the turn timer can be at most 7 days (it can be between 1 minute and 7 days)."
+    )
     it = await emu.slash(world.admin, world.channel, "settings", turn_timer="30s")
     assert "too short: the turn timer must be at least 1 minute" in await refused(it)
     it = await emu.slash(world.admin, world.channel, "settings", turn_timer="90 minutes")

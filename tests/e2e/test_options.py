@@ -3,6 +3,7 @@ a command changed — are refused, ephemerally, naming the option and what it ta
 every option, several wrong values each (a wrong type, an unknown choice, out of range, an unresolved user, an
 option the command doesn't have, a required one missing), sent through the emulator to the real bot: never the
 generic apology, never silence, never accepted; the stored games unchanged."""
+
 from __future__ import annotations
 
 import logging
@@ -71,7 +72,9 @@ async def test_every_option_of_every_command_refuses_wrong_values(emu, world, ru
     caplog.set_level(logging.ERROR)
 
     commands = leaf_commands(emu.guild_commands[world.guild])
-    assert {"hongkong place", "hong challenge", "leaderboard", "stats", "settings", "game abort"} <= {c for c, _ in commands}
+    assert {"hongkong place", "hong challenge", "leaderboard", "stats", "settings", "game abort"} <= {
+        c for c, _ in commands
+    }
     sent = 0
     for channel in (world.channel, world.other_channel):
         for command, defs in commands:
@@ -82,7 +85,12 @@ async def test_every_option_of_every_command_refuses_wrong_values(emu, world, ru
                 it = await emu.slash_unchecked(admin, channel, command, types=types, **{**around, name: value})
                 text = await refused(it)
                 sent += 1
-                assert f"`{name}`" in text and ("takes" in text or "has no option" in text), (command, name, value, text)
+                assert f"`{name}`" in text and ("takes" in text or "has no option" in text), (
+                    command,
+                    name,
+                    value,
+                    text,
+                )
                 assert "Something went wrong" not in text
             required = [d for d in defs if d.get("required")]
             if required:  # a required option missing
@@ -93,15 +101,21 @@ async def test_every_option_of_every_command_refuses_wrong_values(emu, world, ru
     # a few exact answers
     it = await emu.slash_unchecked(admin, world.other_channel, "leaderboard", game="hongkong", scope="universe")
     leaderboard = emu.mention(world.guild, "leaderboard")
-    assert await refused(it) == (f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
-                                 "`universe`. (If Discord offered this, its list of commands is out of date: reload it "
-                                 "with Ctrl+R or restart the app.)")
+    assert await refused(it) == (
+        f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
+        "`universe`. (If Discord offered this, its list of commands is out of date: reload it "
+        "with Ctrl+R or restart the app.)"
+    )
     it = await emu.slash_unchecked(admin, world.other_channel, "hong challenge", opponent=world.ben, expansion="maybe")
-    assert (f"The option `expansion` of {emu.mention(world.guild, 'hong challenge')} takes True or False, not `maybe`."
-            in await refused(it))
+    assert (
+        f"The option `expansion` of {emu.mention(world.guild, 'hong challenge')} takes True or False, not `maybe`."
+        in await refused(it)
+    )
     it = await emu.slash_unchecked(admin, world.other_channel, "stats", user="123456789012345678")
-    assert (f"The option `user` of {emu.mention(world.guild, 'stats')} takes a member of this server (pick one from the "
-            "list)" in await refused(it))
+    assert (
+        f"The option `user` of {emu.mention(world.guild, 'stats')} takes a member of this server (pick one from the "
+        "list)" in await refused(it)
+    )
     it = await emu.slash_unchecked(world.ann, world.channel, "hongkong place", square="A1", piece="tower")
     assert "takes one of `block` or `roof`, not `tower`" in await refused(it)
 

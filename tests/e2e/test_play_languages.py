@@ -5,6 +5,7 @@ channel reads — a challenge, its Accept/Decline labels, the note when it is de
 and its buttons — is in the server's language (``/settings language``), whoever caused it. English is unchanged
 (every other e2e test reads the English messages).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -21,19 +22,16 @@ pytestmark = pytest.mark.timeout(240)
 #: A few of the play feature's messages, in German and Japanese (msgid or (context, msgid) → translation).
 MESSAGES = {
     "de": {
-        "That game has already ended: there is nothing to resign.":
-            "Diese Partie ist schon zu Ende: Es gibt nichts aufzugeben.",
+        "That game has already ended: there is nothing to resign.": "Diese Partie ist schon zu Ende: Es gibt nichts aufzugeben.",
         "Resignation cancelled: play on.": "Aufgabe abgebrochen: Spiel weiter.",
         ("button", "Accept"): "Annehmen",
         ("button", "Decline"): "Ablehnen",
     },
     "ja": {
-        "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.":
-            "{opponent}さん、{challenger}さんから{game}の挑戦です。{sides} 期限は{when}です。",
+        "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.": "{opponent}さん、{challenger}さんから{game}の挑戦です。{sides} 期限は{when}です。",
         "~~{game} challenge~~ — {user} declined it.": "~~{game}の挑戦~~ — {user}さんが断りました。",
         "**{game}**: challenge accepted. {sides}": "**{game}**：挑戦が受けられました。{sides}",
-        "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)":
-            "{opponent}さん、{user}さんが最後の手番の取り消しを求めています。許可しますか？（締め切り：{when}）",
+        "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)": "{opponent}さん、{user}さんが最後の手番の取り消しを求めています。許可しますか？（締め切り：{when}）",
         ("button", "Accept"): "受ける",
         ("button", "Decline"): "断る",
         ("button", "Allow takeback"): "取り消しを許可",
@@ -65,7 +63,9 @@ async def test_public_posts_in_the_servers_language_refusals_in_the_pressers(emu
     it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
     challenge = await it.wait_done()
     assert not it.ephemeral
-    assert challenge.content.startswith(f"{mention(world.ben)}さん、{mention(world.ann)}さんから**Hong Kong**の挑戦です。")
+    assert challenge.content.startswith(
+        f"{mention(world.ben)}さん、{mention(world.ann)}さんから**Hong Kong**の挑戦です。"
+    )
     assert " 期限は" in challenge.content and challenge.content.endswith("です。")
     assert [b["label"] for b in challenge.buttons()] == ["受ける", "断る"]
     # Ben (a German client) declines: the channel's note is still Japanese
@@ -110,6 +110,8 @@ async def test_a_takeback_request_and_its_buttons_in_the_servers_language(emu, w
     it = await emu.slash(mover, world.channel, "takeback")
     request = await it.wait_done()
     assert not it.ephemeral
-    assert request.content.startswith(f"{mention(other)}さん、{display(mover)}さんが最後の手番の取り消しを求めています。")
+    assert request.content.startswith(
+        f"{mention(other)}さん、{display(mover)}さんが最後の手番の取り消しを求めています。"
+    )
     assert [b["label"] for b in request.buttons()] == ["取り消しを許可", "拒否"]
     assert emu.errors == []

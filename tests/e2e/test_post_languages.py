@@ -5,6 +5,7 @@ interaction at all are built in the server's language (``/settings language``), 
 are in the caller's; the stored result stays English. Small catalogs of our own (German, Japanese) stand in for
 ``bot/i18n/locales``. English is unchanged: every other e2e test reads the English messages.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -86,7 +87,9 @@ async def test_a_move_and_the_game_over_posted_in_the_servers_language(emu, worl
     assert head == f"{display(mover)}さんが`S@B2`を打ちました：{display(mover)} takes the lead, 1–0。"
     assert score.startswith("Buildings: ")  # no translation in this catalog: English, as the fallback
     deadline = int((await GameStore(redis).get(world.channel)).record.deadline)
-    assert turn == f"{mention(other)}さんの番です（オレンジ）。期限は<t:{deadline}:R>です。"  # Discord says when, in Japanese
+    assert (
+        turn == f"{mention(other)}さんの番です（オレンジ）。期限は<t:{deadline}:R>です。"
+    )  # Discord says when, in Japanese
     assert post.attachments
 
     it = await emu.slash(mover, world.channel, "hongkong place", square="C2")
@@ -104,8 +107,7 @@ async def test_a_move_and_the_game_over_posted_in_the_servers_language(emu, worl
     assert emu.errors == []
 
 
-async def test_a_forfeit_posted_with_no_interaction_in_the_servers_language(emu, world, bots, catalogs, clock,
-                                                                           redis):
+async def test_a_forfeit_posted_with_no_interaction_in_the_servers_language(emu, world, bots, catalogs, clock, redis):
     """The timers post a forfeit outside any interaction: in the server's language too."""
     await SettingsStore(redis).update(world.guild, language="ja")
     await bots()
@@ -114,7 +116,9 @@ async def test_a_forfeit_posted_with_no_interaction_in_the_servers_language(emu,
     await place(emu, world, mover, "A1")
     clock.advance(25 * HOUR)
     final = await emu.wait_for_message(world.channel, lambda m: "時間切れ" in m.content)
-    assert final.content.startswith(f"**対局終了。** {display(other)}さんが時間切れ：{display(mover)}さんの勝ちです。\n")
+    assert final.content.startswith(
+        f"**対局終了。** {display(other)}さんが時間切れ：{display(mover)}さんの勝ちです。\n"
+    )
     assert final.buttons()[0]["label"] == "再戦"
 
 
@@ -122,8 +126,9 @@ async def test_a_post_is_built_in_the_language_it_is_asked_in(layer, catalogs):
     """The builders say things in the current language: a refusal raised while a German caller acts is German, the
     same turn's post built ``with i18n.language("ja")`` Japanese, and the stored result English."""
     ann, ben = Person(1, "Ann"), Person(2, "Ben")
-    challenge = await layer.challenge(HONGKONG, guild_id=9, channel_id=7, challenger=ann, opponent=ben,
-                                      options={"first": "me"})
+    challenge = await layer.challenge(
+        HONGKONG, guild_id=9, channel_id=7, challenger=ann, opponent=ben, options={"first": "me"}
+    )
     await layer.accept(7, challenge.id, ben)
     i18n.use("de")
     try:
@@ -134,7 +139,10 @@ async def test_a_post_is_built_in_the_language_it_is_asked_in(layer, catalogs):
         assert result_text(HONGKONG, turn.record) == "Ann hat aufgegeben: Ben gewinnt."
         with i18n.language("ja"):
             text, view = turn_message(HONGKONG, turn)
-        assert text == "**対局終了。** Annさんが投了しました：Benさんの勝ちです。\n<@1> <@2> — 対局ありがとうございました！"
+        assert (
+            text
+            == "**対局終了。** Annさんが投了しました：Benさんの勝ちです。\n<@1> <@2> — 対局ありがとうございました！"
+        )
         assert view.children[0].item.label == "再戦"
         assert i18n.current() == "de"
     finally:
@@ -145,17 +153,24 @@ async def test_sides_say_each_role_in_the_current_language(layer, catalogs):
     """Hong's roles are people (an article in the sentence: "den Kaiser"); words of ours that start the sentence
     are capitalised ("Du", "Wer"), a name never; English is as before."""
     ann, ben = Person(1, "Ann"), Person(2, "Ben")
-    open_challenge = await layer.challenge(HONG, guild_id=9, channel_id=8, challenger=ann, opponent=None,
-                                           options={"role": "dragon_master"})
+    open_challenge = await layer.challenge(
+        HONG, guild_id=9, channel_id=8, challenger=ann, opponent=None, options={"role": "dragon_master"}
+    )
     with i18n.language("de"):
-        assert sides(HONG, open_challenge) == ("Wer annimmt spielt den Kaiser und zieht zuerst; Ann spielt den "
-                                               "Drachenmeister.")
+        assert sides(HONG, open_challenge) == (
+            "Wer annimmt spielt den Kaiser und zieht zuerst; Ann spielt den Drachenmeister."
+        )
     record, game = await layer.accept(8, open_challenge.id, ben)
     with i18n.language("de"):
-        assert sides(HONG, record, you=ben.id) == ("Du spielst den Kaiser und ziehst zuerst; Ann spielt den "
-                                                   "Drachenmeister.")
+        assert sides(HONG, record, you=ben.id) == (
+            "Du spielst den Kaiser und ziehst zuerst; Ann spielt den Drachenmeister."
+        )
     assert sides(HONG, record) == "Ben plays the emperor and moves first; Ann plays the dragon master."
     assert sides(HONG, record, you=ann.id) == "Ben plays the emperor and moves first; you play the dragon master."
     with i18n.language("ja"):  # the role has no Japanese in this catalog: English inside the Japanese sentence
-        assert status_line(HONG, game, record).endswith(f"\n<@2>さんの番です（emperor）。期限は<t:{int(record.deadline)}:R>です。")
-    assert status_line(HONG, game, record).endswith(f"\n<@2>, your turn (emperor). Time runs out <t:{int(record.deadline)}:R>.")
+        assert status_line(HONG, game, record).endswith(
+            f"\n<@2>さんの番です（emperor）。期限は<t:{int(record.deadline)}:R>です。"
+        )
+    assert status_line(HONG, game, record).endswith(
+        f"\n<@2>, your turn (emperor). Time runs out <t:{int(record.deadline)}:R>."
+    )

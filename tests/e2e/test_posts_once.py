@@ -4,6 +4,7 @@ own channel posts are paced fairly between servers, and it gets almost no invali
 Faults come from the emulator's REST layer (``emu.faults``): ``when='after'`` makes the post, then answers 502.
 A board is counted by its attachment's file name, which carries the game id and the version it shows.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -57,8 +58,9 @@ async def play(emu, world, redis, moves: int, rng: random.Random) -> list[str]:
         if game.is_over:
             break
         turn = rng.choice(game.legal_moves())
-        it = await emu.slash(users[record.player(game.to_move).id], world.channel, "hongkong place",
-                             **place_options(turn))
+        it = await emu.slash(
+            users[record.player(game.to_move).id], world.channel, "hongkong place", **place_options(turn)
+        )
         await it.wait_followups(1, timeout=20)
         played.append(turn)
     return played
@@ -86,9 +88,11 @@ async def test_every_board_rating_line_and_move_once_under_502s_after_posting(em
     record = await GameStore(redis).finished(world.channel, record_id)
     assert record.state["moves"] == played
     assert follow_ups.hits >= len(played) + 2
-    print(f"\nfollow-ups answered 502 after posting: {follow_ups.hits}; channel posts: {channel.hits}; "
-          f"invalid requests the bot counted (401/403/404/429): {invalid() - before:.0f}; the emulator's "
-          f"(401/403/429): {emu.invalid_requests()}, 404s: {emu.not_found_requests()}, 429s: {len(emu.ratelimited)}")
+    print(
+        f"\nfollow-ups answered 502 after posting: {follow_ups.hits}; channel posts: {channel.hits}; "
+        f"invalid requests the bot counted (401/403/404/429): {invalid() - before:.0f}; the emulator's "
+        f"(401/403/429): {emu.invalid_requests()}, 404s: {emu.not_found_requests()}, 429s: {len(emu.ratelimited)}"
+    )
     assert invalid() - before <= 2 and emu.invalid_requests() <= 2
     assert emu.errors == []
 
@@ -139,8 +143,9 @@ async def test_the_computers_boards_appear_once_under_502s_after_posting(emu, wo
     await bots()
     emu.faults.add("POST", FOLLOW_UPS, status=502, when="after")
     channel = emu.faults.add("POST", CHANNEL_POSTS, status=502, when="after", probability=0.3)
-    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
-                         first="me")
+    it = await emu.slash(
+        world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me"
+    )
     await it.wait_followups(1, timeout=20)
     store, rng = GameStore(redis), random.Random(6)
     for _ in range(6):
@@ -149,7 +154,9 @@ async def test_the_computers_boards_appear_once_under_502s_after_posting(emu, wo
         if game.is_over or game.to_move != 0:
             break
         moves = len(game.moves)
-        it = await emu.slash(world.ann, world.channel, "hongkong place", **place_options(rng.choice(game.legal_moves())))
+        it = await emu.slash(
+            world.ann, world.channel, "hongkong place", **place_options(rng.choice(game.legal_moves()))
+        )
         await it.wait_followups(1, timeout=20)
         for _ in range(400):  # the computer's reply: committed and posted
             stored = await store.get(world.channel)
@@ -175,12 +182,12 @@ async def test_one_busy_server_does_not_starve_anothers_posts(emu, world, bots, 
             break
         await asyncio.sleep(0.05)
     bot.gate.rate, bot.gate.burst = 5.0, 1  # a small budget, so the posts queue within the test
-    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
-                         first="me")
+    it = await emu.slash(
+        world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me"
+    )
     await it.wait_followups(1, timeout=20)
     posts = 100  # the busy server's: 20 s of the budget; first come, first served would put the other's behind all
-    flood = [asyncio.create_task(send_quietly(bot, busy[n % 5], f"flood {n}", nonce=f"flood{n}"))
-             for n in range(posts)]
+    flood = [asyncio.create_task(send_quietly(bot, busy[n % 5], f"flood {n}", nonce=f"flood{n}")) for n in range(posts)]
     try:
         await asyncio.sleep(0.5)
         assert bot.gate.waiting > posts - 20
@@ -188,11 +195,14 @@ async def test_one_busy_server_does_not_starve_anothers_posts(emu, world, bots, 
         await it.wait_followups(1, timeout=30)  # an interaction's follow-up never waits behind the queue
         flooded = sum(len(emu.messages(c)) for c in busy)
         assert flooded < posts - 20, flooded
-        reply = await emu.wait_for_message(world.channel, lambda m: m.interaction_id is None and "played" in m.content,
-                                           timeout=60)
+        reply = await emu.wait_for_message(
+            world.channel, lambda m: m.interaction_id is None and "played" in m.content, timeout=60
+        )
         flooded = sum(len(emu.messages(c)) for c in busy)
-        print(f"\nthe other server's reply came after {flooded} of the busy server's {posts} posts; "
-              f"429s: {len(emu.ratelimited)}, invalid requests: {emu.invalid_requests()}")
+        print(
+            f"\nthe other server's reply came after {flooded} of the busy server's {posts} posts; "
+            f"429s: {len(emu.ratelimited)}, invalid requests: {emu.invalid_requests()}"
+        )
         assert flooded < posts - 10, flooded  # served in turn, not behind the whole queue
         assert reply.attachments
     finally:
@@ -255,8 +265,7 @@ async def test_a_first_response_whose_connection_drops_is_sent_again_and_the_mov
     await bots()
     await new_game(emu, world)
     await settle(redis)
-    callbacks = emu.faults.add("POST", r"/interactions/\d+/[^/]+/callback", status=None, drop=True, when=when,
-                               times=1)
+    callbacks = emu.faults.add("POST", r"/interactions/\d+/[^/]+/callback", status=None, drop=True, when=when, times=1)
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
     [board] = await it.wait_followups(1, timeout=20)
     assert callbacks.hits == 1 and it.response_type == 5 and not it.ephemeral

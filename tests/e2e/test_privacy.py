@@ -3,6 +3,7 @@ language, the export as a JSON file, forget refused while in a challenge or a ga
 a Confirm too old after a restart, a Confirm after a restart; then nothing of the player in any key or value of the
 store while the other player keeps the game (its history and replay); and finished records swept past
 ``finished_retention`` by the reconciler, ratings kept."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,8 +29,10 @@ async def world(emu):
     """As the usual world, with names found nowhere else in the store (so a scan for them means something)."""
     guild = emu.create_guild("Test Guild")
     channel, other = emu.create_channel(guild, "games"), emu.create_channel(guild, "other")
-    users = [emu.create_user(name, global_name=shown) for name, shown in
-             (("zephyrine", "Zephyrine Quill"), ("bartholomew", "Bartholomew"), ("cleo", "Cleo"))]
+    users = [
+        emu.create_user(name, global_name=shown)
+        for name, shown in (("zephyrine", "Zephyrine Quill"), ("bartholomew", "Bartholomew"), ("cleo", "Cleo"))
+    ]
     for user in users:
         emu.add_member(guild, user)
     return World(guild, channel, other, *users)
@@ -60,17 +63,20 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     # --- /privacy info: anyone, privately, in their language ---------------------------------------------------------
     it = await emu.slash(cleo, world.channel, "privacy info")
     info = await it.wait_done()
-    assert it.ephemeral and info.content == "\n".join([
-        "**What I keep about you**, in this bot's database (Redis):",
-        "• your finished games: your Discord id and display name, every move and the result — shown in the server's "
-        "history and replays;",
-        "• your ratings and stats for each game, in each server and on the global leaderboard that every server can "
-        "see;",
-        "• while you play: the game, its timers and the posts still to make (gone when it ends).",
-        "Finished games are kept until the players ask me to forget them.",
-        "",
-        f"{export_cmd} sends you a copy of it all; {forget_cmd} erases it everywhere (in finished games you become "
-        "“a former player”)."])
+    assert it.ephemeral and info.content == "\n".join(
+        [
+            "**What I keep about you**, in this bot's database (Redis):",
+            "• your finished games: your Discord id and display name, every move and the result — shown in the server's "
+            "history and replays;",
+            "• your ratings and stats for each game, in each server and on the global leaderboard that every server can "
+            "see;",
+            "• while you play: the game, its timers and the posts still to make (gone when it ends).",
+            "Finished games are kept until the players ask me to forget them.",
+            "",
+            f"{export_cmd} sends you a copy of it all; {forget_cmd} erases it everywhere (in finished games you become "
+            "“a former player”).",
+        ]
+    )
     emu.set_locale(cleo, "de")
     it = await emu.slash(cleo, world.channel, "privacy info")
     assert (await it.wait_done()).content.startswith("**Was ich über dich speichere**, in der Datenbank dieses Bots")
@@ -78,8 +84,9 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     # --- /privacy export: a JSON file, privately ----------------------------------------------------------------------
     it = await emu.slash(ann, world.channel, "privacy export")
     sent = await it.wait_done()
-    assert it.ephemeral and sent.content == ("Everything I keep about you, as JSON: 1 finished game, and your ratings "
-                                             "and stats.")
+    assert it.ephemeral and sent.content == (
+        "Everything I keep about you, as JSON: 1 finished game, and your ratings and stats."
+    )
     data = json.loads(sent.attachments[0].data)
     assert sent.attachments[0].filename == f"hongbot-{ann['id']}.json"
     assert [g["id"] for g in data["games"]] == [gid] and data["user_id"] == ann["id"]
@@ -89,13 +96,15 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     it = await emu.slash(cleo, world.other_channel, "hong challenge", opponent=ann)
     challenge = await it.wait_done()
     it = await emu.slash(ann, world.channel, "privacy forget")
-    assert await refused(it) == (f"You have an open challenge in <#{world.other_channel}>: ask again once it is "
-                                 "answered or has expired.")
+    assert await refused(it) == (
+        f"You have an open challenge in <#{world.other_channel}>: ask again once it is answered or has expired."
+    )
     click = await emu.click(ann, challenge, challenge.button("Accept")["custom_id"])
     await click.wait_followups(1)
     it = await emu.slash(ann, world.channel, "privacy forget")
-    assert await refused(it) == (f"Resign or finish your game in <#{world.other_channel}> first: I can't erase your "
-                                 "data while you play.")
+    assert await refused(it) == (
+        f"Resign or finish your game in <#{world.other_channel}> first: I can't erase your data while you play."
+    )
     await resign(emu, ann, world.other_channel, "hong")
     await rating_note(emu, World(world.guild, world.other_channel, world.channel, ann, ben, cleo), 1)
 
@@ -104,7 +113,8 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     question = await ask_forget(emu, world, ann)
     assert question.content == (
         "Erase everything I keep about you? Your ratings, stats and leaderboard entries go, in every server; in your "
-        "finished games you become “a former player”. This can't be undone. Confirm within 1 minute.")
+        "finished games you become “a former player”. This can't be undone. Confirm within 1 minute."
+    )
     assert await press(emu, ann, question, "Cancel") == "Nothing was erased."
 
     theirs = await ask_forget(emu, world, ben)
@@ -112,15 +122,17 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     button["custom_id"] = button["custom_id"].replace(f":{ben['id']}:", f":{ann['id']}:")  # a modified client
     it = await emu.click(ben, theirs, button["custom_id"])
     told = await it.wait_done()
-    assert told.ephemeral and told.content == (f"This question is someone else's: only they can answer it. {forget_cmd} "
-                                               "asks you yours.")
+    assert told.ephemeral and told.content == (
+        f"This question is someone else's: only they can answer it. {forget_cmd} asks you yours."
+    )
 
     old = await ask_forget(emu, world, ann)
     await first.stop()
     second = await bots()
     clock.advance(61)
     assert await press(emu, ann, old, "Confirm") == (
-        f"This confirmation expired after 1 minute: nothing was erased. Use {forget_cmd} again if you still want it.")
+        f"This confirmation expired after 1 minute: nothing was erased. Use {forget_cmd} again if you still want it."
+    )
     assert await redis.get(Keys.finished(world.channel, gid)) == stored[gid]
     assert await Ratings(redis).standing("hongkong", GLOBAL, int(ann["id"])) is not None
 
@@ -130,7 +142,8 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     await bots()
     assert await press(emu, ann, question, "Confirm") == (
         "Done: everything I kept about you is erased. In 2 finished games you are now “a former player”; your ratings "
-        "and stats are gone from every leaderboard.")
+        "and stats are gone from every leaderboard."
+    )
     text = "\n".join(await everything(redis))
     assert ann["id"] not in text and display(ann) not in text and ann["username"] not in text
 
@@ -163,4 +176,3 @@ async def test_finished_records_past_their_retention_are_swept(emu, world, bots,
     it = await emu.slash(world.cleo, world.channel, "replay", game=gid)
     assert (await refused(it)).startswith(f"There is no finished game `{gid}` in this server.")
     assert emu.errors == []
-

@@ -6,6 +6,7 @@ The rule (README, "When the bot can't post in a game's channel"): a game never s
 it; a locked thread is reopened; a game the bot can no longer post ends without a result — unrated, nobody forfeits,
 its timers cancelled, gone from /games — and its players are told in the thread's parent channel, or by DM.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -61,7 +62,8 @@ async def test_a_game_never_starts_where_the_bot_cannot_post(emu, world, bots, r
     assert await refused(it) == (
         "I can't host a game here: I don't have the **Send Messages** permission in this channel, and I need them to "
         "post the boards, reminders and results. A server admin can grant them in the channel's permissions; or start "
-        "the game in another channel.")
+        "the game in another channel."
+    )
     await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=ATTACH | EMBED)
     it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user)  # the computer too
     assert "the **Attach Files** and **Embed Links** permissions" in await refused(it)
@@ -71,8 +73,10 @@ async def test_a_game_never_starts_where_the_bot_cannot_post(emu, world, bots, r
     it = await emu.slash(world.admin, world.channel, "settings", threads=True)
     assert "a thread per game: **on**" in (await it.wait_done()).content, it.state()
     it = await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben)
-    assert "threads are on for this server (a thread per game), and I don't have **Send Messages in Threads**" \
+    assert (
+        "threads are on for this server (a thread per game), and I don't have **Send Messages in Threads**"
         in await refused(it)
+    )
     await (await emu.slash(world.admin, world.channel, "settings", threads=False)).wait_done()
     # permissions taken away between the challenge and the accept: the accept is refused, the challenge stays
     await emu.set_permission_overwrite(world.channel, emu.bot_user)
@@ -95,8 +99,10 @@ async def test_permission_lost_mid_game_ends_it_unrated_and_nobody_forfeits(emu,
     await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=SEND)
     clock.advance(HOUR + 1)  # the reminder is due: the bot can't post it, so the game ends without a result
     [dm] = await asyncio.wait_for(_dms(emu, world.ben), 10)
-    assert dm.content == (f"⚠️ Your game in <#{world.channel}>: **Hong Kong** ann vs ben ended without a result "
-                          f"(unrated, nobody forfeits): I no longer have **Send Messages** in <#{world.channel}>.")
+    assert dm.content == (
+        f"⚠️ Your game in <#{world.channel}>: **Hong Kong** ann vs ben ended without a result "
+        f"(unrated, nobody forfeits): I no longer have **Send Messages** in <#{world.channel}>."
+    )
     assert [m.content for m in emu.dms(world.ann)] == [dm.content]
     await ended_unrated(redis, world.channel)
     await no_games(emu, world, world.other_channel)
@@ -116,8 +122,9 @@ async def _dms(emu, user, n: int = 1):
 @pytest.mark.parametrize("denied, name", [(ATTACH, "Attach Files"), (SEND, "Send Messages")])
 async def test_a_computer_reply_that_cannot_be_posted_ends_the_game(emu, world, bots, redis, denied, name):
     await bots()
-    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
-                         first="me")
+    it = await emu.slash(
+        world.ann, world.channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="me"
+    )
     await it.wait_done()
     await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=denied)
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="A1")
@@ -176,7 +183,8 @@ async def test_a_thread_that_cannot_be_reopened_moves_the_game_to_its_channel(em
     moved = await emu.wait_for_message(world.channel, lambda m: "goes on here" in m.content)
     assert moved.content.startswith(
         "⚠️ **Hong Kong** ann vs ben goes on here, in this channel: a moderator locked its thread and I can't reopen it "
-        "(I don't have **Manage Threads**).")
+        "(I don't have **Manage Threads**)."
+    )
     assert f"<@{world.ann['id']}>, your turn" in moved.content and moved.attachments
     store = GameStore(redis)
     assert await store.get(thread) is None
@@ -201,8 +209,10 @@ async def test_a_closed_thread_whose_channel_is_busy_ends_the_game_with_a_notice
     await emu.update_thread(thread, locked=True)
     clock.advance(HOUR + 1)
     note = await emu.wait_for_message(world.channel, lambda m: "⚠️" in m.content)
-    assert note.content == ("⚠️ **Hong Kong** ann vs ben ended without a result (unrated, nobody forfeits): a moderator "
-                            "locked its thread and I can't reopen it (I don't have **Manage Threads**).")
+    assert note.content == (
+        "⚠️ **Hong Kong** ann vs ben ended without a result (unrated, nobody forfeits): a moderator "
+        "locked its thread and I can't reopen it (I don't have **Manage Threads**)."
+    )
     await ended_unrated(redis, thread)
     await asyncio.sleep(0.3)  # told once, with the reason: not also "… has ended: Aborted by …"
     assert not any("has ended" in m.content for m in emu.messages(world.channel))
@@ -262,7 +272,10 @@ async def test_the_bot_removed_from_the_server_ends_its_games(emu, world, bots, 
     await it.wait_done()
     await emu.remove_member(world.guild, emu.bot_user)
     for _ in range(200):
-        if await GameStore(redis).get(world.channel) is None and await GameStore(redis).get(world.other_channel) is None:
+        if (
+            await GameStore(redis).get(world.channel) is None
+            and await GameStore(redis).get(world.other_channel) is None
+        ):
             break
         await asyncio.sleep(0.02)
     await ended_unrated(redis, world.channel)

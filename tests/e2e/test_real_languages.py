@@ -5,6 +5,7 @@ locale in Discord, no ``/settings language``), and nothing is English where a ca
 Expected texts are built by the bot's own builders inside ``i18n.language(...)``, so the test checks that the right
 language reaches each reply and post; tests/i18n/test_catalogs.py checks the catalogs' contents.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,16 +49,19 @@ async def test_a_game_with_german_and_japanese_clients_in_a_french_server(emu, w
     it = await emu.slash(world.ben, world.channel, "hongkong place", square="C2")
     text = await refused(it)
     with i18n.language("ja"):
-        want = i18n._("It's not your turn: {name} ({role}) is to move.", name=display(world.ann),
-                      role=HONGKONG.role(0))
+        want = i18n._("It's not your turn: {name} ({role}) is to move.", name=display(world.ann), role=HONGKONG.role(0))
     assert text == want and JAPANESE.search(text)
 
     # Ann moves: the board post in French, pinging Ben with the French turn line
     post = await place(emu, world, world.ann, "B2")
     with i18n.language("fr"):
         deadline = (await GameStore(redis).get(world.channel)).record.deadline
-        turn = i18n._("{mention}, your turn ({role}). Time runs out {when}.", mention=mention(world.ben),
-                      role=HONGKONG.role(1), when=f"<t:{int(deadline)}:R>")
+        turn = i18n._(
+            "{mention}, your turn ({role}). Time runs out {when}.",
+            mention=mention(world.ben),
+            role=HONGKONG.role(1),
+            when=f"<t:{int(deadline)}:R>",
+        )
     assert post.content.split("\n")[-1] == turn and "your turn" not in turn
     assert post.attachments
 
@@ -118,13 +122,17 @@ async def test_messages_name_commands_and_options_as_a_german_client_shows_them(
     it = await emu.slash(world.admin, world.channel, "hong place", square="B3")
     board = emu.mention(world.guild, "hong board")
     assert board.startswith("</hong board:")
-    assert await refused(it) == (f"Du spielst in dieser Partie nicht mit ({display(world.ann)} gegen "
-                                 f"{display(world.ben)}). Schau mit {board} zu oder fordere jemanden in einem "
-                                 f"anderen Kanal heraus.")
+    assert await refused(it) == (
+        f"Du spielst in dieser Partie nicht mit ({display(world.ann)} gegen "
+        f"{display(world.ben)}). Schau mit {board} zu oder fordere jemanden in einem "
+        f"anderen Kanal heraus."
+    )
     # a choice Discord never offered (an outdated client): the choices named as the German client lists them
     it = await emu.slash_unchecked(world.ann, world.channel, "hongkong challenge", first="nobody")
     challenge_command = emu.mention(world.guild, "hongkong challenge")
-    assert (await refused(it)).startswith(f"Die Option `beginn` von {challenge_command} erwartet einen der Werte "
-                                          "`ich`, `Gegner` oder `zufällig`, nicht `nobody`.")
+    assert (await refused(it)).startswith(
+        f"Die Option `beginn` von {challenge_command} erwartet einen der Werte "
+        "`ich`, `Gegner` oder `zufällig`, nicht `nobody`."
+    )
     assert (await GameStore(redis).get(world.channel)).record.state["moves"] == []
     assert emu.errors == []

@@ -5,6 +5,7 @@ and a reminder whose forfeit is also due is dropped.
 A "crash after the commit" is the game layer's commit without the post that normally follows (what a bot killed
 at that moment leaves); the process-level kills are in ``test_process.py``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -69,7 +70,9 @@ async def test_a_move_stored_but_not_posted_is_posted_once_by_the_reconciler(emu
     assert boards(emu, world.channel, turn.announcement.tag) == []  # the live bot has 15 s to post it
     clock.advance(16)
     posted = await emu.wait_for_message(world.channel, lambda m: carries(m, turn.announcement.tag))
-    assert f"{display(world.ann)} played `S@B2`" in posted.content and f"<@{world.ben['id']}>, your turn" in posted.content
+    assert (
+        f"{display(world.ann)} played `S@B2`" in posted.content and f"<@{world.ben['id']}>, your turn" in posted.content
+    )
     await settle(redis)
     clock.advance(HOUR / 4)  # later polls find nothing more to post
     await asyncio.sleep(0.3)
@@ -139,8 +142,13 @@ async def test_the_computer_resumes_from_the_outbox(emu, world, bots, clock, red
     await bot.bot.get_cog("Play").reconciler.stop()  # as if this process died right after the commit
     me = bot.bot.user
     record, game = await layer.start_computer_game(
-        layer.kinds["hongkong"], guild_id=world.guild, channel_id=world.channel, human=Person(int(world.ann["id"]), "ann"),
-        computer=Person(me.id, "Computer (easy)"), level="easy", options={"first": "them"},
+        layer.kinds["hongkong"],
+        guild_id=world.guild,
+        channel_id=world.channel,
+        human=Person(int(world.ann["id"]), "ann"),
+        computer=Person(me.id, "Computer (easy)"),
+        level="easy",
+        options={"first": "them"},
     )
     assert record.player(game.to_move).bot
     assert Announcement.computer(record, 1).member in await redis.zrange(Keys.OUTBOX, 0, -1)
@@ -157,9 +165,19 @@ async def test_the_computer_resumes_from_the_outbox(emu, world, bots, clock, red
 
 
 def damaged_docs(world, channels) -> dict[int, str]:
-    good = Record(id="dmg00001", kind="hongkong", status=Status.ACTIVE, guild_id=world.guild, channel_id=0,
-                  challenger=1, opponent=2, players=(Player(1, "a"), Player(2, "b")),
-                  state={"game": "hongkong", "moves": []}, created=1.0, updated=1.0).to_dict()
+    good = Record(
+        id="dmg00001",
+        kind="hongkong",
+        status=Status.ACTIVE,
+        guild_id=world.guild,
+        channel_id=0,
+        challenger=1,
+        opponent=2,
+        players=(Player(1, "a"), Player(2, "b")),
+        state={"game": "hongkong", "moves": []},
+        created=1.0,
+        updated=1.0,
+    ).to_dict()
     no_status = {k: v for k, v in good.items() if k != "status"}
     no_guild = {k: v for k, v in good.items() if k != "guild_id"}
     return dict(zip(channels, (json.dumps(no_status), json.dumps(no_guild), "{not json at all")))
@@ -244,8 +262,17 @@ async def test_an_evicting_or_forgetful_redis_is_refused_with_one_line(redis):
 
 
 async def test_the_commit_and_its_effects_are_one_step(store, redis):
-    record = Record(id="g1", kind="hongkong", status=Status.CHALLENGE, guild_id=9, channel_id=5, challenger=1,
-                    opponent=2, players=(Player(1, "a"), Player(2, "b")), expires=50.0)
+    record = Record(
+        id="g1",
+        kind="hongkong",
+        status=Status.CHALLENGE,
+        guild_id=9,
+        channel_id=5,
+        challenger=1,
+        opponent=2,
+        players=(Player(1, "a"), Player(2, "b")),
+        expires=50.0,
+    )
     effects = Effects(schedule=(("expire|5|g1|0", 50.0),), announce=(("turn|5|g1|1|0|start", 10.0),), active=True)
     assert await store.commit(5, record, 0, effects) == 1
     assert await redis.zrange(Keys.DEADLINES, 0, -1, withscores=True) == [("expire|5|g1|0", 50.0)]

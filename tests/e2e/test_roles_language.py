@@ -1,5 +1,6 @@
 """The seat's role inside a translated sentence is translated too: /hongkong board (public and ephemeral) and the
 half-time reminder in a German server say "Blau"/"Orange", not "blue"/"orange" (found by a fresh tester)."""
+
 from __future__ import annotations
 
 import pytest

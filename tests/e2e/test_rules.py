@@ -1,5 +1,6 @@
 """End to end: ``/hongkong rules`` and ``/hong rules`` — pages with pictures, shown privately by default, turned by
 their caller alone (edits of the same message), across a restart, in the caller's language."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,7 +29,6 @@ async def test_rules_pages_turn_for_their_caller_and_survive_a_restart(emu, worl
         decode_png(shown.attachments[0].data)
         assert [b["label"] for b in shown.buttons()] == ["Previous", "Next"]
         assert shown.button("Previous").get("disabled") and not shown.button("Next").get("disabled")
-
 
         click = await emu.click(world.ann, shown, "Next")
         await click.wait_done()

@@ -6,6 +6,7 @@ games there, and each claims only its servers' deadlines and announcements — s
 rating line are each posted once, by the process that holds the server. A bot Discord says needs sharding (close
 4011) stops with one line; ``shard_count = "auto"`` runs Discord's recommended number of shards in one process.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -75,8 +76,17 @@ async def shard_bots(emu, servers, redis_server, redis, clock):
     """Two processes on the same Redis, on shards 0 and 1 of 2 (commands synced globally by the first)."""
     bots = []
     for shard in (0, 1):
-        bots.append(await start_bot(emu, redis_server, clock=clock, poll_interval=0.02, rng=random.Random(shard),
-                                    shard_count=2, shard_ids=(shard,)))
+        bots.append(
+            await start_bot(
+                emu,
+                redis_server,
+                clock=clock,
+                poll_interval=0.02,
+                rng=random.Random(shard),
+                shard_count=2,
+                shard_ids=(shard,),
+            )
+        )
     for running in bots:
         await asyncio.wait_for(running.bot.wait_until_ready(), 10)
     yield [running.bot for running in bots]
@@ -117,6 +127,7 @@ async def test_each_process_gets_only_its_shards_servers_and_serves_their_games(
     assert zero.served_shards == Shards(2, (0,)) and one.served_shards == Shards(2, (1,))
     seen = {0: [], 1: []}
     for shard, bot in enumerate(shard_bots):
+
         async def note(interaction: discord.Interaction, shard=shard) -> None:
             seen[shard].append(interaction.guild_id)
 
@@ -131,13 +142,15 @@ async def test_each_process_gets_only_its_shards_servers_and_serves_their_games(
     assert len(listed) == 1 and str(servers[1].channel) in listed[0]["value"]
     # each process got the interactions of its own server, and only those (4 per server: challenge, accept, 2 moves)
     assert seen == {0: [servers[0].guild] * 4, 1: [servers[1].guild] * 5}
-    assert {emu.gateway.sessions[it.session_id].shard[0] for it in emu.interactions
-            if it.guild_id == servers[1].guild} == {1}
+    assert {
+        emu.gateway.sessions[it.session_id].shard[0] for it in emu.interactions if it.guild_id == servers[1].guild
+    } == {1}
     assert emu.errors == []
 
 
-async def test_two_shards_post_a_forfeit_a_computer_move_and_a_rating_line_once(emu, servers, people, shard_bots,
-                                                                                 clock, redis):
+async def test_two_shards_post_a_forfeit_a_computer_move_and_a_rating_line_once(
+    emu, servers, people, shard_bots, clock, redis
+):
     fired, made = {0: [], 1: []}, {0: [], 1: []}
     guild_of = {s.channel: s.guild for s in servers} | {s.computer_channel: s.guild for s in servers}
     for shard, bot in enumerate(shard_bots):
@@ -155,9 +168,14 @@ async def test_two_shards_post_a_forfeit_a_computer_move_and_a_rating_line_once(
     me = shard_bots[0].user
     computer = servers[1].computer_channel
     record, game = await layer.start_computer_game(
-        layer.kinds["hongkong"], guild_id=servers[1].guild, channel_id=computer,
-        human=Person(int(people.ann["id"]), "ann"), computer=Person(me.id, "Computer"), level="easy",
-        options={"first": "them"})
+        layer.kinds["hongkong"],
+        guild_id=servers[1].guild,
+        channel_id=computer,
+        human=Person(int(people.ann["id"]), "ann"),
+        computer=Person(me.id, "Computer"),
+        level="easy",
+        options={"first": "them"},
+    )
     assert record.player(game.to_move).bot
 
     clock.advance(MINUTE)  # the computer game's announcements are due
@@ -214,8 +232,10 @@ async def test_a_bot_that_needs_sharding_stops_with_one_line_and_auto_runs_the_r
         assert "Discord requires sharding" in closed(4011, "") and "shard_count" in closed(4011, "")
         emu.errors.clear()
 
-        auto = Quick(Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, shard_count=None),
-                     redis=RedisHandle(make_client(redis_server)))
+        auto = Quick(
+            Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, shard_count=None),
+            redis=RedisHandle(make_client(redis_server)),
+        )
         task = asyncio.create_task(auto.start(emu.token))
         try:
             await asyncio.wait_for(auto.wait_until_ready(), 30)
@@ -237,10 +257,22 @@ async def test_python_m_bot_told_to_shard_exits_with_one_line(tmp_path):
         for n in range(2):
             emu.create_guild(f"g{n}")
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HONGBOT_CONFIG")}
-        env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=emu.token, HONGBOT_API_BASE=emu.api_base,
-                   HONGBOT_GATEWAY_URL=emu.gateway_url, HONGBOT_DATA_DIR=str(tmp_path / "data"))
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=str(tmp_path), env=env,
-                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        env.update(
+            PYTHONPATH=str(ROOT),
+            DISCORD_TOKEN=emu.token,
+            HONGBOT_API_BASE=emu.api_base,
+            HONGBOT_GATEWAY_URL=emu.gateway_url,
+            HONGBOT_DATA_DIR=str(tmp_path / "data"),
+        )
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=str(tmp_path),
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
         _, err = await asyncio.wait_for(proc.communicate(), 60)
     lines = [line for line in err.decode().splitlines() if line.startswith("hongbot:")]
     assert proc.returncode == 1 and lines == [f"hongbot: {closed(4011, 'Sharding required')}"], err.decode()[-2000:]

@@ -1,6 +1,7 @@
 """End to end: the real bot, through the local Discord emulator, with a real Redis — records, ratings and the
 commands about finished games: two finished games, then /leaderboard, /stats, /history, /replay (and the Replay
 button), /record; leaderboard paging by its owner only, across a restart; every refusal ephemeral."""
+
 from __future__ import annotations
 
 import io
@@ -30,7 +31,9 @@ async def accept(emu, world, challenge_it, by):
 
 async def hongkong_game_to_the_end(emu, world, redis):
     """Ann (blue, first) vs Ben, random legal turns until the game ends. Returns (game id, engine game, final post)."""
-    await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
+    await accept(
+        emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben
+    )
     gid = (await GameStore(redis).get(world.channel)).record.id
     game, rng, users, posted = hk.new_game(0), random.Random(11), [world.ann, world.ben], None
     while not game.is_over:
@@ -44,8 +47,12 @@ async def hongkong_game_to_the_end(emu, world, redis):
 
 async def hong_game_resigned(emu, world, redis):
     """Ann (emperor) vs Ben on the inner board; two placements, then Ben resigns. Returns (game id, final post)."""
-    await accept(emu, world, await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben,
-                                             role="emperor", board="inner"), world.ben)
+    await accept(
+        emu,
+        world,
+        await emu.slash(world.ann, world.channel, "hong challenge", opponent=world.ben, role="emperor", board="inner"),
+        world.ben,
+    )
     stored = await GameStore(redis).get(world.channel)
     game = hong.from_dict(stored.record.state)
     for user, square in ((world.ann, game.empty_squares()[0]), (world.ben, game.empty_squares()[5])):
@@ -56,7 +63,9 @@ async def hong_game_resigned(emu, world, redis):
 
 async def rating_note(emu, world, n: int):
     """Wait until the channel shows ``n`` rating-change notes; return the last."""
-    await emu.wait_for_message(world.channel, lambda m: sum("📈" in x.content for x in emu.messages(world.channel)) >= n)
+    await emu.wait_for_message(
+        world.channel, lambda m: sum("📈" in x.content for x in emu.messages(world.channel)) >= n
+    )
     return [m for m in emu.messages(world.channel) if "📈" in m.content][-1]
 
 
@@ -138,14 +147,18 @@ async def test_two_games_then_leaderboard_stats_history_replay_record(emu, world
     history = (await it.wait_done()).embeds[0]
     rows = history["description"].split("\n")
     assert len(rows) == 2
-    assert rows[0].startswith(f"`{hong_id}` **Hong** · {display(ann)} vs {display(ben)} — {display(ann)} won by resignation · <t:")
+    assert rows[0].startswith(
+        f"`{hong_id}` **Hong** · {display(ann)} vs {display(ben)} — {display(ann)} won by resignation · <t:"
+    )
     assert rows[1].startswith(f"`{hk_id}` **Hong Kong** · {display(ann)} vs {display(ben)} — ")
 
     # --- /replay (autocomplete, then the GIF) ----------------------------------------------------
     choices = await emu.autocomplete(cleo, world.channel, "replay", focused="game", game="")
     assert [c["value"] for c in choices] == [hong_id, hk_id]
     assert choices[1]["name"].startswith(f"{hk_id} · Hong Kong: {display(ann)} vs {display(ben)}")
-    assert [c["value"] for c in await emu.autocomplete(cleo, world.channel, "record", focused="game", game="kong")] == [hk_id]
+    assert [c["value"] for c in await emu.autocomplete(cleo, world.channel, "record", focused="game", game="kong")] == [
+        hk_id
+    ]
 
     it = await emu.slash(cleo, world.channel, "replay", game=hk_id)
     replay = (await it.wait_followups(1, timeout=60))[0]  # a GIF of a whole game: seconds of CPU on a busy host
@@ -190,7 +203,9 @@ async def test_refusals_are_ephemeral_with_a_reason(emu, world, running, redis):
     it = await emu.slash(world.ann, world.channel, "record", game="abcdefgh")
     assert "There is no finished game `abcdefgh` in this server" in await refused(it)
     # a game that is still running
-    await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
+    await accept(
+        emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben
+    )
     gid = (await GameStore(redis).get(world.channel)).record.id
     it = await emu.slash(world.cleo, world.other_channel, "replay", game=gid)
     assert f"Game `{gid}` is still being played" in await refused(it)
@@ -204,11 +219,21 @@ async def test_leaderboard_pages_turn_only_for_their_owner_and_survive_a_restart
     # losers for rank 13)
     ratings = Ratings(redis)
     for i in range(12):
-        await ratings.apply(Record(
-            id=f"seed{i:04}", kind="hongkong", status=Status.FINISHED, guild_id=world.guild, channel_id=world.channel,
-            challenger=10 + i, opponent=50 + i, players=(Player(10 + i, f"Winner {i:02}"), Player(50 + i, f"Loser {i:02}")),
-            state={}, ended=1000.0 + i, result=Result(0, EndReason.FINISHED, ""),
-        ))
+        await ratings.apply(
+            Record(
+                id=f"seed{i:04}",
+                kind="hongkong",
+                status=Status.FINISHED,
+                guild_id=world.guild,
+                channel_id=world.channel,
+                challenger=10 + i,
+                opponent=50 + i,
+                players=(Player(10 + i, f"Winner {i:02}"), Player(50 + i, f"Loser {i:02}")),
+                state={},
+                ended=1000.0 + i,
+                result=Result(0, EndReason.FINISHED, ""),
+            )
+        )
     it = await emu.slash(world.ann, world.channel, "leaderboard", game="hongkong")
     board = await it.wait_done()
 
@@ -252,7 +277,9 @@ async def test_leaderboard_pages_turn_only_for_their_owner_and_survive_a_restart
 async def test_a_finished_game_replays_after_a_restart(emu, world, redis, redis_server):
     first = await start_bot(emu, redis_server, guild=world.guild)
     try:
-        await accept(emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben)
+        await accept(
+            emu, world, await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben), world.ben
+        )
         gid = (await GameStore(redis).get(world.channel)).record.id
         it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
         await it.wait_followups(1)

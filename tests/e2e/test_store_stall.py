@@ -7,6 +7,7 @@ SIGSTOP (nothing answers, nothing errors) and resumed with SIGCONT. The emulator
 than 3 s after the interaction was sent (``response_deadline``), as Discord does. Also a commit queued in a stopped
 server, at the store level: when the server wakes past the commit's deadline, the script refuses it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -74,8 +75,7 @@ async def first_response_in_time(it) -> dict:
     return response
 
 
-async def test_a_move_while_redis_hangs_is_answered_in_time_refused_and_never_stored(emu, world, bot, redis,
-                                                                                      redis_pid):
+async def test_a_move_while_redis_hangs_is_answered_in_time_refused_and_never_stored(emu, world, bot, redis, redis_pid):
     await started(emu, world)
     store = GameStore(redis)
     before = await store.raw(world.channel)
@@ -85,8 +85,9 @@ async def test_a_move_while_redis_hangs_is_answered_in_time_refused_and_never_st
         # the watchdog's "thinking…", to the player alone
         assert response["type"] == 5 and it.ephemeral, it.state()
         told = await it.wait_done(timeout=budget.STORE_DEADLINE + 10)
-        assert told.content == (f"The game store isn't answering — your move `{FIRST}` was not saved. Please try "
-                                f"again in a moment."), it.state()
+        assert told.content == (
+            f"The game store isn't answering — your move `{FIRST}` was not saved. Please try again in a moment."
+        ), it.state()
         assert told.ephemeral and told.attachments == []
         await asyncio.sleep(0.5)  # still stopped: nothing was said twice
         assert len(it.followups) == 1 and it.original is told
@@ -102,8 +103,9 @@ async def test_a_move_while_redis_hangs_is_answered_in_time_refused_and_never_st
     assert emu.errors == []
 
 
-async def test_a_stall_shorter_than_the_budget_still_plays_the_move_and_posts_its_board(emu, world, bot, redis,
-                                                                                        redis_pid):
+async def test_a_stall_shorter_than_the_budget_still_plays_the_move_and_posts_its_board(
+    emu, world, bot, redis, redis_pid
+):
     await started(emu, world)
     store = GameStore(redis)
     before = await store.raw(world.channel)
@@ -122,8 +124,9 @@ async def test_a_stall_shorter_than_the_budget_still_plays_the_move_and_posts_it
     assert emu.errors == []
 
 
-async def test_a_button_a_board_and_an_autocomplete_are_answered_in_time_while_redis_hangs(emu, world, bot, redis,
-                                                                                          redis_pid):
+async def test_a_button_a_board_and_an_autocomplete_are_answered_in_time_while_redis_hangs(
+    emu, world, bot, redis, redis_pid
+):
     await started(emu, world)
     store = GameStore(redis)
     ask = await emu.slash(world.ann, world.channel, "hongkong resign")
@@ -151,8 +154,9 @@ async def test_a_button_a_board_and_an_autocomplete_are_answered_in_time_while_r
     assert emu.errors == []
 
 
-async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past_its_deadline(redis_server, redis,
-                                                                                               redis_pid):
+async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past_its_deadline(
+    redis_server, redis, redis_pid
+):
     """The store alone: the commit is sent, the server is stopped before it runs it, the reply times out; the
     server wakes after the commit's deadline and runs it — the script refuses it — and the re-read says "not
     saved". Without the deadline the move would be applied then, after the player was told it was not."""
@@ -162,8 +166,11 @@ async def test_a_commit_queued_in_a_stopped_server_is_refused_when_it_wakes_past
     record = Record.from_json((await _seed(store, channel))["doc"])
     before = await store.raw(channel)
     changed = record.replace(updated=record.updated + 1)
-    client = aioredis.Redis(unix_socket_path=redis_server["unix_socket_path"], decode_responses=True,
-                            **{**redis_options(), "socket_timeout": 1.0})
+    client = aioredis.Redis(
+        unix_socket_path=redis_server["unix_socket_path"],
+        decode_responses=True,
+        **{**redis_options(), "socket_timeout": 1.0},
+    )
     hung = GameStore(client)
     try:
         await hung._clock_offset()  # compared while the server answers
@@ -212,8 +219,18 @@ async def test_the_commit_script_refuses_a_change_past_its_deadline(redis):
 
 async def _seed(store: GameStore, channel: int) -> dict:
     """A stored record (version 1) in ``channel``."""
-    record = Record(id=f"g{channel}", kind="hongkong", status=Status.CHALLENGE, guild_id=9, channel_id=channel,
-                    challenger=1, opponent=2, players=(Player(1, "ann"), None), created=1.0, updated=1.0,
-                    expires=10.0**10)
+    record = Record(
+        id=f"g{channel}",
+        kind="hongkong",
+        status=Status.CHALLENGE,
+        guild_id=9,
+        channel_id=channel,
+        challenger=1,
+        opponent=2,
+        players=(Player(1, "ann"), None),
+        created=1.0,
+        updated=1.0,
+        expires=10.0**10,
+    )
     assert await store.commit(channel, record, 0) == 1
     return await store.raw(channel)

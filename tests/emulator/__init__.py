@@ -58,10 +58,25 @@ off).
 
 from .errors import EmulatorAssertion, EmulatorTimeout, InteractionFailed, RecordedError
 from .models import Attachment, Interaction, Message
-from .server import ALL_PERMISSIONS, DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, P as PERMISSIONS, DiscordEmulator
+from .server import (
+    ALL_PERMISSIONS,
+    DEFAULT_BOT_PERMISSIONS,
+    DEFAULT_EVERYONE_PERMISSIONS,
+    P as PERMISSIONS,
+    DiscordEmulator,
+)
 
 __all__ = [
-    'DiscordEmulator', 'Message', 'Attachment', 'Interaction', 'RecordedError', 'EmulatorAssertion',
-    'EmulatorTimeout', 'InteractionFailed', 'PERMISSIONS', 'ALL_PERMISSIONS', 'DEFAULT_BOT_PERMISSIONS',
-    'DEFAULT_EVERYONE_PERMISSIONS',
+    "DiscordEmulator",
+    "Message",
+    "Attachment",
+    "Interaction",
+    "RecordedError",
+    "EmulatorAssertion",
+    "EmulatorTimeout",
+    "InteractionFailed",
+    "PERMISSIONS",
+    "ALL_PERMISSIONS",
+    "DEFAULT_BOT_PERMISSIONS",
+    "DEFAULT_EVERYONE_PERMISSIONS",
 ]

@@ -35,25 +35,41 @@ USER_INSTALL_FOLLOWUPS = 5
 OLD_MESSAGE_AGE = 3600.0  # seconds: "older than 1 hour"
 SLOWMODE_MAX = 21600
 SNOWFLAKE_MAX = (1 << 64) - 1
-FOLLOWUP_CAP_MESSAGE = 'This interaction has hit the maximum number of follow up messages'
-OLD_EDIT_MESSAGE = 'Maximum number of edits to messages older than 1 hour reached. Try again later'
-SLOWMODE_MESSAGE = 'This action cannot be performed due to slowmode rate limit.'
+FOLLOWUP_CAP_MESSAGE = "This interaction has hit the maximum number of follow up messages"
+OLD_EDIT_MESSAGE = "Maximum number of edits to messages older than 1 hour reached. Try again later"
+SLOWMODE_MESSAGE = "This action cannot be performed due to slowmode rate limit."
 
 #: path segment -> the name Discord gives the snowflake after it
-PATH_PARAMS = {'channels': 'channel_id', 'messages': 'message_id', 'guilds': 'guild_id', 'users': 'user_id',
-               'applications': 'application_id', 'commands': 'command_id', 'interactions': 'interaction_id',
-               'webhooks': 'webhook_id', 'thread-members': 'user_id', 'members': 'user_id', 'roles': 'role_id'}
+PATH_PARAMS = {
+    "channels": "channel_id",
+    "messages": "message_id",
+    "guilds": "guild_id",
+    "users": "user_id",
+    "applications": "application_id",
+    "commands": "command_id",
+    "interactions": "interaction_id",
+    "webhooks": "webhook_id",
+    "thread-members": "user_id",
+    "members": "user_id",
+    "roles": "role_id",
+}
 #: query parameters Discord reads as snowflakes / integers
-SNOWFLAKE_QUERY = ('before', 'after', 'around', 'guild_id', 'thread_id')
-INT_QUERY = ('limit',)
+SNOWFLAKE_QUERY = ("before", "after", "around", "guild_id", "thread_id")
+INT_QUERY = ("limit",)
 
 
 def followup_refusal(count: int, limit: Optional[int], interaction_id: int) -> Optional[APIError]:
     """The 400 40094 for the follow-up past ``limit`` (None: no cap), or None."""
     if limit is None or count < limit:
         return None
-    return APIError(400, 40094, FOLLOWUP_CAP_MESSAGE, kind='limit', interaction_id=interaction_id,
-                    detail=f'{count} follow-ups already; the cap is {limit}')
+    return APIError(
+        400,
+        40094,
+        FOLLOWUP_CAP_MESSAGE,
+        kind="limit",
+        interaction_id=interaction_id,
+        detail=f"{count} follow-ups already; the cap is {limit}",
+    )
 
 
 class OldMessageEdits:
@@ -77,22 +93,33 @@ class OldMessageEdits:
             # the spec's 429 body (RatelimitedResponse) requires retry_after and global: when the oldest counted
             # edit leaves the hour (a whole hour when none is allowed)
             retry = OLD_MESSAGE_AGE - (now - self._edits[0]) if self._edits and self.allowed else OLD_MESSAGE_AGE
-            raise APIError(429, 30046, OLD_EDIT_MESSAGE, kind='limit', via=False,
-                           extra={'retry_after': round(retry, 3), 'global': False},
-                           detail=f'the message is {now - created:.0f}s old; {len(self._edits)} edits of hour-old '
-                                  f'messages in the last hour, {self.allowed} allowed (emu.old_message_edits)')
+            raise APIError(
+                429,
+                30046,
+                OLD_EDIT_MESSAGE,
+                kind="limit",
+                via=False,
+                extra={"retry_after": round(retry, 3), "global": False},
+                detail=f"the message is {now - created:.0f}s old; {len(self._edits)} edits of hour-old "
+                f"messages in the last hour, {self.allowed} allowed (emu.old_message_edits)",
+            )
         self._edits.append(now)
 
 
 def slowmode_refusal(retry_after: float) -> APIError:
     """The 429 20016 a slowmode refusal is (when ``emu.slowmode_applies_to_bots``)."""
-    return APIError(429, 20016, SLOWMODE_MESSAGE, kind='limit',
-                    extra={'retry_after': round(retry_after, 3), 'global': False},
-                    detail=f'slowmode: wait {retry_after:.1f}s')
+    return APIError(
+        429,
+        20016,
+        SLOWMODE_MESSAGE,
+        kind="limit",
+        extra={"retry_after": round(retry_after, 3), "global": False},
+        detail=f"slowmode: wait {retry_after:.1f}s",
+    )
 
 
 def _coerce_error(tree: ErrorTree, name: str, value: str, what: str) -> None:
-    tree.add((name,), 'NUMBER_TYPE_COERCE', f'Value "{value}" is not {what}.')
+    tree.add((name,), "NUMBER_TYPE_COERCE", f'Value "{value}" is not {what}.')
 
 
 def is_snowflake(value: Any) -> bool:
@@ -105,8 +132,8 @@ def is_snowflake(value: Any) -> bool:
 
 
 #: a route's group patterns that hold snowflakes (the others, ``([^/]+)``, are tokens)
-_SNOWFLAKE_GROUPS = (r'(\d+)', r'(@me|\d+)', r'(@original|\d+)')
-_GROUP = re.compile(r'\((?:@me\||@original\|)?\\d\+\)|\(\[\^/\]\+\)')
+_SNOWFLAKE_GROUPS = (r"(\d+)", r"(@me|\d+)", r"(@original|\d+)")
+_GROUP = re.compile(r"\((?:@me\||@original\|)?\\d\+\)|\(\[\^/\]\+\)")
 
 
 def route_params(pattern: str) -> List[Optional[str]]:
@@ -114,17 +141,17 @@ def route_params(pattern: str) -> List[Optional[str]]:
     is a snowflake (``channel_id``, ``message_id``; from the path segment before it), or None for a token."""
     names: List[Optional[str]] = []
     for m in _GROUP.finditer(pattern):
-        if m.group(0) == '([^/]+)':
+        if m.group(0) == "([^/]+)":
             names.append(None)
             continue
-        before = pattern[:m.start()].rstrip('/').rsplit('/', 1)[-1]
-        names.append(PATH_PARAMS.get(before, f'{before.rstrip("s")}_id'))
+        before = pattern[: m.start()].rstrip("/").rsplit("/", 1)[-1]
+        names.append(PATH_PARAMS.get(before, f"{before.rstrip('s')}_id"))
     return names
 
 
-def lenient_route(pattern: str) -> 're.Pattern[str]':
+def lenient_route(pattern: str) -> "re.Pattern[str]":
     """The route pattern with every snowflake group opened to any segment, to recognise a bad snowflake."""
-    return re.compile(_GROUP.sub('([^/]+)', pattern))
+    return re.compile(_GROUP.sub("([^/]+)", pattern))
 
 
 def path_snowflake_errors(pairs: List[Tuple[Optional[str], Optional[str]]]) -> Optional[ErrorTree]:
@@ -132,10 +159,10 @@ def path_snowflake_errors(pairs: List[Tuple[Optional[str], Optional[str]]]) -> O
     ``@me`` and ``@original`` are allowed where the route takes them), or None."""
     tree = ErrorTree()
     for name, value in pairs:
-        if name is None or value is None or value in ('@me', '@original'):
+        if name is None or value is None or value in ("@me", "@original"):
             continue
         if not is_snowflake(value):
-            _coerce_error(tree, name, value, 'snowflake')
+            _coerce_error(tree, name, value, "snowflake")
     return tree or None
 
 
@@ -144,22 +171,22 @@ def query_errors(query: Any) -> Optional[ErrorTree]:
     tree = ErrorTree()
     for name in SNOWFLAKE_QUERY:
         if name in query and not is_snowflake(query[name]):
-            _coerce_error(tree, name, query[name], 'snowflake')
+            _coerce_error(tree, name, query[name], "snowflake")
     for name in INT_QUERY:
-        if name in query and not re.fullmatch(r'-?\d{1,18}', query[name]):
-            _coerce_error(tree, name, query[name], 'int')
+        if name in query and not re.fullmatch(r"-?\d{1,18}", query[name]):
+            _coerce_error(tree, name, query[name], "int")
     return tree or None
 
 
 def body_snowflake_errors(body: Dict[str, Any]) -> Optional[ErrorTree]:
     """50035 errors for a message body's snowflakes the emulator reads (``message_reference`` ids)."""
     tree = ErrorTree()
-    ref = body.get('message_reference')
+    ref = body.get("message_reference")
     if isinstance(ref, dict):
-        for key in ('message_id', 'channel_id', 'guild_id'):
+        for key in ("message_id", "channel_id", "guild_id"):
             value = ref.get(key)
             if value is not None and not is_snowflake(value):
-                tree.add(('message_reference', key), 'NUMBER_TYPE_COERCE', f'Value "{value}" is not snowflake.')
+                tree.add(("message_reference", key), "NUMBER_TYPE_COERCE", f'Value "{value}" is not snowflake.')
     elif ref is not None:
-        tree.add(('message_reference',), 'MODEL_TYPE_CONVERT', 'Only dictionaries may be used in a ModelType')
+        tree.add(("message_reference",), "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
     return tree or None

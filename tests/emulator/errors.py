@@ -47,14 +47,14 @@ class ErrorTree:
             node = root
             for part in path:
                 node = node.setdefault(str(part), {})
-            node.setdefault('_errors', []).append({'code': code, 'message': message})
+            node.setdefault("_errors", []).append({"code": code, "message": message})
         return root
 
     def lines(self) -> List[str]:
         out = []
         for path, code, message in self.items:
-            where = '.'.join(str(p) for p in path) or '<body>'
-            out.append(f'{where}: {message} ({code})')
+            where = ".".join(str(p) for p in path) or "<body>"
+            out.append(f"{where}: {message} ({code})")
         return out
 
 
@@ -68,8 +68,8 @@ class APIError(Exception):
         message: str,
         *,
         errors: Optional[ErrorTree] = None,
-        kind: str = 'bad_request',
-        detail: str = '',
+        kind: str = "bad_request",
+        detail: str = "",
         extra: Optional[Dict[str, Any]] = None,
         interaction_id: Optional[int] = None,
         via: bool = True,
@@ -83,20 +83,22 @@ class APIError(Exception):
         self.detail = detail
         self.extra = extra or {}
         self.interaction_id = interaction_id
-        super().__init__(f'{status} {code} {message}')
+        super().__init__(f"{status} {code} {message}")
 
     def body(self) -> Dict[str, Any]:
-        body: Dict[str, Any] = {'message': self.message, 'code': self.code}
+        body: Dict[str, Any] = {"message": self.message, "code": self.code}
         if self.errors:
-            body['errors'] = self.errors.to_dict()
+            body["errors"] = self.errors.to_dict()
         body.update(self.extra)
         return body
 
     @classmethod
-    def invalid_form(cls, errors: ErrorTree, *, kind: str = 'limit', detail: str = '',
-                     interaction_id: Optional[int] = None) -> 'APIError':
-        return cls(400, 50035, 'Invalid Form Body', errors=errors, kind=kind, detail=detail,
-                   interaction_id=interaction_id)
+    def invalid_form(
+        cls, errors: ErrorTree, *, kind: str = "limit", detail: str = "", interaction_id: Optional[int] = None
+    ) -> "APIError":
+        return cls(
+            400, 50035, "Invalid Form Body", errors=errors, kind=kind, detail=detail, interaction_id=interaction_id
+        )
 
 
 @dataclasses.dataclass
@@ -112,8 +114,8 @@ class RecordedError:
 
     kind: str
     description: str
-    method: str = ''
-    path: str = ''
+    method: str = ""
+    path: str = ""
     status: int = 0
     code: int = 0
     body: Optional[Dict[str, Any]] = None
@@ -125,10 +127,10 @@ class RecordedError:
 
 
 def describe_api_error(method: str, path: str, err: APIError) -> str:
-    head = f'{method} {path} -> HTTP {err.status} code {err.code} {err.message}'
+    head = f"{method} {path} -> HTTP {err.status} code {err.code} {err.message}"
     parts = [head]
     if err.detail:
         parts.append(err.detail)
     if err.errors:
         parts.extend(err.errors.lines())
-    return '; '.join(parts)
+    return "; ".join(parts)

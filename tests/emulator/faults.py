@@ -30,8 +30,16 @@ from aiohttp import web
 Delay = Union[float, Tuple[float, float]]
 
 #: what the front answers for a 5xx: Discord's own JSON for 500, the proxy's reason for the others
-REASONS = {500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-           520: 'Unknown Error', 521: 'Web Server Is Down', 522: 'Connection Timed Out', 524: 'A Timeout Occurred'}
+REASONS = {
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+    520: "Unknown Error",
+    521: "Web Server Is Down",
+    522: "Connection Timed Out",
+    524: "A Timeout Occurred",
+}
 
 
 _DEFAULT_STATUS: Any = object()  # add()'s status when not given: 502, or none for a latency-only fault
@@ -48,20 +56,31 @@ class Fault:
     matching requests hit), ``hits`` (requests hit so far).
     """
 
-    def __init__(self, owner: 'Faults', method: Optional[str], path: str, *, status: Optional[int], when: str,
-                 delay: Delay, drop: bool, times: Optional[int], probability: float) -> None:
-        if when not in ('before', 'after'):
+    def __init__(
+        self,
+        owner: "Faults",
+        method: Optional[str],
+        path: str,
+        *,
+        status: Optional[int],
+        when: str,
+        delay: Delay,
+        drop: bool,
+        times: Optional[int],
+        probability: float,
+    ) -> None:
+        if when not in ("before", "after"):
             raise ValueError(f"when must be 'before' or 'after', not {when!r}")
         if not 0.0 <= probability <= 1.0:
-            raise ValueError(f'probability must be within 0..1, not {probability!r}')
+            raise ValueError(f"probability must be within 0..1, not {probability!r}")
         if isinstance(delay, tuple):
             lo, hi = delay
             if not 0 <= lo <= hi:
-                raise ValueError(f'delay range must be 0 <= lo <= hi, not {delay!r}')
+                raise ValueError(f"delay range must be 0 <= lo <= hi, not {delay!r}")
         elif delay < 0:
-            raise ValueError(f'delay must be >= 0, not {delay!r}')
+            raise ValueError(f"delay must be >= 0, not {delay!r}")
         if times is not None and times < 0:
-            raise ValueError(f'times must be >= 0 or None, not {times!r}')
+            raise ValueError(f"times must be >= 0 or None, not {times!r}")
         self._owner = owner
         self.method = method.upper() if method else None
         self.pattern = re.compile(path)
@@ -74,9 +93,11 @@ class Fault:
         self.hits = 0
 
     def __repr__(self) -> str:
-        what = 'drop' if self.drop else (self.status or 'latency')
-        return (f'<Fault {self.method or "*"} {self.pattern.pattern} {what} {self.when} delay={self.delay} '
-                f'hits={self.hits}/{self.times if self.times is not None else "inf"}>')
+        what = "drop" if self.drop else (self.status or "latency")
+        return (
+            f"<Fault {self.method or '*'} {self.pattern.pattern} {what} {self.when} delay={self.delay} "
+            f"hits={self.hits}/{self.times if self.times is not None else 'inf'}>"
+        )
 
     @property
     def spent(self) -> bool:
@@ -110,9 +131,18 @@ class Faults:
         self.active: List[Fault] = []
         self.rng = random.Random(seed)
 
-    def add(self, method: Optional[str] = 'POST', path: str = r'/channels/\d+/messages', *,
-            status: Optional[int] = _DEFAULT_STATUS, when: str = 'after', delay: Delay = 0.0, drop: bool = False,
-            times: Optional[int] = None, probability: float = 1.0) -> Fault:
+    def add(
+        self,
+        method: Optional[str] = "POST",
+        path: str = r"/channels/\d+/messages",
+        *,
+        status: Optional[int] = _DEFAULT_STATUS,
+        when: str = "after",
+        delay: Delay = 0.0,
+        drop: bool = False,
+        times: Optional[int] = None,
+        probability: float = 1.0,
+    ) -> Fault:
         """Inject a fault into requests matching ``method`` (None = any) and ``path`` (regex, fullmatch against
         the path after ``/api/v10``). ``status`` defaults to 502, except that a fault given only a ``delay`` (no
         status, no drop) is latency alone; ``status=None`` says so explicitly. Returns the :class:`Fault`; raises
@@ -120,9 +150,10 @@ class Faults:
         if status is _DEFAULT_STATUS:
             status = None if (delay and not drop) else 502
         if status is None and not drop and not delay:
-            raise ValueError('a fault needs a status, drop=True or a delay')
-        fault = Fault(self, method, path, status=status, when=when, delay=delay, drop=drop, times=times,
-                      probability=probability)
+            raise ValueError("a fault needs a status, drop=True or a delay")
+        fault = Fault(
+            self, method, path, status=status, when=when, delay=delay, drop=drop, times=times, probability=probability
+        )
         self.active.append(fault)
         return fault
 
@@ -144,7 +175,7 @@ class Faults:
     @staticmethod
     def body(status: int) -> dict:
         """The JSON body answered with an injected status: ``{"message": "502: Bad Gateway", "code": 0}``."""
-        return {'message': f'{status}: {REASONS.get(status, "Error")}', 'code': 0}
+        return {"message": f"{status}: {REASONS.get(status, 'Error')}", "code": 0}
 
 
 # -- applying a fault to one aiohttp request (called by RestAPI.handle) ----------------------------------------------
@@ -153,8 +184,9 @@ DROPPED = 0  #: the status recorded in ``emu.requests`` for a dropped connection
 
 def status_response(status: int) -> web.Response:
     """An injected error reply: JSON ``{"message": "502: Bad Gateway", "code": 0}`` with that status."""
-    return web.Response(body=json.dumps(Faults.body(status)).encode(), status=status,
-                        headers={'Content-Type': 'application/json'})
+    return web.Response(
+        body=json.dumps(Faults.body(status)).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
 
 
 def drop(request: web.Request) -> web.Response:

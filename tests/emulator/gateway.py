@@ -49,7 +49,7 @@ from aiohttp import WSMsgType, web
 if TYPE_CHECKING:  # pragma: no cover
     from .server import DiscordEmulator
 
-log = logging.getLogger('tests.emulator.gateway')
+log = logging.getLogger("tests.emulator.gateway")
 
 OP_DISPATCH = 0
 OP_HEARTBEAT = 1
@@ -106,7 +106,7 @@ def shard_of(guild_id: Optional[int], num_shards: int) -> int:
 class GatewaySession:
     """A Discord gateway session (what RESUME resumes). Outlives individual websocket connections."""
 
-    def __init__(self, emu: 'DiscordEmulator', intents: int, shard: Optional[List[int]], order: int) -> None:
+    def __init__(self, emu: "DiscordEmulator", intents: int, shard: Optional[List[int]], order: int) -> None:
         self.emu = emu
         self.id = secrets.token_hex(16)
         self.intents = intents
@@ -114,7 +114,7 @@ class GatewaySession:
         self.order = order  # increasing with every IDENTIFY: "most recently identified"
         self.seq = 0
         self.buffer: Deque[Tuple[int, Dict[str, Any]]] = deque(maxlen=5000)
-        self.conn: Optional['GatewayConnection'] = None
+        self.conn: Optional["GatewayConnection"] = None
         self.invalidated = False
         self.ready = False  # READY and every GUILD_CREATE have been sent
         self.resumes = 0
@@ -146,16 +146,16 @@ class GatewaySession:
         self.emu.spec.check_gateway(event, data)
         async with self._lock:
             self.seq += 1
-            payload = {'op': OP_DISPATCH, 't': event, 's': self.seq, 'd': data}
+            payload = {"op": OP_DISPATCH, "t": event, "s": self.seq, "d": data}
             self.buffer.append((self.seq, payload))
             conn = self.conn
             if conn is not None and not conn.closed:
                 await conn.send(payload)
             else:
-                log.debug('session %s not connected; buffered %s seq=%s for RESUME', self.id, event, self.seq)
+                log.debug("session %s not connected; buffered %s seq=%s for RESUME", self.id, event, self.seq)
 
     def __repr__(self) -> str:
-        return f'<GatewaySession {self.id[:8]} order={self.order} live={self.live} ready={self.ready}>'
+        return f"<GatewaySession {self.id[:8]} order={self.order} live={self.live} ready={self.ready}>"
 
 
 class GatewayConnection:
@@ -163,8 +163,13 @@ class GatewayConnection:
 
     _counter = 0
 
-    def __init__(self, emu: 'DiscordEmulator', ws: web.WebSocketResponse, compress: Optional[str],
-                 request: Optional[web.Request] = None) -> None:
+    def __init__(
+        self,
+        emu: "DiscordEmulator",
+        ws: web.WebSocketResponse,
+        compress: Optional[str],
+        request: Optional[web.Request] = None,
+    ) -> None:
         GatewayConnection._counter += 1
         self.number = GatewayConnection._counter
         self.emu = emu
@@ -187,14 +192,16 @@ class GatewayConnection:
         self._watchdog: Optional[asyncio.Task] = None
         self._lock = asyncio.Lock()
         self._compress = None
-        if compress == 'zlib-stream':
+        if compress == "zlib-stream":
             zobj = zlib.compressobj()
             self._compress = lambda data: zobj.compress(data) + zobj.flush(zlib.Z_SYNC_FLUSH)
-        elif compress == 'zstd-stream':
+        elif compress == "zstd-stream":
             self._compress = _zstd_compressor()
             if self._compress is None:
-                log.warning('client asked for zstd-stream but no zstd module is installed here; '
-                            'sending uncompressed text frames (discord.py accepts those)')
+                log.warning(
+                    "client asked for zstd-stream but no zstd module is installed here; "
+                    "sending uncompressed text frames (discord.py accepts those)"
+                )
 
     @property
     def closed(self) -> bool:
@@ -224,26 +231,32 @@ class GatewayConnection:
         self.holding = False
 
     async def _send_now(self, payload: Dict[str, Any]) -> None:
-        text = json.dumps(payload, separators=(',', ':'))
+        text = json.dumps(payload, separators=(",", ":"))
         if log.isEnabledFor(logging.DEBUG):
-            log.debug('gateway#%s -> op=%s t=%s s=%s %s', self.number, payload.get('op'), payload.get('t'),
-                      payload.get('s'), text[:500])
+            log.debug(
+                "gateway#%s -> op=%s t=%s s=%s %s",
+                self.number,
+                payload.get("op"),
+                payload.get("t"),
+                payload.get("s"),
+                text[:500],
+            )
         # compress + send must be atomic: the zlib/zstd stream state is shared by all frames.
         async with self._lock:
             if self.ws.closed:
                 return
             try:
                 if self._compress is not None:
-                    await self.ws.send_bytes(self._compress(text.encode('utf-8')))
+                    await self.ws.send_bytes(self._compress(text.encode("utf-8")))
                 else:
                     await self.ws.send_str(text)
             except (ConnectionResetError, RuntimeError, OSError) as exc:
-                log.debug('gateway#%s send failed: %s', self.number, exc)
+                log.debug("gateway#%s send failed: %s", self.number, exc)
 
-    async def close(self, code: int, message: str = '') -> None:
+    async def close(self, code: int, message: str = "") -> None:
         """Close from the server side with a close frame, or with ``code`` 1006 drop the TCP connection without one
         (what a client sees as an abnormal closure)."""
-        log.debug('gateway#%s closing with %s %s', self.number, code, message)
+        log.debug("gateway#%s closing with %s %s", self.number, code, message)
         if self.closed:
             return
         self.close_code = code
@@ -272,12 +285,15 @@ class GatewayConnection:
             if now < deadline:
                 await asyncio.sleep(deadline - now)
                 continue
-            emu._record('gateway', f'gateway#{self.number}: no heartbeat for {now - (self.last_heartbeat or self.opened_at):.2f}s '
-                                   f'(interval {emu.heartbeat_interval_ms} ms + grace {emu.heartbeat_grace_ms} ms); '
-                                   'closed with 4009 (Session timed out)')
+            emu._record(
+                "gateway",
+                f"gateway#{self.number}: no heartbeat for {now - (self.last_heartbeat or self.opened_at):.2f}s "
+                f"(interval {emu.heartbeat_interval_ms} ms + grace {emu.heartbeat_grace_ms} ms); "
+                "closed with 4009 (Session timed out)",
+            )
             if self.session is not None:
                 self.session.expect_resume = True
-            await self.close(4009, 'Session timed out')
+            await self.close(4009, "Session timed out")
             return
 
     def count_received(self) -> bool:
@@ -292,7 +308,7 @@ class GatewayConnection:
 
 
 class GatewayServer:
-    def __init__(self, emu: 'DiscordEmulator') -> None:
+    def __init__(self, emu: "DiscordEmulator") -> None:
         self.emu = emu
         self.sessions: Dict[str, GatewaySession] = {}
         self.connections: List[GatewayConnection] = []
@@ -311,14 +327,21 @@ class GatewayServer:
 
     def live_sessions(self, guild_id: Optional[int] = None, *, every: bool = False) -> List[GatewaySession]:
         """Live sessions, oldest first: those whose shard gets ``guild_id``'s events (``every``: all of them)."""
-        return sorted((s for s in self.sessions.values() if s.live and (every or s.serves(guild_id))),
-                      key=lambda s: s.order)
+        return sorted(
+            (s for s in self.sessions.values() if s.live and (every or s.serves(guild_id))), key=lambda s: s.order
+        )
 
     def reachable_sessions(self, guild_id: Optional[int] = None) -> List[GatewaySession]:
         """The sessions a guild's events go to, oldest first: the live ones, and those away after a fault the
         emulator made (``expect_resume``: Discord keeps their events for RESUME)."""
-        return sorted((s for s in self.sessions.values() if s.serves(guild_id)
-                       and (s.live or (s.expect_resume and not s.invalidated))), key=lambda s: s.order)
+        return sorted(
+            (
+                s
+                for s in self.sessions.values()
+                if s.serves(guild_id) and (s.live or (s.expect_resume and not s.invalidated))
+            ),
+            key=lambda s: s.order,
+        )
 
     async def broadcast(self, event: str, data: Any, guild_id: Optional[int], *, intent: int = 0) -> None:
         """Dispatch to every session of the guild's shard (live, or away after a fault) that has the given intent
@@ -332,26 +355,36 @@ class GatewayServer:
         q = request.query
         ws = web.WebSocketResponse(autoping=True, max_msg_size=16 * 1024 * 1024, compress=False)
         await ws.prepare(request)
-        compress = q.get('compress')
+        compress = q.get("compress")
         conn = GatewayConnection(self.emu, ws, compress, request)
         self.connections.append(conn)
-        log.debug('gateway#%s connected: %s', conn.number, request.rel_url)
-        if q.get('encoding', 'json') != 'json':
-            self.emu._record('gateway', f'gateway connection asked for encoding={q.get("encoding")}; only json is emulated')
-            await conn.close(4002, 'Decode error')
+        log.debug("gateway#%s connected: %s", conn.number, request.rel_url)
+        if q.get("encoding", "json") != "json":
+            self.emu._record(
+                "gateway", f"gateway connection asked for encoding={q.get('encoding')}; only json is emulated"
+            )
+            await conn.close(4002, "Decode error")
             return ws
-        if q.get('v') not in (None, '9', '10'):
-            self.emu._record('gateway', f'gateway connection asked for unsupported API version v={q.get("v")}')
-            await conn.close(4012, 'Invalid API version')
+        if q.get("v") not in (None, "9", "10"):
+            self.emu._record("gateway", f"gateway connection asked for unsupported API version v={q.get('v')}")
+            await conn.close(4012, "Invalid API version")
             return ws
-        if compress not in (None, 'zlib-stream', 'zstd-stream'):
-            self.emu._record('gateway', f'gateway connection asked for unknown compress={compress}')
-            await conn.close(4002, 'Decode error')
+        if compress not in (None, "zlib-stream", "zstd-stream"):
+            self.emu._record("gateway", f"gateway connection asked for unknown compress={compress}")
+            await conn.close(4002, "Decode error")
             return ws
 
-        await conn.send({'op': OP_HELLO, 'd': {'heartbeat_interval': self.emu.heartbeat_interval_ms,
-                                                '_trace': ['["emulator-gateway",{"micros":0}]']},
-                         's': None, 't': None})
+        await conn.send(
+            {
+                "op": OP_HELLO,
+                "d": {
+                    "heartbeat_interval": self.emu.heartbeat_interval_ms,
+                    "_trace": ['["emulator-gateway",{"micros":0}]'],
+                },
+                "s": None,
+                "t": None,
+            }
+        )
         conn.start_watchdog()
         try:
             async for msg in ws:
@@ -360,39 +393,48 @@ class GatewayServer:
                 if msg.type == WSMsgType.TEXT:
                     if not conn.count_received():
                         limit, per = self.emu.gateway_rate_limit
-                        self.emu._record('gateway', f'gateway#{conn.number}: more than {limit} payloads in {per:g}s; '
-                                                    'closed with 4008 (Rate limited)')
+                        self.emu._record(
+                            "gateway",
+                            f"gateway#{conn.number}: more than {limit} payloads in {per:g}s; "
+                            "closed with 4008 (Rate limited)",
+                        )
                         if conn.session is not None:
                             conn.session.expect_resume = True
-                        await conn.close(4008, 'Rate limited.')
+                        await conn.close(4008, "Rate limited.")
                         break
-                    if len(msg.data.encode('utf-8')) > 4096:
-                        self.emu._record('gateway', f'gateway#{conn.number}: a payload of {len(msg.data.encode())} '
-                                                    'bytes (at most 4096); closed with 4002')
-                        await conn.close(4002, 'Decode error')
+                    if len(msg.data.encode("utf-8")) > 4096:
+                        self.emu._record(
+                            "gateway",
+                            f"gateway#{conn.number}: a payload of {len(msg.data.encode())} "
+                            "bytes (at most 4096); closed with 4002",
+                        )
+                        await conn.close(4002, "Decode error")
                         break
                     try:
                         data = json.loads(msg.data)
                     except ValueError:
                         data = None
                     if not isinstance(data, dict):
-                        self.emu._record('gateway', f'gateway#{conn.number}: client sent invalid JSON or not a payload '
-                                                    f'object {msg.data[:200]!r}')
-                        await conn.close(4002, 'Decode error')
+                        self.emu._record(
+                            "gateway",
+                            f"gateway#{conn.number}: client sent invalid JSON or not a payload "
+                            f"object {msg.data[:200]!r}",
+                        )
+                        await conn.close(4002, "Decode error")
                         break
                     await self._on_message(conn, data)
                 elif msg.type == WSMsgType.BINARY:
-                    self.emu._record('gateway', f'gateway#{conn.number}: client sent a binary frame (ETF?)')
-                    await conn.close(4002, 'Decode error')
+                    self.emu._record("gateway", f"gateway#{conn.number}: client sent a binary frame (ETF?)")
+                    await conn.close(4002, "Decode error")
                     break
                 elif msg.type == WSMsgType.ERROR:
-                    log.debug('gateway#%s error: %s', conn.number, ws.exception())
+                    log.debug("gateway#%s error: %s", conn.number, ws.exception())
                     break
         finally:
             conn.stop_watchdog()
             # who closed decides: the server's own code (1006: it dropped TCP), else the client's
             code = conn.close_code if conn.close_code is not None else ws.close_code
-            log.debug('gateway#%s disconnected with close code %s', conn.number, code)
+            log.debug("gateway#%s disconnected with close code %s", conn.number, code)
             session = conn.session
             if session is not None and session.conn is conn:
                 session.conn = None
@@ -404,75 +446,89 @@ class GatewayServer:
         return ws
 
     async def _on_message(self, conn: GatewayConnection, data: Dict[str, Any]) -> None:
-        op = data.get('op')
-        d = data.get('d')
+        op = data.get("op")
+        d = data.get("d")
         if op != OP_HEARTBEAT:
-            log.debug('gateway#%s <- op=%s %s', conn.number, op, _redact(data))
+            log.debug("gateway#%s <- op=%s %s", conn.number, op, _redact(data))
         if op == OP_HEARTBEAT:
             conn.heartbeats += 1
             conn.heartbeat_log.append((time.monotonic(), d))
             if conn.acking:
                 conn.acks += 1
-                await conn.send({'op': OP_HEARTBEAT_ACK, 'd': None, 's': None, 't': None})
+                await conn.send({"op": OP_HEARTBEAT_ACK, "d": None, "s": None, "t": None})
             self.emu._notify()
         elif op in (OP_IDENTIFY, OP_RESUME, OP_REQUEST_MEMBERS) and not isinstance(d, dict):
-            self.emu._record('gateway', f'gateway#{conn.number}: op {op} with d={d!r:.100} (an object is needed)')
-            await conn.close(4002, 'Decode error')
+            self.emu._record("gateway", f"gateway#{conn.number}: op {op} with d={d!r:.100} (an object is needed)")
+            await conn.close(4002, "Decode error")
         elif op == OP_IDENTIFY:
             await self._identify(conn, d or {})
         elif op == OP_RESUME:
             await self._resume(conn, d or {})
         elif conn.session is None:
-            self.emu._record('gateway', f'gateway#{conn.number}: op {op} sent before IDENTIFY')
-            await conn.close(4003, 'Not authenticated')
+            self.emu._record("gateway", f"gateway#{conn.number}: op {op} sent before IDENTIFY")
+            await conn.close(4003, "Not authenticated")
         elif op == OP_REQUEST_MEMBERS:
             await self._request_members(conn, d or {})
         elif op in (OP_PRESENCE, OP_VOICE_STATE):
             if op == OP_PRESENCE:
                 self.emu.presence = d
         else:
-            self.emu._record('gateway', f'gateway#{conn.number}: unknown opcode {op}')
-            await conn.close(4001, 'Unknown opcode')
+            self.emu._record("gateway", f"gateway#{conn.number}: unknown opcode {op}")
+            await conn.close(4001, "Unknown opcode")
 
     async def _identify(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
         if conn.session is not None:
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY sent twice on one connection')
-            await conn.close(4005, 'Already authenticated')
+            self.emu._record("gateway", f"gateway#{conn.number}: IDENTIFY sent twice on one connection")
+            await conn.close(4005, "Already authenticated")
             return
-        if d.get('token') != self.emu.token:
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY with a wrong token')
-            await conn.close(4004, 'Authentication failed')
+        if d.get("token") != self.emu.token:
+            self.emu._record("gateway", f"gateway#{conn.number}: IDENTIFY with a wrong token")
+            await conn.close(4004, "Authentication failed")
             return
-        intents = d.get('intents')
+        intents = d.get("intents")
         if not isinstance(intents, int) or intents < 0:
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY without valid intents ({intents!r})')
-            await conn.close(4013, 'Invalid intent(s)')
+            self.emu._record("gateway", f"gateway#{conn.number}: IDENTIFY without valid intents ({intents!r})")
+            await conn.close(4013, "Invalid intent(s)")
             return
         if intents & PRIVILEGED_INTENTS & ~self.emu.privileged_intents:
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY asked for privileged intents '
-                                        f'{intents & PRIVILEGED_INTENTS:#x} that are not enabled')
-            await conn.close(4014, 'Disallowed intent(s)')
+            self.emu._record(
+                "gateway",
+                f"gateway#{conn.number}: IDENTIFY asked for privileged intents "
+                f"{intents & PRIVILEGED_INTENTS:#x} that are not enabled",
+            )
+            await conn.close(4014, "Disallowed intent(s)")
             return
-        if isinstance(d.get('presence'), dict):  # the presence to start with (a Gateway Presence Update's fields)
-            presence = dict(d['presence'])
-            if 'activities' not in presence:  # discord.py identifies with v6's single 'game', which Discord still reads
-                game = presence.pop('game', None)
-                presence['activities'] = [game] if game else []
+        if isinstance(d.get("presence"), dict):  # the presence to start with (a Gateway Presence Update's fields)
+            presence = dict(d["presence"])
+            if "activities" not in presence:  # discord.py identifies with v6's single 'game', which Discord still reads
+                game = presence.pop("game", None)
+                presence["activities"] = [game] if game else []
             self.emu.presence = presence
-        shard = d.get('shard')
-        if shard is not None and not (isinstance(shard, list) and len(shard) == 2
-                                      and all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
-                                      and shard[1] >= 1 and 0 <= shard[0] < shard[1]):
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY with an invalid shard {shard!r} '
-                                        '(must be [shard_id, num_shards] with 0 <= shard_id < num_shards)')
-            await conn.close(4010, 'Invalid shard')
+        shard = d.get("shard")
+        if shard is not None and not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+            and shard[1] >= 1
+            and 0 <= shard[0] < shard[1]
+        ):
+            self.emu._record(
+                "gateway",
+                f"gateway#{conn.number}: IDENTIFY with an invalid shard {shard!r} "
+                "(must be [shard_id, num_shards] with 0 <= shard_id < num_shards)",
+            )
+            await conn.close(4010, "Invalid shard")
             return
-        held = [g for g in self.emu._guilds if self.emu.in_guild(g)
-                and (shard is None or shard_of(g, shard[1]) == shard[0])]
+        held = [
+            g for g in self.emu._guilds if self.emu.in_guild(g) and (shard is None or shard_of(g, shard[1]) == shard[0])
+        ]
         if len(held) > self.emu.max_guilds_per_shard:
-            self.emu._record('gateway', f'gateway#{conn.number}: IDENTIFY {"without a shard" if shard is None else f"as shard {shard}"} '
-                                        f'would hold {len(held)} guilds (at most {self.emu.max_guilds_per_shard} a shard)')
-            await conn.close(4011, 'Sharding required')
+            self.emu._record(
+                "gateway",
+                f"gateway#{conn.number}: IDENTIFY {'without a shard' if shard is None else f'as shard {shard}'} "
+                f"would hold {len(held)} guilds (at most {self.emu.max_guilds_per_shard} a shard)",
+            )
+            await conn.close(4011, "Sharding required")
             return
         self._order += 1
         session = GatewaySession(self.emu, intents, shard, self._order)
@@ -481,66 +537,84 @@ class GatewayServer:
         session.conn = conn
         emu = self.emu
         ready: Dict[str, Any] = {
-            'v': 10,
-            'user': dict(emu.bot_user, **emu.bot_account),
-            'guilds': [{'id': str(gid), 'unavailable': True} for gid in held],
-            'session_id': session.id,
-            'session_type': 'normal',
-            'resume_gateway_url': emu.gateway_url,
-            'application': {'id': str(emu.application_id), 'flags': emu.application_flags},
-            'private_channels': [],
-            'presences': [],
-            'relationships': [],
-            'guild_join_requests': [],
-            'geo_ordered_rtc_regions': [],
-            'user_settings': {},
-            'auth': {},
-            '_trace': ['["emulator-gateway",{"micros":0}]'],
+            "v": 10,
+            "user": dict(emu.bot_user, **emu.bot_account),
+            "guilds": [{"id": str(gid), "unavailable": True} for gid in held],
+            "session_id": session.id,
+            "session_type": "normal",
+            "resume_gateway_url": emu.gateway_url,
+            "application": {"id": str(emu.application_id), "flags": emu.application_flags},
+            "private_channels": [],
+            "presences": [],
+            "relationships": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+            "auth": {},
+            "_trace": ['["emulator-gateway",{"micros":0}]'],
         }
         if session.shard is not None:
-            ready['shard'] = session.shard
-        await session.dispatch('READY', ready)
+            ready["shard"] = session.shard
+        await session.dispatch("READY", ready)
         for gid in held:
             if emu.in_outage(gid):  # stays unavailable until the outage ends (then GUILD_CREATE)
-                await session.dispatch('GUILD_DELETE', {'id': str(gid), 'unavailable': True})
+                await session.dispatch("GUILD_DELETE", {"id": str(gid), "unavailable": True})
             else:
-                await session.dispatch('GUILD_CREATE', emu._guild_create_payload(gid, session))
+                await session.dispatch("GUILD_CREATE", emu._guild_create_payload(gid, session))
         session.ready = True
         emu.ready_count += 1
-        log.info('bot identified: session %s (intents %#x, shard %s), %d guild(s) sent', session.id, intents, shard,
-                 len(held))
+        log.info(
+            "bot identified: session %s (intents %#x, shard %s), %d guild(s) sent",
+            session.id,
+            intents,
+            shard,
+            len(held),
+        )
         emu._notify()
 
     async def _resume(self, conn: GatewayConnection, d: Dict[str, Any]) -> None:
-        session = self.sessions.get(d.get('session_id') or '')
-        if session is None or session.invalidated or d.get('token') != self.emu.token:
-            log.info('gateway#%s: RESUME of unknown/invalid session %s -> INVALID_SESSION', conn.number, d.get('session_id'))
+        session = self.sessions.get(d.get("session_id") or "")
+        if session is None or session.invalidated or d.get("token") != self.emu.token:
+            log.info(
+                "gateway#%s: RESUME of unknown/invalid session %s -> INVALID_SESSION", conn.number, d.get("session_id")
+            )
             # discord.py answers op 9 (d=false) by dropping the session and reconnecting to
             # DiscordWebSocket.DEFAULT_GATEWAY with a fresh IDENTIFY.
-            await conn.send({'op': OP_INVALID_SESSION, 'd': False, 's': None, 't': None})
+            await conn.send({"op": OP_INVALID_SESSION, "d": False, "s": None, "t": None})
             return
-        since = d.get('seq') or 0
+        since = d.get("seq") or 0
         if not isinstance(since, int) or isinstance(since, bool):
-            self.emu._record('gateway', f'gateway#{conn.number}: RESUME with seq={since!r:.50} (a sequence number is needed)')
-            await conn.close(4002, 'Decode error')
+            self.emu._record(
+                "gateway", f"gateway#{conn.number}: RESUME with seq={since!r:.50} (a sequence number is needed)"
+            )
+            await conn.close(4002, "Decode error")
             return
         async with session._lock:  # no new dispatch slips in between the replayed ones
             old = session.conn
             session.conn = conn
             conn.session = session
             if old is not None and old is not conn and not old.closed:
-                await old.close(4000, 'Session resumed elsewhere')
+                await old.close(4000, "Session resumed elsewhere")
             missed = [p for s, p in session.buffer if s > since]
-            log.info('gateway#%s: RESUME session %s from seq %s, replaying %d event(s)', conn.number, session.id, since,
-                     len(missed))
+            log.info(
+                "gateway#%s: RESUME session %s from seq %s, replaying %d event(s)",
+                conn.number,
+                session.id,
+                since,
+                len(missed),
+            )
             for payload in missed:
                 await conn.send(payload)
             session.replayed += len(missed)
             session.resumes += 1
             session.expect_resume = False
             session.seq += 1
-            resumed = {'op': OP_DISPATCH, 't': 'RESUMED', 's': session.seq,
-                       'd': {'_trace': ['["emulator-gateway",{"micros":0}]']}}
+            resumed = {
+                "op": OP_DISPATCH,
+                "t": "RESUMED",
+                "s": session.seq,
+                "d": {"_trace": ['["emulator-gateway",{"micros":0}]']},
+            }
             session.buffer.append((session.seq, resumed))
             await conn.send(resumed)
         self.emu._notify()
@@ -549,48 +623,49 @@ class GatewayServer:
         session = conn.session
         assert session is not None
         try:
-            gid = int(d.get('guild_id'))
+            gid = int(d.get("guild_id"))
         except (TypeError, ValueError):
-            self.emu._record('gateway', f'REQUEST_GUILD_MEMBERS with bad guild_id {d.get("guild_id")!r}')
+            self.emu._record("gateway", f"REQUEST_GUILD_MEMBERS with bad guild_id {d.get('guild_id')!r}")
             return
         guild = self.emu._guilds.get(gid)
         if guild is None:
             return
         if not session.serves(gid):
-            self.emu._record('gateway', f'REQUEST_GUILD_MEMBERS for guild {gid}, which is on another shard than '
-                                        f'{session.shard}')
+            self.emu._record(
+                "gateway", f"REQUEST_GUILD_MEMBERS for guild {gid}, which is on another shard than {session.shard}"
+            )
             return
-        query = d.get('query')
-        user_ids = d.get('user_ids')
-        limit = d.get('limit') or 0
-        if query == '' and not user_ids and not session.has_intent(INTENT_GUILD_MEMBERS):
-            self.emu._record('gateway', 'REQUEST_GUILD_MEMBERS for all members without the GUILD_MEMBERS intent')
-            await conn.close(4013, 'Invalid intent(s)')
+        query = d.get("query")
+        user_ids = d.get("user_ids")
+        limit = d.get("limit") or 0
+        if query == "" and not user_ids and not session.has_intent(INTENT_GUILD_MEMBERS):
+            self.emu._record("gateway", "REQUEST_GUILD_MEMBERS for all members without the GUILD_MEMBERS intent")
+            await conn.close(4013, "Invalid intent(s)")
             return
         members = []
-        for uid, member in guild['members'].items():
+        for uid, member in guild["members"].items():
             user = self.emu._users[uid]
             if user_ids:
                 wanted = {int(u) for u in (user_ids if isinstance(user_ids, list) else [user_ids])}
                 if uid not in wanted:
                     continue
             elif query:
-                if not user['username'].lower().startswith(query.lower()):
+                if not user["username"].lower().startswith(query.lower()):
                     continue
             members.append(self.emu._member_payload(gid, uid))
         if limit:
             members = members[:limit]
-        chunk: Dict[str, Any] = {'guild_id': str(gid), 'members': members, 'chunk_index': 0, 'chunk_count': 1}
-        if d.get('nonce'):
-            chunk['nonce'] = d['nonce']
-        if d.get('presences'):
-            chunk['presences'] = []
-        await session.dispatch('GUILD_MEMBERS_CHUNK', chunk)
+        chunk: Dict[str, Any] = {"guild_id": str(gid), "members": members, "chunk_index": 0, "chunk_count": 1}
+        if d.get("nonce"):
+            chunk["nonce"] = d["nonce"]
+        if d.get("presences"):
+            chunk["presences"] = []
+        await session.dispatch("GUILD_MEMBERS_CHUNK", chunk)
 
 
 def _redact(data: Dict[str, Any]) -> str:
-    d = data.get('d')
-    if isinstance(d, dict) and 'token' in d:
-        data = dict(data, d=dict(d, token='<redacted>'))
+    d = data.get("d")
+    if isinstance(d, dict) and "token" in d:
+        data = dict(data, d=dict(d, token="<redacted>"))
     text = json.dumps(data, default=str)
     return text[:500]

@@ -26,19 +26,19 @@ INT64 = (-(1 << 63), (1 << 63) - 1)
 def validate_nonce(tree: ErrorTree, body: Dict[str, Any]) -> None:
     """Add Discord's 50035 errors for a bad ``nonce`` (a string over 25 characters, an integer outside int64,
     anything else but null) or a non-boolean ``enforce_nonce`` to ``tree``."""
-    nonce = body.get('nonce')
+    nonce = body.get("nonce")
     if nonce is not None:
         if isinstance(nonce, str):
             if len(nonce) > NONCE_MAX:
-                tree.add(('nonce',), 'BASE_TYPE_MAX_LENGTH', f'Must be {NONCE_MAX} or fewer in length.')
+                tree.add(("nonce",), "BASE_TYPE_MAX_LENGTH", f"Must be {NONCE_MAX} or fewer in length.")
         elif isinstance(nonce, int) and not isinstance(nonce, bool):
             if not INT64[0] <= nonce <= INT64[1]:
-                tree.add(('nonce',), 'NUMBER_TYPE_MAX', 'Int64 value is out of range.')
+                tree.add(("nonce",), "NUMBER_TYPE_MAX", "Int64 value is out of range.")
         else:
-            tree.add(('nonce',), 'BASE_TYPE_BAD_TYPE', 'Must be an integer or a string.')
-    enforce = body.get('enforce_nonce')
+            tree.add(("nonce",), "BASE_TYPE_BAD_TYPE", "Must be an integer or a string.")
+    enforce = body.get("enforce_nonce")
     if enforce is not None and not isinstance(enforce, bool):
-        tree.add(('enforce_nonce',), 'BASE_TYPE_BOOLEAN', 'Must be either true or false.')
+        tree.add(("enforce_nonce",), "BASE_TYPE_BOOLEAN", "Must be either true or false.")
 
 
 class NonceRegistry:

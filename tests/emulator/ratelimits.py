@@ -41,47 +41,48 @@ from typing import Deque, Dict, List, NamedTuple, Optional, Tuple
 
 from aiohttp import web
 
-log = logging.getLogger('tests.emulator.ratelimits')
+log = logging.getLogger("tests.emulator.ratelimits")
 
 GLOBAL_LIMIT = 50  # requests per GLOBAL_PER seconds (docs: "All bots can make up to 50 requests per second")
 GLOBAL_PER = 1.0
 INVALID_REQUEST_LIMIT = 10_000  # docs: "Currently, this limit is 10,000 per 10 minutes"
 INVALID_REQUEST_WINDOW = 600.0
 BAN_SECONDS = 3600.0  # not published; Cloudflare bans reported in discord-api-docs #5385 lasted about an hour
-VIA = '1.1 google'
+VIA = "1.1 google"
 
 
 class Limit(NamedTuple):
     """A bucket's size: ``limit`` requests per ``per`` seconds, answered with ``scope`` when spent."""
+
     limit: int
     per: float
-    scope: str = 'user'
+    scope: str = "user"
 
 
 #: (method, route template) -> Limit. A template writes each snowflake as ``{id}`` and each token as ``{token}``.
 ROUTE_LIMITS: Dict[Tuple[str, str], Limit] = {
     # Create Message: 5 per 5 s per channel, as Discord's headers show it (X-RateLimit-Limit: 5,
     # X-RateLimit-Reset-After: 5 on the first post of a window), the value the issue's brief observed.
-    ('POST', '/channels/{id}/messages'): Limit(5, 5.0),
+    ("POST", "/channels/{id}/messages"): Limit(5, 5.0),
     # Edit and delete share the figure Discord's headers show for message routes: 5 per 5 s (edit), 5 per 1 s
     # (delete); not published.
-    ('PATCH', '/channels/{id}/messages/{id}'): Limit(5, 5.0),
-    ('DELETE', '/channels/{id}/messages/{id}'): Limit(5, 1.0),
-    ('POST', '/channels/{id}/typing'): Limit(5, 5.0),
+    ("PATCH", "/channels/{id}/messages/{id}"): Limit(5, 5.0),
+    ("DELETE", "/channels/{id}/messages/{id}"): Limit(5, 1.0),
+    ("POST", "/channels/{id}/typing"): Limit(5, 5.0),
     # Interaction follow-ups and edits go through the interaction's webhook: 5 per 2 s per webhook id + token
     # (webhook buckets as Discord's headers show them; e.g. birdie0's Discord Webhooks Guide, "Rate Limits").
-    ('POST', '/webhooks/{id}/{token}'): Limit(5, 2.0),
-    ('PATCH', '/webhooks/{id}/{token}/messages/@original'): Limit(5, 2.0),
-    ('PATCH', '/webhooks/{id}/{token}/messages/{id}'): Limit(5, 2.0),
-    ('GET', '/webhooks/{id}/{token}/messages/@original'): Limit(5, 2.0),
-    ('DELETE', '/webhooks/{id}/{token}/messages/@original'): Limit(5, 2.0),
-    ('DELETE', '/webhooks/{id}/{token}/messages/{id}'): Limit(5, 2.0),
+    ("POST", "/webhooks/{id}/{token}"): Limit(5, 2.0),
+    ("PATCH", "/webhooks/{id}/{token}/messages/@original"): Limit(5, 2.0),
+    ("PATCH", "/webhooks/{id}/{token}/messages/{id}"): Limit(5, 2.0),
+    ("GET", "/webhooks/{id}/{token}/messages/@original"): Limit(5, 2.0),
+    ("DELETE", "/webhooks/{id}/{token}/messages/@original"): Limit(5, 2.0),
+    ("DELETE", "/webhooks/{id}/{token}/messages/{id}"): Limit(5, 2.0),
     # Interaction callbacks: one per interaction by nature; a bucket per interaction id + token like a webhook's.
-    ('POST', '/interactions/{id}/{token}/callback'): Limit(5, 2.0),
+    ("POST", "/interactions/{id}/{token}/callback"): Limit(5, 2.0),
     # Command sync: not published; assumed 5 per 20 s per application (guild: per guild), so a bot that re-syncs
     # in a loop meets 429s while one start-up sync never does.
-    ('PUT', '/applications/{id}/commands'): Limit(5, 20.0),
-    ('PUT', '/applications/{id}/guilds/{id}/commands'): Limit(5, 20.0),
+    ("PUT", "/applications/{id}/commands"): Limit(5, 20.0),
+    ("PUT", "/applications/{id}/guilds/{id}/commands"): Limit(5, 20.0),
 }
 #: every other route: 5 per 5 s per major parameter (assumed: the commonest bucket in Discord's headers)
 DEFAULT_LIMIT = Limit(5, 5.0)
@@ -90,6 +91,7 @@ DEFAULT_LIMIT = Limit(5, 5.0)
 class Route(NamedTuple):
     """A request's rate-limit identity: ``template`` (e.g. ``/channels/{id}/messages``), ``major`` (the top-level
     resource, e.g. ``channel:123``, or ``''``), ``interaction`` (exempt from the global limit)."""
+
     method: str
     template: str
     major: str
@@ -98,36 +100,37 @@ class Route(NamedTuple):
 
 def route_of(method: str, path: str, application_id: int) -> Route:
     """Classify ``method path`` (path after ``/api/v10``). Never raises, whatever the path holds."""
-    parts = [p for p in path.split('/') if p]
+    parts = [p for p in path.split("/") if p]
     out: List[str] = []
-    major = ''
+    major = ""
     interaction = False
     i = 0
     while i < len(parts):
         seg = parts[i]
-        prev = parts[i - 1] if i else ''
-        if prev in ('webhooks', 'interactions') and i == 1:
-            token = parts[2] if len(parts) > 2 else ''
-            out.append('{id}' if seg.isdigit() else seg)
+        prev = parts[i - 1] if i else ""
+        if prev in ("webhooks", "interactions") and i == 1:
+            token = parts[2] if len(parts) > 2 else ""
+            out.append("{id}" if seg.isdigit() else seg)
             if token:
-                out.append('{token}')
-            major = f'{prev[:-1]}:{seg}:{hashlib.sha1(token.encode()).hexdigest()[:12]}'
-            interaction = prev == 'interactions' or (seg.isdigit() and int(seg) == application_id and bool(token))
+                out.append("{token}")
+            major = f"{prev[:-1]}:{seg}:{hashlib.sha1(token.encode()).hexdigest()[:12]}"
+            interaction = prev == "interactions" or (seg.isdigit() and int(seg) == application_id and bool(token))
             i += 2
             continue
         if seg.isdigit():
-            out.append('{id}')
-            if prev in ('channels', 'guilds') and not major:
-                major = f'{prev[:-1]}:{seg}'
+            out.append("{id}")
+            if prev in ("channels", "guilds") and not major:
+                major = f"{prev[:-1]}:{seg}"
         else:
             out.append(seg)
         i += 1
-    return Route(method.upper(), '/' + '/'.join(out), major, interaction)
+    return Route(method.upper(), "/" + "/".join(out), major, interaction)
 
 
 class RateLimited(NamedTuple):
     """One 429 the emulator sent (``emu.ratelimited``): ``route`` ("POST /channels/1/messages"), ``scope``
     (user/global/shared), ``global_`` (the global limit)."""
+
     route: str
     scope: str
     global_: bool
@@ -136,7 +139,8 @@ class RateLimited(NamedTuple):
 class _Window:
     """A fixed window: ``used`` requests since it opened; it resets at ``reset_at`` (monotonic seconds). The limit
     is read when checking, so a test's change applies at once."""
-    __slots__ = ('used', 'reset_at')
+
+    __slots__ = ("used", "reset_at")
 
     def __init__(self) -> None:
         self.used = 0
@@ -167,14 +171,14 @@ class RateLimits:
         self._not_found: Deque[float] = collections.deque()
 
     # -- configuration ---------------------------------------------------------------------------------------------
-    def set_limit(self, method: str, template: str, limit: int, per: float, scope: str = 'user') -> None:
+    def set_limit(self, method: str, template: str, limit: int, per: float, scope: str = "user") -> None:
         """Give route ``method template`` (e.g. ``'POST', '/channels/{id}/messages'``) ``limit`` requests per ``per``
         seconds, answered with ``scope`` (``user`` or ``shared``) when spent. A bucket already running keeps its
         window's end and counts its requests so far against the new limit."""
-        if scope not in ('user', 'shared'):
+        if scope not in ("user", "shared"):
             raise ValueError(f"scope must be 'user' or 'shared', not {scope!r}")
         if limit < 1 or per <= 0:
-            raise ValueError('a limit needs limit >= 1 and per > 0')
+            raise ValueError("a limit needs limit >= 1 and per > 0")
         self.limits[(method.upper(), template)] = Limit(limit, per, scope)
 
     def limit_for(self, route: Route) -> Limit:
@@ -183,7 +187,7 @@ class RateLimits:
     @staticmethod
     def bucket_hash(route: Route) -> str:
         """The ``X-RateLimit-Bucket`` of a route: an opaque hash of method and template (no major parameter)."""
-        return hashlib.md5(f'{route.method} {route.template}'.encode()).hexdigest()
+        return hashlib.md5(f"{route.method} {route.template}".encode()).hexdigest()
 
     # -- accounting --------------------------------------------------------------------------------------------------
     def _prune(self, now: float) -> None:
@@ -196,14 +200,21 @@ class RateLimits:
         """Count a reply for the invalid-request limit: 401, 403 and 429 (except scope ``shared``); 404 apart.
         Starts a ban when the count reaches ``invalid_request_limit`` within ``invalid_request_window``."""
         now = time.monotonic()
-        if status in (401, 403) or (status == 429 and scope != 'shared'):
+        if status in (401, 403) or (status == 429 and scope != "shared"):
             self._invalid.append(now)
             self._prune(now)
-            if (self.enabled and not self.banned(now)
-                    and self.invalid_requests(self.invalid_request_window) >= self.invalid_request_limit):
+            if (
+                self.enabled
+                and not self.banned(now)
+                and self.invalid_requests(self.invalid_request_window) >= self.invalid_request_limit
+            ):
                 self.banned_until = now + self.ban_seconds
-                log.warning('invalid request limit reached (%d in %.0fs): refusing every request for %.0fs',
-                            self.invalid_request_limit, self.invalid_request_window, self.ban_seconds)
+                log.warning(
+                    "invalid request limit reached (%d in %.0fs): refusing every request for %.0fs",
+                    self.invalid_request_limit,
+                    self.invalid_request_window,
+                    self.ban_seconds,
+                )
         elif status == 404:
             self._not_found.append(now)
             self._prune(now)
@@ -229,28 +240,29 @@ class RateLimits:
     def ban_response(self) -> web.Response:
         """Cloudflare's refusal while banned: plain text, no ``Via`` (so discord.py raises instead of waiting)."""
         if self.ban_status == 403:
-            return web.Response(status=403, text='error code: 1020', content_type='text/plain')
-        return web.Response(status=429, text='error code: 1015', content_type='text/plain')
+            return web.Response(status=403, text="error code: 1020", content_type="text/plain")
+        return web.Response(status=429, text="error code: 1015", content_type="text/plain")
 
-    def check(self, method: str, path: str, authorized: bool
-              ) -> Tuple[Optional[web.Response], Dict[str, str], Optional[str]]:
+    def check(
+        self, method: str, path: str, authorized: bool
+    ) -> Tuple[Optional[web.Response], Dict[str, str], Optional[str]]:
         """Take one request through the global limit and its bucket. Returns ``(refusal, headers, scope)``: a 429
         to answer instead of handling the request (or None), the ``X-RateLimit-*`` headers for the reply, and the
         refusal's scope."""
         if not self.enabled:
-            return None, {'Via': VIA}, None
+            return None, {"Via": VIA}, None
         now = time.monotonic()
         route = route_of(method, path, self.application_id)
-        shown = f'{route.method} {path}'
+        shown = f"{route.method} {path}"
         if not route.interaction:
-            who = 'bot' if authorized else 'ip'
+            who = "bot" if authorized else "ip"
             win = self._global.setdefault(who, _Window())
             if now >= win.reset_at:
                 win.used, win.reset_at = 0, now + self.global_per
             if win.used >= self.global_limit:
                 retry = win.reset_at - now
-                self.ratelimited.append(RateLimited(shown, 'global', True))
-                return self._refusal(retry, True, 'global', {'X-RateLimit-Global': 'true'}), {}, 'global'
+                self.ratelimited.append(RateLimited(shown, "global", True))
+                return self._refusal(retry, True, "global", {"X-RateLimit-Global": "true"}), {}, "global"
             win.used += 1
         limit = self.limit_for(route)
         key = (self.bucket_hash(route), route.major)
@@ -270,19 +282,25 @@ class RateLimits:
     @staticmethod
     def _headers(limit: int, remaining: int, reset_after: float, bucket: str) -> Dict[str, str]:
         return {
-            'X-RateLimit-Limit': str(limit),
-            'X-RateLimit-Remaining': str(remaining),
-            'X-RateLimit-Reset': f'{time.time() + reset_after:.3f}',
-            'X-RateLimit-Reset-After': f'{reset_after:.3f}',
-            'X-RateLimit-Bucket': bucket,
-            'Via': VIA,
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": str(remaining),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": bucket,
+            "Via": VIA,
         }
 
     @staticmethod
     def _refusal(retry_after: float, is_global: bool, scope: str, headers: Dict[str, str]) -> web.Response:
-        message = 'The resource is being rate limited.' if scope == 'shared' else 'You are being rate limited.'
-        body = {'message': message, 'retry_after': round(retry_after, 3), 'global': is_global, 'code': 0}
-        headers = dict(headers, **{'Retry-After': str(max(1, math.ceil(retry_after))), 'X-RateLimit-Scope': scope,
-                                   'Via': VIA, 'Content-Type': 'application/json'})
+        message = "The resource is being rate limited." if scope == "shared" else "You are being rate limited."
+        body = {"message": message, "retry_after": round(retry_after, 3), "global": is_global, "code": 0}
+        headers = dict(
+            headers,
+            **{
+                "Retry-After": str(max(1, math.ceil(retry_after))),
+                "X-RateLimit-Scope": scope,
+                "Via": VIA,
+                "Content-Type": "application/json",
+            },
+        )
         return web.Response(status=429, body=json.dumps(body).encode(), headers=headers)
-

@@ -3,6 +3,7 @@ evaluation is exact, ties are broken by the seed, a Hong summon is answered, and
 game's opponent must do (legal moves only, reproducible, side-effect free, settings per level, the wall-clock cap,
 a spawned process) is tested over every game in tests/contract/test_ai.py. Budgets are tiny; strength is measured by
 ``tests/bench/ai_match.py``, not here."""
+
 from __future__ import annotations
 
 import random
@@ -116,12 +117,61 @@ def test_a_pending_summon_is_answered_with_a_dragon_action(level):
 #: Hong Kong, found by seeded random stacking: player 1 has one standard block left and player 0 none,
 #: so this is the game's last turn; player 0 leads by one building and holds the centre, so the only
 #: winning turn is the capture S@D1 (D1 is player 0's, next to player 1's tall C1); any other loses.
-HK_LAST_TURN = {"game": "hongkong", "first": 0, "moves": [
-    "Q@B1 S@A5", "Q@E1 S@E1", "R@B1", "Q@E1 S@E1", "R@A5", "S@E1", "Q@B3 S@C1", "Q@E4 S@C4", "Q@B3 R@B3",
-    "Q@E4 S@C4", "Q@B4 R@D2", "Q@E4 S@A4", "S@C1", "S@E4", "Q@C1 S@B4", "R@E3", "S@B4", "S@C4", "S@B4",
-    "S@C4", "R@C1", "S@D4", "S@C3", "R@C4", "S@B4", "R@A4", "S@C3", "R@E4", "S@C3", "R@D4", "S@C3", "S@D5",
-    "S@C3", "S@D5", "S@D3", "S@D5", "S@D3", "S@D5", "S@D3", "S@D5", "S@D3", "S@B5", "S@D3", "S@B5", "S@A1",
-    "S@C2", "S@D1", "S@C2", "S@A1"]}
+HK_LAST_TURN = {
+    "game": "hongkong",
+    "first": 0,
+    "moves": [
+        "Q@B1 S@A5",
+        "Q@E1 S@E1",
+        "R@B1",
+        "Q@E1 S@E1",
+        "R@A5",
+        "S@E1",
+        "Q@B3 S@C1",
+        "Q@E4 S@C4",
+        "Q@B3 R@B3",
+        "Q@E4 S@C4",
+        "Q@B4 R@D2",
+        "Q@E4 S@A4",
+        "S@C1",
+        "S@E4",
+        "Q@C1 S@B4",
+        "R@E3",
+        "S@B4",
+        "S@C4",
+        "S@B4",
+        "S@C4",
+        "R@C1",
+        "S@D4",
+        "S@C3",
+        "R@C4",
+        "S@B4",
+        "R@A4",
+        "S@C3",
+        "R@E4",
+        "S@C3",
+        "R@D4",
+        "S@C3",
+        "S@D5",
+        "S@C3",
+        "S@D5",
+        "S@D3",
+        "S@D5",
+        "S@D3",
+        "S@D5",
+        "S@D3",
+        "S@D5",
+        "S@D3",
+        "S@B5",
+        "S@D3",
+        "S@B5",
+        "S@A1",
+        "S@C2",
+        "S@D1",
+        "S@C2",
+        "S@A1",
+    ],
+}
 
 
 def test_hongkong_position_has_one_winning_turn():
@@ -145,10 +195,51 @@ def test_hongkong_computer_captures_to_win_on_the_last_turn(level):
 #: Hong on the inner board (seed 46): three spaces left, the dragon master to move with 10 Hongs of the
 #: 11 needed; B3H completes the eleventh, and it is the only placement after which he cannot lose.
 HONG_SEED = 46
-HONG_MOVES = ["G1V", "B5V", "D1V", "B7V", "C7V", "E3V", "F6H", "G2V", "G7H", "D7H", "F1H", "B1V", "D2H", "D5H",
-              "C2H", "E6V", "A1V", "A3H", "E5V", "A4H", "F5V", "C4V", "E7V", "E2V", "A5V", "B6H", "G4V", "C3V",
-              "G6H", "D6V", "F2H", "D4H", "C6V", "A7H", "C5V", "A6V", "B2V", "F4V", "F3V", "D3V", "G5H", "B4V",
-              "G3H"]
+HONG_MOVES = [
+    "G1V",
+    "B5V",
+    "D1V",
+    "B7V",
+    "C7V",
+    "E3V",
+    "F6H",
+    "G2V",
+    "G7H",
+    "D7H",
+    "F1H",
+    "B1V",
+    "D2H",
+    "D5H",
+    "C2H",
+    "E6V",
+    "A1V",
+    "A3H",
+    "E5V",
+    "A4H",
+    "F5V",
+    "C4V",
+    "E7V",
+    "E2V",
+    "A5V",
+    "B6H",
+    "G4V",
+    "C3V",
+    "G6H",
+    "D6V",
+    "F2H",
+    "D4H",
+    "C6V",
+    "A7H",
+    "C5V",
+    "A6V",
+    "B2V",
+    "F4V",
+    "F3V",
+    "D3V",
+    "G5H",
+    "B4V",
+    "G3H",
+]
 
 
 def _hong_position():
@@ -191,10 +282,50 @@ def test_hong_computer_completes_the_winning_hong(level):
 #: Hong on the inner board (seed 11): four spaces left, the emperor to move; E4H is the only placement
 #: after which the dragon master cannot reach the threshold, whatever he does.
 HONG_BLOCK_SEED = 11
-HONG_BLOCK_MOVES = ["C5V", "E6V", "E5V", "D5V", "D6V", "D7V", "F2H", "E2V", "A7V", "F6H", "G2V", "G1H", "G6V",
-                    "C4H", "D2H", "C1V", "D4H", "C7V", "B6H", "F5H", "B1H", "G5H", "F3V", "B4H", "F7V", "E7V",
-                    "B2H", "A1H", "B7V", "F1H", "E1V", "D1V", "B3H", "C3V", "G4V", "A2H", "F4H", "A4H", "G7H",
-                    "G3V", "A3V", "C6H"]
+HONG_BLOCK_MOVES = [
+    "C5V",
+    "E6V",
+    "E5V",
+    "D5V",
+    "D6V",
+    "D7V",
+    "F2H",
+    "E2V",
+    "A7V",
+    "F6H",
+    "G2V",
+    "G1H",
+    "G6V",
+    "C4H",
+    "D2H",
+    "C1V",
+    "D4H",
+    "C7V",
+    "B6H",
+    "F5H",
+    "B1H",
+    "G5H",
+    "F3V",
+    "B4H",
+    "F7V",
+    "E7V",
+    "B2H",
+    "A1H",
+    "B7V",
+    "F1H",
+    "E1V",
+    "D1V",
+    "B3H",
+    "C3V",
+    "G4V",
+    "A2H",
+    "F4H",
+    "A4H",
+    "G7H",
+    "G3V",
+    "A3V",
+    "C6H",
+]
 
 
 def _hong_block_position():

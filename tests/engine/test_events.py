@@ -1,5 +1,6 @@
 """What a turn did, as the engines report it (``HongKongGame.last_turn_events``, ``HongGame.last_move_events``):
 derived from the positions before and after, so the bot can say it in words."""
+
 from __future__ import annotations
 
 import random
@@ -33,8 +34,11 @@ def test_hongkong_capture_and_seal_in_one_turn():
     game.play("S@E5")
     before = game.buildings()
     game.play("Q@B2 R@B2")  # Ben: a quick block takes B2 (two blocks, as high as C2), the roof seals it
-    assert kinds(game.last_turn_events()) == [("capture", 1, "B2", None), ("seal", 1, "B2", None),
-                                              ("lead", 1, None, (1, 2))]
+    assert kinds(game.last_turn_events()) == [
+        ("capture", 1, "B2", None),
+        ("seal", 1, "B2", None),
+        ("lead", 1, None, (1, 2)),
+    ]
     assert game.buildings() == (before[0] - 1, before[1] + 1)
 
 

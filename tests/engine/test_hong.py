@@ -1,4 +1,5 @@
 """Tests for engine.hong: the rules in shared/rules/hong.md, each with a concrete position."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,7 @@ import pytest
 
 from engine import IllegalMove, InvalidState
 from engine import hong
-from engine.hong import (ACTION_HELP, ACTIONS, BOARDS, DRAGON_MASTER, EMPEROR, Hong, from_dict, new_game,
-                         parse_board)
+from engine.hong import ACTION_HELP, ACTIONS, BOARDS, DRAGON_MASTER, EMPEROR, Hong, from_dict, new_game, parse_board
 
 # --------------------------------------------------------------------------------------------------
 # Helpers
@@ -110,13 +110,16 @@ def test_parse_board_labelled_and_bare_agree_and_round_trip():
         assert again == b and dict(again.features) == dict(b.features)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("threshold: 3\n..\n...", "row 2 has 3 squares"),
-    ("...\n...", "no threshold"),
-    ("threshold: 3\n.x.", "Cannot read board line"),
-    ("threshold: 3\n###", "no space"),
-    ("threshold: 3\npond: A1\n...", "pond at A1"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("threshold: 3\n..\n...", "row 2 has 3 squares"),
+        ("...\n...", "no threshold"),
+        ("threshold: 3\n.x.", "Cannot read board line"),
+        ("threshold: 3\n###", "no space"),
+        ("threshold: 3\npond: A1\n...", "pond at A1"),
+    ],
+)
 def test_parse_board_errors(text, needle):
     with pytest.raises(IllegalMove, match=needle):
         parse_board(text)
@@ -143,16 +146,19 @@ def test_longer_horizontal_hong():
     assert g.hongs() == [Hong("H", ("B1", "C1", "D1", "E1"), 4, ("A1", "F1"))]
 
 
-@pytest.mark.parametrize("row", [
-    "HHV....",   # west end at the board edge
-    "VHH....",   # east end at the board edge
-    "VH#V...",   # a missing space
-    "VH.V...",   # an empty space
-    "VHSV...",   # a stone
-    "SHV....",   # a stone as the west cap
-    "HHHHHHH",   # no caps at all
-    "VVVVVVV",   # heads without segments
-])
+@pytest.mark.parametrize(
+    "row",
+    [
+        "HHV....",  # west end at the board edge
+        "VHH....",  # east end at the board edge
+        "VH#V...",  # a missing space
+        "VH.V...",  # an empty space
+        "VHSV...",  # a stone
+        "SHV....",  # a stone as the west cap
+        "HHHHHHH",  # no caps at all
+        "VVVVVVV",  # heads without segments
+    ],
+)
 def test_uncapped_runs_are_no_hongs(row):
     stones = "SSS...." if row.count("S") == 0 else "SS....."
     g = position([row, stones])
@@ -170,18 +176,20 @@ def test_vertical_hong():
 
 
 def test_vertical_run_needs_h_caps_not_v_or_edge():
-    assert position(["V.S", "V.S", "H.S"]).hongs() == []       # north end at the edge
+    assert position(["V.S", "V.S", "H.S"]).hongs() == []  # north end at the edge
     assert position(["V.S", "V.S", "V.S", "H.."]).hongs() == []
 
 
 def test_one_tile_heads_two_hongs_and_is_a_segment_of_a_third():
-    g = position([
-        "S.H.S",
-        "..V..",
-        ".VHV.",
-        "..V..",
-        "S.H..",
-    ])
+    g = position(
+        [
+            "S.H.S",
+            "..V..",
+            ".VHV.",
+            "..V..",
+            "S.H..",
+        ]
+    )
     assert as_set(g.hongs()) == {("H", ("C3",)), ("V", ("C2",)), ("V", ("C4",))}
     by_dir = {h.direction + h.cells[0]: h for h in g.hongs()}
     assert by_dir["VC2"].heads == ("C1", "C3") and by_dir["VC4"].heads == ("C3", "C5")
@@ -225,14 +233,17 @@ def test_stones_override():
     assert len(g.legal_moves()) == 132
 
 
-@pytest.mark.parametrize("stones,needle", [
-    (["C4", "E5"], "exactly three"),
-    (["C4", "E5", "G6", "D4"], "exactly three"),
-    (["C4", "C4", "G6"], "different"),
-    (["C4", "E5", "A1"], "A1 is not a space"),
-    (["C4", "E5", "J9"], "J9 is not a space"),
-    (["C4", "E5", "xx"], "not a square"),
-])
+@pytest.mark.parametrize(
+    "stones,needle",
+    [
+        (["C4", "E5"], "exactly three"),
+        (["C4", "E5", "G6", "D4"], "exactly three"),
+        (["C4", "C4", "G6"], "different"),
+        (["C4", "E5", "A1"], "A1 is not a space"),
+        (["C4", "E5", "J9"], "J9 is not a space"),
+        (["C4", "E5", "xx"], "not a square"),
+    ],
+)
 def test_stones_validated(stones, needle):
     with pytest.raises(IllegalMove, match=needle):
         new_game("castle", seed=1, stones=stones)
@@ -253,12 +264,15 @@ def test_lair_drawn_from_seed_and_overridable():
     assert new_game(seed=5).lair == {}
 
 
-@pytest.mark.parametrize("lair,needle", [
-    ({**LAIR, 7: "rotate"}, "each of the seven actions once"),
-    ({k: v for k, v in LAIR.items() if k != 7}, "sizes 1–7"),
-    ({**{k: v for k, v in LAIR.items() if k != 7}, 8: "swap"}, "sizes 1–7"),
-    ({**LAIR, 7: "fly"}, "each of the seven actions once"),
-])
+@pytest.mark.parametrize(
+    "lair,needle",
+    [
+        ({**LAIR, 7: "rotate"}, "each of the seven actions once"),
+        ({k: v for k, v in LAIR.items() if k != 7}, "sizes 1–7"),
+        ({**{k: v for k, v in LAIR.items() if k != 7}, 8: "swap"}, "sizes 1–7"),
+        ({**LAIR, 7: "fly"}, "each of the seven actions once"),
+    ],
+)
 def test_lair_validated(lair, needle):
     with pytest.raises(IllegalMove, match=needle):
         new_game(expansion=True, seed=1, lair=lair)
@@ -283,13 +297,13 @@ def test_legal_moves_at_start(name, count):
 
 def test_legal_moves_order_row_then_column_h_before_v():
     g = new_game("castle", seed=1, stones=["A3", "B3", "C3"])
-    assert g.legal_moves()[:12] == ["C1H", "C1V", "D1H", "D1V", "E1H", "E1V", "F1H", "F1V", "G1H", "G1V",
-                                    "B2H", "B2V"]
+    assert g.legal_moves()[:12] == ["C1H", "C1V", "D1H", "D1V", "E1H", "E1V", "F1H", "F1V", "G1H", "G1V", "B2H", "B2V"]
     assert "A3H" not in g.legal_moves() and "D3H" in g.legal_moves()
 
 
-@pytest.mark.parametrize("raw,canonical", [("b3h", "B3H"), (" B3 v ", "B3V"), ("B3H", "B3H"), ("\tb 3 H\n", "B3H"),
-                                           ("B03V", "B3V")])
+@pytest.mark.parametrize(
+    "raw,canonical", [("b3h", "B3H"), (" B3 v ", "B3V"), ("B3H", "B3H"), ("\tb 3 H\n", "B3H"), ("B03V", "B3V")]
+)
 def test_notation_case_and_whitespace_insensitive(raw, canonical):
     g = new_game("castle", seed=1, stones=["C4", "D4", "E4"])
     g.play(raw)
@@ -314,20 +328,23 @@ def _bad_inputs_game():
     return g
 
 
-@pytest.mark.parametrize("move,needle", [
-    ("xyz", "is not a move"),
-    ("", "is not a move"),
-    ("H", "is not a move"),
-    ("B3HV", "is not a move"),
-    ("J9H", "J9 is not on the castle board (columns A–I, rows 1–9)"),
-    ("A10V", "A10 is not on the castle board"),
-    ("A1H", "A1 is outside the board's outline, not a space"),
-    ("B3V", "B3 is already taken by a dragon tile"),
-    ("C4H", "C4 is already taken by a stone"),
-    ("F5X", "'X' is not an orientation"),
-    ("F5", "Say which way the tile lies: F5H"),
-    ("D2 rotate C4", "without the lair"),
-])
+@pytest.mark.parametrize(
+    "move,needle",
+    [
+        ("xyz", "is not a move"),
+        ("", "is not a move"),
+        ("H", "is not a move"),
+        ("B3HV", "is not a move"),
+        ("J9H", "J9 is not on the castle board (columns A–I, rows 1–9)"),
+        ("A10V", "A10 is not on the castle board"),
+        ("A1H", "A1 is outside the board's outline, not a space"),
+        ("B3V", "B3 is already taken by a dragon tile"),
+        ("C4H", "C4 is already taken by a stone"),
+        ("F5X", "'X' is not an orientation"),
+        ("F5", "Say which way the tile lies: F5H"),
+        ("D2 rotate C4", "without the lair"),
+    ],
+)
 def test_bad_input_leaves_game_unchanged(move, needle):
     g = _bad_inputs_game()
     before = g.to_dict()
@@ -453,8 +470,17 @@ def test_inner_board_scripted_emperor_win():
 MIXED_INNER = ["SHVHVHV", "SHVHVHV", "SHVHHHH", "HHHHHHH", "HHHHHHH", "VHVHVHH", "HHHHHHH"]
 # Horizontal: D1 F1, D2 F2, B6 D6 (row 3's D–G run and row 6's F–G run end at the edge).
 # Vertical: A6, C6, E6 (each capped by H in rows 5 and 7); C1–C3, E1–E2, G1–G2 start at the edge.
-MIXED_INNER_HONGS = {("H", ("D1",)), ("H", ("F1",)), ("H", ("D2",)), ("H", ("F2",)), ("H", ("B6",)),
-                     ("H", ("D6",)), ("V", ("A6",)), ("V", ("C6",)), ("V", ("E6",))}
+MIXED_INNER_HONGS = {
+    ("H", ("D1",)),
+    ("H", ("F1",)),
+    ("H", ("D2",)),
+    ("H", ("F2",)),
+    ("H", ("B6",)),
+    ("H", ("D6",)),
+    ("V", ("A6",)),
+    ("V", ("C6",)),
+    ("V", ("E6",)),
+}
 
 
 def test_inner_board_scripted_mixed_game():
@@ -480,7 +506,7 @@ def test_reaching_the_threshold_exactly_wins(threshold, winner):
 
 
 def _random_playout(name: str, rng: random.Random, expansion: bool = False):
-    g = new_game(name, seed=rng.randrange(10 ** 9), expansion=expansion)
+    g = new_game(name, seed=rng.randrange(10**9), expansion=expansion)
     filled_by = {}
     while not g.is_over:
         move = rng.choice(g.legal_moves())
@@ -548,8 +574,14 @@ def test_round_trip_at_random_points():
             again = from_dict(json.loads(json.dumps(d)))
             assert again.to_dict() == d
             assert again.hongs() == g.hongs() and again.legal_moves() == g.legal_moves()
-            assert (again.to_move, again.is_over, again.winner, again.moves, again.stones, again.seed) == \
-                   (g.to_move, g.is_over, g.winner, g.moves, g.stones, g.seed)
+            assert (again.to_move, again.is_over, again.winner, again.moves, again.stones, again.seed) == (
+                g.to_move,
+                g.is_over,
+                g.winner,
+                g.moves,
+                g.stones,
+                g.seed,
+            )
             assert again.last_created == g.last_created and again.last_changed == g.last_changed
 
 
@@ -640,7 +672,7 @@ def test_place():
     assert g.cell("E2") == "H" and g.moves[-1] == "D1 place E2H" and g.to_move == DRAGON_MASTER
     assert len(g.empty_squares()) == 8
     g2 = summoning("place")
-    g2.play("D1 place e2 v")   # orientation may be written apart
+    g2.play("D1 place e2 v")  # orientation may be written apart
     assert g2.moves[-1] == "D1 place E2V"
 
 
@@ -687,22 +719,31 @@ def test_swap():
     assert g.to_move == DRAGON_MASTER
 
 
-@pytest.mark.parametrize("move,needle", [
-    ("C2H", "You are summoning a Great Dragon: carry out its action before placing a tile — "
-            "D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("D2 rotate A1", "size 2 is not being summoned now — you can summon D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("D1 flip A1", "does rotate, not 'flip': D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("D1 rotate", "rotate takes <tile>: D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("D1 rotate A1 B1", "rotate takes <tile>"),
-    ("D1 rotate A3", "A3 is a stone, not a dragon tile"),
-    ("D1 rotate D1", "D1 is empty, not a dragon tile"),
-    ("D1 rotate Z9", "Z9 is not on the test board"),
-    ("D1 rotate ??", "'??' is not a square — D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("D1", "You are summoning a Great Dragon"),
-    ("rotate A1", "Say which dragon first: D1 rotate <tile>, e.g. D1 rotate A1."),
-    ("swap A1 A3 H", "'swap A1 A3 H' is not a dragon action: write D<size> <action> then its squares. "
-                     "You can summon D1 rotate <tile>, e.g. D1 rotate A1."),
-])
+@pytest.mark.parametrize(
+    "move,needle",
+    [
+        (
+            "C2H",
+            "You are summoning a Great Dragon: carry out its action before placing a tile — "
+            "D1 rotate <tile>, e.g. D1 rotate A1.",
+        ),
+        ("D2 rotate A1", "size 2 is not being summoned now — you can summon D1 rotate <tile>, e.g. D1 rotate A1."),
+        ("D1 flip A1", "does rotate, not 'flip': D1 rotate <tile>, e.g. D1 rotate A1."),
+        ("D1 rotate", "rotate takes <tile>: D1 rotate <tile>, e.g. D1 rotate A1."),
+        ("D1 rotate A1 B1", "rotate takes <tile>"),
+        ("D1 rotate A3", "A3 is a stone, not a dragon tile"),
+        ("D1 rotate D1", "D1 is empty, not a dragon tile"),
+        ("D1 rotate Z9", "Z9 is not on the test board"),
+        ("D1 rotate ??", "'??' is not a square — D1 rotate <tile>, e.g. D1 rotate A1."),
+        ("D1", "You are summoning a Great Dragon"),
+        ("rotate A1", "Say which dragon first: D1 rotate <tile>, e.g. D1 rotate A1."),
+        (
+            "swap A1 A3 H",
+            "'swap A1 A3 H' is not a dragon action: write D<size> <action> then its squares. "
+            "You can summon D1 rotate <tile>, e.g. D1 rotate A1.",
+        ),
+    ],
+)
 def test_bad_actions_leave_game_unchanged(move, needle):
     g = summoning("rotate")
     before = g.to_dict()
@@ -712,15 +753,18 @@ def test_bad_actions_leave_game_unchanged(move, needle):
     assert g.to_dict() == before
 
 
-@pytest.mark.parametrize("action,move,needle", [
-    ("movestone", "D1 movestone B1 D1", "B1 is a dragon tile, not a stone"),
-    ("movestone", "D1 movestone A3 B3", "B3 is already taken"),
-    ("swap", "D1 swap A3 B1 V", "A3 is a stone, not a dragon tile"),
-    ("swap", "D1 swap B1 A3 X", "'X' is not an orientation"),
-    ("place", "D1 place A1H", "A1 is already taken"),
-    ("stone", "D1 stone C1", "C1 is already taken"),
-    ("move", "D1 move A3 A2", "A3 is a stone"),
-])
+@pytest.mark.parametrize(
+    "action,move,needle",
+    [
+        ("movestone", "D1 movestone B1 D1", "B1 is a dragon tile, not a stone"),
+        ("movestone", "D1 movestone A3 B3", "B3 is already taken"),
+        ("swap", "D1 swap A3 B1 V", "A3 is a stone, not a dragon tile"),
+        ("swap", "D1 swap B1 A3 X", "'X' is not an orientation"),
+        ("place", "D1 place A1H", "A1 is already taken"),
+        ("stone", "D1 stone C1", "C1 is already taken"),
+        ("move", "D1 move A3 A2", "A3 is a stone"),
+    ],
+)
 def test_bad_action_arguments(action, move, needle):
     g = summoning(action)
     before = g.to_dict()
@@ -739,7 +783,7 @@ def test_action_refused_when_none_is_pending():
 
 def test_choice_between_two_sizes_the_other_stays_in_the_lair():
     g = position(["VH.HHV.", ".......", "SSS...."], expansion=True, lair=lair_with(rotate=1, place=2))
-    g.play("C1V")   # creates B1 (size 1) and D1–E1 (size 2)
+    g.play("C1V")  # creates B1 (size 1) and D1–E1 (size 2)
     assert dict(g.pending.options) == {1: "rotate", 2: "place"}
     moves = g.legal_moves()
     assert moves[0] == "D1 rotate A1" and "D2 place G1H" in moves and len(moves) == 6 + 2 * 12
@@ -749,7 +793,7 @@ def test_choice_between_two_sizes_the_other_stays_in_the_lair():
     # The size-1 dragon waits for a later Hong of size 1: the dragon master makes one below.
     g.play("B2V")
     g.play("C2H")
-    assert g.pending is None and g.to_move == DRAGON_MASTER   # B2 V, C2 H, D2 empty: no Hong yet
+    assert g.pending is None and g.to_move == DRAGON_MASTER  # B2 V, C2 H, D2 empty: no Hong yet
     g.play("D2V")
     assert g.last_created == (Hong("H", ("C2",), 1, ("B2", "D2")),)
     assert g.pending is not None and g.pending.player == DRAGON_MASTER and dict(g.pending.options) == {1: "rotate"}
@@ -757,13 +801,13 @@ def test_choice_between_two_sizes_the_other_stays_in_the_lair():
 
 def test_chain_of_two_summons():
     g = position(["V.V..", "HHHV.", "....S", "...SS"], expansion=True, lair=lair_with(rotate=1, place=2))
-    g.play("B1H")                   # size-1 Hong B1 → summon rotate
+    g.play("B1H")  # size-1 Hong B1 → summon rotate
     assert dict(g.pending.options) == {1: "rotate"}
-    g.play("D1 rotate A2")          # A2 H→V: V H H V is a size-2 Hong → summon place
+    g.play("D1 rotate A2")  # A2 H→V: V H H V is a size-2 Hong → summon place
     assert g.last_created == (Hong("H", ("B2", "C2"), 2, ("A2", "D2")),)
     assert g.pending is not None and g.pending.player == EMPEROR and dict(g.pending.options) == {2: "place"}
     assert g.to_move == EMPEROR
-    g.play("D2 place A4H")          # creates no Hong: the turn ends
+    g.play("D2 place A4H")  # creates no Hong: the turn ends
     assert g.pending is None and g.to_move == DRAGON_MASTER
     assert g.moves == ["B1H", "D1 rotate A2", "D2 place A4H"]
     assert set(g.lair) == {3, 4, 5, 6, 7}
@@ -771,10 +815,9 @@ def test_chain_of_two_summons():
 
 def test_an_action_summons_one_dragon_even_if_it_creates_two_sizes():
     # Rotating D1 from H to V caps B1–C1 (size 2) and E1 (size 1) at once.
-    g = position(["VHHHHV.", "V.V....", "SSS...."], expansion=True,
-                 lair=lair_with(rotate=1, flip=2, stone=4))
-    g.play("B2H")                   # size-1 Hong B2 → summon rotate
-    g.play("D1 rotate D1")          # V H H V H V: B1–C1 (2) and E1 (1); size 1 already used
+    g = position(["VHHHHV.", "V.V....", "SSS...."], expansion=True, lair=lair_with(rotate=1, flip=2, stone=4))
+    g.play("B2H")  # size-1 Hong B2 → summon rotate
+    g.play("D1 rotate D1")  # V H H V H V: B1–C1 (2) and E1 (1); size 1 already used
     assert {h.size for h in g.last_created} == {1, 2}
     assert dict(g.pending.options) == {2: "flip"}
     g.play("D2 flip E1")
@@ -784,14 +827,14 @@ def test_an_action_summons_one_dragon_even_if_it_creates_two_sizes():
 def test_a_used_dragon_is_not_summoned_again():
     g = position(["V.V.V", ".....", "SSS.."], expansion=True, lair=lair_with(place=1))
     g.play("B1H")
-    g.play("D1 place D1H")          # another size-1 Hong, but the size-1 dragon has left the game
+    g.play("D1 place D1H")  # another size-1 Hong, but the size-1 dragon has left the game
     assert len(g.last_created) == 1 and g.pending is None and g.to_move == DRAGON_MASTER
 
 
 @pytest.mark.parametrize("action", ["place", "movestone", "move", "stone"])
 def test_dragon_needing_an_empty_space_is_not_summoned_on_a_full_board(action):
     g = position(["V.V", "SSS"], threshold=1, expansion=True, lair=lair_with(**{action: 1}))
-    g.play("B1H")                   # fills the board and creates a size-1 Hong
+    g.play("B1H")  # fills the board and creates a size-1 Hong
     assert g.pending is None and g.is_over and g.lair[1] == action
     assert g.winner == DRAGON_MASTER
 
@@ -816,10 +859,10 @@ def test_no_stone_to_move_or_swap():
 
 def test_summon_on_the_turn_that_fills_the_board_and_end_checked_after_it():
     g = position(["V.V", "SSS"], expansion=True, lair=lair_with(rotate=1))
-    g.play("B1H")                   # the last space: 1 Hong, the threshold
+    g.play("B1H")  # the last space: 1 Hong, the threshold
     assert g.empty_squares() == [] and not g.is_over and g.winner is None
     assert g.legal_moves() == ["D1 rotate A1", "D1 rotate B1", "D1 rotate C1"]
-    g.play("D1 rotate A1")          # breaks the Hong before the count
+    g.play("D1 rotate A1")  # breaks the Hong before the count
     assert g.is_over and g.hong_count() == 0 and g.winner == EMPEROR
 
 
@@ -846,7 +889,7 @@ def test_random_playouts_with_the_expansion(name):
     rng = random.Random("lair" + name)
     summons = 0
     for n in range(60):
-        g = new_game(name, seed=rng.randrange(10 ** 9), expansion=True)
+        g = new_game(name, seed=rng.randrange(10**9), expansion=True)
         turn_player = g.to_move
         while not g.is_over:
             assert g.to_move == turn_player
@@ -870,13 +913,24 @@ def test_random_playouts_with_the_expansion(name):
         assert all(g.lair_setup[int(m.split()[0][1:])] == m.split()[1] for m in actions)
         assert as_set(g.hongs()) == naive_hongs(g)
         assert g.winner == (DRAGON_MASTER if g.hong_count() >= g.threshold else EMPEROR)
-    assert summons > 60   # the lair is really exercised
+    assert summons > 60  # the lair is really exercised
 
 
-@pytest.mark.parametrize("change", [
-    {"last_created": [["Q", []]]}, {"to_move": 7}, {"to_move": -1}, {"expansion": "no"}, {"moves": "C4H"},
-    {"lair": {"1": "explode"}}, {"seed": 1.5}, {"moves": ["C4H"]}, {"stones": ["A1"]}, {"board": "moon"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"last_created": [["Q", []]]},
+        {"to_move": 7},
+        {"to_move": -1},
+        {"expansion": "no"},
+        {"moves": "C4H"},
+        {"lair": {"1": "explode"}},
+        {"seed": 1.5},
+        {"moves": ["C4H"]},
+        {"stones": ["A1"]},
+        {"board": "moon"},
+    ],
+)
 def test_from_dict_refuses_damaged_records_with_invalid_state(change):
     d = json.loads(json.dumps(new_game("castle", seed=5, expansion=True).to_dict()))
     with pytest.raises(InvalidState, match="saved"):
@@ -891,7 +945,7 @@ def test_from_dict_replays_the_moves():
     d = json.loads(json.dumps(g.to_dict()))
     assert from_dict(d).to_dict() == g.to_dict()
     i = d["grid"].index("H")
-    d["grid"] = d["grid"][:i] + "V" + d["grid"][i + 1:]  # a tile turned behind the record's back
+    d["grid"] = d["grid"][:i] + "V" + d["grid"][i + 1 :]  # a tile turned behind the record's back
     with pytest.raises(InvalidState, match="does not match its moves"):
         from_dict(d)
 
@@ -902,8 +956,9 @@ def test_from_dict_replays_the_moves():
 def full_state(g):
     """Every field of the game but its undo history, the lair with its order: equal means the same game."""
     fields = {slot: getattr(g, slot) for slot in hong.HongGame.__slots__ if slot != "_undo"}
-    return tuple(list(v.items()) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
-                 for v in fields.values())
+    return tuple(
+        list(v.items()) if isinstance(v, dict) else list(v) if isinstance(v, list) else v for v in fields.values()
+    )
 
 
 @pytest.mark.parametrize("board, expansion", [("inner", False), ("inner", True), ("garden", True), ("castle", False)])
@@ -955,7 +1010,7 @@ def test_truncate_equals_a_fresh_replay(expansion):
         fresh = new_game("garden", expansion=expansion, seed=3)
         for move in moves[:n]:
             fresh.play(move)
-        assert full_state(g) == full_state(fresh) and g.moves + undone == moves[:n + len(undone)]
+        assert full_state(g) == full_state(fresh) and g.moves + undone == moves[: n + len(undone)]
 
 
 def test_pop_refuses_without_history():
@@ -993,6 +1048,8 @@ def test_a_dragon_action_is_read_as_typed_and_anything_else_refused_with_its_syn
     for typed in ("D4H", "x", "C4 V", "", "D4 H"):
         with pytest.raises(IllegalMove) as refused:
             hong.dragon_action(typed)
-        assert str(refused.value) == (f"{typed.strip()!r} is not a dragon action: write D<size> <action> then its "
-                                      "squares, e.g. D2 rotate C4. The post that summons a Great Dragon lists the ones "
-                                      "you can choose.")
+        assert str(refused.value) == (
+            f"{typed.strip()!r} is not a dragon action: write D<size> <action> then its "
+            "squares, e.g. D2 rotate C4. The post that summons a Great Dragon lists the ones "
+            "you can choose."
+        )

@@ -3,6 +3,7 @@
 Positions are built by playing real turns (see :func:`setup`), never by editing the board, so every
 test also exercises ``play``. Squares: columns A–E, rows 1–5 top to bottom; C3 is the centre.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,10 @@ CANDIDATES = SINGLES + [f"Q@{q} {single}" for q in SQUARES for single in SINGLES
 
 #: Filler turns far from the plots the rule tests use (columns A–C, rows 1–4): each player stacks
 #: standard blocks on its own corner plots, four to a plot.
-FILLER = {0: [f"S@{sq}" for sq in ("E5", "D5") for _ in range(4)],
-          1: [f"S@{sq}" for sq in ("E1", "D1") for _ in range(4)]}
+FILLER = {
+    0: [f"S@{sq}" for sq in ("E5", "D5") for _ in range(4)],
+    1: [f"S@{sq}" for sq in ("E1", "D1") for _ in range(4)],
+}
 
 
 # --- helpers --------------------------------------------------------------------------------------
@@ -60,8 +63,13 @@ def setup(mine=(), theirs=(), first=0) -> HongKongGame:
 
 def snapshot(game: HongKongGame):
     """Everything observable about a game, for before/after comparisons."""
-    return (game.to_dict(), [list(s) for s in game.stacks], [dict(r) for r in game.remaining],
-            game.to_move, game.is_over)
+    return (
+        game.to_dict(),
+        [list(s) for s in game.stacks],
+        [dict(r) for r in game.remaining],
+        game.to_move,
+        game.is_over,
+    )
 
 
 def refused(game: HongKongGame, turn, *fragments: str) -> str:
@@ -218,22 +226,41 @@ def test_own_building_always_allowed_even_next_to_taller_opponent():
 
 
 # (own blocks, own roof, opponent's blocks, piece, allowed): the own building is B2, the opponent's B3.
-HEIGHT_CASES = [
-    (n, True, n, "S", False) for n in (1, 2, 3)      # N + roof  <  N+1 blocks
-] + [
-    (n, True, n, "R", True) for n in (1, 2, 3)       # N + roof  >= N + roof (equal)
-] + [
-    (n + 1, False, n, "S", True) for n in (1, 2, 3)  # N+1 blocks >= N+1 blocks (equal)
-] + [
-    (n + 1, False, n, "R", True) for n in (1, 2, 3)  # N+1 blocks >  N + roof
-] + [
-    (n, False, n, "R", False) for n in (1, 2, 3)     # N blocks  <  N + roof
-] + [
-    (n, False, n, "S", False) for n in (1, 2, 3)     # N blocks  <  N+1 blocks
-] + [
-    (4, True, 4, "S", False), (4, True, 4, "R", True), (5, False, 4, "S", True), (5, False, 4, "R", True),
-    (4, False, 4, "R", False), (0, True, 1, "R", False), (0, True, 1, "S", False),
-]
+HEIGHT_CASES = (
+    [
+        (n, True, n, "S", False)
+        for n in (1, 2, 3)  # N + roof  <  N+1 blocks
+    ]
+    + [
+        (n, True, n, "R", True)
+        for n in (1, 2, 3)  # N + roof  >= N + roof (equal)
+    ]
+    + [
+        (n + 1, False, n, "S", True)
+        for n in (1, 2, 3)  # N+1 blocks >= N+1 blocks (equal)
+    ]
+    + [
+        (n + 1, False, n, "R", True)
+        for n in (1, 2, 3)  # N+1 blocks >  N + roof
+    ]
+    + [
+        (n, False, n, "R", False)
+        for n in (1, 2, 3)  # N blocks  <  N + roof
+    ]
+    + [
+        (n, False, n, "S", False)
+        for n in (1, 2, 3)  # N blocks  <  N+1 blocks
+    ]
+    + [
+        (4, True, 4, "S", False),
+        (4, True, 4, "R", True),
+        (5, False, 4, "S", True),
+        (5, False, 4, "R", True),
+        (4, False, 4, "R", False),
+        (0, True, 1, "R", False),
+        (0, True, 1, "S", False),
+    ]
+)
 
 
 @pytest.mark.parametrize("own, roof, theirs, piece, allowed", HEIGHT_CASES)
@@ -259,11 +286,21 @@ def test_refusal_names_the_height_needed():
     assert refused(game, "Q@A1 S@B3", "3 blocks")
 
 
-@pytest.mark.parametrize("own, allowed", [
-    ("C2", True), ("C4", True), ("B3", True), ("D3", True),        # edge-adjacent
-    ("B2", False), ("D2", False), ("B4", False), ("D4", False),    # diagonal
-    ("C1", False), ("A3", False),                                  # two plots away
-])
+@pytest.mark.parametrize(
+    "own, allowed",
+    [
+        ("C2", True),
+        ("C4", True),
+        ("B3", True),
+        ("D3", True),  # edge-adjacent
+        ("B2", False),
+        ("D2", False),
+        ("B4", False),
+        ("D4", False),  # diagonal
+        ("C1", False),
+        ("A3", False),  # two plots away
+    ],
+)
 def test_only_edge_adjacent_buildings_count(own, allowed):
     game = setup(["S@A1", "S@" + own, "S@" + own, "S@" + own], ["S@E1", "S@C3"])  # player 1 may use C3
     assert game.controller(CENTRE) == 1
@@ -335,17 +372,20 @@ def test_quick_block_and_roof_same_plot_of_four_pieces_refused():
     assert game.blocks(plot("B3")) == 5 and game.controller(plot("B3")) == 0
 
 
-@pytest.mark.parametrize("turn, fragment", [
-    ("Q@A1", "quick block"),
-    ("Q@A1 Q@A2", "quick block"),
-    ("Q@A1 Q@A1", "quick block"),
-    ("R@A1 S@A2", "first piece must be a quick block"),
-    ("R@A1 R@A1", "first piece must be a quick block"),
-    ("R@A1 Q@A2", "first piece must be a quick block"),
-    ("S@A1 S@A2", "first piece must be a quick block"),
-    ("S@A1 Q@A2", "first piece must be a quick block"),
-    ("Q@A1 S@A2 S@A3", ""),
-])
+@pytest.mark.parametrize(
+    "turn, fragment",
+    [
+        ("Q@A1", "quick block"),
+        ("Q@A1 Q@A2", "quick block"),
+        ("Q@A1 Q@A1", "quick block"),
+        ("R@A1 S@A2", "first piece must be a quick block"),
+        ("R@A1 R@A1", "first piece must be a quick block"),
+        ("R@A1 Q@A2", "first piece must be a quick block"),
+        ("S@A1 S@A2", "first piece must be a quick block"),
+        ("S@A1 Q@A2", "first piece must be a quick block"),
+        ("Q@A1 S@A2 S@A3", ""),
+    ],
+)
 def test_turn_shapes_outside_the_four_kinds_refused(turn, fragment):
     refused(new_game(0), turn, fragment)
 
@@ -372,8 +412,10 @@ def test_out_of_quick_blocks():
 
 
 def test_out_of_standard_blocks():
-    game = setup([f"S@{sq}" for sq in ("A1", "B1", "C1", "D1", "E1") for _ in range(4)],
-                 [f"S@{sq}" for sq in ("A5", "B5", "C5", "D5", "E5") for _ in range(4)])
+    game = setup(
+        [f"S@{sq}" for sq in ("A1", "B1", "C1", "D1", "E1") for _ in range(4)],
+        [f"S@{sq}" for sq in ("A5", "B5", "C5", "D5", "E5") for _ in range(4)],
+    )
     assert game.remaining[0] == {"S": 0, "Q": 5, "R": 5}
     refused(game, "S@A3", "no standard blocks left: place a roof instead")
     refused(game, "Q@A3 S@A3", "no standard blocks left")
@@ -512,12 +554,15 @@ def test_every_turn_read_by_index_is_the_turn_written_out():
         assert turns == [] and len(turns) == 0
 
 
-@pytest.mark.parametrize("opening, expected", [
-    ("S@A1", 2 * 24 * 25),   # 24 empty plots: 2×24 singles + 24 quick plots × 2×(23 empty + own) doubles
-    ("R@B2", 2 * 24 * 25),
-    ("Q@A1 S@B1", 2 * 23 * 24),
-    ("Q@D4 R@D4", 2 * 24 * 25),
-])
+@pytest.mark.parametrize(
+    "opening, expected",
+    [
+        ("S@A1", 2 * 24 * 25),  # 24 empty plots: 2×24 singles + 24 quick plots × 2×(23 empty + own) doubles
+        ("R@B2", 2 * 24 * 25),
+        ("Q@A1 S@B1", 2 * 23 * 24),
+        ("Q@D4 R@D4", 2 * 24 * 25),
+    ],
+)
 def test_second_players_first_turn_matches_brute_force(opening, expected):
     game = play_all(new_game(0), [opening])
     moves = game.legal_moves()
@@ -540,13 +585,16 @@ def test_legal_moves_match_brute_force_mid_game(seed):
 # --- notation ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, canonical", [
-    ("s@c3", "S@C3"),
-    (" Q@B2   S@C3 ", "Q@B2 S@C3"),
-    ("q @ b2 s @ c3", "Q@B2 S@C3"),
-    ("r@E5", "R@E5"),
-    ("\tQ@a1\nr@A1 ", "Q@A1 R@A1"),
-])
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("s@c3", "S@C3"),
+        (" Q@B2   S@C3 ", "Q@B2 S@C3"),
+        ("q @ b2 s @ c3", "Q@B2 S@C3"),
+        ("r@E5", "R@E5"),
+        ("\tQ@a1\nr@A1 ", "Q@A1 R@A1"),
+    ],
+)
 def test_notation_is_case_and_whitespace_insensitive(text, canonical):
     game = play_all(new_game(0), ["S@A2"])
     game.play(text)
@@ -560,8 +608,26 @@ def test_legal_moves_and_turns_are_canonical():
     assert all(CANONICAL.match(move) for move in game.legal_moves())
 
 
-MALFORMED = ["", "   ", "hello", "S@F1", "S@A6", "S@A0", "X@A1", "S@", "@A1", "SA1", "S@C33",
-             "Q@A1 Q@A2", "S@A1 S@A2", "S@A1 Q@A2", "Q@A1 S@A2 R@A3", None, 5, ["S@A1"]]
+MALFORMED = [
+    "",
+    "   ",
+    "hello",
+    "S@F1",
+    "S@A6",
+    "S@A0",
+    "X@A1",
+    "S@",
+    "@A1",
+    "SA1",
+    "S@C33",
+    "Q@A1 Q@A2",
+    "S@A1 S@A2",
+    "S@A1 Q@A2",
+    "Q@A1 S@A2 R@A3",
+    None,
+    5,
+    ["S@A1"],
+]
 
 
 @pytest.mark.parametrize("text", MALFORMED)
@@ -570,14 +636,17 @@ def test_malformed_input_refused_and_nothing_changes(text):
     refused(game, text)
 
 
-@pytest.mark.parametrize("turn", [
-    "Q@A1 R@C3",   # quick block is fine, the roof breaks the centre ban
-    "Q@A1 S@C3",
-    "Q@B2 S@A4",   # quick block is fine, A4 is player 1's and out of reach
-    "Q@A3 S@A4",   # the quick block builds next to A4, but 1 block is not 3 blocks high
-    "Q@B2 R@A4",
-    "Q@B2 R@B3",   # B3 has a roof
-])
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Q@A1 R@C3",  # quick block is fine, the roof breaks the centre ban
+        "Q@A1 S@C3",
+        "Q@B2 S@A4",  # quick block is fine, A4 is player 1's and out of reach
+        "Q@A3 S@A4",  # the quick block builds next to A4, but 1 block is not 3 blocks high
+        "Q@B2 R@A4",
+        "Q@B2 R@B3",  # B3 has a roof
+    ],
+)
 def test_double_move_with_illegal_second_piece_leaves_everything_as_before(turn):
     game = new_game(0) if "C3" in turn else setup(["S@B2"], ["S@A4", "S@A4", "R@B3"])
     refused(game, turn)
@@ -627,18 +696,26 @@ def test_copy_is_independent():
     assert sum(map(len, game.stacks)) < sum(map(len, clone.stacks))
 
 
-@pytest.mark.parametrize("garbage", [
-    None, "hongkong", 42, [], {}, {"game": "hong", "first": 0, "moves": []},
-    {"first": 0, "moves": []},
-    {"game": "hongkong", "first": 2, "moves": []},
-    {"game": "hongkong", "first": "0", "moves": []},
-    {"game": "hongkong", "first": 0, "moves": ["S@C3"]},          # centre ban
-    {"game": "hongkong", "first": 0, "moves": ["hello"]},
-    {"game": "hongkong", "first": 0, "moves": ["S@A1", "S@A1"]},  # player 1 can't build on A1
-    {"game": "hongkong", "first": 0, "moves": [f"S@{sq}" for sq in SQUARES] + ["S@A1"]},  # after the end
-    {"game": "hongkong", "first": 0, "moves": [None]},
-    {"game": "hongkong", "first": 0, "turns": ["S@A1"]},  # the old layout: the bot's migration renames it
-])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        None,
+        "hongkong",
+        42,
+        [],
+        {},
+        {"game": "hong", "first": 0, "moves": []},
+        {"first": 0, "moves": []},
+        {"game": "hongkong", "first": 2, "moves": []},
+        {"game": "hongkong", "first": "0", "moves": []},
+        {"game": "hongkong", "first": 0, "moves": ["S@C3"]},  # centre ban
+        {"game": "hongkong", "first": 0, "moves": ["hello"]},
+        {"game": "hongkong", "first": 0, "moves": ["S@A1", "S@A1"]},  # player 1 can't build on A1
+        {"game": "hongkong", "first": 0, "moves": [f"S@{sq}" for sq in SQUARES] + ["S@A1"]},  # after the end
+        {"game": "hongkong", "first": 0, "moves": [None]},
+        {"game": "hongkong", "first": 0, "turns": ["S@A1"]},  # the old layout: the bot's migration renames it
+    ],
+)
 def test_from_dict_of_garbage_raises_invalid_state(garbage):
     with pytest.raises(InvalidState):
         from_dict(garbage)
@@ -705,8 +782,9 @@ def test_random_playouts_keep_the_invariants():
         seen["capture"] += any(len({owner for owner, _ in stack}) > 1 for stack in game.stacks)
         seen["5 pieces"] += any(len(stack) == 5 for stack in game.stacks)
     # The playouts reached every kind of ending and position the invariants are about.
-    assert all(seen[key] >= 20 for key in ("board full", "pieces used", "draw", "centre", "count",
-                                           "capture", "5 pieces")), seen
+    assert all(
+        seen[key] >= 20 for key in ("board full", "pieces used", "draw", "centre", "count", "capture", "5 pieces")
+    ), seen
 
 
 # --- undo: pop and truncate ----------------------------------------------------------------------
@@ -734,7 +812,7 @@ def test_truncate_equals_a_fresh_replay(seed):
         undone = game.truncate(n)
         fresh = play_all(new_game(game.first), moves[:n])
         assert_same_game(game, fresh)
-        assert game.moves + undone == moves[:n + len(undone)]
+        assert game.moves + undone == moves[: n + len(undone)]
     assert game.truncate(0) == moves[:n] and game.moves == []
 
 
@@ -816,10 +894,14 @@ def test_from_dict_without_replay_trusts_the_rules_but_not_the_shape():
     # what would make a broken position is refused either way
     for moves, reason in [
         (["R@A1", "S@A1"], r"turn 2 \(S@A1\) is illegal: The building on A1 has a roof"),
-        (["S@A1", "S@E5", "S@A1", "S@E5", "S@A1", "S@E4", "S@A1", "S@E4", "S@A1", "S@E3", "R@A1"],
-         r"turn 11 \(R@A1\) is illegal: The building on A1 already has 5 pieces"),
-        ([turn for sq in SQUARES[:6] for turn in (f"R@{sq}", "S@E5")][:11],
-         r"turn 11 \(R@A2\) is illegal: You have no roofs left"),
+        (
+            ["S@A1", "S@E5", "S@A1", "S@E5", "S@A1", "S@E4", "S@A1", "S@E4", "S@A1", "S@E3", "R@A1"],
+            r"turn 11 \(R@A1\) is illegal: The building on A1 already has 5 pieces",
+        ),
+        (
+            [turn for sq in SQUARES[:6] for turn in (f"R@{sq}", "S@E5")][:11],
+            r"turn 11 \(R@A2\) is illegal: You have no roofs left",
+        ),
         ([f"S@{sq}" for sq in SQUARES] + ["S@A1"], r"turn 26 \(S@A1\) is illegal: The game is over"),
         (["S@A1", "hello"], r"turn 2 \(hello\) is illegal: Can't read"),
         (["S@A1", "Q@B1"], r"turn 2 \(Q@B1\) is illegal: A quick block is never a turn on its own"),

@@ -1,5 +1,6 @@
 """engine.movetext: the text record of a finished game reads back and replays through the engine to the same
 final position, for both games; names with awkward characters survive; bad text is refused."""
+
 from __future__ import annotations
 
 import random
@@ -20,9 +21,16 @@ def finished_doc(engine, options: dict, seed: int, names=("Ann", "Ben")) -> tupl
         movers.append(game.to_move)
         game.play(rng.choice(game.legal_moves()))
     doc = {
-        "id": "k3x9q2ab", "kind": "x", "status": "finished", "guild_id": 9, "channel_id": 500,
+        "id": "k3x9q2ab",
+        "kind": "x",
+        "status": "finished",
+        "guild_id": 9,
+        "channel_id": 500,
         "players": [{"id": 1, "name": names[0]}, {"id": 2, "name": names[1]}],
-        "options": options, "state": game.to_dict(), "started": 1_700_000_000.0, "ended": 1_700_001_000.0,
+        "options": options,
+        "state": game.to_dict(),
+        "started": 1_700_000_000.0,
+        "ended": 1_700_001_000.0,
         "result": {"winner": game.winner, "reason": "finished", "text": "Someone wins."},
     }
     return doc, movers
@@ -30,7 +38,11 @@ def finished_doc(engine, options: dict, seed: int, names=("Ann", "Ben")) -> tupl
 
 @pytest.mark.parametrize(
     "engine, options",
-    [(hk, {"first": 1}), (hong, {"board": "garden", "expansion": True, "seed": 12345}), (hong, {"board": "inner", "expansion": False, "seed": 7})],
+    [
+        (hk, {"first": 1}),
+        (hong, {"board": "garden", "expansion": True, "seed": 12345}),
+        (hong, {"board": "inner", "expansion": False, "seed": 7}),
+    ],
 )
 def test_record_replays_to_the_same_final_position(engine, options):
     doc, movers = finished_doc(engine, options, 4)
@@ -48,7 +60,9 @@ def test_record_replays_to_the_same_final_position(engine, options):
 
 def test_header_and_move_lines():
     doc, movers = finished_doc(hk, {"first": 1}, 4)
-    text = record_text(doc, title="Hong Kong", roles=("blue", "orange"), options_text="orange moves first", movers=movers)
+    text = record_text(
+        doc, title="Hong Kong", roles=("blue", "orange"), options_text="orange moves first", movers=movers
+    )
     lines = text.splitlines()
     assert lines[0] == '[Game "Hong Kong"]'
     assert '[Seat0 "Ann (blue)"]' in lines and '[Seat1 "Ben (orange)"]' in lines and '[First "Ben (orange)"]' in lines
@@ -86,7 +100,9 @@ def test_termination_is_an_end_reason():
     parsed = parse_record(record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers))
     assert parsed.termination is EndReason.RESIGNED and parsed.tags["Termination"] == "resigned"
     doc["result"] = None
-    assert parse_record(record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)).termination is None
+    assert (
+        parse_record(record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)).termination is None
+    )
     doc["result"] = {"winner": 1, "reason": "bored", "text": ""}
     with pytest.raises(ValueError, match="bored"):
         record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)

@@ -1,5 +1,6 @@
 """engine.registry: the games are discovered from the engine package, found by name, by game object and by
 saved state; unknown names are refused with a message naming the games."""
+
 from __future__ import annotations
 
 import importlib
@@ -41,7 +42,9 @@ def test_a_module_that_declares_name_but_is_no_game_module_is_refused(monkeypatc
     half.NAME = "half"
     half.new_game = lambda: None  # and no from_dict
     found = list(pkgutil.iter_modules(engine.__path__))
-    monkeypatch.setattr(registry.pkgutil, "iter_modules", lambda path: [*found, pkgutil.ModuleInfo(None, "half", False)])
+    monkeypatch.setattr(
+        registry.pkgutil, "iter_modules", lambda path: [*found, pkgutil.ModuleInfo(None, "half", False)]
+    )
     real = importlib.import_module
     monkeypatch.setattr(registry.importlib, "import_module", lambda name: half if name == "engine.half" else real(name))
     with pytest.raises(TypeError, match="engine.half declares NAME = 'half' but is no game module"):

@@ -1,4 +1,5 @@
 """The one square reader of both games (``engine.squares``), and both engines reading squares through it."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,10 +15,21 @@ def test_every_spelling_of_b3(typed):
     assert squares.parse(typed, 5, 5) == (1, 2)
 
 
-@pytest.mark.parametrize("typed, meant", [
-    ("3B", "B3"), ("3 b", "B3"), ("B-3", "B3"), ("B.3", "B3"), ("(B3)", "B3"), ("B3H", "B3"), ("B3x", "B3"),
-    ("BI", "B1"), ("bl", "B1"), ("B1O", None),  # B1 or B10?
-])
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("3B", "B3"),
+        ("3 b", "B3"),
+        ("B-3", "B3"),
+        ("B.3", "B3"),
+        ("(B3)", "B3"),
+        ("B3H", "B3"),
+        ("B3x", "B3"),
+        ("BI", "B1"),
+        ("bl", "B1"),
+        ("B1O", None),  # B1 or B10?
+    ],
+)
 def test_near_misses_on_a_five_by_five_board(typed, meant):
     with pytest.raises(IllegalMove) as refused:
         squares.parse(typed, 5, 5)
@@ -39,8 +51,11 @@ def test_no_guess_when_nothing_is_plainly_meant(typed):
 def test_without_a_grid_any_letter_and_row_is_a_square():
     assert squares.parse("J9") == (9, 8)
     assert squares.parse("z99") == (25, 98)
-    with pytest.raises(IllegalMove, match=r"^'9J' is not a square: give a column letter and a row number, like C3\. "
-                                          r"Did you mean J9\?$"):
+    with pytest.raises(
+        IllegalMove,
+        match=r"^'9J' is not a square: give a column letter and a row number, like C3\. "
+        r"Did you mean J9\?$",
+    ):
         squares.parse("9J")
 
 
@@ -65,8 +80,36 @@ def test_hong_reads_squares_and_actions_the_same_way():
 def test_hong_dragon_action_square_near_miss():
     # the scripted position where the swap dragon (size 1) is summoned: see test_e2e_hong.EXPANSION_SCRIPT
     game = hong.new_game("inner", expansion=True, seed=577090037)
-    script = ["E3V", "A4V", "G7V", "F2V", "F7V", "D3V", "D2H", "G3H", "B3V", "C2H", "E1V", "E7H", "D4V", "C5V", "B1V",
-              "F4V", "A2H", "B7V", "D6V", "A6H", "A1H", "B4V", "E2V", "F1V", "G4H", "B6H", "G5V", "C3H"]
+    script = [
+        "E3V",
+        "A4V",
+        "G7V",
+        "F2V",
+        "F7V",
+        "D3V",
+        "D2H",
+        "G3H",
+        "B3V",
+        "C2H",
+        "E1V",
+        "E7H",
+        "D4V",
+        "C5V",
+        "B1V",
+        "F4V",
+        "A2H",
+        "B7V",
+        "D6V",
+        "A6H",
+        "A1H",
+        "B4V",
+        "E2V",
+        "F1V",
+        "G4H",
+        "B6H",
+        "G5V",
+        "C3H",
+    ]
     for move in script:
         game.play(move)
     assert game.pending is not None and game.pending.options == {1: "swap"}

@@ -11,6 +11,7 @@ One exception: a game new to a language. A game's own messages are those marked 
 language yet, and its messages, left untranslated, are shown in English (a blank translation is English: see
 test_catalog_faults.py). Their fields are still held to the English ones once translated.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -68,18 +69,28 @@ def game_files(name: str) -> set[str]:
     """The four modules of the game ``name`` (ARCHITECTURE.md, "Adding a game")."""
     entry = registry.find(name)
     module = entry.module.__name__
-    return {module.replace(".", "/") + ".py", entry.ai_module_name.replace(".", "/") + ".py", f"render/{name}.py",
-            f"bot/games/{name}.py"}
+    return {
+        module.replace(".", "/") + ".py",
+        entry.ai_module_name.replace(".", "/") + ".py",
+        f"render/{name}.py",
+        f"bot/games/{name}.py",
+    }
 
 
 def owner(locations) -> str | None:
     """The game all of a message's locations (``(file or command, line)``) belong to, or None (not one game's)."""
     owners = set()
     for where, _line in locations:
-        owners.add(next((name for name in registry.games()
-                         if where in game_files(name) or where == f"/{name}" or where.startswith((f"/{name}/",
-                                                                                                   f"/{name}("))),
-                        None))
+        owners.add(
+            next(
+                (
+                    name
+                    for name in registry.games()
+                    if where in game_files(name) or where == f"/{name}" or where.startswith((f"/{name}/", f"/{name}("))
+                ),
+                None,
+            )
+        )
     return owners.pop() if len(owners) == 1 else None
 
 
@@ -96,8 +107,12 @@ def games_own_messages() -> dict[str, set[tuple]]:
 def new_to(have: dict) -> set[tuple]:
     """The own messages of the games none of whose own messages is translated in a catalog (``have``: key →
     message): games not translated into its language yet, whose messages are shown in English."""
-    return {k for keys in games_own_messages().values() if not any(k in have and translated(have[k]) for k in keys)
-            for k in keys}
+    return {
+        k
+        for keys in games_own_messages().values()
+        if not any(k in have and translated(have[k]) for k in keys)
+        for k in keys
+    }
 
 
 def test_every_required_language_has_a_catalog():
@@ -137,7 +152,9 @@ def test_a_game_new_to_a_language_is_excused_and_only_while_none_of_it_is_transl
     translated, and none is."""
     own = games_own_messages()
     assert all(len(keys) >= 5 for keys in own.values()), {name: len(keys) for name, keys in own.items()}
-    assert {("image", "quick block"), (None, "Place a block or roof (optionally after a quick block)")} <= own["hongkong"]
+    assert {("image", "quick block"), (None, "Place a block or roof (optionally after a quick block)")} <= own[
+        "hongkong"
+    ]
     assert (None, "Carry out a summoned Great Dragon's action (expansion)") in own["hong"]
     assert (None, "{name} resigned") not in set().union(*own.values())  # every game's (engine/result.py)
     have = {key(m): m for m in real(catalog("de"))}
@@ -157,8 +174,7 @@ def test_translations_have_the_same_fields(code):
     """A translation uses exactly the English message's fields, written the same way; a plural form may leave out
     ``{count}`` (e.g. "one space" for 1), nothing else (:func:`bot.i18n.unfit`, which also drops such a translation
     when a catalog is read)."""
-    broken = [(m.id, m.string, why) for m in real(catalog(code))
-              if m.string and (why := i18n.unfit(m.id, m.string))]
+    broken = [(m.id, m.string, why) for m in real(catalog(code)) if m.string and (why := i18n.unfit(m.id, m.string))]
     assert not broken, f"{code}: {len(broken)} with other fields, e.g. {broken[:3]}"
 
 
@@ -174,21 +190,46 @@ def test_plural_rule_is_cldrs(code):
 #: and Brazilian Portuguese take the singular for 0 (CLDR "one" is 0 and 1 there), German, Spanish and English the
 #: plural; Chinese and Japanese have one form (a counter word, no plural).
 PLURALS = {
-    "en": (["0 buildings", "1 building", "2 buildings", "5 buildings", "21 buildings"],
-           ["(castle, 0 spaces left)", "(castle, 1 space left)", "(castle, 2 spaces left)", "(castle, 5 spaces left)",
-            "(castle, 21 spaces left)"]),
-    "de": (None, ["noch 0 freie Felder", "noch 1 freies Feld", "noch 2 freie Felder", "noch 5 freie Felder",
-                  "noch 21 freie Felder"]),
-    "es": (["0 edificios", "1 edificio", "2 edificios", "5 edificios", "21 edificios"],
-           ["quedan 0 casillas", "queda 1 casilla", "quedan 2 casillas", "quedan 5 casillas", "quedan 21 casillas"]),
-    "fr": (["0 immeuble", "1 immeuble", "2 immeubles", "5 immeubles", "21 immeubles"],
-           ["0 case restante", "1 case restante", "2 cases restantes", "5 cases restantes", "21 cases restantes"]),
-    "pt_BR": (["0 prédio", "1 prédio", "2 prédios", "5 prédios", "21 prédios"],
-              ["0 casa restante", "1 casa restante", "2 casas restantes", "5 casas restantes", "21 casas restantes"]),
-    "zh_CN": (["0 座建筑", "1 座建筑", "2 座建筑", "5 座建筑", "21 座建筑"],
-              ["剩余 0 格", "剩余 1 格", "剩余 2 格", "剩余 5 格", "剩余 21 格"]),
-    "ja": (["建物0棟", "建物1棟", "建物2棟", "建物5棟", "建物21棟"],
-           ["残り0マス", "残り1マス", "残り2マス", "残り5マス", "残り21マス"]),
+    "en": (
+        ["0 buildings", "1 building", "2 buildings", "5 buildings", "21 buildings"],
+        [
+            "(castle, 0 spaces left)",
+            "(castle, 1 space left)",
+            "(castle, 2 spaces left)",
+            "(castle, 5 spaces left)",
+            "(castle, 21 spaces left)",
+        ],
+    ),
+    "de": (
+        None,
+        [
+            "noch 0 freie Felder",
+            "noch 1 freies Feld",
+            "noch 2 freie Felder",
+            "noch 5 freie Felder",
+            "noch 21 freie Felder",
+        ],
+    ),
+    "es": (
+        ["0 edificios", "1 edificio", "2 edificios", "5 edificios", "21 edificios"],
+        ["quedan 0 casillas", "queda 1 casilla", "quedan 2 casillas", "quedan 5 casillas", "quedan 21 casillas"],
+    ),
+    "fr": (
+        ["0 immeuble", "1 immeuble", "2 immeubles", "5 immeubles", "21 immeubles"],
+        ["0 case restante", "1 case restante", "2 cases restantes", "5 cases restantes", "21 cases restantes"],
+    ),
+    "pt_BR": (
+        ["0 prédio", "1 prédio", "2 prédios", "5 prédios", "21 prédios"],
+        ["0 casa restante", "1 casa restante", "2 casas restantes", "5 casas restantes", "21 casas restantes"],
+    ),
+    "zh_CN": (
+        ["0 座建筑", "1 座建筑", "2 座建筑", "5 座建筑", "21 座建筑"],
+        ["剩余 0 格", "剩余 1 格", "剩余 2 格", "剩余 5 格", "剩余 21 格"],
+    ),
+    "ja": (
+        ["建物0棟", "建物1棟", "建物2棟", "建物5棟", "建物21棟"],
+        ["残り0マス", "残り1マス", "残り2マス", "残り5マス", "残り21マス"],
+    ),
 }
 
 
@@ -199,9 +240,14 @@ def test_plurals_for_0_1_2_5_21(code):
         for n, want_building, want_space in zip((0, 1, 2, 5, 21), buildings or [None] * 5, spaces):
             if want_building is not None:
                 assert i18n.n_("{count} building", "{count} buildings", n) == want_building
-            said = i18n.n_("Hongs {hongs} / {threshold} ({board}, {count} space left)",
-                           "Hongs {hongs} / {threshold} ({board}, {count} spaces left)", n,
-                           hongs=3, threshold=15, board="castle")
+            said = i18n.n_(
+                "Hongs {hongs} / {threshold} ({board}, {count} space left)",
+                "Hongs {hongs} / {threshold} ({board}, {count} spaces left)",
+                n,
+                hongs=3,
+                threshold=15,
+                board="castle",
+            )
             assert want_space in said, (n, said)
 
 

@@ -6,6 +6,7 @@ The command tree is the bot's real one (built offline, or synced by a running bo
 localisations as Discord does); the catalogs are small ones of our own in a temporary folder (bot/i18n/locales is left
 alone), except in the test over the real catalogs.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -43,8 +44,7 @@ GERMAN = {
     (NAME, "games"): "spiele",  # two top-level commands translated alike: both left out
     (NAME, "game"): "spiele",
     (NAME, "turn_timer"): "zugzeit",
-    "Show or change the bot's settings for this server":
-        "Die Einstellungen des Bots für diesen Server zeigen oder ändern",
+    "Show or change the bot's settings for this server": "Die Einstellungen des Bots für diesen Server zeigen oder ändern",
     "Resign your Hong Kong game in this channel": "Gib deine Partie Hong Kong in diesem Kanal auf " + "bitte " * 20,
     ("choice", "server"): "Server",
     ("choice", "Hong Kong"): "Hongkong",  # a game's title is never translated
@@ -118,7 +118,9 @@ async def test_translated_names_that_break_discords_rules_are_left_out(german, c
     language = find([settings], "settings", "language")
     assert [(c["name"], c.get("name_localizations")) for c in language["choices"]] == [
         ("auto: the server's language in Discord", {"de": "auto: die Sprache des Servers in Discord"}),
-        ("English", None), ("Deutsch", None)]
+        ("English", None),
+        ("Deutsch", None),
+    ]
     warned = " ".join(r.getMessage() for r in caplog.records if r.name == "bot.interface.translator")
     for bad in ("'Aufgeben!'", "'zur partie fordern'", "'feld'", "'spiele'", "over 100 characters"):
         assert bad in warned
@@ -177,6 +179,7 @@ def test_extract_writes_the_template_and_updates_each_catalog(tmp_path, monkeypa
 
 # --- end to end -----------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 async def world(emu):
     world = make_world(emu)
@@ -187,8 +190,9 @@ async def world(emu):
     return world
 
 
-async def test_the_sync_carries_the_localisations_and_a_changed_catalog_syncs_again(emu, world, bots, german,
-                                                                                    redis, tmp_path, monkeypatch):
+async def test_the_sync_carries_the_localisations_and_a_changed_catalog_syncs_again(
+    emu, world, bots, german, redis, tmp_path, monkeypatch
+):
     running = await bots()
     synced = emu.guild_commands[world.guild]
     assert find(synced, "hong", "place")["name_localizations"] == {"de": "setzen"}
@@ -202,18 +206,14 @@ async def test_the_sync_carries_the_localisations_and_a_changed_catalog_syncs_ag
 
 
 GERMAN_REFUSALS = {
-    "'{text}' is too long: the turn timer can be at most {most} (it can be between {least} and {most}).":
-        "'{text}' ist zu lang: Die Zugzeit darf höchstens {most} betragen (zwischen {least} und {most}).",
-    "The option `{option}` of {command} takes {accepts}, not {got}.":
-        "Die Option `{option}` von {command} nimmt {accepts}, nicht {got}.",
+    "'{text}' is too long: the turn timer can be at most {most} (it can be between {least} and {most}).": "'{text}' ist zu lang: Die Zugzeit darf höchstens {most} betragen (zwischen {least} und {most}).",
+    "The option `{option}` of {command} takes {accepts}, not {got}.": "Die Option `{option}` von {command} nimmt {accepts}, nicht {got}.",
     "one of {choices}": "eines von {choices}",
     (NAME, "scope"): "bereich",
-    "(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the app.)":
-        "(Falls Discord das angeboten hat, ist seine Befehlsliste veraltet: Lade sie mit Strg+R neu.)",
+    "(If Discord offered this, its list of commands is out of date: reload it with Ctrl+R or restart the app.)": "(Falls Discord das angeboten hat, ist seine Befehlsliste veraltet: Lade sie mit Strg+R neu.)",
     "Settings updated for this server:": "Einstellungen dieses Servers geändert:",
     "• language of the bot's posts: **{language}**": "• Sprache der Beiträge des Bots: **{language}**",
-    "• language of the bot's posts: **{language}** (auto: the server's language in Discord)":
-        "• Sprache der Beiträge des Bots: **{language}** (automatisch: die Sprache des Servers in Discord)",
+    "• language of the bot's posts: **{language}** (auto: the server's language in Discord)": "• Sprache der Beiträge des Bots: **{language}** (automatisch: die Sprache des Servers in Discord)",
 }
 
 
@@ -221,34 +221,43 @@ async def test_a_german_client_is_refused_in_german(emu, world, bots, tmp_path, 
     with temporary_catalogs(tmp_path, {"de": GERMAN_REFUSALS}, monkeypatch):
         await bots()
         it = await emu.slash(world.admin, world.channel, "settings", turn_timer="3 weeks")
-        assert await refused(it) == ("'3 weeks' ist zu lang: Die Zugzeit darf höchstens 7 Tage betragen (zwischen "
-                                     "1 Minute und 7 Tage).")
+        assert await refused(it) == (
+            "'3 weeks' ist zu lang: Die Zugzeit darf höchstens 7 Tage betragen (zwischen 1 Minute und 7 Tage)."
+        )
         it = await emu.slash_unchecked(world.admin, world.channel, "leaderboard", game="hongkong", scope="universe")
         leaderboard = emu.mention(world.guild, "leaderboard")
-        assert await refused(it) == (f"Die Option `bereich` von {leaderboard} nimmt eines von `server` oder `global`, "
-                                     "nicht `universe`. (Falls Discord das angeboten hat, ist seine Befehlsliste "
-                                     "veraltet: Lade sie mit Strg+R neu.)")
+        assert await refused(it) == (
+            f"Die Option `bereich` von {leaderboard} nimmt eines von `server` oder `global`, "
+            "nicht `universe`. (Falls Discord das angeboten hat, ist seine Befehlsliste "
+            "veraltet: Lade sie mit Strg+R neu.)"
+        )
         # the same refusals to an English client: English, as ever
         it = await emu.slash(world.english_admin, world.channel, "settings", turn_timer="3 weeks")
-        assert await refused(it) == ("'3 weeks' is too long: the turn timer can be at most 7 days (it can be between "
-                                     "1 minute and 7 days).")
-        it = await emu.slash_unchecked(world.english_admin, world.channel, "leaderboard", game="hongkong",
-                                       scope="universe")
-        assert await refused(it) == (f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
-                                     "`universe`. (If Discord offered this, its list of commands is out of date: "
-                                     "reload it with Ctrl+R or restart the app.)")
+        assert await refused(it) == (
+            "'3 weeks' is too long: the turn timer can be at most 7 days (it can be between 1 minute and 7 days)."
+        )
+        it = await emu.slash_unchecked(
+            world.english_admin, world.channel, "leaderboard", game="hongkong", scope="universe"
+        )
+        assert await refused(it) == (
+            f"The option `scope` of {leaderboard} takes one of `server` or `global`, not "
+            "`universe`. (If Discord offered this, its list of commands is out of date: "
+            "reload it with Ctrl+R or restart the app.)"
+        )
         assert (await SettingsStore(redis).get(world.guild)).turn_timer == 24 * 3600
     assert emu.errors == []
 
 
-async def test_settings_language_sets_and_shows_the_servers_language(emu, world, bots, tmp_path, monkeypatch,
-                                                                     redis):
+async def test_settings_language_sets_and_shows_the_servers_language(emu, world, bots, tmp_path, monkeypatch, redis):
     with temporary_catalogs(tmp_path, {"de": GERMAN_REFUSALS, "ja": {}}, monkeypatch):
         await bots()
         settings = find(emu.guild_commands[world.guild], "settings", "language")
         assert [(c["name"], c["value"]) for c in settings["choices"]] == [
-            ("auto: the server's language in Discord", "auto"), ("English", "en"), ("Deutsch", "de"),
-            ("日本語", "ja")]
+            ("auto: the server's language in Discord", "auto"),
+            ("English", "en"),
+            ("Deutsch", "de"),
+            ("日本語", "ja"),
+        ]
         # an English admin sets Japanese: told in English, stored, and /settings shows it
         reply = await (await emu.slash(world.english_admin, world.channel, "settings", language="ja")).wait_done()
         assert reply.content.startswith("Settings updated for this server:")
@@ -262,12 +271,15 @@ async def test_settings_language_sets_and_shows_the_servers_language(emu, world,
         await emu.set_guild_locale(world.guild, "de")
         reply = await (await emu.slash(world.admin, world.channel, "settings", language="auto")).wait_done()
         assert reply.content.startswith("Einstellungen dieses Servers geändert:\n")
-        assert reply.content.endswith("• Sprache der Beiträge des Bots: **Deutsch** (automatisch: die Sprache des "
-                                      "Servers in Discord)")
+        assert reply.content.endswith(
+            "• Sprache der Beiträge des Bots: **Deutsch** (automatisch: die Sprache des Servers in Discord)"
+        )
         assert (await SettingsStore(redis).get(world.guild)).language is None
         # a language Discord's client would not offer is refused, and nothing changes
         it = await emu.slash_unchecked(world.english_admin, world.channel, "settings", language="xx")
-        assert ("takes one of `auto: the server's language in Discord`, `English`, `Deutsch` or `日本語`, not `xx`") in await refused(it)
+        assert (
+            "takes one of `auto: the server's language in Discord`, `English`, `Deutsch` or `日本語`, not `xx`"
+        ) in await refused(it)
         assert (await SettingsStore(redis).get(world.guild)).language is None
     assert emu.errors == []
 
@@ -297,14 +309,44 @@ async def test_the_commands_ids_are_kept_fetched_when_missing_and_installed_for_
     assert emu.sync_count == syncs and mentions.installed_ids() == synced
 
 
-async def test_more_languages_than_discord_takes_as_choices_are_suggested_as_typed(emu, world, bots, tmp_path,
-                                                                                   monkeypatch, redis):
+async def test_more_languages_than_discord_takes_as_choices_are_suggested_as_typed(
+    emu, world, bots, tmp_path, monkeypatch, redis
+):
     """With more catalogs than Discord's 25 choices (31 Discord languages exist), /settings language suggests
     them as the admin types instead of leaving some out; a typed code that is no language is refused."""
     from bot.exts.admin import MAX_CHOICES, complete_language, language_choices, language_option
 
-    codes = ["bg", "cs", "da", "de", "el", "es", "fi", "fr", "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "nl",
-             "nb", "pl", "pt_BR", "ro", "ru", "sv", "th", "tr", "uk", "vi", "zh_CN", "zh_TW"]
+    codes = [
+        "bg",
+        "cs",
+        "da",
+        "de",
+        "el",
+        "es",
+        "fi",
+        "fr",
+        "hi",
+        "hr",
+        "hu",
+        "id",
+        "it",
+        "ja",
+        "ko",
+        "lt",
+        "nl",
+        "nb",
+        "pl",
+        "pt_BR",
+        "ro",
+        "ru",
+        "sv",
+        "th",
+        "tr",
+        "uk",
+        "vi",
+        "zh_CN",
+        "zh_TW",
+    ]
     with temporary_catalogs(tmp_path, {code: {} for code in codes}, monkeypatch):
         choices = language_choices()
         assert len(choices) == 1 + 1 + len(codes) > MAX_CHOICES  # auto, English, every catalog
@@ -313,6 +355,7 @@ async def test_more_languages_than_discord_takes_as_choices_are_suggested_as_typ
         assert len(await complete_language(None, "")) == MAX_CHOICES
 
         async def settings(interaction, language: str) -> None: ...
+
         command = app_commands.command(name="settings", description="x")(language_option(choices)(settings))
         assert command._params["language"].autocomplete is not None and not command._params["language"].choices
         command = app_commands.command(name="settings", description="x")(language_option(choices[:3])(settings))

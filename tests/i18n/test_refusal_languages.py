@@ -2,6 +2,7 @@
 translated), a UserError built in the caller's language, the bot's own notes; English exactly as before.
 
 A small German catalog is written to a temporary folder and :data:`bot.i18n.LOCALES` pointed at it."""
+
 from __future__ import annotations
 
 import pickle
@@ -21,16 +22,13 @@ from bot.i18n.wording import describe_duration, translate
 from engine import IllegalMove, N_, Term, n_, squares
 
 GERMAN = {
-    "{square} is already taken by {what} — pick an empty space such as {example}.":
-        "{square} ist schon belegt ({what}) — wähle ein freies Feld wie {example}.",
+    "{square} is already taken by {what} — pick an empty space such as {example}.": "{square} ist schon belegt ({what}) — wähle ein freies Feld wie {example}.",
     "a stone": "ein Stein",
     "a dragon tile ({tile})": "ein Drachenplättchen ({tile})",
-    "'{text}' is not a square: give a column letter and a row number, like {example}. Did you mean {near}?":
-        "'{text}' ist kein Feld: Spaltenbuchstabe und Zeilennummer, wie {example}. Meintest du {near}?",
+    "'{text}' is not a square: give a column letter and a row number, like {example}. Did you mean {near}?": "'{text}' ist kein Feld: Spaltenbuchstabe und Zeilennummer, wie {example}. Meintest du {near}?",
     "That game is not yours to move: {name} is to play.": "Du bist nicht am Zug: {name} spielt.",
     "You can't use this command here.": "Diesen Befehl kannst du hier nicht benutzen.",
-    "Something went wrong on our side. Please try again; {boards} shows the game as it is stored.":
-        "Bei uns ist etwas schiefgegangen. Versuch es noch einmal; {boards} zeigt die gespeicherte Partie.",
+    "Something went wrong on our side. Please try again; {boards} shows the game as it is stored.": "Bei uns ist etwas schiefgegangen. Versuch es noch einmal; {boards} zeigt die gespeicherte Partie.",
     # a broken translation (a field that isn't in the English) falls back to English, never to an error
     "{square} is not on the {board} board ({extent}).": "{feld} liegt nicht auf dem Brett.",
 }
@@ -81,8 +79,10 @@ def test_a_squares_hint_and_a_counted_outcome_are_translated(german):
     with i18n.language("de"):
         assert refusal(caught.value) == "'3b' ist kein Feld: Spaltenbuchstabe und Zeilennummer, wie C3. Meintest du B3?"
         outcome = hong.Outcome(winner=hong.EMPEROR, hongs=9, threshold=15)
-        assert translate(IllegalMove(N_("The game is over — {outcome}.", outcome=outcome.describe()))) == \
-            "Die Partie ist vorbei — Kaiser gewinnt: 9 Hongs (nötig: 15)."
+        assert (
+            translate(IllegalMove(N_("The game is over — {outcome}.", outcome=outcome.describe())))
+            == "Die Partie ist vorbei — Kaiser gewinnt: 9 Hongs (nötig: 15)."
+        )
     assert str(hong.Outcome(winner=hong.EMPEROR, hongs=1, threshold=15).describe()) == "Emperor wins: 1 Hong (needs 15)"
 
 
@@ -99,11 +99,15 @@ def test_a_user_error_built_in_the_callers_language_is_shown_as_it_is(german):
         error = UserError(_("That game is not yours to move: {name} is to play.", name="Ann"))
         assert refusal(error) == "Du bist nicht am Zug: Ann spielt."
         assert refusal(app_commands.CheckFailure()) == "Diesen Befehl kannst du hier nicht benutzen."
-        assert apology(["hongkong", "hong"]) == ("Bei uns ist etwas schiefgegangen. Versuch es noch einmal; "
-                                                 "`/hongkong board` oder `/hong board` zeigt die gespeicherte Partie.")
+        assert apology(["hongkong", "hong"]) == (
+            "Bei uns ist etwas schiefgegangen. Versuch es noch einmal; "
+            "`/hongkong board` oder `/hong board` zeigt die gespeicherte Partie."
+        )
         assert describe_duration(2 * 86400 + 3 * 3600) == "2 Tage, 3 Stunden"
-    assert refusal(UserError("That game is not yours to move: Ann is to play.")) == \
-        "That game is not yours to move: Ann is to play."
+    assert (
+        refusal(UserError("That game is not yours to move: Ann is to play."))
+        == "That game is not yours to move: Ann is to play."
+    )
     assert refusal(app_commands.CheckFailure()) == "You can't use this command here."
     assert describe_duration(2 * 86400 + 3 * 3600) == "2 days 3 hours"
     assert describe_duration(45 * 60) == "45 minutes"
@@ -126,4 +130,5 @@ def test_terms_are_their_english_text_and_survive_pickling():
 def _command() -> app_commands.Command:
     async def noop(interaction) -> None:  # pragma: no cover - never invoked
         pass
+
     return app_commands.Command(name="noop", description="…", callback=noop)

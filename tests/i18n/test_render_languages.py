@@ -4,6 +4,7 @@ same way; the image messages are in the catalogs' template.
 
 Small German and Japanese catalogs (tests/render/languages.py) stand in for bot/i18n/locales
 (:func:`tests.bot.harness.temporary_catalogs`)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -53,7 +54,8 @@ async def test_a_board_is_drawn_in_the_language_current_where_it_is_asked_for(ca
         assert await renderer.png(HONGKONG, game, NAMES, language="en") == english  # a language given wins
     with i18n.language("de-AT"):  # a Discord locale of a language we have: that language
         assert await renderer.png(HONGKONG, game, NAMES, ended=Ended(1, "resigned")) == drawn_in(
-            "de", game, ended=Ended(1, "resigned"))
+            "de", game, ended=Ended(1, "resigned")
+        )
     with i18n.language("fr"):  # no French catalog: English
         assert await renderer.png(HONGKONG, game, NAMES) == english
 
@@ -69,8 +71,9 @@ async def test_each_board_keeps_its_language_through_the_queue(catalogs):
         with i18n.language(code):
             return await renderer.png(HONGKONG, game, NAMES, priority=priority)
 
-    boards = await asyncio.gather(*(board(game, code, (PLAYER, CHANNEL)[i % 2])
-                                    for i, (game, code) in enumerate(zip(games, codes))))
+    boards = await asyncio.gather(
+        *(board(game, code, (PLAYER, CHANNEL)[i % 2]) for i, (game, code) in enumerate(zip(games, codes)))
+    )
     assert len(boards) > renderer.slots
     assert boards == [drawn_in(code, game) for game, code in zip(games, codes)]
 
@@ -104,8 +107,9 @@ async def test_a_replay_is_built_in_the_language_current_where_it_is_asked_for(c
     moves = game.moves[:5]
 
     def gif(code: str) -> bytes:
-        return build_gif(hk.new_game(first=0), moves, HONGKONG.render, NAMES, final_text="x",
-                         translations=i18n.translations(code)).gif
+        return build_gif(
+            hk.new_game(first=0), moves, HONGKONG.render, NAMES, final_text="x", translations=i18n.translations(code)
+        ).gif
 
     with i18n.language("de"):
         german = await asyncio.to_thread(build_replay, HONGKONG, hk.new_game(first=0), moves, NAMES, final_text="x")

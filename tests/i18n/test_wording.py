@@ -8,6 +8,7 @@ The bot's messages are string literals, f-strings and the templates given to the
 other test reaches) and checks each against the house rules. The end-to-end tests read the exact messages of each
 command; this one keeps the rules true of the rest.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,26 @@ ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
 ENGINE = ROOT / "engine"
 #: Nouns the bot counts; a count of one of them must go through ``n_`` (the catalog's plural forms).
-COUNTED = ("spaces", "moves", "turns", "minutes", "seconds", "hours", "days", "games", "players", "Hongs",
-           "buildings", "losses", "pieces", "blocks", "roofs", "frames", "dragons", "requests")
+COUNTED = (
+    "spaces",
+    "moves",
+    "turns",
+    "minutes",
+    "seconds",
+    "hours",
+    "days",
+    "games",
+    "players",
+    "Hongs",
+    "buildings",
+    "losses",
+    "pieces",
+    "blocks",
+    "roofs",
+    "frames",
+    "dragons",
+    "requests",
+)
 #: What players tripped over (issue 13), and must not read again.
 BANNED = {
     "bots don't play": "the bot does play (as the computer)",
@@ -38,17 +57,25 @@ ENGLISH_ONLY = {"parse_board", "_check_lair", "new_game", "from_dict", "_load", 
 
 def sources(*folders: Path) -> list[tuple[str, ast.Module]]:
     """``(file, syntax tree)`` of every module in ``folders``."""
-    return [(str(path.relative_to(ROOT)), ast.parse(path.read_text(encoding="utf-8")))
-            for folder in folders for path in sorted(folder.rglob("*.py"))]
+    return [
+        (str(path.relative_to(ROOT)), ast.parse(path.read_text(encoding="utf-8")))
+        for folder in folders
+        for path in sorted(folder.rglob("*.py"))
+    ]
 
 
 SOURCES = sources(BOT, ENGINE)
 
 
 def docstrings(tree: ast.AST) -> set[int]:
-    return {id(node.body[0].value) for node in ast.walk(tree)
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
 
 
 def marker_name(node: ast.AST) -> str | None:
@@ -86,8 +113,9 @@ def messages() -> list[tuple[str, int, ast.AST]]:
     found = []
     in_markers = {id(arg) for _, _, call, name, _ in CALLS for arg in templates(call, name)}
     for where, tree in SOURCES:
-        skip = docstrings(tree) | {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
-                                   for part in node.values}
+        skip = docstrings(tree) | {
+            id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values
+        }
         engine = where.startswith("engine/")
         for node in ast.walk(tree):
             if id(node) in skip or (engine and id(node) not in in_markers):
@@ -112,11 +140,12 @@ COUNTED_FORMS = {id(arg) for _, _, call, name, _ in CALLS if name == "n_" for ar
 def test_the_scan_sees_the_bots_messages():
     texts = [text_of(node) for _, _, node in MESSAGES]
     assert len(texts) > 300
-    for known in ("Takeback refused by {user}: {asker} can ask again after their next turn.",
-                  "Resignation cancelled: play on.",
-                  "{square} is already taken by {what} — pick an empty space such as {example}.",
-                  "'{text}' is not a square: give a column letter and a row number, like {example}. "
-                  "Did you mean {near}?"):
+    for known in (
+        "Takeback refused by {user}: {asker} can ask again after their next turn.",
+        "Resignation cancelled: play on.",
+        "{square} is already taken by {what} — pick an empty space such as {example}.",
+        "'{text}' is not a square: give a column letter and a row number, like {example}. Did you mean {near}?",
+    ):
         assert known in texts
     assert len(CALLS) > 100
 
@@ -137,8 +166,9 @@ def test_counts_agree_with_their_nouns():
             continue
         parts = node.values
         for i, (value, after) in enumerate(zip(parts, parts[1:])):
-            if not (isinstance(value, ast.FormattedValue) and isinstance(after, ast.Constant)
-                    and counted.match(after.value)):
+            if not (
+                isinstance(value, ast.FormattedValue) and isinstance(after, ast.Constant) and counted.match(after.value)
+            ):
                 continue
             before = parts[i - 1] if i else None
             score = isinstance(before, ast.Constant) and before.value.rstrip().endswith(("–", "/"))
@@ -150,8 +180,11 @@ def test_counts_agree_with_their_nouns():
 
 def test_a_turn_number_is_called_a_turn():
     """The board images say "turn 7"; the messages too (a Hong turn may hold several moves)."""
-    wrong = [f"{where}:{line}: {text_of(node)!r}" for where, line, node in MESSAGES
-             if re.search(r"\bmove \{\w*\}", text_of(node))]
+    wrong = [
+        f"{where}:{line}: {text_of(node)!r}"
+        for where, line, node in MESSAGES
+        if re.search(r"\bmove \{\w*\}", text_of(node))
+    ]
     assert wrong == []
 
 
@@ -218,8 +251,9 @@ def fields_of(args: list[ast.AST]) -> set[str] | None:
         if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
             return None
         try:
-            out |= {f.split(".")[0].split("[")[0] for _t, f, _s, _c in string.Formatter().parse(arg.value)
-                    if f is not None}
+            out |= {
+                f.split(".")[0].split("[")[0] for _t, f, _s, _c in string.Formatter().parse(arg.value) if f is not None
+            }
         except ValueError:
             return None
     return out
@@ -256,7 +290,7 @@ def test_a_templates_fields_are_the_keywords_it_is_given():
     assert mismatched(CALLS) == []
 
 
-BAD = '''
+BAD = """
 _(f"{name} wins")
 _("{name} wins with " + str(n))
 N_(TEMPLATE)
@@ -267,8 +301,8 @@ _("{nmae} wins", name=n)
 _("{name} wins", name=n, by=b)
 n_("{count} Hong", "{count} Hongs", n, hongs=h)
 raise IllegalMove(N_("{square} is taken"), sqaure=s)
-'''
-GOOD = '''
+"""
+GOOD = """
 _("{name} wins", name=n)
 _(FALLBACK)
 n_("{count} Hong", "{count} Hongs", n)
@@ -276,12 +310,13 @@ n_("one Hong", "{count} Hongs", n)
 p_("button", "Resign")
 raise IllegalMove(N_("{square} is taken"), square=s)
 Obstacle(N_("I no longer have {permissions}"), thread=True)
-'''
+"""
 
 
 def test_the_checks_catch_each_kind_of_bad_template():
     def lines(errors: list[str]) -> list[int]:
         return sorted({int(e.split(": ")[0].split(":")[1]) for e in errors})
+
     bad = marker_calls([("bad.py", ast.parse(BAD))])
     assert lines(not_literal(bad)) == [2, 3, 4]
     assert lines(unnamed(bad)) == [5, 6, 7]
@@ -302,8 +337,13 @@ def test_the_engines_refusals_are_catalog_messages():
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name in ENGLISH_ONLY:
                 continue
             for node in ast.walk(function):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "IllegalMove"
-                        and node.args and isinstance(node.args[0], (ast.Constant, ast.JoinedStr, ast.BinOp))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "IllegalMove"
+                    and node.args
+                    and isinstance(node.args[0], (ast.Constant, ast.JoinedStr, ast.BinOp))
+                ):
                     wrong.append(f"{where}:{node.lineno} ({function.name}): {ast.unparse(node.args[0])[:70]}")
     assert wrong == []
 

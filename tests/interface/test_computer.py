@@ -1,4 +1,5 @@
 """The computer opponent's process pool (bot.interface.computer_pool.Thinker): real worker processes, no mocks."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """The parts of :mod:`bot.interface.discordhttp` that need no Discord: the fair gate's turns, what counts as a public follow-up,
 :func:`post_once`'s decisions, and the posts' nonces."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """How messages name commands and options (bot.interface.mentions): mentions with the synced ids, names as Discord shows
 them in the message's language (the real catalogs), and the typed form when no id is known."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Operating under load (issue 15): a move answered "busy" when the boards queue is long — stored once, its board
 posted when its turn comes; the Prometheus metrics after moves; the health check up and down; the settings that size
 the worker processes and open the metrics port. Through the real bot, the emulator and a real Redis."""
+
 from __future__ import annotations
 
 import asyncio
@@ -41,16 +42,18 @@ async def boards_queue_full(monkeypatch):
         yield
 
 
-async def test_a_move_in_a_full_queue_is_answered_busy_stored_once_and_its_board_follows(emu, world, bots, clock,
-                                                                                         monkeypatch):
+async def test_a_move_in_a_full_queue_is_answered_busy_stored_once_and_its_board_follows(
+    emu, world, bots, clock, monkeypatch
+):
     bot = await bots()
     await new_game(emu, world)
     layer = bot.bot.layer
     async with boards_queue_full(monkeypatch):
         it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
         note = await it.wait_done()
-        assert it.ephemeral and note.content == ("I'm busy right now: your move `S@B2` is saved, and its board will be "
-                                                 "posted here in a moment.")
+        assert it.ephemeral and note.content == (
+            "I'm busy right now: your move `S@B2` is saved, and its board will be posted here in a moment."
+        )
         stored = await layer.store.get(world.channel)
         assert stored.record.state["moves"] == ["S@B2"]  # stored before the answer
         tag = f"{stored.record.id}-{stored.version}"
@@ -63,8 +66,9 @@ async def test_a_move_in_a_full_queue_is_answered_busy_stored_once_and_its_board
     assert f"{display(world.ann)} played `S@B2`" in board.content
     clock.advance(3600)  # later polls find nothing more to post
     await asyncio.sleep(0.3)
-    assert [m.id for m in emu.messages(world.channel) if any(a.filename.endswith(f"-{tag}.png") for a in m.attachments)] \
-        == [board.id]
+    assert [
+        m.id for m in emu.messages(world.channel) if any(a.filename.endswith(f"-{tag}.png") for a in m.attachments)
+    ] == [board.id]
     assert (await layer.store.get(world.channel)).record.state["moves"] == ["S@B2"]
     assert [a for a in await layer.outbox.pending() if a.what == "turn"] == []
     # the queue freed, the next move is answered as usual: "thinking…", then its board
@@ -84,12 +88,21 @@ async def test_people_s_boards_are_drawn_before_the_channel_s_when_the_queue_is_
     async with contextlib.AsyncExitStack() as stack:
         for _ in range(renderer.slots):
             await stack.enter_async_context(renderer.slot(CHANNEL))
-        waiting = [asyncio.create_task(draw(name, priority)) for name, priority in
-                   (("computer 1", CHANNEL), ("person 1", PLAYER), ("computer 2", CHANNEL), ("person 2", PLAYER))]
+        waiting = [
+            asyncio.create_task(draw(name, priority))
+            for name, priority in (
+                ("computer 1", CHANNEL),
+                ("person 1", PLAYER),
+                ("computer 2", CHANNEL),
+                ("person 2", PLAYER),
+            )
+        ]
         gone = asyncio.create_task(draw("person who left", PLAYER))
         await asyncio.sleep(0.05)
         assert order == [] and renderer.waiting == 5
-        assert 0 < renderer.expected_wait(PLAYER) < renderer.expected_wait(CHANNEL)  # 3 ahead of a person, 5 of the rest
+        assert (
+            0 < renderer.expected_wait(PLAYER) < renderer.expected_wait(CHANNEL)
+        )  # 3 ahead of a person, 5 of the rest
         gone.cancel()  # a post given up while waiting (its bot stopping) leaves the queue
         await asyncio.sleep(0)
         assert renderer.waiting == 4
@@ -100,8 +113,11 @@ async def test_people_s_boards_are_drawn_before_the_channel_s_when_the_queue_is_
 
 def samples(text: str) -> dict[tuple, float]:
     """The metrics page as ``{(sample name, sorted labels): value}``."""
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 async def get(port: int, path: str) -> tuple[int, str]:
@@ -110,8 +126,7 @@ async def get(port: int, path: str) -> tuple[int, str]:
             return response.status, await response.text()
 
 
-async def test_the_metrics_endpoint_counts_moves_latencies_queues_games_and_the_computer(emu, world, bots,
-                                                                                       monkeypatch):
+async def test_the_metrics_endpoint_counts_moves_latencies_queues_games_and_the_computer(emu, world, bots, monkeypatch):
     monkeypatch.setattr("bot.interface.metrics.ACTIVE_EVERY", 0.0)  # counted at every scrape
     port = free_port()
     await bots(metrics_port=port)
@@ -121,8 +136,9 @@ async def test_the_metrics_endpoint_counts_moves_latencies_queues_games_and_the_
     await new_game(emu, world)
     it = await emu.slash(world.ann, world.channel, "hongkong place", square="B2")
     await it.wait_done()
-    it = await emu.slash(world.ann, world.other_channel, "hongkong challenge", opponent=emu.bot_user, level="easy",
-                         first="them")
+    it = await emu.slash(
+        world.ann, world.other_channel, "hongkong challenge", opponent=emu.bot_user, level="easy", first="them"
+    )
     await it.wait_done()
     await emu.wait_for_message(world.other_channel, lambda m: "played `" in m.content)  # the computer moved
     now = samples((await get(port, "/metrics"))[1])
@@ -174,13 +190,18 @@ def test_a_bot_that_has_not_connected_is_not_healthy():
 
 def test_the_worker_and_metrics_settings_read_from_the_environment_and_refuse_bad_values(tmp_path):
     none = tmp_path / "none.toml"
-    config = load_config(none, env={"HONGBOT_RENDER_WORKERS": "0", "HONGBOT_COMPUTER_WORKERS": "3",
-                                    "HONGBOT_METRICS_PORT": "9100"})
+    config = load_config(
+        none, env={"HONGBOT_RENDER_WORKERS": "0", "HONGBOT_COMPUTER_WORKERS": "3", "HONGBOT_METRICS_PORT": "9100"}
+    )
     assert (config.render_workers, config.computer_workers, config.metrics_port) == (0, 3, 9100)
     config = load_config(none, env={"HONGBOT_RENDER_WORKERS": "auto"})
     assert (config.render_workers, config.computer_workers, config.metrics_port) == (None, None, 0)
     for var, value, says in [
-        ("HONGBOT_RENDER_WORKERS", "two", 'render_workers must be a whole number of processes (or "auto"), not \'two\''),
+        (
+            "HONGBOT_RENDER_WORKERS",
+            "two",
+            "render_workers must be a whole number of processes (or \"auto\"), not 'two'",
+        ),
         ("HONGBOT_RENDER_WORKERS", "65", 'render_workers must be between 0 and 64 processes (or "auto")'),
         ("HONGBOT_COMPUTER_WORKERS", "0", 'computer_workers must be between 1 and 64 processes (or "auto")'),
         ("HONGBOT_METRICS_PORT", "70000", "metrics_port must be between 0 and 65535"),

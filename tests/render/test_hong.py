@@ -1,4 +1,5 @@
 """Tests for render.hong: the images decode, have the expected size and differ where the state differs."""
+
 from __future__ import annotations
 
 import io
@@ -52,10 +53,17 @@ def board_part(im: Image.Image) -> Image.Image:
     return im.crop((0, 0, im.width, im.height - _LEGEND_H))
 
 
-@pytest.mark.parametrize("board,expansion,height", [
-    ("castle", False, 1328), ("garden", False, 1328), ("inner", False, 1216),
-    ("castle", True, 1586), ("garden", True, 1586), ("inner", True, 1474),
-])
+@pytest.mark.parametrize(
+    "board,expansion,height",
+    [
+        ("castle", False, 1328),
+        ("garden", False, 1328),
+        ("inner", False, 1216),
+        ("castle", True, 1586),
+        ("garden", True, 1586),
+        ("inner", True, 1474),
+    ],
+)
 def test_size_at_start_and_end(board, expansion, height):
     for g in (new_game(board, seed=2, expansion=expansion), finished(board, expansion=expansion)):
         png = render_board(g, NAMES)
@@ -79,8 +87,8 @@ def test_h_and_v_on_the_same_square_differ():
 
 
 def test_horizontal_hong_is_marked_in_its_colour():
-    without = played(moves=["C4V", "D4H", "F4V"])          # V H . V: no Hong yet
-    with_hong = played(moves=["C4V", "D4H", "E4V"])        # V H V: a size-1 Hong
+    without = played(moves=["C4V", "D4H", "F4V"])  # V H . V: no Hong yet
+    with_hong = played(moves=["C4V", "D4H", "E4V"])  # V H V: a size-1 Hong
     assert without.hong_count() == 0 and with_hong.hong_count() == 1
     a, b = (board_part(decode(render_board(g, NAMES))) for g in (without, with_hong))
     assert count_near(a, HONG_COLOURS["H"]) < 50
@@ -157,8 +165,13 @@ def test_names_are_cleaned_like_hong_kongs():
 
 
 def test_pending_summon_and_lair():
-    g = new_game(parse_board(".....\n.....\n.....", name="t", threshold=1), seed=0, expansion=True,
-                 stones=["A3", "B3", "C3"], lair=LAIR)
+    g = new_game(
+        parse_board(".....\n.....\n.....", name="t", threshold=1),
+        seed=0,
+        expansion=True,
+        stones=["A3", "B3", "C3"],
+        lair=LAIR,
+    )
     d = g.to_dict()
     d["grid"] = "V.V../...../SSS.."
     g = from_dict(d, replay=False)

@@ -4,6 +4,7 @@ Pixel checks read spots whose colour is known from the layout: the plain part of
 (:func:`face_box`), the middle of a stack-view slot (:func:`slot_box`), the highlight frame just inside
 a plot's edge (:func:`plot_box`) and the status band at the top left.
 """
+
 from __future__ import annotations
 
 import io
@@ -16,7 +17,16 @@ from engine.hongkong import HongKongGame, new_game, parse_square, square_name
 from engine.result import Ended
 from render.common import HIGHLIGHT, INK, MUTED, PLAYER_COLOURS, Canvas, on
 from render.hongkong import (
-    GROUND, HEIGHT, PALETTE, WIDTH, board_image, face_box, headline, plot_box, render_board, slot_box,
+    GROUND,
+    HEIGHT,
+    PALETTE,
+    WIDTH,
+    board_image,
+    face_box,
+    headline,
+    plot_box,
+    render_board,
+    slot_box,
 )
 from render.text import Style
 
@@ -371,5 +381,3 @@ def test_long_name_changes_only_the_text():
     assert short.crop((0, 0, WIDTH, 90)).tobytes() != long.crop((0, 0, WIDTH, 90)).tobytes()
     board = (0, plot_box(0)[1], WIDTH, plot_box(24)[3])
     assert short.crop(board).tobytes() == long.crop(board).tobytes()
-
-

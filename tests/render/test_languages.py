@@ -6,6 +6,7 @@ tests/contract/test_render.py.
 Every piece of text a renderer draws goes through :meth:`render.common.Canvas.text`; the tests record each call (the
 text, and the box its pixels cover) and check the boxes.
 """
+
 from __future__ import annotations
 
 import ast
@@ -126,18 +127,45 @@ def test_the_german_words_are_drawn(drawn):
     for what, game, ended in HK:
         render_hk(game, NAMES, ended=ended, translations=de)
     texts += [text for _, text, _ in drawn]
-    for word in ("Grundstücke", "Schnellbaustein", "Baustein", "Dach", "Stadtmitte C3", "Zahl = Höhe in Bausteinen",
-                 "ist am Zug", "Spiel vorbei", "durch Aufgabe", "durch Zeitüberschreitung", "Kein Ergebnis", "blau",
-                 "Spielplan voll", "Letzter Spielzug: ", "Spielzug 1"):
+    for word in (
+        "Grundstücke",
+        "Schnellbaustein",
+        "Baustein",
+        "Dach",
+        "Stadtmitte C3",
+        "Zahl = Höhe in Bausteinen",
+        "ist am Zug",
+        "Spiel vorbei",
+        "durch Aufgabe",
+        "durch Zeitüberschreitung",
+        "Kein Ergebnis",
+        "blau",
+        "Spielplan voll",
+        "Letzter Spielzug: ",
+        "Spielzug 1",
+    ):
         assert any(word in text for text in texts) or word in " ".join(texts), word  # (or on two lines)
-    assert not any(english in text for text in texts
-                   for english in ("building", "to move", "game over", "Last turn", "quick block", "blue"))
+    assert not any(
+        english in text
+        for text in texts
+        for english in ("building", "to move", "game over", "Last turn", "quick block", "blue")
+    )
     drawn.clear()
     for what, game, ended in HONG:
         render_hong(game, NAMES, ended=ended, translations=de)
     texts = [text for _, text, _ in drawn]
-    for word in ("KAISER", "DRACHENMEISTER", "IST AM ZUG", "GEWINNT", "HERBEIGERUFEN", "DER HORT:", "waagerecht",
-                 "Zahl: seine", "gewinnt durch Aufgabe", "ruft einen Großen Drachen herbei: "):
+    for word in (
+        "KAISER",
+        "DRACHENMEISTER",
+        "IST AM ZUG",
+        "GEWINNT",
+        "HERBEIGERUFEN",
+        "DER HORT:",
+        "waagerecht",
+        "Zahl: seine",
+        "gewinnt durch Aufgabe",
+        "ruft einen Großen Drachen herbei: ",
+    ):
         assert any(word in text for text in texts), word
     assert "rotate" in texts  # the dragons' actions are notation: the same in every language
 
@@ -155,16 +183,23 @@ def test_only_the_words_change(drawn):
     """A German board is the English board but for its words: the plots are the same pixels, the header and
     footer differ."""
     _, game, _ = HK[1]
-    english, german = decode(render_hk(game, NAMES)), decode(render_hk(game, NAMES, translations=translations(
-        "de", GERMAN)))
+    english, german = (
+        decode(render_hk(game, NAMES)),
+        decode(render_hk(game, NAMES, translations=translations("de", GERMAN))),
+    )
     plots = (0, BOARD_TOP, english.width, BOARD_TOP + SIZE * CELL)
     assert english.crop(plots).tobytes() == german.crop(plots).tobytes()
-    assert english.crop((0, 0, english.width, BOARD_TOP)).tobytes() != german.crop((0, 0, english.width, BOARD_TOP)).tobytes()
+    assert (
+        english.crop((0, 0, english.width, BOARD_TOP)).tobytes()
+        != german.crop((0, 0, english.width, BOARD_TOP)).tobytes()
+    )
     footer = (0, BOARD_TOP + SIZE * CELL, english.width, english.height)
     assert english.crop(footer).tobytes() != german.crop(footer).tobytes()
     _, game, _ = HONG[1]
-    english, german = decode(render_hong(game, NAMES)), decode(render_hong(game, NAMES, translations=translations(
-        "de", GERMAN)))
+    english, german = (
+        decode(render_hong(game, NAMES)),
+        decode(render_hong(game, NAMES, translations=translations("de", GERMAN))),
+    )
     assert english.size == german.size and english.tobytes() != german.tobytes()
     board = (0, 280, english.width, 1040)  # the board and its coordinates: no words
     assert english.crop(board).tobytes() == german.crop(board).tobytes()
@@ -186,14 +221,25 @@ def test_a_japanese_status_line_is_drawn_in_cjk_glyphs(drawn):
     assert all(p.face is not BUILTIN and all(p.face.covers(ch) for ch in p.text) for p in cjk)
 
     def image(text: str) -> bytes:  # a missing-glyph box would look the same for both
-        label = render_label(text, Style(30), common.INK, common.BACKGROUND, common.Palette([common.INK, common.BACKGROUND]))
+        label = render_label(
+            text, Style(30), common.INK, common.BACKGROUND, common.Palette([common.INK, common.BACKGROUND])
+        )
         return label.mask.tobytes()
 
     assert image("手") != image("番")
     drawn.clear()
     render_hk(hk.new_game(first=0), NAMES, translations=ja)
     texts = {text for _, text, _ in drawn}
-    assert {"Ann", " の手番", "第 1 手", "ブロック", "クイックブロック", "数字 = ブロックの高さ", "青", "オレンジ"} <= texts
+    assert {
+        "Ann",
+        " の手番",
+        "第 1 手",
+        "ブロック",
+        "クイックブロック",
+        "数字 = ブロックの高さ",
+        "青",
+        "オレンジ",
+    } <= texts
     assert misplaced(drawn) == []
 
 

@@ -2,6 +2,7 @@
 to fit the byte budget and refusing past it, one frame for no moves, a damaged record, the start left alone, a plain
 function refused. That every game's full replay has one frame per move plus the opening, each the live board, is
 tested over every game in tests/contract/test_render.py."""
+
 from __future__ import annotations
 
 import io

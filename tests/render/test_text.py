@@ -1,5 +1,6 @@
 """Text in the board images: every name is drawn in its own script (no missing-glyph boxes, no "Player 1" for a name
 in Chinese), right-to-left names read right to left, names are cut by their drawn width, the palette keeps colours."""
+
 from __future__ import annotations
 
 import io
@@ -110,11 +111,16 @@ def test_emoji_sequences_stay_whole():
 
 def test_names_are_cut_by_their_drawn_width():
     style = Style(34)
-    for name in ("李小龙李小龙李小龙李小龙", "Benedict the Builder", "محمد علي الحسن الكبير", "🐉👩\u200d👩\u200d👧🐉🐉🐉🐉"):
+    for name in (
+        "李小龙李小龙李小龙李小龙",
+        "Benedict the Builder",
+        "محمد علي الحسن الكبير",
+        "🐉👩\u200d👩\u200d👧🐉🐉🐉🐉",
+    ):
         cut = fit_text(name, style, 150)
         assert cut.endswith("…") and text_width(cut, style) <= 150
         assert name.startswith(cut[:-1].rstrip())
-        assert len(clusters(cut[:-1])) == len(clusters(name[:len(cut) - 1]))  # never inside a cluster
+        assert len(clusters(cut[:-1])) == len(clusters(name[: len(cut) - 1]))  # never inside a cluster
     # wide glyphs are cut sooner than narrow ones
     assert len(fit_text("李" * 30, style, 300)) < len(fit_text("l" * 30, style, 300))
     assert fit_text("Ann", style, 500) == "Ann"
@@ -151,7 +157,10 @@ def test_palette_keeps_exact_colours_and_refuses_too_many():
 
 def test_a_line_that_would_cut_its_words_goes_on_two_lines_never_inside_a_name():
     style = Style(25)
-    parts = [("Benedict Cumberbatch", True), (" (dragon master) wins: 15 Hongs of 15, decided with 6 spaces left", False)]
+    parts = [
+        ("Benedict Cumberbatch", True),
+        (" (dragon master) wins: 15 Hongs of 15, decided with 6 spaces left", False),
+    ]
     one = text_width("".join(t for t, _ in parts), style)
     assert fit_parts_lines(parts, [style], one + 1) == (style, [[t for t, _ in parts]])  # fits: one line
     got, lines = fit_parts_lines(parts, [Style(30), style], one * 0.6, name_max=200)

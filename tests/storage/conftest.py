@@ -1,5 +1,6 @@
 """Fixtures of the storage tests: a second client ("another process") on the test's Redis, and a test clock that
 starts at Redis's own time."""
+
 from __future__ import annotations
 
 import pytest

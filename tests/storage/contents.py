@@ -1,4 +1,5 @@
 """Reading a real Redis whole, for the storage tests: every key with its type, value and expiry, and Redis's clock."""
+
 from __future__ import annotations
 
 

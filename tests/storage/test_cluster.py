@@ -6,6 +6,7 @@ layout is checked for it, and the game layer, the stats and the real bot through
 keys spread over every primary, SCANs reaching all of them. A primary killed mid-game fails over to its replica and
 the game plays on with no move lost or doubled.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -62,15 +63,42 @@ def commit_keys(channel_id: int, guild_id: int) -> list[str]:
     """Every key one commit of the channel touches (as :meth:`GameStore._run` lists them)."""
     keys, bucket = ClusterKeys, ClusterKeys.bucket(channel_id)
     deadlines, outbox = keys.deadlines(bucket), keys.outbox(bucket)
-    return [keys.game(channel_id), keys.finished(channel_id, "g1"), deadlines, outbox, keys.active(guild_id, bucket),
-            keys.finished_index(bucket), Keys.tries(deadlines), Keys.tries(outbox), Keys.shards(deadlines),
-            Keys.shards(outbox), keys.quarantine(channel_id, 1.0), keys.quarantine_index(bucket)]
+    return [
+        keys.game(channel_id),
+        keys.finished(channel_id, "g1"),
+        deadlines,
+        outbox,
+        keys.active(guild_id, bucket),
+        keys.finished_index(bucket),
+        Keys.tries(deadlines),
+        Keys.tries(outbox),
+        Keys.shards(deadlines),
+        Keys.shards(outbox),
+        keys.quarantine(channel_id, 1.0),
+        keys.quarantine_index(bucket),
+    ]
 
 
 def test_the_cluster_layout_keeps_each_commit_in_one_slot_and_spreads_the_buckets():
     # changing a tag would orphan every key stored under it
-    assert BUCKET_TAGS == ('b0.2', 'b1.1', 'b2.61', 'b3.62', 'b4.22', 'b5.21', 'b6.11', 'b7.12', 'b8.61', 'b9.62',
-                           'b10.63', 'b11.60', 'b12.42', 'b13.41', 'b14.13', 'b15.10')
+    assert BUCKET_TAGS == (
+        "b0.2",
+        "b1.1",
+        "b2.61",
+        "b3.62",
+        "b4.22",
+        "b5.21",
+        "b6.11",
+        "b7.12",
+        "b8.61",
+        "b9.62",
+        "b10.63",
+        "b11.60",
+        "b12.42",
+        "b13.41",
+        "b14.13",
+        "b15.10",
+    )
     rng = random.Random(5)
     channels = [rng.getrandbits(62) for _ in range(500)]
     for channel in channels:
@@ -78,21 +106,25 @@ def test_the_cluster_layout_keeps_each_commit_in_one_slot_and_spreads_the_bucket
         assert Keys.channel_of(ClusterKeys.game(channel)) == channel == Keys.channel_of(Keys.game(channel))
     per_bucket = [sum(ClusterKeys.bucket(c) == b for c in channels) for b in range(ClusterKeys.BUCKETS)]
     assert min(per_bucket) > 500 / 16 / 2  # channels spread over every bucket
-    thirds = [sum(k * 16384 // 3 <= key_slot(ClusterKeys.deadlines(b).encode()) < (k + 1) * 16384 // 3
-                  for b in range(16)) for k in range(3)]
+    thirds = [
+        sum(k * 16384 // 3 <= key_slot(ClusterKeys.deadlines(b).encode()) < (k + 1) * 16384 // 3 for b in range(16))
+        for k in range(3)
+    ]
     assert sorted(thirds) == [5, 5, 6]  # an even split of the slots among 3 primaries: 5, 5 and 6 buckets each
 
 
 async def test_the_game_layer_and_the_stats_on_a_cluster(cluster, cluster_redis):
     now = [1_700_000_000.0]
-    layer = GameLayer(GameStore(cluster_redis), all_kinds(), challenge_timeout=600, clock=lambda: now[0],
-                      rng=random.Random(3))
+    layer = GameLayer(
+        GameStore(cluster_redis), all_kinds(), challenge_timeout=600, clock=lambda: now[0], rng=random.Random(3)
+    )
     kind = layer.kinds["hongkong"]
     guild = 4242 << 22
     channels = [1000 + n for n in range(12)]
     for channel in channels:
-        record = await layer.challenge(kind, guild_id=guild, channel_id=channel, challenger=ANN, opponent=BEN,
-                                       options={})
+        record = await layer.challenge(
+            kind, guild_id=guild, channel_id=channel, challenger=ANN, opponent=BEN, options={}
+        )
         await layer.accept(channel, record.id, BEN)
         await layer.play(kind, channel, ANN.id, "S@B2")
     assert layer.store.keys is ClusterKeys
@@ -110,7 +142,9 @@ async def test_the_game_layer_and_the_stats_on_a_cluster(cluster, cluster_redis)
     now[0] += 25 * 3600
     assert await layer.deadlines.claim_due(shards=Shards(2, (1 - (guild >> 22) % 2,))) == []
     due = await layer.deadlines.claim_due(shards=Shards(2, ((guild >> 22) % 2,)))
-    assert sorted((d.what, d.channel_id) for d in due) == sorted((w, c) for c in channels for w in ("forfeit", "remind"))
+    assert sorted((d.what, d.channel_id) for d in due) == sorted(
+        (w, c) for c in channels for w in ("forfeit", "remind")
+    )
     assert await layer.deadlines.claim_due() == []  # leased
     forfeits = [d for d in due if d.what == "forfeit"]
     for deadline in forfeits:
@@ -146,8 +180,16 @@ async def test_the_game_layer_and_the_stats_on_a_cluster(cluster, cluster_redis)
 
 async def test_the_bot_plays_on_a_cluster(cluster, cluster_redis, emu, world, clock):
     handle = await connect(cluster.url, None, cluster=True)  # checks every node keeps its data (append-only files)
-    running = await start_bot(emu, None, guild=world.guild, clock=clock, poll_interval=0.02, redis=handle,
-                              redis_cluster=True, redis_url=cluster.url)
+    running = await start_bot(
+        emu,
+        None,
+        guild=world.guild,
+        clock=clock,
+        poll_interval=0.02,
+        redis=handle,
+        redis_cluster=True,
+        redis_url=cluster.url,
+    )
     try:
         redis = handle.client
         gid, game, final = await hongkong_game_to_the_end(emu, world, redis)
@@ -162,8 +204,9 @@ async def test_the_bot_plays_on_a_cluster(cluster, cluster_redis, emu, world, cl
         await place(emu, world, world.ann, "A1")
         clock.advance(2 * 3600 + 1)
         await emu.wait_for_message(world.channel, lambda m: "ran out of time" in m.content)
-        await emu.wait_for_message(world.channel, lambda m: sum(
-            n.content.startswith("📈") for n in emu.messages(world.channel)) == 2)  # the second game's rating line
+        await emu.wait_for_message(
+            world.channel, lambda m: sum(n.content.startswith("📈") for n in emu.messages(world.channel)) == 2
+        )  # the second game's rating line
         await asyncio.sleep(0.3)  # and nothing more: each fired once
         assert sum("ran out of time" in m.content for m in emu.messages(world.channel)) == 1
         assert sum(m.content.startswith("📈") for m in emu.messages(world.channel)) == 2
@@ -192,8 +235,16 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
     running = None
     try:
         handle = await connect(local.url, None, cluster=True)
-        running = await start_bot(emu, None, guild=world.guild, clock=clock, poll_interval=0.05, redis=handle,
-                                  redis_cluster=True, redis_url=local.url)
+        running = await start_bot(
+            emu,
+            None,
+            guild=world.guild,
+            clock=clock,
+            poll_interval=0.05,
+            redis=handle,
+            redis_cluster=True,
+            redis_url=local.url,
+        )
         store = GameStore(handle.client)
         await new_game(emu, world)
         played = []
@@ -242,21 +293,32 @@ async def test_a_primary_killed_mid_game_fails_over_and_the_game_plays_on(tmp_pa
         assert [m.split()[-1] for m in stored.record.state["moves"]] == played
         deadlines = await running.bot.layer.deadlines.members()
         assert f"forfeit|{world.channel}|{stored.record.id}|{len(played)}" in deadlines
-        print(f"failover of a primary: replica promoted and the game playing on after {failover:.1f} s; the move "
-              f"made during it was {outage}")
+        print(
+            f"failover of a primary: replica promoted and the game playing on after {failover:.1f} s; the move "
+            f"made during it was {outage}"
+        )
     finally:
         if running is not None:
             await running.stop()
         local.stop()
 
 
-async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_until_accepted(cluster, cluster_redis,
-                                                                                              emu, world, clock):
+async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_until_accepted(
+    cluster, cluster_redis, emu, world, clock
+):
     from bot.storage.guard import accept_empty
 
     handle = await connect(cluster.url, None, cluster=True)
-    running = await start_bot(emu, None, guild=world.guild, clock=clock, redis=handle, redis_cluster=True,
-                              redis_url=cluster.url, store_check_interval=0.3)
+    running = await start_bot(
+        emu,
+        None,
+        guild=world.guild,
+        clock=clock,
+        redis=handle,
+        redis_cluster=True,
+        redis_url=cluster.url,
+        store_check_interval=0.3,
+    )
     try:
         guard = running.bot.guard
         markers = ClusterKeys.identity_keys()
@@ -272,8 +334,10 @@ async def test_a_primary_that_lost_its_data_is_noticed_and_nothing_is_written_un
         assert "lost its data" in guard.problem
         keys = sorted([key async for key in cluster_redis.scan_iter(match="*")])
         reply = await (await emu.slash(world.ben, world.channel, "hongkong place", square="D4")).wait_done()
-        assert reply.content == "The game store lost its data; an operator has been alerted — nothing is saved until " \
-                                "they decide."
+        assert (
+            reply.content == "The game store lost its data; an operator has been alerted — nothing is saved until "
+            "they decide."
+        )
         await asyncio.sleep(1)
         assert sorted([key async for key in cluster_redis.scan_iter(match="*")]) == keys
         assert await accept_empty(cluster_redis) != guard.known
@@ -297,15 +361,17 @@ async def test_forgetting_and_the_retention_sweep_on_a_cluster(cluster, cluster_
     from tests.core.test_privacy import everything
 
     now = [1_700_000_000.0]
-    layer = GameLayer(GameStore(cluster_redis), all_kinds(), challenge_timeout=600, clock=lambda: now[0],
-                      rng=random.Random(3))
+    layer = GameLayer(
+        GameStore(cluster_redis), all_kinds(), challenge_timeout=600, clock=lambda: now[0], rng=random.Random(3)
+    )
     kind = layer.kinds["hongkong"]
     ann, ben = Person(180_000_000_000_000_011, "Annelise Quorn"), Person(180_000_000_000_000_012, "Benedikt")
     privacy = Privacy(Records(layer.store, Ratings(cluster_redis), clock=lambda: now[0]))
     ids = []
     for n, channel in enumerate(range(2000, 2006)):
-        record = await layer.challenge(kind, guild_id=4242 << 22, channel_id=channel, challenger=ann, opponent=ben,
-                                       options={})
+        record = await layer.challenge(
+            kind, guild_id=4242 << 22, channel_id=channel, challenger=ann, opponent=ben, options={}
+        )
         await layer.accept(channel, record.id, ben)
         turn = await layer.resign(kind, channel, ann.id if n % 2 else ben.id)
         await privacy.records.on_finished(turn.record)

@@ -1,6 +1,7 @@
 """The compare-and-set commit (:meth:`bot.storage.store.GameStore.commit` and ``finish``), against a real Redis:
 the record and everything it changes besides (deadlines, announcements, the server's active channels, the finished
 index) are written in one atomic step at the expected version, or nothing is."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,14 +18,26 @@ CHANNEL, GUILD = 7, 1
 
 
 def challenge(game_id: str) -> Record:
-    return Record(id=game_id, kind="hongkong", status=Status.CHALLENGE, guild_id=GUILD, channel_id=CHANNEL,
-                  challenger=1, opponent=None, players=(Player(1, "Ann"), None), expires=99.0)
+    return Record(
+        id=game_id,
+        kind="hongkong",
+        status=Status.CHALLENGE,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger=1,
+        opponent=None,
+        players=(Player(1, "Ann"), None),
+        expires=99.0,
+    )
 
 
 def turn_effects(version: int) -> Effects:
     """What a turn commits beside its record: a forfeit deadline, its announcement, the channel active."""
-    return Effects(schedule=((f"forfeit|{CHANNEL}|g|{version}", 500.0),),
-                   announce=((f"turn|{CHANNEL}|g|{version}", 10.0),), active=True)
+    return Effects(
+        schedule=((f"forfeit|{CHANNEL}|g|{version}", 500.0),),
+        announce=((f"turn|{CHANNEL}|g|{version}", 10.0),),
+        active=True,
+    )
 
 
 async def everything(redis) -> dict:
@@ -47,8 +60,11 @@ async def test_a_commit_at_its_version_writes_the_record_and_all_its_effects(sto
     assert await redis.zrange(Keys.OUTBOX, 0, -1, withscores=True) == [(f"turn|{CHANNEL}|g|1", 10.0)]
     assert await redis.smembers(Keys.active(GUILD)) == {str(CHANNEL)}
     # the next turn replaces the deadline and settles the announcement, in the same step
-    nxt = Effects(cancel=(f"forfeit|{CHANNEL}|g|1",), schedule=((f"forfeit|{CHANNEL}|g|2", 600.0),),
-                  settle=(f"turn|{CHANNEL}|g|1",))
+    nxt = Effects(
+        cancel=(f"forfeit|{CHANNEL}|g|1",),
+        schedule=((f"forfeit|{CHANNEL}|g|2", 600.0),),
+        settle=(f"turn|{CHANNEL}|g|1",),
+    )
     assert await store.commit(CHANNEL, challenge("a"), 1, nxt) == 2
     assert await redis.zrange(Keys.DEADLINES, 0, -1, withscores=True) == [(f"forfeit|{CHANNEL}|g|2", 600.0)]
     assert await redis.zrange(Keys.OUTBOX, 0, -1) == []
@@ -70,8 +86,10 @@ async def test_of_two_commits_racing_at_one_version_exactly_one_lands(redis_serv
         a, b = GameStore(one), GameStore(two)
         assert await a.commit(CHANNEL, challenge("a"), 0) == 1
         for version in range(1, 21):  # twenty races, each from the version the last one left
-            results = await asyncio.gather(a.commit(CHANNEL, challenge(f"a{version}"), version),
-                                           b.commit(CHANNEL, challenge(f"b{version}"), version))
+            results = await asyncio.gather(
+                a.commit(CHANNEL, challenge(f"a{version}"), version),
+                b.commit(CHANNEL, challenge(f"b{version}"), version),
+            )
             assert sorted(results, key=lambda r: r is None) == [version + 1, None]
             winner = f"a{version}" if results[0] is not None else f"b{version}"
             assert (await a.get(CHANNEL)).record.id == winner
@@ -90,8 +108,13 @@ async def test_a_delete_frees_the_channel_and_leaves_the_active_set(store, redis
 
 async def test_finish_moves_the_record_indexes_it_and_frees_the_channel(store, redis):
     assert await store.commit(CHANNEL, challenge("g"), 0, Effects(active=True)) == 1
-    done = challenge("g").replace(status=Status.FINISHED, ended=123.0, players=(Player(1, "Ann"), Player(2, "Ben")),
-                                  state={}, result=Result(0, EndReason.RESIGNED, "Ben resigned: Ann wins."))
+    done = challenge("g").replace(
+        status=Status.FINISHED,
+        ended=123.0,
+        players=(Player(1, "Ann"), Player(2, "Ben")),
+        state={},
+        result=Result(0, EndReason.RESIGNED, "Ben resigned: Ann wins."),
+    )
     assert await store.finish(CHANNEL, done, 2) is False  # a stale finish does nothing
     assert await redis.exists(Keys.finished(CHANNEL, "g")) == 0
     assert await store.finish(CHANNEL, done, 1, Effects(active=False)) is True

@@ -4,6 +4,7 @@ when its Lua script refuses: Redis's own clock past the commit's deadline, the s
 commit first (then none of the loser's effects land). Against a real Redis (tests/conftest.py), no mocks.
 
 The tests of the record's own versioning are in test_commit.py; these read every key the database holds."""
+
 from __future__ import annotations
 
 import asyncio
@@ -37,25 +38,40 @@ COMPUTER = Announcement("computer", CHANNEL, "g1", 1).member
 
 def game(game_id: str = "g1", name: str = "Ann") -> Record:
     """A running game's record in :data:`CHANNEL` of :data:`GUILD` (``name`` tells two records apart)."""
-    return Record(id=game_id, kind="hongkong", status=Status.ACTIVE, guild_id=GUILD, channel_id=CHANNEL,
-                  challenger=1, opponent=2, players=(Player(1, name), Player(2, "Ben")), state={})
+    return Record(
+        id=game_id,
+        kind="hongkong",
+        status=Status.ACTIVE,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger=1,
+        opponent=2,
+        players=(Player(1, name), Player(2, "Ben")),
+        state={},
+    )
 
 
 def turn(version: int = 1, game_id: str = "g1") -> Effects:
     """A turn's effects as the game layer makes them: the turn's forfeit and reminder, its board post, active."""
-    return Effects(schedule=((Deadline("forfeit", CHANNEL, game_id, version).member, 500.0),
-                             (Deadline("remind", CHANNEL, game_id, version).member, 250.0)),
-                   announce=((Announcement("turn", CHANNEL, game_id, version, version, "move").member, 15.0),),
-                   active=True)
+    return Effects(
+        schedule=(
+            (Deadline("forfeit", CHANNEL, game_id, version).member, 500.0),
+            (Deadline("remind", CHANNEL, game_id, version).member, 250.0),
+        ),
+        announce=((Announcement("turn", CHANNEL, game_id, version, version, "move").member, 15.0),),
+        active=True,
+    )
 
 
 async def answering(commit, interaction: str | None = TOKEN, within: float | None = None):
     """Run ``commit()`` in a task of its own, as an interaction's handler does: its accounting fresh, its change
     answering ``interaction`` (:func:`reply_to`) and due ``within`` seconds from now (None: no deadline)."""
+
     async def handler():
         fresh_task(None if within is None else time.monotonic() + within)
         reply_to(interaction)
         return await commit()
+
     return await asyncio.create_task(handler())
 
 
@@ -89,6 +105,7 @@ async def test_the_reply_key_is_written_only_for_the_handler_s_own_turn_announce
 
     async def from_a_child_task():
         return await asyncio.create_task(store.commit(CHANNEL, game(name="Cy"), 1, turn(2)))
+
     assert await answering(from_a_child_task) == 2
     assert await redis.keys("hongbot:{ch:7}:reply:*") == []
 
@@ -105,8 +122,9 @@ async def test_the_next_turn_clears_the_old_members_shard_keys_and_claims(store,
     assert sorted(d.member for d in await deadlines.claim_due()) == [FORFEIT, REMIND]
     assert await redis.hgetall("hongbot:deadlines:tries") == {FORFEIT: "1", REMIND: "1"}
 
-    nxt = Effects(cancel=(FORFEIT, REMIND), settle=(TURN,),
-                  schedule=((Deadline("forfeit", CHANNEL, "g1", 2).member, 900.0),))
+    nxt = Effects(
+        cancel=(FORFEIT, REMIND), settle=(TURN,), schedule=((Deadline("forfeit", CHANNEL, "g1", 2).member, 900.0),)
+    )
     assert await store.commit(CHANNEL, game(name="Cy"), 1, nxt) == 2
     assert {key: value for key, value in (await contents(redis)).items() if "game" not in key} == {
         "hongbot:deadlines": ("zset", [("forfeit|7|g1|2", 900.0)], False),

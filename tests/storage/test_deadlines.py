@@ -2,6 +2,7 @@
 cancelled in Redis; claimed when due — and only then — by exactly one process of many, leased until handled, and
 claimable again when a claimer's lease runs out. Against a real Redis (tests/conftest.py), no mocks; times are the
 test's clock, started at Redis's own ``TIME``, or the wall clock the bot itself uses."""
+
 from __future__ import annotations
 
 import asyncio
@@ -33,10 +34,16 @@ async def test_a_scheduled_deadline_is_kept_with_its_time_and_its_server_s_shard
     await deadlines.schedule((FORFEIT, t + 600), (REMIND, t + 300), guild_id=GUILD)
     await deadlines.schedule((EXPIRE, t + 60))
     assert await contents(redis) == {
-        "hongbot:deadlines": ("zset", [("expire|8|g2|0", t + 60), ("remind|7|g1|3", t + 300),
-                                       ("forfeit|7|g1|3", t + 600)], False),
-        "hongbot:deadlines:shard": ("hash", {"forfeit|7|g1|3": str(GUILD >> 22), "remind|7|g1|3": str(GUILD >> 22)},
-                                    False),
+        "hongbot:deadlines": (
+            "zset",
+            [("expire|8|g2|0", t + 60), ("remind|7|g1|3", t + 300), ("forfeit|7|g1|3", t + 600)],
+            False,
+        ),
+        "hongbot:deadlines:shard": (
+            "hash",
+            {"forfeit|7|g1|3": str(GUILD >> 22), "remind|7|g1|3": str(GUILD >> 22)},
+            False,
+        ),
     }
     assert await deadlines.due(FORFEIT) == t + 600
     assert await deadlines.due(Deadline("forfeit", CHANNEL, "g1", 4)) is None

@@ -2,6 +2,7 @@
 their grace has passed, retried with a doubling lease, removed when made — and kept by Redis across a new client and
 a restart of the server. Against a real Redis (tests/conftest.py; tests/bot/processes.py for the restart), no mocks;
 times are the test's clock, started at Redis's own ``TIME``."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,17 @@ COMPUTER = Announcement("computer", CHANNEL, "g1", 1)
 
 
 def game(guild: int = EVEN, channel: int = CHANNEL) -> Record:
-    return Record(id="g1", kind="hongkong", status=Status.ACTIVE, guild_id=guild, channel_id=channel,
-                  challenger=1, opponent=2, players=(Player(1, "Ann"), Player(2, "Ben")), state={})
+    return Record(
+        id="g1",
+        kind="hongkong",
+        status=Status.ACTIVE,
+        guild_id=guild,
+        channel_id=channel,
+        challenger=1,
+        opponent=2,
+        players=(Player(1, "Ann"), Player(2, "Ben")),
+        state={},
+    )
 
 
 async def put(redis, outbox: Outbox, *announcements: Announcement, guild: int = EVEN) -> None:
@@ -54,7 +64,10 @@ async def test_a_commit_puts_each_announcement_due_after_its_grace(redis, redis_
     assert outbox.entry(COMPUTER, t) == ("computer|7|g1|1|0|-", t + 30.0)
     await put(redis, outbox, TURN, RESULT, COMPUTER)
     assert await redis.zrange(Keys.OUTBOX, 0, -1, withscores=True) == [
-        ("result|7|g1|0|0|-", t + 15.0), ("turn|7|g1|1|1|move", t + 15.0), ("computer|7|g1|1|0|-", t + 30.0)]
+        ("result|7|g1|0|0|-", t + 15.0),
+        ("turn|7|g1|1|1|move", t + 15.0),
+        ("computer|7|g1|1|0|-", t + 30.0),
+    ]
     assert sorted(a.member for a in await outbox.pending()) == sorted(a.member for a in (TURN, RESULT, COMPUTER))
     assert await outbox.is_pending(TURN) and not await outbox.is_pending(Announcement("turn", CHANNEL, "g1", 2))
     redis_clock.advance(GRACE["turn"] - 0.01)
@@ -144,8 +157,13 @@ async def test_claims_come_in_due_order_and_at_most_the_limit(redis, redis_clock
     next claim, and nothing not yet due comes with them."""
     outbox = Outbox(redis, redis_clock)
     t = redis_clock.t
-    scores = {"turn|7|g1|3|3|move": t + 3, "turn|7|g1|1|1|move": t + 1, "result|7|g1|0|0|-": t + 2,
-              "turn|7|g1|2|2|move": t + 2, "computer|7|g1|4|0|-": t + 100}
+    scores = {
+        "turn|7|g1|3|3|move": t + 3,
+        "turn|7|g1|1|1|move": t + 1,
+        "result|7|g1|0|0|-": t + 2,
+        "turn|7|g1|2|2|move": t + 2,
+        "computer|7|g1|4|0|-": t + 100,
+    }
     assert await GameStore(redis).commit(CHANNEL, game(), 0, Effects(announce=tuple(scores.items())))
     redis_clock.advance(10)
     first, second, third = await outbox.claim(limit=2), await outbox.claim(limit=2), await outbox.claim(limit=2)
@@ -162,8 +180,10 @@ async def test_a_process_claims_only_the_announcements_of_its_shards_servers(red
     await even.resume(on_even, guild_id=EVEN)
     await even.resume(on_odd, guild_id=ODD)
     await even.resume(COMPUTER)  # no server: no shard key
-    assert await redis.hgetall("hongbot:outbox:shard") == {on_even.member: str(EVEN >> 22),
-                                                           on_odd.member: str(ODD >> 22)}
+    assert await redis.hgetall("hongbot:outbox:shard") == {
+        on_even.member: str(EVEN >> 22),
+        on_odd.member: str(ODD >> 22),
+    }
     assert [a.member for a in await odd.claim(shards=Shards(2, (1,)))] == sorted([on_odd.member, COMPUTER.member])
     assert [a.member for a in await even.claim(shards=Shards(2, (0,)))] == [on_even.member]
 
@@ -235,7 +255,9 @@ async def test_the_outbox_survives_a_restart_of_the_redis_server(tmp_path, redis
         assert await contents(client) == before
         redis_clock.t = lease.leased_until
         assert sorted(claimed(await Outbox(client, redis_clock).claim())) == [
-            (COMPUTER.member, lease.leased_until + 15.0, 1), (TURN.member, lease.leased_until + 30.0, 2)]
+            (COMPUTER.member, lease.leased_until + 15.0, 1),
+            (TURN.member, lease.leased_until + 30.0, 2),
+        ]
         await client.aclose()
     finally:
         server.stop()

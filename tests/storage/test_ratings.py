@@ -1,5 +1,6 @@
 """Ratings against a real Redis: direction of changes, what is rated, provisional marking, leaderboard order and
 paging, server vs global, and exactly-once application under concurrency (two "processes", many calls)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,25 +8,52 @@ import asyncio
 import pytest
 
 from bot.core.record import Record, RecordError
-from bot.storage.ratings import (GLOBAL, MODEL, PROVISIONAL_GAMES, Ratings, Standing, display, guild_scope,
-    rating_outcome)
+from bot.storage.ratings import (
+    GLOBAL,
+    MODEL,
+    PROVISIONAL_GAMES,
+    Ratings,
+    Standing,
+    display,
+    guild_scope,
+    rating_outcome,
+)
 
 GUILD, OTHER_GUILD = 9, 10
 ANN, BEN, CLEO = 1, 2, 3
 NAMES = {ANN: "Ann", BEN: "Ben", CLEO: "Cleo"}
 
 
-def finished(gid: str, p0: int, p1: int, winner: int | None, reason: str = "finished", *, kind: str = "hongkong",
-             guild: int = GUILD, ended: float = 1000.0) -> Record:
+def finished(
+    gid: str,
+    p0: int,
+    p1: int,
+    winner: int | None,
+    reason: str = "finished",
+    *,
+    kind: str = "hongkong",
+    guild: int = GUILD,
+    ended: float = 1000.0,
+) -> Record:
     """A finished record as GameStore.finish stores it (only the fields ratings read, plus the usual ones)."""
-    return Record.from_dict({
-        "schema": 2, "id": gid, "kind": kind, "status": "finished", "guild_id": guild, "channel_id": 500,
-        "challenger": p0, "opponent": p1,
-        "players": [{"id": p0, "name": NAMES.get(p0, f"P{p0}")}, {"id": p1, "name": NAMES.get(p1, f"P{p1}")}],
-        "options": {"first": 0}, "state": {"game": "hongkong", "first": 0, "moves": []},
-        "started": ended - 100, "ended": ended,
-        "result": {"winner": winner, "reason": reason, "text": "…"},
-    })
+    return Record.from_dict(
+        {
+            "schema": 2,
+            "id": gid,
+            "kind": kind,
+            "status": "finished",
+            "guild_id": guild,
+            "channel_id": 500,
+            "challenger": p0,
+            "opponent": p1,
+            "players": [{"id": p0, "name": NAMES.get(p0, f"P{p0}")}, {"id": p1, "name": NAMES.get(p1, f"P{p1}")}],
+            "options": {"first": 0},
+            "state": {"game": "hongkong", "first": 0, "moves": []},
+            "started": ended - 100,
+            "ended": ended,
+            "result": {"winner": winner, "reason": reason, "text": "…"},
+        }
+    )
 
 
 @pytest.fixture
@@ -110,8 +138,9 @@ async def test_an_upset_moves_ratings_more_than_an_expected_result(ratings):
         await ratings.apply(finished(f"w{n}", ANN, BEN, 0, ended=1000 + n))
     ann = await ratings.standing("hongkong", GLOBAL, ANN)
     ben = await ratings.standing("hongkong", GLOBAL, BEN)
-    [[if_won], _] = MODEL.rate([[MODEL.create_rating([ann.mu, ann.sigma])], [MODEL.create_rating([ben.mu, ben.sigma])]],
-                               ranks=[1, 2])
+    [[if_won], _] = MODEL.rate(
+        [[MODEL.create_rating([ann.mu, ann.sigma])], [MODEL.create_rating([ben.mu, ben.sigma])]], ranks=[1, 2]
+    )
     upset = await ratings.apply(finished("upset", ANN, BEN, 1, ended=2000))
     before, after = upset[GLOBAL][ANN]
     assert before == ann.rating and after < before
@@ -280,7 +309,9 @@ def test_leaderboard_embed_fits_discord_limits_with_the_worst_names():
     from bot.exts.stats import leaderboard_embed
 
     worst = "*_~`|>\\" * 10  # every character needs escaping
-    page = Page([(n + 991, Standing(n, worst, mu=30.0, sigma=1.0, games=99999, wins=99999)) for n in range(10)], 99, 1000, 9999)
+    page = Page(
+        [(n + 991, Standing(n, worst, mu=30.0, sigma=1.0, games=99999, wins=99999)) for n in range(10)], 99, 1000, 9999
+    )
     embed = leaderboard_embed(HONGKONG, "s", page).to_dict()
     assert len(embed["description"]) <= 4096 and len(embed["title"]) <= 256 and len(embed["footer"]["text"]) <= 2048
     assert len(embed["description"]) + len(embed["title"]) + len(embed["footer"]["text"]) <= 6000
@@ -300,5 +331,11 @@ async def test_equal_ratings_share_a_rank_and_rank_agrees_with_the_page(ratings)
         assert await ratings.rank("hongkong", GLOBAL, s.user_id) == (rank, 30)
     # one more win breaks the tie at the top (1, 2 ×14); its loser lost less to a stronger player (16), then 17 ×15
     await ratings.apply(finished("t-extra", 500, 700, 0, ended=3000))
-    assert [(await ratings.rank("hongkong", GLOBAL, u))[0] for u in (500, 501, 514, 700, 600, 614)] == \
-        [1, 2, 2, 16, 17, 17]
+    assert [(await ratings.rank("hongkong", GLOBAL, u))[0] for u in (500, 501, 514, 700, 600, 614)] == [
+        1,
+        2,
+        2,
+        16,
+        17,
+        17,
+    ]

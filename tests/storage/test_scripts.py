@@ -1,5 +1,6 @@
 """The Lua scripts' loader (bot/storage/scripts.py): names mapped to KEYS/ARGV positions, a script's declaration
 held to its locals, and every file of bot/storage/lua/ loaded by some script."""
+
 from __future__ import annotations
 
 import re
@@ -30,22 +31,25 @@ def test_a_declaration_and_its_locals_give_the_names_in_order():
     assert declared("good", GOOD) == (("game", "done"), ("expected", "doc", "effects..."))
 
 
-@pytest.mark.parametrize("change", [
-    ("local done = KEYS[2]\n", "local done = KEYS[3]\n"),  # at another position
-    ("local game = KEYS[1]\nlocal done = KEYS[2]\n", "local done = KEYS[1]\nlocal game = KEYS[2]\n"),  # swapped
-    ("local doc = ARGV[2]\n", ""),  # a declared name never read
-    ("local doc = ARGV[2]\n", "local doc = ARGV[2]\nlocal extra = ARGV[4]\n"),  # read, not declared
-    ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, document, effects..."),  # renamed on one side
-    ("local effects = 3 -- ARGV[effects...]", "local effects = 4 -- ARGV[effects...]"),  # a tail elsewhere
-    ("local effects = 3 -- ARGV[effects...]", "local effects = ARGV[3]"),  # a tail read as one value
-    ("return redis.call('GET', game)", "return redis.call('GET', KEYS[1])"),  # the body by number
-    ("return redis.call('GET', game)", "return ARGV[2]"),
-    ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, effects..., doc"),  # a tail not last
-    ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, doc, doc, effects..."),  # a name twice
-    ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, game, effects..."),  # a key's name as an argument
-    ("-- KEYS: game, done\n", ""),  # no declaration
-    ("-- KEYS: game, done\n", "-- KEYS: game, done\n-- KEYS: game, done\n"),  # two
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("local done = KEYS[2]\n", "local done = KEYS[3]\n"),  # at another position
+        ("local game = KEYS[1]\nlocal done = KEYS[2]\n", "local done = KEYS[1]\nlocal game = KEYS[2]\n"),  # swapped
+        ("local doc = ARGV[2]\n", ""),  # a declared name never read
+        ("local doc = ARGV[2]\n", "local doc = ARGV[2]\nlocal extra = ARGV[4]\n"),  # read, not declared
+        ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, document, effects..."),  # renamed on one side
+        ("local effects = 3 -- ARGV[effects...]", "local effects = 4 -- ARGV[effects...]"),  # a tail elsewhere
+        ("local effects = 3 -- ARGV[effects...]", "local effects = ARGV[3]"),  # a tail read as one value
+        ("return redis.call('GET', game)", "return redis.call('GET', KEYS[1])"),  # the body by number
+        ("return redis.call('GET', game)", "return ARGV[2]"),
+        ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, effects..., doc"),  # a tail not last
+        ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, doc, doc, effects..."),  # a name twice
+        ("-- ARGV: expected, doc, effects...", "-- ARGV: expected, game, effects..."),  # a key's name as an argument
+        ("-- KEYS: game, done\n", ""),  # no declaration
+        ("-- KEYS: game, done\n", "-- KEYS: game, done\n-- KEYS: game, done\n"),  # two
+    ],
+)
 def test_a_declaration_that_disagrees_with_the_locals_is_refused(change):
     old, new = change
     assert old in GOOD
@@ -59,20 +63,32 @@ def test_names_go_to_their_positions_and_the_marker_last():
     positions = ["key:due", "key:tries", "key:shard_keys"], [5.5, 30, 3600, 10, 3, 0, 2]
     assert scripts.CLAIM.positions({**keys, "marker": None}, args) == positions
     assert scripts.CLAIM.positions({"marker": "m", **keys}, {**args, "shards": []}) == (
-        [*positions[0], "m"], positions[1][:5])
-    assert scripts.GUARDED.positions({"targets": ["a", "b"], "marker": "m"}, {"commands": ["DEL", 0], "check": "1"}) \
-        == (["m", "a", "b"], ["1", "DEL", 0])
+        [*positions[0], "m"],
+        positions[1][:5],
+    )
+    assert scripts.GUARDED.positions(
+        {"targets": ["a", "b"], "marker": "m"}, {"commands": ["DEL", 0], "check": "1"}
+    ) == (["m", "a", "b"], ["1", "DEL", 0])
 
 
-@pytest.mark.parametrize("keys, args, message", [
-    ({"due": 1, "tries": 2, "shard_keys": 3}, {"member": "x", "leased": 1}, "missing key(s) marker"),
-    ({"due": 1, "tries": 2, "marker": None}, {"member": "x", "leased": 1}, "missing key(s) shard_keys"),
-    ({"due": 1, "tries": 2, "shard_keys": 3, "marker": None, "other": 4}, {"member": "x", "leased": 1},
-     "unknown key(s) other"),
-    ({"due": 1, "tries": 2, "shard_keys": 3, "marker": None}, {"member": "x"}, "missing argument(s) leased"),
-    ({"due": 1, "tries": 2, "shard_keys": 3, "marker": None}, {"member": "x", "leased": 1, "score": 1},
-     "unknown argument(s) score"),
-])
+@pytest.mark.parametrize(
+    "keys, args, message",
+    [
+        ({"due": 1, "tries": 2, "shard_keys": 3}, {"member": "x", "leased": 1}, "missing key(s) marker"),
+        ({"due": 1, "tries": 2, "marker": None}, {"member": "x", "leased": 1}, "missing key(s) shard_keys"),
+        (
+            {"due": 1, "tries": 2, "shard_keys": 3, "marker": None, "other": 4},
+            {"member": "x", "leased": 1},
+            "unknown key(s) other",
+        ),
+        ({"due": 1, "tries": 2, "shard_keys": 3, "marker": None}, {"member": "x"}, "missing argument(s) leased"),
+        (
+            {"due": 1, "tries": 2, "shard_keys": 3, "marker": None},
+            {"member": "x", "leased": 1, "score": 1},
+            "unknown argument(s) score",
+        ),
+    ],
+)
 def test_a_missing_or_unknown_name_is_refused(keys, args, message):
     with pytest.raises(TypeError, match="^" + re.escape(f"settle.lua: {message}")):
         scripts.SETTLE.positions(keys, args)

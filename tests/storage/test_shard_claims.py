@@ -1,6 +1,7 @@
 """Deadlines and announcements are claimed by a process of their server's gateway shard (bot.storage.store.DueSet with
 bot.storage.store.Shards), against a real Redis: the others' are skipped however many come first, and never leased or counted
 as tried by the wrong process."""
+
 from __future__ import annotations
 
 from bot.storage.deadlines import Deadline, Deadlines

@@ -2,6 +2,7 @@
 bot runs (bot.storage.guard): an ERROR in the log, /healthz 503 naming it, players an apology, nothing written; and play goes
 on once the data is back or an operator accepts the store as it is. Against a real redis-server (tests/bot/processes.py)
 that the tests flush and restart; the bot is the real one, in this process, through the emulator."""
+
 from __future__ import annotations
 
 import asyncio
@@ -40,8 +41,9 @@ class Setup:
         self.server.start()
         self.client = aioredis.Redis(unix_socket_path=str(self.server.socket), decode_responses=True)
         handle = await connect(self.server.url, self.tmp / "data")
-        self.bot = await start_bot(self.emu, None, guild=self.world.guild, redis=handle,
-                                   store_check_interval=self.interval)
+        self.bot = await start_bot(
+            self.emu, None, guild=self.world.guild, redis=handle, store_check_interval=self.interval
+        )
         self.metrics = MetricsServer(self.bot.bot, 0, host="127.0.0.1")
         await self.metrics.start()
         return self
@@ -102,7 +104,9 @@ async def test_a_flushed_store_is_noticed_refused_and_play_resumes_when_the_data
             text = await s.wait_health(503)
         assert "lost its data" in text and "hongbot:store:identity" in text and known in text
         errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "bot.storage.guard"]
-        assert len(errors) == 1 and "lost its data" in errors[0].getMessage() and "accept-empty" in errors[0].getMessage()
+        assert (
+            len(errors) == 1 and "lost its data" in errors[0].getMessage() and "accept-empty" in errors[0].getMessage()
+        )
         await s.refused()
         # the operator restores the data (here: the keys as they were, the marker among them): play goes on
         for key, value in saved.items():
@@ -133,9 +137,17 @@ async def test_a_store_restarted_empty_is_refused_until_the_operator_accepts_it(
         # the operator decides to carry on with the empty store
         env = {k: v for k, v in os.environ.items() if k not in ("HONGBOT_CONFIG",)}
         env.update(PYTHONPATH=str(ROOT), REDIS_URL=s.server.url)
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "store", "accept-empty",
-                                                    cwd=str(tmp_path), env=env, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "store",
+            "accept-empty",
+            cwd=str(tmp_path),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err.decode()
         assert "accepted the game store" in out.decode()
@@ -194,7 +206,9 @@ async def test_with_allow_unsafe_redis_a_server_without_persistence_is_only_logg
         assert bot.bot.guard.problem is None
         warned = [r.getMessage() for r in caplog.records if r.name == "bot.storage.guard"]
         assert len(warned) == 1 and "keeps nothing on disk" in warned[0] and "allow_unsafe_redis" in warned[0]
-        challenge = await (await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)).wait_done()
+        challenge = await (
+            await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        ).wait_done()
         assert "challenges you" in challenge.content
     finally:
         await bot.stop()
@@ -209,8 +223,9 @@ async def test_the_marker_is_laid_out_for_a_cluster_in_every_bucket():
     keys = ClusterKeys.identity_keys()
     assert len(keys) == ClusterKeys.BUCKETS
     for bucket, key in enumerate(keys):  # each in its bucket's slot: on the primary holding that bucket's games
-        assert key_slot(key.encode()) == key_slot(ClusterKeys.game(next(
-            c for c in range(10_000) if ClusterKeys.bucket(c) == bucket)).encode())
+        assert key_slot(key.encode()) == key_slot(
+            ClusterKeys.game(next(c for c in range(10_000) if ClusterKeys.bucket(c) == bucket)).encode()
+        )
         assert BUCKET_TAGS[bucket] in key
     assert Keys.identity_keys() == ["hongbot:store:identity"]
 
@@ -234,8 +249,9 @@ async def test_a_move_right_after_a_flush_is_refused_before_the_periodic_check(e
             assert len(errors) == 1 and "lost its data" in errors[0] and "accept-empty" in errors[0]
             status, text = await s.health()
             assert status == 503 and "lost its data" in text
-            reply = await (await emu.slash(world.cleo, world.other_channel, "hongkong challenge",
-                                           opponent=world.ann)).wait_done()
+            reply = await (
+                await emu.slash(world.cleo, world.other_channel, "hongkong challenge", opponent=world.ann)
+            ).wait_done()
             assert reply.content == APOLOGY
             reply = await (await emu.slash(world.ann, world.channel, "hongkong board")).wait_done()
             assert reply.content == APOLOGY
@@ -246,16 +262,18 @@ async def test_a_move_right_after_a_flush_is_refused_before_the_periodic_check(e
     assert emu.errors == []
 
 
-async def test_a_board_or_a_challenge_right_after_a_flush_gets_the_apology_not_no_game_here(emu, world, tmp_path,
-                                                                                             caplog):
+async def test_a_board_or_a_challenge_right_after_a_flush_gets_the_apology_not_no_game_here(
+    emu, world, tmp_path, caplog
+):
     async with Setup(emu, world, tmp_path, interval=60) as s:
         await s.game(world.channel)
         with caplog.at_level(logging.WARNING, logger="bot.storage.guard"):
             await s.client.flushall()
             reply = await (await emu.slash(world.ann, world.channel, "hongkong board")).wait_done()
             assert reply.content == APOLOGY and "no game running" not in reply.content
-            reply = await (await emu.slash(world.cleo, world.other_channel, "hongkong challenge",
-                                           opponent=world.ann)).wait_done()
+            reply = await (
+                await emu.slash(world.cleo, world.other_channel, "hongkong challenge", opponent=world.ann)
+            ).wait_done()
             assert reply.content == APOLOGY
             assert await s.client.dbsize() == 0
         assert len(guard_errors(caplog)) == 1
@@ -285,8 +303,9 @@ async def test_every_write_is_refused_atomically_when_its_marker_alone_is_gone(e
         layer = s.bot.bot.layer
         stored = await layer.store.get(world.channel)
         game_id, channel = stored.record.id, world.channel
-        ended = await layer.store.finished(world.other_channel, (await s.client.zrange(Keys.FINISHED, 0, -1))[0]
-                                           .split(":")[1])
+        ended = await layer.store.finished(
+            world.other_channel, (await s.client.zrange(Keys.FINISHED, 0, -1))[0].split(":")[1]
+        )
         records = Records(layer.store, Ratings(layer.store.redis))
         s.guard._probe = None  # (white box) lost() closes no connection: every call meets its own check only
         await s.client.delete(Keys.IDENTITY)

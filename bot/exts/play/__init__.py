@@ -8,6 +8,7 @@
 - :mod:`._reach` — whether the bot can post a game where it is played (permissions, locked threads, deleted
   channels, removal from a server), and ending the games it can't reach.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -5,6 +5,7 @@ takeback request, Confirm/Cancel on a resignation. Each carries what it acts on 
 Labels are in the current language when the button is made: the server's for a public post, the caller's for a
 private question. The ``custom_id`` never changes with the language (a button posted earlier keeps working).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
@@ -32,8 +33,11 @@ class ChallengeButton(GameButton, template=rf"hb:ch:(?P<action>accept|decline):(
     """Accept / Decline on a challenge (``action`` "accept" or "decline")."""
 
     def __init__(self, action: str, game_id: str) -> None:
-        label, style = ((p_("button", "Accept"), discord.ButtonStyle.success) if action == "accept"
-                        else (p_("button", "Decline"), discord.ButtonStyle.secondary))
+        label, style = (
+            (p_("button", "Accept"), discord.ButtonStyle.success)
+            if action == "accept"
+            else (p_("button", "Decline"), discord.ButtonStyle.secondary)
+        )
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:ch:{action}:{game_id}"))
         self.action, self.game_id = action, game_id
 
@@ -45,7 +49,11 @@ class RematchButton(GameButton, template=rf"hb:rm:(?P<game_id>{GAME_ID})", final
     """Rematch on a finished game's last board: when both players have pressed it, a new game starts."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(discord.ui.Button(label=p_("button", "Rematch"), style=discord.ButtonStyle.primary, custom_id=f"hb:rm:{game_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label=p_("button", "Rematch"), style=discord.ButtonStyle.primary, custom_id=f"hb:rm:{game_id}"
+            )
+        )
         self.game_id = game_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -62,9 +70,14 @@ class TakebackButton(
     numbers = ("moves",)
 
     def __init__(self, answer: str, game_id: str, moves: int, nonce: str) -> None:
-        label, style = ((p_("button", "Allow takeback"), discord.ButtonStyle.success) if answer == "yes"
-                        else (p_("button", "Refuse"), discord.ButtonStyle.secondary))
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}:{nonce}"))
+        label, style = (
+            (p_("button", "Allow takeback"), discord.ButtonStyle.success)
+            if answer == "yes"
+            else (p_("button", "Refuse"), discord.ButtonStyle.secondary)
+        )
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"hb:tb:{answer}:{game_id}:{moves}:{nonce}")
+        )
         self.answer, self.game_id, self.moves, self.nonce = answer, game_id, moves, nonce
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -72,7 +85,8 @@ class TakebackButton(
 
 
 class ResignButton(
-    GameButton, template=rf"hb:rs:(?P<answer>yes|no):(?P<game_id>{GAME_ID}):(?P<expires>\d{{1,12}})",
+    GameButton,
+    template=rf"hb:rs:(?P<answer>yes|no):(?P<game_id>{GAME_ID}):(?P<expires>\d{{1,12}})",
 ):
     """Confirm / Cancel under the private "Resign your game?" question: carries the game id and when the question
     expires (Unix seconds), so a Confirm pressed later — after a restart, or in another game — does nothing but
@@ -81,8 +95,11 @@ class ResignButton(
     numbers = ("expires",)
 
     def __init__(self, answer: str, game_id: str, expires: int) -> None:
-        label, style = ((p_("button", "Confirm"), discord.ButtonStyle.danger) if answer == "yes"
-                        else (p_("button", "Cancel"), discord.ButtonStyle.secondary))
+        label, style = (
+            (p_("button", "Confirm"), discord.ButtonStyle.danger)
+            if answer == "yes"
+            else (p_("button", "Cancel"), discord.ButtonStyle.secondary)
+        )
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"hb:rs:{answer}:{game_id}:{expires}"))
         self.answer, self.game_id, self.expires = answer, game_id, expires
 

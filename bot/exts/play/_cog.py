@@ -7,6 +7,7 @@ Every command and button that changes a game answers first (:func:`bot.interface
 game layer): the layer's checks run, the interaction is acknowledged, and only then is the change committed — an
 interaction Discord no longer takes changes nothing.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,8 +26,20 @@ from ...i18n import _, p_
 from ...core.kinds import Game, GameKind
 from ...interface.options import level_name, person
 from ...storage.outbox import Announcement
-from ...interface.posts import (board_file, board_name, board_picture, follow_up, nonce, post_nonce, post_turn,
-    send_in_channel, send_quietly, sides, status_line, time_runs_out)
+from ...interface.posts import (
+    board_file,
+    board_name,
+    board_picture,
+    follow_up,
+    nonce,
+    post_nonce,
+    post_turn,
+    send_in_channel,
+    send_quietly,
+    sides,
+    status_line,
+    time_runs_out,
+)
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
 from ...core.record import Event, Player, Record, Status
@@ -91,8 +104,9 @@ class Play(commands.Cog):
 
     # --- posting ----------------------------------------------------------------------------------
 
-    async def post_turn(self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *,
-                        reply: str | None = None) -> bool:
+    async def post_turn(
+        self, interaction: discord.Interaction | None, kind: GameKind, turn: Turn, *, reply: str | None = None
+    ) -> bool:
         """Post a committed turn (:func:`bot.interface.posts.post_turn`, never raises; ``reply``: its interaction left on
         "thinking…", see there); then, if the computer is to move, let it. True if the board was posted."""
         try:
@@ -110,9 +124,15 @@ class Play(commands.Cog):
         it done. True if posted."""
         async with public(self.bot, self.layer, record.guild_id):
             text = f"{self._begins(kind, record)}\n{status_line(kind, game, record)}"
-            await send_in_channel(self.bot, record.channel_id, text, nonce=nonce(announcement),
-                                  data=await board_picture(kind, game, record), name=board_name(kind, announcement),
-                                  allowed_mentions=MENTION_PLAYERS)
+            await send_in_channel(
+                self.bot,
+                record.channel_id,
+                text,
+                nonce=nonce(announcement),
+                data=await board_picture(kind, game, record),
+                name=board_name(kind, announcement),
+                allowed_mentions=MENTION_PLAYERS,
+            )
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
         return True
@@ -123,8 +143,9 @@ class Play(commands.Cog):
         # TRANSLATORS: {game} is the game's name ("Hong Kong", "Hong"); {sides} a sentence saying who plays what.
         return _("**{game}** — the game begins! {sides}", game=kind.title, sides=sides(kind, record))
 
-    async def post_start(self, interaction: discord.Interaction, kind: GameKind, game: Game, record: Record,
-                         heading: Callable[[], str]) -> None:
+    async def post_start(
+        self, interaction: discord.Interaction, kind: GameKind, game: Game, record: Record, heading: Callable[[], str]
+    ) -> None:
         """Post a new game's first board as the interaction's follow-up (after deferring, if not done yet), in the
         server's language (``heading()`` is its first line, made in that language)."""
         announcement = Announcement.start(record)
@@ -132,12 +153,23 @@ class Play(commands.Cog):
             async with public(self.bot, self.layer, record.guild_id):
                 await answers.defer(interaction, thinking=True)
                 text = f"{heading()}\n{status_line(kind, game, record)}"
-                await follow_up(self.bot, interaction, text, data=await board_picture(kind, game, record),
-                                name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
+                await follow_up(
+                    self.bot,
+                    interaction,
+                    text,
+                    data=await board_picture(kind, game, record),
+                    name=board_name(kind, announcement),
+                    allowed_mentions=MENTION_PLAYERS,
+                )
         except Exception:  # the game is stored: its first board is posted by the reconciler
             log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
-            await refuse(interaction, _("The game is saved and has started. I couldn't post its board just now; it "
-                                        "will be posted in this channel shortly."))
+            await refuse(
+                interaction,
+                _(
+                    "The game is saved and has started. I couldn't post its board just now; it "
+                    "will be posted in this channel shortly."
+                ),
+            )
         else:
             await self.layer.outbox.done(announcement)
             self.computer.to_move(record, game)
@@ -156,14 +188,26 @@ class Play(commands.Cog):
             async with public(self.bot, self.layer, record.guild_id):
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first} and {second} the players' names; {result}
                 # a sentence saying who won; {link} a link to the game's thread.
-                text = _("**{game}** {first} vs {second} has ended: {result} {link}", game=kind.title, first=a,
-                         second=b, result=result_text(kind, record), link=jump_link(record.guild_id, record.channel_id))
+                text = _(
+                    "**{game}** {first} vs {second} has ended: {result} {link}",
+                    game=kind.title,
+                    first=a,
+                    second=b,
+                    result=result_text(kind, record),
+                    link=jump_link(record.guild_id, record.channel_id),
+                )
             await send_quietly(self.bot, record.parent_id, text, nonce=post_nonce("e", record.id))
 
     # --- challenges -------------------------------------------------------------------------------
 
-    async def challenge(self, interaction: discord.Interaction, kind: GameKind, opponent: discord.abc.User | None,
-                        options: dict, level: str | None = None) -> None:
+    async def challenge(
+        self,
+        interaction: discord.Interaction,
+        kind: GameKind,
+        opponent: discord.abc.User | None,
+        options: dict,
+        level: str | None = None,
+    ) -> None:
         """Open a challenge and post it publicly with Accept/Decline (for the opponent, or anyone if open);
         challenging the bot itself starts a game against the computer at once.
 
@@ -181,41 +225,62 @@ class Play(commands.Cog):
             return
         if level is not None:
             # TRANSLATORS: {option} is the option "level" as Discord shows it in this language; {bot} the bot's mention.
-            raise UserError(_("`{option}` is for games against the computer: challenge {bot} to play it.",
-                              option=mentions.option(f"{kind.name} challenge", "level"), bot=me.mention))
+            raise UserError(
+                _(
+                    "`{option}` is for games against the computer: challenge {bot} to play it.",
+                    option=mentions.option(f"{kind.name} challenge", "level"),
+                    bot=me.mention,
+                )
+            )
         if opponent is not None and not isinstance(opponent, discord.Member):
-            raise UserError(_("{user} is not a member of this server, so they can't play here.",
-                              user=shown_user(opponent)))
+            raise UserError(
+                _("{user} is not a member of this server, so they can't play here.", user=shown_user(opponent))
+            )
         if opponent is not None and opponent.bot:
             raise UserError(_("{user} is a bot and can't play. Challenge a person instead.", user=shown_user(opponent)))
         record = await self.layer.challenge(
-            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction),
+            kind,
+            guild_id=guild_id(interaction),
+            channel_id=channel_id(interaction),
             challenger=person(interaction.user),
-            opponent=person(opponent) if opponent else None, options=options,
+            opponent=person(opponent) if opponent else None,
+            options=options,
         )
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
             options_text = kind.describe_options(record.options)
             game_text = f"**{kind.title}**" + (f" ({options_text})" if options_text else "")
-            fields = dict(challenger=interaction.user.mention, game=game_text,
-                          sides=sides(kind, record, you=record.opponent),
-                          when=when(record.expires or self.layer.clock() + self.layer.challenge_timeout))
+            fields = dict(
+                challenger=interaction.user.mention,
+                game=game_text,
+                sides=sides(kind, record, you=record.opponent),
+                when=when(record.expires or self.layer.clock() + self.layer.challenge_timeout),
+            )
             if opponent:
                 opponent_mention = f"<@{record.opponent}>"
                 # TRANSLATORS: {opponent} and {challenger} are mentions; {game} the game's name in bold with its
                 # options, e.g. "**Hong** (role: random)"; {sides} a sentence saying who plays what; {when} a
                 # moment Discord shows relative to now in the reader's language: "in 10 minutes".
-                text = _("{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.",
-                         opponent=opponent_mention, **fields)
+                text = _(
+                    "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.",
+                    opponent=opponent_mention,
+                    **fields,
+                )
             else:
                 # TRANSLATORS: {challenger} is a mention; {game} the game's name in bold with its options, e.g.
                 # "**Hong** (role: random)"; {sides} a sentence saying who plays what; {when} a moment Discord shows
                 # relative to now in the reader's language: "in 10 minutes".
-                text = _("{challenger} is looking for an opponent for {game}: anyone may accept. {sides} This "
-                         "challenge expires {when}.", **fields)
+                text = _(
+                    "{challenger} is looking for an opponent for {game}: anyone may accept. {sides} This "
+                    "challenge expires {when}.",
+                    **fields,
+                )
             buttons = view(ChallengeButton("accept", record.id), ChallengeButton("decline", record.id))
         # only the challenged member is pinged: never the challenger, nor anyone for an open challenge
-        pinged = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(record.opponent)]) \
-            if record.opponent else NO_MENTIONS
+        pinged = (
+            discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(record.opponent)])
+            if record.opponent
+            else NO_MENTIONS
+        )
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=pinged)
         try:
             message = message or await interaction.original_response()
@@ -227,14 +292,28 @@ class Play(commands.Cog):
         """Start a game against the computer at ``level`` in this channel and post its first board."""
         me = self.bot.me
         record, game = await self.layer.start_computer_game(
-            kind, guild_id=guild_id(interaction), channel_id=channel_id(interaction), human=person(interaction.user),
-            computer=Person(me.id, "Computer"), level=level, options=options,
+            kind,
+            guild_id=guild_id(interaction),
+            channel_id=channel_id(interaction),
+            human=person(interaction.user),
+            computer=Person(me.id, "Computer"),
+            level=level,
+            options=options,
         )
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {level} the computer's level (easy, medium, hard); {sides}
         # a sentence saying who plays what.
-        await self.post_start(interaction, kind, game, record, lambda: _(
-            "**{game}** against the computer ({level}, unrated): {sides}", game=kind.title, level=level_name(level),
-            sides=sides(kind, record)))
+        await self.post_start(
+            interaction,
+            kind,
+            game,
+            record,
+            lambda: _(
+                "**{game}** against the computer ({level}, unrated): {sides}",
+                game=kind.title,
+                level=level_name(level),
+                sides=sides(kind, record),
+            ),
+        )
 
     async def answer_challenge(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
         """Accept or Decline pressed: start the game and post its first board (in a thread of its own if the
@@ -275,32 +354,49 @@ class Play(commands.Cog):
                 record = await self.layer.move_to_thread(record, thread.id)
                 if record.channel_id == thread.id:
                     announcement = Announcement.start(record)
-                    await send_in_channel(self.bot, thread.id,
-                                          f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
-                                          nonce=nonce(announcement), data=await board_picture(kind, game, record),
-                                          name=board_name(kind, announcement), allowed_mentions=MENTION_PLAYERS)
+                    await send_in_channel(
+                        self.bot,
+                        thread.id,
+                        f"{self._begins(kind, record)}\n{status_line(kind, game, record)}",
+                        nonce=nonce(announcement),
+                        data=await board_picture(kind, game, record),
+                        name=board_name(kind, announcement),
+                        allowed_mentions=MENTION_PLAYERS,
+                    )
                     await self.layer.outbox.done(announcement)
                     await follow_up(
-                        self.bot, interaction,
+                        self.bot,
+                        interaction,
                         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players' names;
                         # {thread} a link to the game's thread.
-                        _("**{game}** {first} vs {second} has started in its own thread: {thread}", game=kind.title,
-                          first=a, second=b, thread=thread.mention),
+                        _(
+                            "**{game}** {first} vs {second} has started in its own thread: {thread}",
+                            game=kind.title,
+                            first=a,
+                            second=b,
+                            thread=thread.mention,
+                        ),
                         allowed_mentions=NO_MENTIONS,
                     )
                     return
         await self.post_start(interaction, kind, game, record, lambda: self._begins(kind, record))
 
-    async def _open_thread(self, interaction: discord.Interaction, record: Record, kind: GameKind) -> discord.Thread | None:
+    async def _open_thread(
+        self, interaction: discord.Interaction, record: Record, kind: GameKind
+    ) -> discord.Thread | None:
         """A public thread for the game from the challenge message, or None (after saying why) if not possible."""
         if isinstance(interaction.channel, discord.Thread):
             return None  # already in a thread: play here
         if not interaction.app_permissions.create_public_threads:
             await follow_up(
-                self.bot, interaction,
+                self.bot,
+                interaction,
                 # TRANSLATORS: {permission} is Discord's name of the permission, in bold.
-                _("Threads are on for this server, but I don't have the {permission} permission in this channel, so "
-                  "the game is played here instead.", permission=listed(["Create Public Threads"])),
+                _(
+                    "Threads are on for this server, but I don't have the {permission} permission in this channel, so "
+                    "the game is played here instead.",
+                    permission=listed(["Create Public Threads"]),
+                ),
                 allowed_mentions=NO_MENTIONS,
             )
             return None
@@ -319,10 +415,13 @@ class Play(commands.Cog):
                     if isinstance(thread, discord.Thread):
                         return thread
             await follow_up(
-                self.bot, interaction,
+                self.bot,
+                interaction,
                 # TRANSLATORS: {error} is Discord's error message (English) or its HTTP status.
-                _("I couldn't open a thread for this game ({error}), so it is played here instead.",
-                  error=exc.text or exc.status),
+                _(
+                    "I couldn't open a thread for this game ({error}), so it is played here instead.",
+                    error=exc.text or exc.status,
+                ),
                 allowed_mentions=NO_MENTIONS,
             )
             return None
@@ -357,9 +456,15 @@ class Play(commands.Cog):
         async with nullcontext() if ephemeral else public(self.bot, self.layer, record.guild_id):
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {turn} a number;
             # {player} the name of the player to move and {role} their side (e.g. "blue", "emperor").
-            text = _("**{game}**: {first} vs {second}, turn {turn} — {player} ({role}) to move.", game=kind.title,
-                     first=a, second=b, turn=kind.turn_number(game), player=record.player(seat).shown,
-                     role=kind.role(seat))
+            text = _(
+                "**{game}**: {first} vs {second}, turn {turn} — {player} ({role}) to move.",
+                game=kind.title,
+                first=a,
+                second=b,
+                turn=kind.turn_number(game),
+                player=record.player(seat).shown,
+                role=kind.role(seat),
+            )
             if record.deadline:
                 text += " " + time_runs_out(record.deadline)
             text += f"\n{kind.score(game, record.names)}"
@@ -367,11 +472,22 @@ class Play(commands.Cog):
             if ask:
                 text += f"\n{ask}"
             if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
-                await answers.send(interaction, text[:2000], file=await board_file(kind, game, record),
-                                   ephemeral=True, allowed_mentions=NO_MENTIONS)
+                await answers.send(
+                    interaction,
+                    text[:2000],
+                    file=await board_file(kind, game, record),
+                    ephemeral=True,
+                    allowed_mentions=NO_MENTIONS,
+                )
             else:  # the channel's: once (the file is always board.png: found by its text)
-                await follow_up(self.bot, interaction, text, data=await board_picture(kind, game, record), by_text=True,
-                                allowed_mentions=NO_MENTIONS)
+                await follow_up(
+                    self.bot,
+                    interaction,
+                    text,
+                    data=await board_picture(kind, game, record),
+                    by_text=True,
+                    allowed_mentions=NO_MENTIONS,
+                )
 
     async def rules(self, interaction: discord.Interaction, kind: GameKind, ephemeral: bool = True) -> None:
         """``/<game> rules``: page 1 of ``kind``'s rules, to the caller alone (``ephemeral``, the default: in their
@@ -409,8 +525,13 @@ class Play(commands.Cog):
         if seat is None:
             a, b = record.names
             # TRANSLATORS: {first} and {second} are the players' names.
-            raise UserError(_("You're not playing in this game ({first} vs {second}), so there is nothing for you to "
-                              "resign.", first=a, second=b))
+            raise UserError(
+                _(
+                    "You're not playing in this game ({first} vs {second}), so there is nothing for you to resign.",
+                    first=a,
+                    second=b,
+                )
+            )
         opponent = record.player(1 - seat)
         expires = int(self.layer.clock()) + RESIGN_CONFIRMATION
         buttons = view(ResignButton("yes", record.id, expires), ResignButton("no", record.id, expires))
@@ -418,13 +539,19 @@ class Play(commands.Cog):
         if opponent.bot:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {when} a moment Discord shows relative
             # to now in the reader's language: "in a minute".
-            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss. This question "
-                         "closes {when}.", **fields)
+            question = _(
+                "Resign your **{game}** game against {opponent}? It ends the game as a loss. This question "
+                "closes {when}.",
+                **fields,
+            )
         else:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a name; {when} a moment Discord shows relative
             # to now in the reader's language: "in a minute".
-            question = _("Resign your **{game}** game against {opponent}? It ends the game as a loss and counts for "
-                         "the ratings. This question closes {when}.", **fields)
+            question = _(
+                "Resign your **{game}** game against {opponent}? It ends the game as a loss and counts for "
+                "the ratings. This question closes {when}.",
+                **fields,
+            )
         await answers.send(interaction, question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def answer_resign(self, interaction: discord.Interaction, button: ResignButton) -> None:
@@ -444,12 +571,19 @@ class Play(commands.Cog):
             if kind:
                 command = mentions.command(f"{kind.name} resign")
                 # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command /hong resign (a mention).
-                content = _("This confirmation expired after {duration}: nothing happened. Use {command} again if you "
-                            "still want to resign.", duration=after, command=command)
+                content = _(
+                    "This confirmation expired after {duration}: nothing happened. Use {command} again if you "
+                    "still want to resign.",
+                    duration=after,
+                    command=command,
+                )
             else:
                 # TRANSLATORS: {duration} is e.g. "1 minute".
-                content = _("This confirmation expired after {duration}: nothing happened. Use the resign command "
-                            "again if you still want to resign.", duration=after)
+                content = _(
+                    "This confirmation expired after {duration}: nothing happened. Use the resign command "
+                    "again if you still want to resign.",
+                    duration=after,
+                )
             await answers.edit(interaction, content=content, view=None)
             return
         if stored is None or kind is None or stored.record.id != button.game_id:
@@ -484,8 +618,12 @@ class Play(commands.Cog):
             async with public(self.bot, self.layer, interaction.guild_id):
                 asked, button = f"<@{result.id}>", f"**{p_('button', 'Rematch')}**"
                 # TRANSLATORS: {opponent} is a mention, {user} a name; {button} the Rematch button's label, in bold.
-                text = _("{opponent}, {user} wants a rematch: press {button} to play again.", opponent=asked,
-                         user=shown_user(interaction.user), button=button)
+                text = _(
+                    "{opponent}, {user} wants a rematch: press {button} to play again.",
+                    opponent=asked,
+                    user=shown_user(interaction.user),
+                    button=button,
+                )
             await answers.send(interaction, text, allowed_mentions=MENTION_PLAYERS)
             return
         record, game = result
@@ -494,13 +632,27 @@ class Play(commands.Cog):
         if computer is not None:
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {level} the computer's level (easy, medium, hard);
             # {sides} a sentence saying who plays what.
-            await self.post_start(interaction, kind, game, record, lambda: _(
-                "**{game}** — rematch against the computer ({level}, unrated): {sides}", game=kind.title,
-                level=level_name(computer.level or "medium"), sides=sides(kind, record)))
+            await self.post_start(
+                interaction,
+                kind,
+                game,
+                record,
+                lambda: _(
+                    "**{game}** — rematch against the computer ({level}, unrated): {sides}",
+                    game=kind.title,
+                    level=level_name(computer.level or "medium"),
+                    sides=sides(kind, record),
+                ),
+            )
             return
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
-        await self.post_start(interaction, kind, game, record,
-                              lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)))
+        await self.post_start(
+            interaction,
+            kind,
+            game,
+            record,
+            lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)),
+        )
 
     @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
     @app_commands.guild_only()
@@ -517,16 +669,23 @@ class Play(commands.Cog):
         if request is None:  # (request_takeback returns the record holding the request)
             raise RuntimeError(f"the takeback request of {record.id} is missing")
         async with public(self.bot, self.layer, record.guild_id):  # the channel reads it: the server's language
-            buttons = view(*(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no")))
+            buttons = view(
+                *(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no"))
+            )
             # TRANSLATORS: {opponent} is a mention, {user} a name; {when} a moment Discord shows relative to now in
             # the reader's language: "in 5 minutes".
-            text = _("{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)",
-                     opponent=record.mention(answerer), user=shown_user(interaction.user), when=when(request.expires))
+            text = _(
+                "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)",
+                opponent=record.mention(answerer),
+                user=shown_user(interaction.user),
+                when=when(request.expires),
+            )
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
             message = message or await interaction.original_response()
-            await self.layer.store.remember_takeback(channel_id(interaction), record.id, request.nonce, message.id,
-                                                     int(TAKEBACK_TIMEOUT) + 86400)
+            await self.layer.store.remember_takeback(
+                channel_id(interaction), record.id, request.nonce, message.id, int(TAKEBACK_TIMEOUT) + 86400
+            )
         except discord.HTTPException:
             log.warning("could not read back the takeback request of %s", record.id)
 
@@ -534,8 +693,12 @@ class Play(commands.Cog):
         """After an Accept was refused: whether it lost to this same person's other press (a double click) — the game
         ``game_id`` now runs here with them in it."""
         stored = await self.layer.store.get(channel_id(interaction))
-        return (stored is not None and stored.record.id == game_id and stored.record.status is Status.ACTIVE
-                and stored.record.seat_of(interaction.user.id) is not None)
+        return (
+            stored is not None
+            and stored.record.id == game_id
+            and stored.record.status is Status.ACTIVE
+            and stored.record.seat_of(interaction.user.id) is not None
+        )
 
     async def answer_takeback(self, interaction: discord.Interaction, button: TakebackButton) -> None:
         """Allow / Refuse pressed on a takeback request.
@@ -546,14 +709,24 @@ class Play(commands.Cog):
         answers.before_change(interaction)
         try:
             result = await self.layer.answer_takeback(
-                channel_id(interaction), button.game_id, button.moves, interaction.user.id, button.answer == "yes",
-                button.nonce
+                channel_id(interaction),
+                button.game_id,
+                button.moves,
+                interaction.user.id,
+                button.answer == "yes",
+                button.nonce,
             )
         except UserError:  # lost a race, or too late — to this same person's other press?
             stored = await self.layer.store.get(channel_id(interaction))
-            answered = stored is not None and stored.record.id == button.game_id and (
-                stored.record.takeback is None or stored.record.takeback.nonce != button.nonce
-                or stored.record.takeback.refused)
+            answered = (
+                stored is not None
+                and stored.record.id == button.game_id
+                and (
+                    stored.record.takeback is None
+                    or stored.record.takeback.nonce != button.nonce
+                    or stored.record.takeback.refused
+                )
+            )
             if answered and stored is not None and stored.record.seat_of(interaction.user.id) is not None:
                 return  # a double click: the first press answered the request; this one needs no refusal
             raise
@@ -562,8 +735,11 @@ class Play(commands.Cog):
         async with public(self.bot, self.layer, record.guild_id):  # an edit of the public request
             if not isinstance(result, Turn):
                 # TRANSLATORS: {user} refused; {asker} asked for the takeback (names).
-                content = _("Takeback refused by {user}: {asker} can ask again after their next turn.",
-                            user=shown_user(interaction.user), asker=_asker(result).shown)
+                content = _(
+                    "Takeback refused by {user}: {asker} can ask again after their next turn.",
+                    user=shown_user(interaction.user),
+                    asker=_asker(result).shown,
+                )
             else:
                 content = _("Takeback allowed by {user}.", user=shown_user(interaction.user))
         await answers.edit(interaction, content=content, view=None)

@@ -4,6 +4,7 @@ One task per position (keyed by the engine state itself: after a takeback the sa
 position); a move is only committed for the exact position it was chosen for, so a human's takeback,
 resignation or an abort that lands meanwhile simply wins.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -26,8 +27,9 @@ class PostTurn(Protocol):
     outbox's retry — ``reply``: the interaction left on "thinking…" to complete, see :func:`bot.posts.post_turn`).
     True if the board was posted."""
 
-    def __call__(self, interaction: None, kind: GameKind, turn: Turn, *, reply: str | None = None) -> Awaitable[bool]:
-        ...
+    def __call__(
+        self, interaction: None, kind: GameKind, turn: Turn, *, reply: str | None = None
+    ) -> Awaitable[bool]: ...
 
 
 class Computer:
@@ -62,8 +64,12 @@ class Computer:
         try:
             stored = await self.layer.store.get(channel_id)
             record = stored.record if stored else None
-            if record is None or record.id != game_id or record.status is not Status.ACTIVE \
-                    or json.dumps(record.state, sort_keys=True) != state_key:
+            if (
+                record is None
+                or record.id != game_id
+                or record.status is not Status.ACTIVE
+                or json.dumps(record.state, sort_keys=True) != state_key
+            ):
                 return  # that position is gone (a move, takeback, resignation or abort came first)
             kind = self.layer.kinds[record.kind]
             game = self.layer.game_of(record)

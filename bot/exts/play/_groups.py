@@ -9,6 +9,7 @@ gives only its options (as the keyword parameters of plain functions), their hel
 Descriptions and help are plain English here: the command tree's translator gives Discord each language's (a
 per-game description, e.g. "Play Hong Kong", is one message for each game).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -23,7 +24,15 @@ from ... import i18n
 from ...core.errors import UserError
 from ...core.kinds import GameKind, MoveCommand
 from ...i18n.wording import translate
-from ...interface.options import EPHEMERAL_HELP, RULES_EPHEMERAL_HELP, LEVEL, LEVEL_HELP, OPPONENT_HELP, choices, reason_choice
+from ...interface.options import (
+    EPHEMERAL_HELP,
+    RULES_EPHEMERAL_HELP,
+    LEVEL,
+    LEVEL_HELP,
+    OPPONENT_HELP,
+    choices,
+    reason_choice,
+)
 from ...interface.translator import untranslated
 from . import _learn
 
@@ -44,9 +53,14 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
     async def challenge(interaction: discord.Interaction, *, opponent=None, level=None, **options) -> None:
         await play.challenge(interaction, kind, opponent, kind.challenge(**options), level)
 
-    _add(group, "challenge", f"Challenge someone to a game of {kind.title} in this channel", challenge,
-         [_OPPONENT, *_options(kind.challenge), _LEVEL],
-         {"opponent": OPPONENT_HELP, **kind.challenge_help, "level": LEVEL_HELP})
+    _add(
+        group,
+        "challenge",
+        f"Challenge someone to a game of {kind.title} in this channel",
+        challenge,
+        [_OPPONENT, *_options(kind.challenge), _LEVEL],
+        {"opponent": OPPONENT_HELP, **kind.challenge_help, "level": LEVEL_HELP},
+    )
     for move in kind.moves:
         _add_move(group, kind, move, play)
 
@@ -56,6 +70,7 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
         await play.board(interaction, ephemeral)
 
     if kind.rules:
+
         @group.command(name="rules", description=f"The rules of {kind.title}, page by page with pictures")
         @app_commands.describe(ephemeral=RULES_EPHEMERAL_HELP)
         async def rules(interaction: discord.Interaction, ephemeral: bool = True) -> None:
@@ -73,7 +88,9 @@ def game_group(kind: GameKind, play: "Play") -> app_commands.Group:
 def _add_learn(group: app_commands.Group, kind: GameKind) -> None:
     """``/<game> learn``, for a game that declares a lesson (:mod:`._learn`)."""
 
-    @group.command(name="learn", description=f"Learn {kind.title}: a short guided game against the computer, just for you")
+    @group.command(
+        name="learn", description=f"Learn {kind.title}: a short guided game against the computer, just for you"
+    )
     async def learn(interaction: discord.Interaction) -> None:
         await _learn.start(interaction, kind)
 
@@ -97,8 +114,14 @@ def _options(fn: Callable) -> list[inspect.Parameter]:
     return [p.replace(kind=_KEYWORD) for p in inspect.signature(fn, eval_str=True).parameters.values()]
 
 
-def _add(group: app_commands.Group, name: str, description: str, run: Callable[..., Awaitable[None]],
-         params: list[inspect.Parameter], help: Mapping[str, str]) -> app_commands.Command:
+def _add(
+    group: app_commands.Group,
+    name: str,
+    description: str,
+    run: Callable[..., Awaitable[None]],
+    params: list[inspect.Parameter],
+    help: Mapping[str, str],
+) -> app_commands.Command:
     """Add ``/<group> <name>`` whose options are ``params``: discord.py reads a callback's signature, so the
     callback (which passes every option on to ``run``) is given the composed one."""
 

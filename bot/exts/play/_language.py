@@ -4,6 +4,7 @@ Replies to the person who acted are in their own language (the command tree and 
 set it from ``interaction.locale``); everything posted for the channel to read — challenges, their Accept/Decline
 buttons, reminders, forfeits, thread names, takeback and rematch requests — is built ``with`` :func:`public`.
 """
+
 from __future__ import annotations
 
 from contextlib import asynccontextmanager

@@ -7,6 +7,7 @@ record, no rating). A wrong choice says why and stays on the step; the right one
 scripted reply, and the message moves to the next step with a new board; the last step points at ``/<game>
 challenge``.
 """
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,11 @@ class LessonButton(
     changes = False  # nothing is stored
 
     def __init__(self, game: str, step: int, choice: int, user_id: int, *, label: str = "?") -> None:
-        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary,
-                                           custom_id=f"hb:learn:{game}:{step}:{choice}:{user_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, custom_id=f"hb:learn:{game}:{step}:{choice}:{user_id}"
+            )
+        )
         self.game, self.step, self.choice, self.user_id = game, step, choice, user_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -71,11 +75,16 @@ async def choose(interaction: discord.Interaction, button: LessonButton) -> None
     kind = _kinds(interaction).get(button.game)
     learn = mentions.command(f"{button.game} learn")
     if interaction.user.id != button.user_id:
-        raise UserError(_("This lesson belongs to {user}. Start your own with {learn}.",
-                          user=f"<@{button.user_id}>", learn=learn))
+        raise UserError(
+            _("This lesson belongs to {user}. Start your own with {learn}.", user=f"<@{button.user_id}>", learn=learn)
+        )
     lesson = kind.lesson if kind is not None else None
-    if kind is None or lesson is None or button.step >= len(lesson.steps) \
-            or button.choice >= len(lesson.steps[button.step].choices()):
+    if (
+        kind is None
+        or lesson is None
+        or button.step >= len(lesson.steps)
+        or button.choice >= len(lesson.steps[button.step].choices())
+    ):
         raise UserError(_("This lesson has changed since it was shown. Start it again with {learn}.", learn=learn))
     step = lesson.steps[button.step]
     chosen = step.choices()[button.choice]
@@ -83,10 +92,12 @@ async def choose(interaction: discord.Interaction, button: LessonButton) -> None
         text = _page_text(kind, button.step, "❌ " + _("{move}: {why}", move=f"`{chosen.move}`", why=_(chosen.why)))
         await answers.edit(interaction, content=text, allowed_mentions=NO_MENTIONS)
         return
-    played = "\n".join([
-        "✅ " + _("{move}: {why}", move=f"`{step.right}`", why=_(step.done)),
-        "🤖 " + _("The computer answers {move}: {why}", move=f"`{step.reply}`", why=_(step.because)),
-    ])
+    played = "\n".join(
+        [
+            "✅ " + _("{move}: {why}", move=f"`{step.right}`", why=_(step.done)),
+            "🤖 " + _("The computer answers {move}: {why}", move=f"`{step.reply}`", why=_(step.because)),
+        ]
+    )
     text, buttons, image = await _page(interaction, kind, button.step + 1, played)
     await answers.edit(interaction, content=text, view=buttons, attachments=[image], allowed_mentions=NO_MENTIONS)
 
@@ -95,8 +106,9 @@ def _kinds(interaction: discord.Interaction) -> dict[str, GameKind]:
     return getattr(interaction.client, "kinds", {})
 
 
-async def _page(interaction: discord.Interaction, kind: GameKind, step: int,
-                note: str) -> tuple[str, discord.ui.View, discord.File]:
+async def _page(
+    interaction: discord.Interaction, kind: GameKind, step: int, note: str
+) -> tuple[str, discord.ui.View, discord.File]:
     """Step ``step``'s text (``note`` above it: the introduction, or what the last choice did), its buttons and its
     board, in the current language."""
     lesson = _lesson(kind)
@@ -104,8 +116,16 @@ async def _page(interaction: discord.Interaction, kind: GameKind, step: int,
     names = [_("Computer"), _("Computer")]
     names[lesson.seat] = best(getattr(interaction.user, "display_name", None), interaction.user.name)
     png = await renderer.png(kind, game, (names[0], names[1]), priority=PLAYER)
-    buttons = view(*(LessonButton(kind.name, step, n, interaction.user.id, label=choice.move)
-                     for n, choice in enumerate(lesson.steps[step].choices()))) if step < len(lesson.steps) else None
+    buttons = (
+        view(
+            *(
+                LessonButton(kind.name, step, n, interaction.user.id, label=choice.move)
+                for n, choice in enumerate(lesson.steps[step].choices())
+            )
+        )
+        if step < len(lesson.steps)
+        else None
+    )
     return _page_text(kind, step, note), buttons or view(), discord.File(io.BytesIO(png), filename=FILENAME)
 
 
@@ -117,12 +137,20 @@ def _page_text(kind: GameKind, step: int, note: str) -> str:
     if step >= total:
         # TRANSLATORS: {game} is "Hong Kong" or "Hong".
         title = "**" + _("{game} — your first game, done!", game=kind.title) + "**"
-        ending = "🎉 " + lesson.ending() + "\n" + _("Ready for a real game? Play someone, or the computer, with "
-                                                   "{challenge}.", challenge=mentions.command(f"{kind.name} challenge"))
+        ending = (
+            "🎉 "
+            + lesson.ending()
+            + "\n"
+            + _(
+                "Ready for a real game? Play someone, or the computer, with {challenge}.",
+                challenge=mentions.command(f"{kind.name} challenge"),
+            )
+        )
         return "\n".join([title, note, ending])
     # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {step} and {total} are numbers.
-    title = "**" + _("{game} — your first game, step {step} of {total}", game=kind.title, step=step + 1,
-                     total=total) + "**"
+    title = (
+        "**" + _("{game} — your first game, step {step} of {total}", game=kind.title, step=step + 1, total=total) + "**"
+    )
     return "\n".join([title, note, "👉 " + _(lesson.steps[step].task)])
 
 

@@ -1,4 +1,5 @@
 """The one poll loop of the play feature's background work (turn timers, the outbox's reconciler)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -22,8 +23,13 @@ async def poll(step: Callable[[], Awaitable[object]], stopping: asyncio.Event, i
         except StoreLost:
             pass
         except UNREACHABLE as exc:
-            log.warning("%s: the game store did not answer (%s: %s); trying again in %g s", what,
-                        type(exc).__name__, exc, interval)
+            log.warning(
+                "%s: the game store did not answer (%s: %s); trying again in %g s",
+                what,
+                type(exc).__name__,
+                exc,
+                interval,
+            )
         except Exception:
             log.exception("%s failed", what)
         try:  # sleep, but wake at once when asked to stop

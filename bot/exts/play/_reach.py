@@ -19,6 +19,7 @@ So:
 - :class:`Reach` listens for the gateway events — a channel or thread deleted, the bot removed from a server — and
   ends the games there the same way (an open challenge there is withdrawn).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,9 +51,13 @@ log = logging.getLogger(__name__)
 #: translated (:func:`listed`).
 NAMES = {
     # TRANSLATORS: Discord's names of permissions: write them as Discord's app shows them in your language.
-    "view_channel": N_("View Channel"), "send_messages": N_("Send Messages"), "send_messages_in_threads":
-    N_("Send Messages in Threads"), "attach_files": N_("Attach Files"), "embed_links": N_("Embed Links"),
-    "create_public_threads": N_("Create Public Threads"), "manage_threads": N_("Manage Threads"),
+    "view_channel": N_("View Channel"),
+    "send_messages": N_("Send Messages"),
+    "send_messages_in_threads": N_("Send Messages in Threads"),
+    "attach_files": N_("Attach Files"),
+    "embed_links": N_("Embed Links"),
+    "create_public_threads": N_("Create Public Threads"),
+    "manage_threads": N_("Manage Threads"),
 }
 
 
@@ -93,32 +98,54 @@ def require_postable(interaction: discord.Interaction, *, threads: bool = False)
     """
     in_thread = isinstance(interaction.channel, discord.Thread)
     lacking = missing(interaction.app_permissions, needed(in_thread=in_thread))
-    thread_lacking = [n for n in missing(interaction.app_permissions, needed(in_thread=in_thread, threads=threads))
-                      if n not in lacking]
+    thread_lacking = [
+        n
+        for n in missing(interaction.app_permissions, needed(in_thread=in_thread, threads=threads))
+        if n not in lacking
+    ]
     if not lacking and not thread_lacking:
         return
     sentences = []
     if lacking:
         # TRANSLATORS: {permissions} lists Discord's names of permissions, in bold.
-        sentences.append(n_("I can't host a game here: I don't have the {permissions} permission in this channel, "
-                            "and I need them to post the boards, reminders and results.",
-                            "I can't host a game here: I don't have the {permissions} permissions in this channel, "
-                            "and I need them to post the boards, reminders and results.",
-                            len(lacking), permissions=listed(lacking)))
+        sentences.append(
+            n_(
+                "I can't host a game here: I don't have the {permissions} permission in this channel, "
+                "and I need them to post the boards, reminders and results.",
+                "I can't host a game here: I don't have the {permissions} permissions in this channel, "
+                "and I need them to post the boards, reminders and results.",
+                len(lacking),
+                permissions=listed(lacking),
+            )
+        )
     if thread_lacking:
         thread_names = listed(thread_lacking)
         # TRANSLATORS: {permissions} lists Discord's names of permissions, in bold.
-        sentences.append(_("Also, threads are on for this server (a thread per game), and I don't have {permissions} "
-                           "here.", permissions=thread_names) if lacking else
-                         _("I can't host a game here: threads are on for this server (a thread per game), and I "
-                           "don't have {permissions} here.", permissions=thread_names))
-    sentences.append(_("A server admin can grant them in the channel's permissions; or start the game in another "
-                       "channel."))
+        sentences.append(
+            _(
+                "Also, threads are on for this server (a thread per game), and I don't have {permissions} here.",
+                permissions=thread_names,
+            )
+            if lacking
+            else _(
+                "I can't host a game here: threads are on for this server (a thread per game), and I "
+                "don't have {permissions} here.",
+                permissions=thread_names,
+            )
+        )
+    sentences.append(
+        _("A server admin can grant them in the channel's permissions; or start the game in another channel.")
+    )
     if thread_lacking:
         # TRANSLATORS: {settings} is the command /settings (a mention), {threads} its option "threads" as Discord
         # shows it in this language.
-        sentences.append(_("({settings} with `{threads}:False` plays games in their channel instead.)",
-                           settings=mentions.command("settings"), threads=mentions.option("settings", "threads")))
+        sentences.append(
+            _(
+                "({settings} with `{threads}:False` plays games in their channel instead.)",
+                settings=mentions.command("settings"),
+                threads=mentions.option("settings", "threads"),
+            )
+        )
     raise UserError(" ".join(sentences))
 
 
@@ -140,8 +167,12 @@ class Obstacle:
     def said(self) -> str:
         """``why`` in the current language, its fields filled."""
         channel = f"<#{self.channel_id}>"
-        return _(self.why, permissions=listed(list(self.permissions)) if self.permissions else "",
-                 error=self.error, channel=channel)
+        return _(
+            self.why,
+            permissions=listed(list(self.permissions)) if self.permissions else "",
+            error=self.error,
+            channel=channel,
+        )
 
     def __str__(self) -> str:  # the log's (English) wording
         with i18n.language(i18n.SOURCE):
@@ -166,8 +197,7 @@ async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
             return Obstacle(CHANNEL_DELETED)
         except discord.Forbidden:
             # TRANSLATORS: why a game can't go on; View Channel is Discord's name of a permission.
-            return Obstacle(N_("I can no longer see its channel (I was removed from the server, or lost View "
-                               "Channel)"))
+            return Obstacle(N_("I can no longer see its channel (I was removed from the server, or lost View Channel)"))
         except discord.HTTPException:
             return None
     if isinstance(channel, discord.abc.PrivateChannel) or channel.guild.me is None:
@@ -177,21 +207,31 @@ async def obstacle(bot: discord.Client, channel_id: int) -> Obstacle | None:
     if isinstance(channel, discord.Thread) and channel.locked:
         if not permissions.manage_threads:
             # TRANSLATORS: why a game can't go on; {permissions} is Discord's name of the permission, in bold.
-            return Obstacle(N_("a moderator locked its thread and I can't reopen it (I don't have {permissions})"),
-                            thread=True, permissions=(NAMES["manage_threads"],))
+            return Obstacle(
+                N_("a moderator locked its thread and I can't reopen it (I don't have {permissions})"),
+                thread=True,
+                permissions=(NAMES["manage_threads"],),
+            )
         try:
             await channel.edit(archived=False, locked=False)
             log.info("reopened the locked thread %s of a game", channel_id)
         except discord.HTTPException as exc:
             # TRANSLATORS: why a game can't go on; {error} is Discord's error message (English) or HTTP status.
-            return Obstacle(N_("a moderator locked its thread and I couldn't reopen it ({error})"), thread=True,
-                            error=str(exc.text or exc.status))
+            return Obstacle(
+                N_("a moderator locked its thread and I couldn't reopen it ({error})"),
+                thread=True,
+                error=str(exc.text or exc.status),
+            )
     lacking = missing(permissions, needed(in_thread=thread))
     if lacking:
         # TRANSLATORS: why a game can't go on; {permissions} lists Discord's names of permissions, in bold;
         # {channel} is a link to the channel.
-        return Obstacle(N_("I no longer have {permissions} in {channel}"), thread=thread, permissions=tuple(lacking),
-                        channel_id=channel_id)
+        return Obstacle(
+            N_("I no longer have {permissions} in {channel}"),
+            thread=thread,
+            permissions=tuple(lacking),
+            channel_id=channel_id,
+        )
     return None
 
 
@@ -244,12 +284,25 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
         async with public(bot, layer, record.guild_id):
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {why} a reason, e.g.
             # "a moderator locked its thread and I can't reopen it (…)".
-            text = _("⚠️ **{game}** {first} vs {second} goes on here, in this channel: {why}.", game=kind.title,
-                     first=a, second=b, why=why.said())
-            await send_in_channel(bot, record.channel_id, f"{text}\n{status_line(kind, game, record)}",
-                                  nonce=post_nonce("f", record.id, len(game.moves)),
-                                  data=await board_picture(kind, game, record), allowed_mentions=MENTION_PLAYERS)
-    except (discord.HTTPException, aiohttp.ClientError):  # the game is there now: its next reminder checks the channel again
+            text = _(
+                "⚠️ **{game}** {first} vs {second} goes on here, in this channel: {why}.",
+                game=kind.title,
+                first=a,
+                second=b,
+                why=why.said(),
+            )
+            await send_in_channel(
+                bot,
+                record.channel_id,
+                f"{text}\n{status_line(kind, game, record)}",
+                nonce=post_nonce("f", record.id, len(game.moves)),
+                data=await board_picture(kind, game, record),
+                allowed_mentions=MENTION_PLAYERS,
+            )
+    except (
+        discord.HTTPException,
+        aiohttp.ClientError,
+    ):  # the game is there now: its next reminder checks the channel again
         log.warning("could not post the moved game %s in channel %s", record.id, record.channel_id)
     return True
 
@@ -297,16 +350,22 @@ async def _tell(bot: discord.Client, layer: GameLayer, record: Record, why: Obst
     async with public(bot, layer, record.guild_id):
         # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {why} a reason, e.g.
         # "its channel was deleted".
-        text = _("**{game}** {first} vs {second} ended without a result (unrated, nobody forfeits): {why}.",
-                 game=kind.title, first=a, second=b, why=why.said())
+        text = _(
+            "**{game}** {first} vs {second} ended without a result (unrated, nobody forfeits): {why}.",
+            game=kind.title,
+            first=a,
+            second=b,
+            why=why.said(),
+        )
         channel = f"<#{record.channel_id}>"
         # TRANSLATORS: a direct message; {channel} is a link to the game's channel, {ended} the sentence above.
         direct = _("⚠️ Your game in {channel}: {ended}", channel=channel, ended=text)
     # in the thread's parent channel; for a game in a channel, there if the bot can still write text (a board needs
     # Attach Files: without it a notice still goes); else by DM
     where = record.parent_id or record.channel_id
-    if not gone(bot, record.guild_id, where) and await send_quietly(bot, where, f"⚠️ {text}",
-                                                                    nonce=post_nonce("u", record.id)):
+    if not gone(bot, record.guild_id, where) and await send_quietly(
+        bot, where, f"⚠️ {text}", nonce=post_nonce("u", record.id)
+    ):
         return
     for seat, player in enumerate(record.players):
         if player is None or player.bot:
@@ -336,8 +395,9 @@ class Reach(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted: its game, and the games in its threads, end without a result."""
-        n = await self._end_where(channel.guild.id, Obstacle(CHANNEL_DELETED),
-                                  lambda r: channel.id in (r.channel_id, r.parent_id))
+        n = await self._end_where(
+            channel.guild.id, Obstacle(CHANNEL_DELETED), lambda r: channel.id in (r.channel_id, r.parent_id)
+        )
         log.info("channel %s deleted: %d game(s) and challenge(s) ended", channel.id, n)
 
     @commands.Cog.listener()
@@ -352,5 +412,20 @@ class Reach(commands.Cog):
         log.info("removed from guild %s: %d game(s) and challenge(s) ended", guild.id, n)
 
 
-__all__ = ["NAMES", "IMPLIED_BY_SEND", "Obstacle", "needed", "missing", "listed", "require_postable", "obstacle", "gone",
-           "ready", "unpostable", "give_up", "fall_back", "end_unreachable", "Reach"]
+__all__ = [
+    "NAMES",
+    "IMPLIED_BY_SEND",
+    "Obstacle",
+    "needed",
+    "missing",
+    "listed",
+    "require_postable",
+    "obstacle",
+    "gone",
+    "ready",
+    "unpostable",
+    "give_up",
+    "fall_back",
+    "end_unreachable",
+    "Reach",
+]

@@ -17,6 +17,7 @@ every running game gets any missing deadline back and the computer resumes where
 :data:`RETENTION_EVERY` seconds, with ``finished_retention`` set, one process (another lock) deletes the finished
 records older than that (:meth:`bot.storage.privacy.Privacy.sweep_retention`; ratings stay).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -66,9 +67,15 @@ class Reconciler:
         poll_interval: seconds between polls.
     """
 
-    def __init__(self, bot: "HongBot", layer: GameLayer, post_turn: PostTurn,
-                 post_start: Callable[[GameKind, Game, Record, Announcement], Awaitable[bool]], computer: Computer,
-                 poll_interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        bot: "HongBot",
+        layer: GameLayer,
+        post_turn: PostTurn,
+        post_start: Callable[[GameKind, Game, Record, Announcement], Awaitable[bool]],
+        computer: Computer,
+        poll_interval: float = 1.0,
+    ) -> None:
         self.bot = bot
         self.layer = layer
         self.post_turn = post_turn
@@ -126,8 +133,9 @@ class Reconciler:
             try:
                 finished = await self._make(announcement)
             except Exception:
-                log.exception("announcement %s failed (claim %d); retried later", announcement.member,
-                              announcement.tries)
+                log.exception(
+                    "announcement %s failed (claim %d); retried later", announcement.member, announcement.tries
+                )
                 finished = False
             if not finished and announcement.tries >= MAX_TRIES:
                 log.error("giving up announcement %s after %d tries", announcement.member, announcement.tries)

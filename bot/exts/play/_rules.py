@@ -5,6 +5,7 @@ the game's renderer from a position played through the engine (:func:`bot.core.r
 language and kept. The buttons carry the game, the target page and the caller in their ``custom_id`` (restart-safe);
 only the caller turns the pages, which edits the same message.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
@@ -40,8 +41,14 @@ class RulesButton(
 
     def __init__(self, kind: str, direction: str, page: int, user_id: int, *, disabled: bool = False) -> None:
         label = p_("button", "Previous") if direction == "p" else p_("button", "Next")
-        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, disabled=disabled,
-                                           custom_id=f"hb:rules:{kind}:{direction}:{page}:{user_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                disabled=disabled,
+                custom_id=f"hb:rules:{kind}:{direction}:{page}:{user_id}",
+            )
+        )
         self.kind, self.direction, self.page, self.user_id = kind, direction, page, user_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -56,8 +63,13 @@ def check_owner(kind: GameKind, button: RulesButton, user_id: int) -> None:
     """
     if user_id != button.user_id:
         # TRANSLATORS: {user} mentions who ran the command; {rules} is the command /hongkong rules (a mention).
-        raise UserError(_("These buttons turn {user}'s pages of the rules. Run {rules} to read them yourself.",
-                          user=f"<@{button.user_id}>", rules=mentions.command(f"{kind.name} rules")))
+        raise UserError(
+            _(
+                "These buttons turn {user}'s pages of the rules. Run {rules} to read them yourself.",
+                user=f"<@{button.user_id}>",
+                rules=mentions.command(f"{kind.name} rules"),
+            )
+        )
 
 
 async def page_message(kind: GameKind, page: int, user_id: int) -> dict:
@@ -76,11 +88,13 @@ async def page_message(kind: GameKind, page: int, user_id: int) -> dict:
         caption = board.caption()
         picture = Picture(await board_png(kind, page, index), f"{shown.title()}: {caption}"[:CAPTION_MAX])
         files.append(picture.file(name))
-        embeds.append(discord.Embed(description=caption, colour=discord.Colour.blurple())
-                      .set_image(url=f"attachment://{name}"))
-    buttons = view(RulesButton(kind.name, "p", max(0, page - 1), user_id, disabled=page == 0),
-                   RulesButton(kind.name, "n", min(page + 1, len(pages) - 1), user_id,
-                               disabled=page >= len(pages) - 1))
+        embeds.append(
+            discord.Embed(description=caption, colour=discord.Colour.blurple()).set_image(url=f"attachment://{name}")
+        )
+    buttons = view(
+        RulesButton(kind.name, "p", max(0, page - 1), user_id, disabled=page == 0),
+        RulesButton(kind.name, "n", min(page + 1, len(pages) - 1), user_id, disabled=page >= len(pages) - 1),
+    )
     return {"embeds": embeds, "files": files, "view": buttons}
 
 

@@ -5,6 +5,7 @@ The message's id is noted beside the record (:meth:`bot.storage.store.GameStore.
 posted; whoever closes it first claims it (:meth:`bot.storage.store.GameStore.forget_takeback`), so it is edited once. The
 expiry is a Redis deadline (``takeback``), so it is closed on time across restarts and processes.
 """
+
 from __future__ import annotations
 
 import logging
@@ -83,8 +84,11 @@ async def expired(bot: discord.Client, layer: GameLayer, channel_id: int, game_i
         return False
     async with public(bot, layer, stored.record.guild_id):  # an edit of a public post
         # TRANSLATORS: {player} is the name of who was asked; {duration} e.g. "5 minutes".
-        why = _("~~Takeback request~~ — expired: {player} didn't answer within {duration}.",
-                player=stored.record.player(1 - request.by).shown, duration=describe_duration(TAKEBACK_TIMEOUT))
+        why = _(
+            "~~Takeback request~~ — expired: {player} didn't answer within {duration}.",
+            player=stored.record.player(1 - request.by).shown,
+            duration=describe_duration(TAKEBACK_TIMEOUT),
+        )
     return await close(bot, layer, channel_id, game_id, request.nonce, why)
 
 

@@ -10,6 +10,7 @@ A deadline in a server Discord reports unavailable (an outage: GUILD_DELETE with
 being removed) waits: it is left leased, not settled, and fires again when its lease ends — once the server is back.
 Nobody is reminded into, or forfeits in, a server none of its players can reach.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -109,8 +110,11 @@ class Timers:
                 if record.opponent:
                     opponent = f"<@{record.opponent}>"
                     # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {opponent} a mention of who was challenged.
-                    content = _("~~{game} challenge~~ — expired: {opponent} did not answer in time.", game=kind.title,
-                                opponent=opponent)
+                    content = _(
+                        "~~{game} challenge~~ — expired: {opponent} did not answer in time.",
+                        game=kind.title,
+                        opponent=opponent,
+                    )
                 else:
                     # TRANSLATORS: {game} is "Hong Kong" or "Hong".
                     content = _("~~{game} challenge~~ — expired: nobody accepted in time.", game=kind.title)
@@ -131,11 +135,20 @@ class Timers:
         async with public(self.bot, self.layer, record.guild_id):
             # TRANSLATORS: {player} is a mention; {game} "Hong Kong" or "Hong"; {role} the player's side (e.g.
             # "blue", "emperor"); {when} a moment Discord shows relative to now in the reader's language: "in 2 hours".
-            text = _("⏰ {player}, it's your turn in **{game}** ({role}). If you don't move, you forfeit {when}.",
-                     player=record.mention(game.to_move), game=kind.title, role=kind.role(game.to_move),
-                     when=when(record.deadline))
-        await send_quietly(self.bot, deadline.channel_id, text, MENTION_PLAYERS,
-                           nonce=post_nonce("p", deadline.game_id, deadline.marker))
+            text = _(
+                "⏰ {player}, it's your turn in **{game}** ({role}). If you don't move, you forfeit {when}.",
+                player=record.mention(game.to_move),
+                game=kind.title,
+                role=kind.role(game.to_move),
+                when=when(record.deadline),
+            )
+        await send_quietly(
+            self.bot,
+            deadline.channel_id,
+            text,
+            MENTION_PLAYERS,
+            nonce=post_nonce("p", deadline.game_id, deadline.marker),
+        )
 
     async def stop(self, grace: float = 5.0) -> None:
         """Stop polling, letting a deadline being handled finish (up to ``grace`` seconds) so no Redis transaction

@@ -5,6 +5,7 @@
 - :mod:`._buttons` — Replay (on every final board), Previous/Next on a leaderboard;
 - :mod:`._phrases` — what these commands say (rating changes, streaks, game labels, leaderboard pages).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

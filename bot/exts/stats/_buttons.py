@@ -1,6 +1,7 @@
 """The stats feature's buttons: Replay on every final board, Previous/Next on a leaderboard. Each carries what
 it needs in its ``custom_id`` (restart-safe) and hands the press to the :class:`~bot.exts.stats._cog.Stats` cog.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
@@ -26,14 +27,20 @@ def _stats(interaction: discord.Interaction) -> "Stats":
 
 
 class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", final_board=1):
-    """"Replay" on a final board (its label in the language current when it is made: the board's): the clicker
+    """ "Replay" on a final board (its label in the language current when it is made: the board's): the clicker
     gets the game's animated GIF (ephemeral, so clicks don't flood the channel)."""
 
     changes = False
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(discord.ui.Button(label=p_("button", "Replay"), emoji="🎞️", style=discord.ButtonStyle.secondary,
-                                           custom_id=f"hb:replay:{game_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label=p_("button", "Replay"),
+                emoji="🎞️",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"hb:replay:{game_id}",
+            )
+        )
         self.game_id = game_id
 
     async def press(self, interaction: discord.Interaction) -> None:
@@ -43,7 +50,7 @@ class ReplayButton(GameButton, template=rf"hb:replay:(?P<game_id>{GAME_ID})", fi
 class LeaderboardButton(
     GameButton,
     template=r"hb:lb:(?P<direction>[pn]):(?P<kind>[a-z]{1,32}):(?P<scope>[sg]):(?P<page>\d{1,6}):"
-             r"(?P<guild_id>\d{1,20}):(?P<user_id>\d{1,20})",
+    r"(?P<guild_id>\d{1,20}):(?P<user_id>\d{1,20})",
 ):
     """Previous (``direction`` "p") / Next ("n") on a leaderboard. The custom_id carries (game, scope "s" server
     or "g" global, target page, guild, user); only the user who ran ``/leaderboard`` can turn its pages."""
@@ -51,13 +58,18 @@ class LeaderboardButton(
     numbers = ("page", "guild_id", "user_id")
     changes = False
 
-    def __init__(self, direction: str, kind: str, scope: str, page: int, guild_id: int, user_id: int,
-                 *, disabled: bool = False) -> None:
+    def __init__(
+        self, direction: str, kind: str, scope: str, page: int, guild_id: int, user_id: int, *, disabled: bool = False
+    ) -> None:
         label = p_("button", "Previous") if direction == "p" else p_("button", "Next")
-        super().__init__(discord.ui.Button(
-            label=label, style=discord.ButtonStyle.secondary, disabled=disabled,
-            custom_id=f"hb:lb:{direction}:{kind}:{scope}:{page}:{guild_id}:{user_id}",
-        ))
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                disabled=disabled,
+                custom_id=f"hb:lb:{direction}:{kind}:{scope}:{page}:{guild_id}:{user_id}",
+            )
+        )
         self.direction, self.kind, self.scope, self.page = direction, kind, scope, page
         self.guild_id, self.user_id = guild_id, user_id
 

@@ -10,6 +10,7 @@ tree and the buttons make it current); an answer the channel reads, and the rati
 server's (:meth:`bot.storage.settings.SettingsStore.language_of`). A game's move record file stays English: it is a
 notation, read back by :mod:`engine.movetext`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -156,8 +157,9 @@ class Stats(commands.Cog):
     @app_commands.describe(game="Which game", scope="server (default) or global", ephemeral=EPHEMERAL_HELP)
     @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction, game: str, scope: str = "server",
-                          ephemeral: bool = False) -> None:
+    async def leaderboard(
+        self, interaction: discord.Interaction, game: str, scope: str = "server", ephemeral: bool = False
+    ) -> None:
         """Page 1 of the server's (``scope`` "server") or the global ranking of ``game`` (``ephemeral``: shown to the
         caller alone).
 
@@ -182,10 +184,20 @@ class Stats(commands.Cog):
         if not data.total:
             command = mentions.command(f"{kind.name} challenge")
             if code == "g":
-                raise UserError(_("No rated {game} games anywhere yet. Finish one ({command}) and its players appear "
-                                  "here.", game=kind.title, command=command))
-            raise UserError(_("No rated {game} games in this server yet. Finish one ({command}) and its players "
-                              "appear here.", game=kind.title, command=command))
+                raise UserError(
+                    _(
+                        "No rated {game} games anywhere yet. Finish one ({command}) and its players appear here.",
+                        game=kind.title,
+                        command=command,
+                    )
+                )
+            raise UserError(
+                _(
+                    "No rated {game} games in this server yet. Finish one ({command}) and its players appear here.",
+                    game=kind.title,
+                    command=command,
+                )
+            )
         return data
 
     async def turn_page(self, interaction: discord.Interaction, button: LeaderboardButton) -> None:
@@ -195,8 +207,13 @@ class Stats(commands.Cog):
             UserError: someone else pressed, or the leaderboard is empty now.
         """
         if interaction.user.id != button.user_id:
-            raise UserError(_("These buttons belong to {user}'s leaderboard. Run {leaderboard} yourself to browse it.",
-                              user=f"<@{button.user_id}>", leaderboard=mentions.command("leaderboard")))
+            raise UserError(
+                _(
+                    "These buttons belong to {user}'s leaderboard. Run {leaderboard} yourself to browse it.",
+                    user=f"<@{button.user_id}>",
+                    leaderboard=mentions.command("leaderboard"),
+                )
+            )
         kind = self._kind(button.kind)
         data = await self._leaderboard_page(kind, button.scope, button.page, button.guild_id)
         ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
@@ -208,12 +225,18 @@ class Stats(commands.Cog):
     # --- /stats -----------------------------------------------------------------------------------
 
     @app_commands.command(name="stats", description="A player's ratings, ranks, record, streak and last games")
-    @app_commands.describe(user="Whose stats (default: yours)", game="Only this game (default: every game)",
-                           ephemeral=EPHEMERAL_HELP)
+    @app_commands.describe(
+        user="Whose stats (default: yours)", game="Only this game (default: every game)", ephemeral=EPHEMERAL_HELP
+    )
     @app_commands.choices(game=GAME_CHOICES)
     @app_commands.guild_only()
-    async def stats(self, interaction: discord.Interaction, user: Optional[discord.User] = None,
-                    game: Optional[str] = None, ephemeral: bool = False) -> None:
+    async def stats(
+        self,
+        interaction: discord.Interaction,
+        user: Optional[discord.User] = None,
+        game: Optional[str] = None,
+        ephemeral: bool = False,
+    ) -> None:
         """Rating and rank per game (this server and global), record, streak, the record by role where roles
         differ, and the last five games in this server (``ephemeral``: shown to the caller alone).
 
@@ -222,10 +245,15 @@ class Stats(commands.Cog):
         """
         who = user or interaction.user
         if who.id == self.bot.me.id:
-            raise UserError(_("{user} plays as the computer, but games against the computer are unrated, so it has "
-                              "no stats. Try {stats} for a person, or {history} for the games played here.",
-                              user=shown_user(who), stats=mentions.command("stats"),
-                              history=mentions.command("history")))
+            raise UserError(
+                _(
+                    "{user} plays as the computer, but games against the computer are unrated, so it has "
+                    "no stats. Try {stats} for a person, or {history} for the games played here.",
+                    user=shown_user(who),
+                    stats=mentions.command("stats"),
+                    history=mentions.command("history"),
+                )
+            )
         if who.bot:
             raise UserError(_("{user} is a bot: only people play here, so it has no stats.", user=shown_user(who)))
         guild = guild_id(interaction)
@@ -234,8 +262,13 @@ class Stats(commands.Cog):
         if not recent:
             if game:
                 # TRANSLATORS: {game} is "Hong Kong" or "Hong"
-                raise UserError(_("{user} hasn't finished a {game} game in this server yet.", user=shown_user(who),
-                                  game=kinds[0].title))
+                raise UserError(
+                    _(
+                        "{user} hasn't finished a {game} game in this server yet.",
+                        user=shown_user(who),
+                        game=kinds[0].title,
+                    )
+                )
             raise UserError(_("{user} hasn't finished a game in this server yet.", user=shown_user(who)))
         standings = [(kind, await self.ratings.standing(kind.name, guild_scope(guild), who.id)) for kind in kinds]
         with i18n.language(await self._answer_language(interaction, ephemeral)):
@@ -247,11 +280,22 @@ class Stats(commands.Cog):
                     continue
                 embed.add_field(name=kind.title, value=await self._standing_text(kind, guild, here), inline=False)
             # TRANSLATORS: one of a player's last games: "`k3x9q2ab` Hong Kong vs Ben — won · <date>"
-            lines = [_("`{id}` {game} vs {opponent} — {result} · {date}", id=r.id, game=self._title(r),
-                       opponent=player_name(r, 1 - (r.seat_of(who.id) or 0)), result=result_for(r, who.id),
-                       date=when(r.ended)) for r in recent]
-            embed.add_field(name=n_("Last game in this server", "Last {count} games in this server", len(lines)),
-                            value=_fit_lines(lines, 1024), inline=False)
+            lines = [
+                _(
+                    "`{id}` {game} vs {opponent} — {result} · {date}",
+                    id=r.id,
+                    game=self._title(r),
+                    opponent=player_name(r, 1 - (r.seat_of(who.id) or 0)),
+                    result=result_for(r, who.id),
+                    date=when(r.ended),
+                )
+                for r in recent
+            ]
+            embed.add_field(
+                name=n_("Last game in this server", "Last {count} games in this server", len(lines)),
+                value=_fit_lines(lines, 1024),
+                inline=False,
+            )
             embed.set_footer(text=_("Ratings: rating ± uncertainty; ? = provisional (fewer than 5 rated games)"))
         await answers.send(interaction, embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
@@ -262,24 +306,51 @@ class Stats(commands.Cog):
         world = await self.ratings.standing(kind.name, GLOBAL, here.user_id)
         world_rank = await self.ratings.rank(kind.name, GLOBAL, here.user_id)
         if here.provisional:
-            line = _("Rating **{rating}** (provisional) · rank #{rank} of {players} in this server",
-                     rating=here.rating_text(), rank=rank[0], players=rank[1])
+            line = _(
+                "Rating **{rating}** (provisional) · rank #{rank} of {players} in this server",
+                rating=here.rating_text(),
+                rank=rank[0],
+                players=rank[1],
+            )
         else:
-            line = _("Rating **{rating}** · rank #{rank} of {players} in this server", rating=here.rating_text(),
-                     rank=rank[0], players=rank[1])
+            line = _(
+                "Rating **{rating}** · rank #{rank} of {players} in this server",
+                rating=here.rating_text(),
+                rank=rank[0],
+                players=rank[1],
+            )
         lines = [line]
         if world and world_rank:
-            lines.append(_("Global **{rating}** · rank #{rank} of {players}", rating=world.rating_text(),
-                           rank=world_rank[0], players=world_rank[1]))
+            lines.append(
+                _(
+                    "Global **{rating}** · rank #{rank} of {players}",
+                    rating=world.rating_text(),
+                    rank=world_rank[0],
+                    players=world_rank[1],
+                )
+            )
         # TRANSLATORS: {record} is wins–losses–draws, e.g. 3–1–0; {streak} e.g. "2 wins"
-        lines.append(n_("Record {record} (W–L–D) in {count} rated game · streak: {streak}",
-                        "Record {record} (W–L–D) in {count} rated games · streak: {streak}", here.games,
-                        record=here.record_text(), streak=streak_text(here.streak)))
+        lines.append(
+            n_(
+                "Record {record} (W–L–D) in {count} rated game · streak: {streak}",
+                "Record {record} (W–L–D) in {count} rated games · streak: {streak}",
+                here.games,
+                record=here.record_text(),
+                streak=streak_text(here.streak),
+            )
+        )
         if kind.record_by_role:
             (ew, el, _draws), (dw, dl, _draws) = here.seats
             # TRANSLATORS: a player's wins–losses in each role: "As emperor 3–1 · as dragon master 2–2"
-            lines.append(_("As {first_role} {first_record} · as {second_role} {second_record}", first_role=kind.role(0),
-                           first_record=f"{ew}–{el}", second_role=kind.role(1), second_record=f"{dw}–{dl}"))
+            lines.append(
+                _(
+                    "As {first_role} {first_record} · as {second_role} {second_record}",
+                    first_role=kind.role(0),
+                    first_record=f"{ew}–{el}",
+                    second_role=kind.role(1),
+                    second_record=f"{dw}–{dl}",
+                )
+            )
         return "\n".join(lines)
 
     # --- /history ---------------------------------------------------------------------------------
@@ -287,8 +358,9 @@ class Stats(commands.Cog):
     @app_commands.command(name="history", description="Recent finished games in this server")
     @app_commands.describe(user="Only this player's games (default: everyone's)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def history(self, interaction: discord.Interaction, user: Optional[discord.User] = None,
-                      ephemeral: bool = False) -> None:
+    async def history(
+        self, interaction: discord.Interaction, user: Optional[discord.User] = None, ephemeral: bool = False
+    ) -> None:
         """The server's (or the user's) recent finished games: id, game, players, result, date (``ephemeral``: shown
         to the caller alone).
 
@@ -302,17 +374,34 @@ class Stats(commands.Cog):
             raise UserError(_("Nobody has finished a game in this server yet."))
         with i18n.language(await self._answer_language(interaction, ephemeral)):
             # TRANSLATORS: one finished game: "`k3x9q2ab` **Hong Kong** · Ann vs Ben — Ann won · <date>"
-            lines = [_("`{id}` **{game}** · {first} vs {second} — {result} · {date}", id=r.id, game=self._title(r),
-                       first=player_name(r, 0), second=player_name(r, 1), result=result_short(r), date=when(r.ended))
-                     for r in records]
-            title = (_("{user}'s recent games in this server", user=shown_user(user)) if user
-                     else _("Recent games in this server"))
+            lines = [
+                _(
+                    "`{id}` **{game}** · {first} vs {second} — {result} · {date}",
+                    id=r.id,
+                    game=self._title(r),
+                    first=player_name(r, 0),
+                    second=player_name(r, 1),
+                    result=result_short(r),
+                    date=when(r.ended),
+                )
+                for r in records
+            ]
+            title = (
+                _("{user}'s recent games in this server", user=shown_user(user))
+                if user
+                else _("Recent games in this server")
+            )
             embed = discord.Embed(title=title, description=_fit_lines(lines, 4000), colour=discord.Colour.blurple())
             # TRANSLATORS: {replay} and {record} are the commands /replay and /record, {game} their option "game",
             # as Discord shows them in this language (a footer can't hold mentions).
-            embed.set_footer(text=_("{replay} {game}:<id> for an animated replay · {record} {game}:<id> for the move "
-                                    "record", replay=mentions.typed("replay"), record=mentions.typed("record"),
-                                    game=mentions.option("replay", "game")))
+            embed.set_footer(
+                text=_(
+                    "{replay} {game}:<id> for an animated replay · {record} {game}:<id> for the move record",
+                    replay=mentions.typed("replay"),
+                    record=mentions.typed("record"),
+                    game=mentions.option("replay", "game"),
+                )
+            )
         await answers.send(interaction, embed=embed, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     # --- /replay and /record ----------------------------------------------------------------------
@@ -320,8 +409,9 @@ class Stats(commands.Cog):
     @app_commands.command(name="replay", description="An animated replay (GIF) of a finished game, move by move")
     @app_commands.describe(game="The game id (see /history)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def replay(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100],
-                     ephemeral: bool = False) -> None:
+    async def replay(
+        self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100], ephemeral: bool = False
+    ) -> None:
         """The game as an animated GIF, posted in the channel or (``ephemeral``) to the caller (see
         :meth:`send_replay`)."""
         await self.send_replay(interaction, game, ephemeral=ephemeral)
@@ -329,8 +419,9 @@ class Stats(commands.Cog):
     @app_commands.command(name="record", description="The move record of a finished game as a text file")
     @app_commands.describe(game="The game id (see /history)", ephemeral=EPHEMERAL_HELP)
     @app_commands.guild_only()
-    async def record(self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100],
-                     ephemeral: bool = False) -> None:
+    async def record(
+        self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100], ephemeral: bool = False
+    ) -> None:
         """The move record as a text attachment (header lines, then one move a line); ``ephemeral``: to the caller.
 
         Raises:
@@ -338,13 +429,20 @@ class Stats(commands.Cog):
         """
         record = await self.finished_here(interaction, game)
         moves = len(self.kinds[record.kind].load(record.game_state).moves)
-        file = discord.File(io.BytesIO(self.record_text(record).encode("utf-8")),
-                            filename=f"{record.kind}-{record.id}.txt")
+        file = discord.File(
+            io.BytesIO(self.record_text(record).encode("utf-8")), filename=f"{record.kind}-{record.id}.txt"
+        )
         with i18n.language(await self._answer_language(interaction, ephemeral)):
-            text = n_("Move record of **{game}** `{id}` ({count} move): {first} vs {second} — {result}.",
-                      "Move record of **{game}** `{id}` ({count} moves): {first} vs {second} — {result}.", moves,
-                      game=self._title(record), id=record.id, first=player_name(record, 0),
-                      second=player_name(record, 1), result=result_short(record))
+            text = n_(
+                "Move record of **{game}** `{id}` ({count} move): {first} vs {second} — {result}.",
+                "Move record of **{game}** `{id}` ({count} moves): {first} vs {second} — {result}.",
+                moves,
+                game=self._title(record),
+                id=record.id,
+                first=player_name(record, 0),
+                second=player_name(record, 1),
+                result=result_short(record),
+            )
         await answers.send(interaction, text, file=file, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
 
     @replay.autocomplete("game")
@@ -369,9 +467,14 @@ class Stats(commands.Cog):
         """
         gid = (game_id or "").strip().split(" ")[0].lower()
         if not _GAME_ID.match(gid):
-            raise UserError(_("`{text}` is not a game id: ids are 8 letters and digits, like `k3x9q2ab`. Pick one "
-                              "from the list as you type, or see {history}.", text=escape_markdown(game_id[:40]),
-                              history=mentions.command("history")))
+            raise UserError(
+                _(
+                    "`{text}` is not a game id: ids are 8 letters and digits, like `k3x9q2ab`. Pick one "
+                    "from the list as you type, or see {history}.",
+                    text=escape_markdown(game_id[:40]),
+                    history=mentions.command("history"),
+                )
+            )
         record = await self.records.find(gid)
         if record is None and interaction.channel_id is not None:
             # just finished here (the Replay button under its last board, pressed at once): the record is stored
@@ -380,10 +483,16 @@ class Stats(commands.Cog):
         if record is None or record.guild_id != interaction.guild_id:
             running = await self.bot.layer.active_games(guild_id(interaction))
             if any(r.id == gid for r, _game in running):
-                raise UserError(_("Game `{id}` is still being played; its replay and record are ready once it ends.",
-                                  id=gid))
-            raise UserError(_("There is no finished game `{id}` in this server. See {history} for the games played "
-                              "here.", id=gid, history=mentions.command("history")))
+                raise UserError(
+                    _("Game `{id}` is still being played; its replay and record are ready once it ends.", id=gid)
+                )
+            raise UserError(
+                _(
+                    "There is no finished game `{id}` in this server. See {history} for the games played here.",
+                    id=gid,
+                    history=mentions.command("history"),
+                )
+            )
         return record
 
     async def send_replay(self, interaction: discord.Interaction, game_id: str, *, ephemeral: bool = False) -> None:
@@ -412,27 +521,40 @@ class Stats(commands.Cog):
         """
         replay = await self.replay_for(record, limit)
         # TRANSLATORS: {seconds} is the replay's length in seconds ("s" its unit)
-        text = n_("**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} move, {seconds} s.",
-                  "**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} moves, {seconds} s.",
-                  replay.frames - 1, game=self._title(record), id=record.id, first=player_name(record, 0),
-                  second=player_name(record, 1), result=result_short(record),
-                  seconds=round(replay.duration_ms / 1000))
+        text = n_(
+            "**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} move, {seconds} s.",
+            "**{game}** `{id}`: {first} vs {second} — {result}. Replay: {count} moves, {seconds} s.",
+            replay.frames - 1,
+            game=self._title(record),
+            id=record.id,
+            first=player_name(record, 0),
+            second=player_name(record, 1),
+            result=result_short(record),
+            seconds=round(replay.duration_ms / 1000),
+        )
         name = f"{record.kind}-{record.id}.gif"
         # TRANSLATORS: a replay's alt text. {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {result}
         # how the game ended (a sentence).
-        alt = n_("Animated replay of {game}, {first} vs {second}, {count} move. {result}",
-                 "Animated replay of {game}, {first} vs {second}, {count} moves. {result}", replay.frames - 1,
-                 game=self._title(record), first=player_name(record, 0), second=player_name(record, 1),
-                 result=result_text(self.kinds[record.kind], record))
+        alt = n_(
+            "Animated replay of {game}, {first} vs {second}, {count} move. {result}",
+            "Animated replay of {game}, {first} vs {second}, {count} moves. {result}",
+            replay.frames - 1,
+            game=self._title(record),
+            first=player_name(record, 0),
+            second=player_name(record, 1),
+            result=result_text(self.kinds[record.kind], record),
+        )
         picture = Picture(replay.gif, alt)
         if ephemeral:  # seen by the caller alone: discord.py's own retry (a rare duplicate only they see)
-            await answers.send(interaction, text[:2000], file=picture.file(name), ephemeral=True,
-                               allowed_mentions=NO_MENTIONS)
+            await answers.send(
+                interaction, text[:2000], file=picture.file(name), ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
         else:  # the channel's: once (bot.interface.posts.follow_up)
             await follow_up(self.bot, interaction, text, data=picture, name=name, allowed_mentions=NO_MENTIONS)
 
-    async def _replay_too_large(self, interaction: discord.Interaction, record: Record, limit: int,
-                                ephemeral: bool) -> None:
+    async def _replay_too_large(
+        self, interaction: discord.Interaction, record: Record, limit: int, ephemeral: bool
+    ) -> None:
         """The replay can't be uploaded here (over the server's limit even at its smallest): the caller alone is
         told so and gets the game's final board instead, or — if even that is over the limit — the way to its text
         record. A public "thinking…" placeholder is removed first, so nothing of it shows in the channel. Said in
@@ -448,15 +570,25 @@ class Stats(commands.Cog):
         files = [board.file("board.png")] if len(board.data) < limit else []
         # TRANSLATORS: {game} is e.g. **Hong Kong** `k3x9q2ab`; {size} an upload limit, e.g. 8.0 MB
         if files:
-            text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
-                     "so here is its final board instead. {record} `{option}:{id}` gives every move as text.",
-                     game=where, size=size, record=mentions.command("record"), option=mentions.option("record", "game"),
-                     id=record.id)
+            text = _(
+                "The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
+                "so here is its final board instead. {record} `{option}:{id}` gives every move as text.",
+                game=where,
+                size=size,
+                record=mentions.command("record"),
+                option=mentions.option("record", "game"),
+                id=record.id,
+            )
         else:
-            text = _("The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
-                     "and so is a picture of its final board. {record} `{option}:{id}` gives every move as text.",
-                     game=where, size=size, record=mentions.command("record"), option=mentions.option("record", "game"),
-                     id=record.id)
+            text = _(
+                "The replay of {game} is too large for this server's upload limit ({size}) even at its smallest, "
+                "and so is a picture of its final board. {record} `{option}:{id}` gives every move as text.",
+                game=where,
+                size=size,
+                record=mentions.command("record"),
+                option=mentions.option("record", "game"),
+                id=record.id,
+            )
         await answers.send(interaction, text, files=files, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
@@ -483,22 +615,30 @@ class Stats(commands.Cog):
         kind = self.kinds[record.kind]
         moves = list(kind.load(record.game_state).moves)
         # (in a worker thread with the caller's context: frames and captions in the language of the answer)
-        return build_replay(kind, kind.new_game(record.options), moves, plain_names(record), max_bytes=max_bytes,
-                            final_text=discord.utils.remove_markdown(result_short(record)),
-                            ended=record.ended_off_board)
+        return build_replay(
+            kind,
+            kind.new_game(record.options),
+            moves,
+            plain_names(record),
+            max_bytes=max_bytes,
+            final_text=discord.utils.remove_markdown(result_short(record)),
+            ended=record.ended_off_board,
+        )
 
     def record_text(self, record: Record) -> str:
         """The text of a game's record (see :mod:`engine.movetext`), in English whoever asks (a notation, read back
         by its parser); replays the moves to name who played each."""
         kind = self.kinds[record.kind]
         moves = list(kind.load(record.game_state).moves)
-        movers = [mover for _before, _move, mover in positions(kind.new_game(record.options), moves)
-                  if mover is not None]  # (the opening has no mover)
+        movers = [
+            mover for _before, _move, mover in positions(kind.new_game(record.options), moves) if mover is not None
+        ]  # (the opening has no mover)
         first = movers[0] if movers else kind.new_game(record.options).to_move
         with i18n.language(i18n.SOURCE):
             options = kind.describe_options(record.options) or "none"
-        return record_text(record.to_dict(), title=kind.title, roles=kind.roles, options_text=options, movers=movers,
-                           first=first)
+        return record_text(
+            record.to_dict(), title=kind.title, roles=kind.roles, options_text=options, movers=movers, first=first
+        )
 
     # --- helpers ----------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 Shared wording (names, results, durations) is in :mod:`bot.i18n.wording`; this is only what the stats commands say, in
 the current language (:mod:`bot.i18n`).
 """
+
 from __future__ import annotations
 
 import time
@@ -38,7 +39,7 @@ def signed(n: int) -> str:
 
 
 def rating_change_line(record: Record, change: dict[int, tuple[int, int]] | None) -> str:
-    """"ratings in this server: Ann 1500 → 1658 (+158) · Ben 1500 → 1342 (−158)", or "" when unrated.
+    """ "ratings in this server: Ann 1500 → 1658 (+158) · Ben 1500 → 1342 (−158)", or "" when unrated.
 
     ``change``: user id → (displayed rating before, after), as :meth:`bot.storage.ratings.Ratings.change` returns it.
     """
@@ -72,17 +73,35 @@ def leaderboard_embed(kind: GameKind, scope: str, page: Page) -> discord.Embed:
         name = escape(s.name)
         rating = f"**{s.rating}**" + ("?" if s.provisional else "")
         # TRANSLATORS: one line of a leaderboard: "` 1.` Ann — **1658** ± 120 · 3 games · 3–0–0" ({record}: W–L–D)
-        lines.append(n_("`{rank}.` {name} — {rating} ± {uncertainty} · {count} game · {record}",
-                        "`{rank}.` {name} — {rating} ± {uncertainty} · {count} games · {record}", s.games,
-                        rank=f"{rank:>3}", name=name, rating=rating, uncertainty=s.uncertainty,
-                        record=s.record_text()))
-    title = (_("{game} — global leaderboard", game=kind.title) if scope == "g"
-             else _("{game} — this server's leaderboard", game=kind.title))
+        lines.append(
+            n_(
+                "`{rank}.` {name} — {rating} ± {uncertainty} · {count} game · {record}",
+                "`{rank}.` {name} — {rating} ± {uncertainty} · {count} games · {record}",
+                s.games,
+                rank=f"{rank:>3}",
+                name=name,
+                rating=rating,
+                uncertainty=s.uncertainty,
+                record=s.record_text(),
+            )
+        )
+    title = (
+        _("{game} — global leaderboard", game=kind.title)
+        if scope == "g"
+        else _("{game} — this server's leaderboard", game=kind.title)
+    )
     embed = discord.Embed(title=title, description="\n".join(lines), colour=discord.Colour.blurple())
-    embed.set_footer(text=n_("Page {page}/{pages} · {count} player · rating ± uncertainty · W–L–D · ? = provisional "
-                             "(fewer than 5 rated games)",
-                             "Page {page}/{pages} · {count} players · rating ± uncertainty · W–L–D · ? = provisional "
-                             "(fewer than 5 rated games)", page.total, page=page.page + 1, pages=page.pages))
+    embed.set_footer(
+        text=n_(
+            "Page {page}/{pages} · {count} player · rating ± uncertainty · W–L–D · ? = provisional "
+            "(fewer than 5 rated games)",
+            "Page {page}/{pages} · {count} players · rating ± uncertainty · W–L–D · ? = provisional "
+            "(fewer than 5 rated games)",
+            page.total,
+            page=page.page + 1,
+            pages=page.pages,
+        )
+    )
     return embed
 
 

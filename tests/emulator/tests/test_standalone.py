@@ -1,5 +1,6 @@
 """The emulator stands alone: neither its modules nor its tests import the bot, the engine, the renderer or any
 other part of the test suite — only the standard library, its third-party dependencies and itself."""
+
 from __future__ import annotations
 
 import ast
@@ -32,6 +33,9 @@ def test_the_emulator_and_its_tests_are_found():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HERE)))
 def test_imports_nothing_of_the_project_but_itself(path):
-    wrong = [name for name in imports(path)
-             if name.split(".")[0] in OURS and not (name == "tests.emulator" or name.startswith("tests.emulator."))]
+    wrong = [
+        name
+        for name in imports(path)
+        if name.split(".")[0] in OURS and not (name == "tests.emulator" or name.startswith("tests.emulator."))
+    ]
     assert wrong == []
