@@ -714,7 +714,7 @@ class HongGame:
         """
         if not isinstance(move, str):
             raise IllegalMove(N_("A move must be text such as C4H, not {move}.", move=repr(move)))
-        text = " ".join(squares.normal(move).split())
+        text = _read(move)
         if self.is_over:
             # TRANSLATORS: {outcome} is e.g. "Emperor wins: 9 Hongs (needs 15)".
             outcome = self.outcome.describe()  # type: ignore[union-attr]
@@ -1391,6 +1391,12 @@ def new_game(
     return HongGame(b, seed, tuple(drawn), bool(expansion), drawn_lair if expansion else {})
 
 
+def _read(move: str) -> str:
+    """A move as typed, in the form the notation is read: :func:`engine.squares.normal` (full-width forms, any
+    script's digits, upper case; non-text is ``""``) with each run of white space one space."""
+    return " ".join(squares.normal(move).split())
+
+
 def dragon_action(move: str) -> str:
     """``move`` as typed where only a dragon action is meant (the bot's ``/hong dragon``), passed on as typed once it
     reads as one — ``D<size> <action> …``, or an action word alone (the size forgotten: :meth:`HongGame.play` then
@@ -1399,8 +1405,7 @@ def dragon_action(move: str) -> str:
     Raises:
         IllegalMove: ``move`` doesn't read as a dragon action; the message gives the actions' syntax.
     """
-    text = " ".join(squares.normal(move).split()) if isinstance(move, str) else ""
-    if not _ACTION_START_RE.match(text):
+    if not _ACTION_START_RE.match(_read(move)):
         # TRANSLATORS: {move} is what the player typed (quoted); keep D<size> <action> and the example as notation.
         raise IllegalMove(
             N_(
