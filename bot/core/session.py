@@ -225,16 +225,21 @@ class GameLayer:
     def _expired(self, record: Record) -> bool:
         return record.status is Status.CHALLENGE and (record.expires or 0) <= self.clock()
 
-    async def active_games(self, guild_id: int) -> list[tuple[Record, Game]]:
-        """Every running game in the server: ``[(record, engine game)]``, oldest first."""
-        games = []
+    async def active_records(self, guild_id: int) -> list[Record]:
+        """Every running game's record in the server, oldest first (no engine game loaded); a channel listed as
+        active that no longer has one is taken off the list."""
+        records = []
         for channel_id in await self.store.active_channels(guild_id):
             stored = await self.store.get(channel_id)
             if stored and stored.record.status is Status.ACTIVE:
-                games.append((stored.record, self.game_of(stored.record)))
+                records.append(stored.record)
             else:
                 await self.store.mark_active(guild_id, channel_id, False)
-        return sorted(games, key=lambda g: g[0].started or 0)
+        return sorted(records, key=lambda r: r.started or 0)
+
+    async def active_games(self, guild_id: int) -> list[tuple[Record, Game]]:
+        """Every running game in the server: ``[(record, engine game)]``, oldest first (:meth:`active_records`)."""
+        return [(record, self.game_of(record)) for record in await self.active_records(guild_id)]
 
     # --- challenges -------------------------------------------------------------------------------
 

@@ -130,10 +130,10 @@ async def _in_a_thread(interaction: discord.Interaction, error: NoGameHere) -> s
     if layer is None or interaction.guild_id is None:
         return None
     try:
-        games = await layer.active_games(interaction.guild_id)
+        records = await layer.active_records(interaction.guild_id)  # no engine game loaded: only who plays where
     except Exception:
         return None
-    for record, _game in games:
+    for record in records:
         if record.parent_id == error.channel_id:
             a, b = record.names
             # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {first}, {second} the players; {thread} the game's thread
