@@ -47,6 +47,8 @@ class Keys:
     #: The store's identity marker (:mod:`bot.storage.guard`): hash ``id``, ``created`` (and ``accepted`` after an operator
     #: accepted an emptied store).
     IDENTITY = f"{PREFIX}:store:identity"
+    #: Sorted set of tournament steps due (see :mod:`bot.storage.tournaments`) → when.
+    TOURNAMENT_DUE = f"{PREFIX}:tournaments:due"
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
@@ -81,6 +83,26 @@ class Keys:
     def finished_index(cls, bucket: int) -> str:
         """A bucket's finished games: sorted set ``<channel id>:<game id>`` → end time."""
         return cls.FINISHED
+
+    @classmethod
+    def tournament_due(cls, bucket: int) -> str:
+        """A bucket's tournament steps due (:mod:`bot.storage.tournaments`): sorted set member → when."""
+        return cls.TOURNAMENT_DUE
+
+    @classmethod
+    def tournament(cls, channel_id: int, tournament_id: str) -> str:
+        """A tournament run from ``channel_id`` (hash ``v``, ``doc``: :class:`bot.core.tournament.event.Tournament`)."""
+        return f"{cls.channel(channel_id)}:tourn:{tournament_id}"
+
+    @classmethod
+    def tournament_games(cls, channel_id: int) -> str:
+        """Hash game id → tournament id: the games of the tournaments run from ``channel_id``."""
+        return f"{cls.channel(channel_id)}:tourn-games"
+
+    @staticmethod
+    def guild_tournaments(guild_id: int) -> str:
+        """Hash tournament id → the channel it is run from: a server's tournaments."""
+        return f"{PREFIX}:{{g:{guild_id}}}:tournaments"
 
     @classmethod
     def quarantine_index(cls, bucket: int) -> str:
@@ -244,6 +266,10 @@ class ClusterKeys(Keys):
     @classmethod
     def quarantine_index(cls, bucket: int) -> str:
         return f"{cls._tag(bucket)}:quarantine"
+
+    @classmethod
+    def tournament_due(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:tournaments:due"
 
     @classmethod
     def active(cls, guild_id: int, bucket: int = 0) -> str:

@@ -214,3 +214,5 @@ CLAIM = Script("claim", marked=True)
 SETTLE = Script("settle", marked=True)
 #: A few plain writes run atomically, refused when the identity marker is gone (:func:`bot.storage.store.guarded`).
 GUARDED = Script("guarded")
+#: The compare-and-set commit of a tournament with its new games and next step (:mod:`bot.storage.tournaments`).
+TOURNAMENT = Script("tournament", marked=True)

@@ -1,0 +1,113 @@
+"""Tournaments in Redis (bot/storage/tournaments.py), against a real Redis: compare-and-set commits, no lost update
+under concurrent changes, a round advanced and its step scheduled exactly once, steps claimed by one process of
+many, a finished game found by its id."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.core.errors import GameChanged
+from bot.core.tournament.event import Format, Phase, Tournament, TournamentError
+from bot.storage.keys import Keys
+from bot.storage.tournaments import Step, Tournaments
+from tests.conftest import Clock
+
+GUILD, CHANNEL = 5, 77
+
+
+def fresh(tid: str = "t1", n: int = 0) -> Tournament:
+    t = Tournament(tid, GUILD, CHANNEL, 1, "hongkong", Format.SWISS, 3, created=1.0)
+    for i in range(1, n + 1):
+        t = t.join(100 + i, f"P{i}")
+    return t
+
+
+async def test_a_tournament_is_stored_listed_and_read_back(redis):
+    store = Tournaments(redis, Clock())
+    t = fresh(n=3)
+    await store.create(t)
+    held = await store.get(CHANNEL, "t1")
+    assert held is not None and held.tournament == t and held.version == 1
+    assert await redis.hgetall(Keys.guild_tournaments(GUILD)) == {"t1": str(CHANNEL)}
+    assert [x.id for x in await store.of_guild(GUILD)] == ["t1"]
+    assert (await store.find(GUILD, "t1")).tournament == t
+    assert await store.find(GUILD, "nope") is None
+    with pytest.raises(GameChanged):
+        await store.create(t)
+
+
+async def test_a_stale_commit_writes_nothing(redis):
+    store = Tournaments(redis, Clock())
+    await store.create(fresh())
+    assert await store.commit(fresh(n=1), 1) == 2
+    assert await store.commit(fresh(n=2), 1) == 0
+    assert len((await store.get(CHANNEL, "t1")).tournament.entrants) == 1
+
+
+async def test_concurrent_joins_are_all_kept(redis):
+    store = Tournaments(redis, Clock())
+    await store.create(fresh())
+
+    async def join(i: int) -> None:
+        await store.update(CHANNEL, "t1", lambda t: (t.join(i, f"P{i}"), (), None))
+
+    await asyncio.gather(*(join(i) for i in range(1, 13)))
+    t = (await store.get(CHANNEL, "t1")).tournament
+    assert sorted(e.id for e in t.entrants) == list(range(1, 13))
+
+
+async def test_a_refused_step_writes_nothing(redis):
+    store = Tournaments(redis, Clock())
+    await store.create(fresh(n=1))
+    with pytest.raises(TournamentError):
+        await store.update(CHANNEL, "t1", lambda t: (t.join(101, "again"), (), None))
+    assert (await store.get(CHANNEL, "t1")).version == 1
+
+
+async def test_a_round_advances_once_when_two_results_race(redis):
+    """Two processes record the round's last two results at once: the round is paired once and its step scheduled
+    once, whichever commits last."""
+    clock = Clock()
+    store = Tournaments(redis, clock)
+    t = fresh(n=4).start()
+    t = t.with_board(0, 0, game="g1").with_board(0, 1, game="g2")
+    await store.create(t)
+
+    def result(game: str):
+        def change(t: Tournament):
+            t = t.record_result(game, 0)
+            if t.round_complete:
+                t = t.next_round()
+                return t, (), (Step("round", CHANNEL, t.id, t.round), clock())
+            return t, (), None
+
+        return change
+
+    await asyncio.gather(*(store.update(CHANNEL, "t1", result(g)) for g in ("g1", "g2")))
+    t = (await store.get(CHANNEL, "t1")).tournament
+    assert t.round == 2 and t.phase is Phase.RUNNING
+    assert [r for r in await redis.zrange(Keys.TOURNAMENT_DUE, 0, -1)] == [f"round|{CHANNEL}|t1|2"]
+
+
+async def test_a_step_is_claimed_by_one_process_and_again_after_its_lease(redis):
+    clock = Clock()
+    a, b = Tournaments(redis, clock), Tournaments(redis, clock)
+    step = Step("round", CHANNEL, "t1", 2)
+    await a.schedule(step, clock() - 1)
+    claims = await asyncio.gather(a.claim_due(), b.claim_due())
+    assert sorted(len(c) for c in claims) == [0, 1]
+    assert await a.claim_due() == []
+    clock.advance(61)  # the claimer died: its lease (60 s) ran out
+    (again,) = await b.claim_due()
+    assert again == step
+    assert await b.done(again) and await a.due(step) is None
+
+
+async def test_a_game_finds_its_tournament(redis):
+    store = Tournaments(redis, Clock())
+    await store.create(fresh(n=2))
+    await store.update(CHANNEL, "t1", lambda t: (t, ["gX"], None))
+    assert (await store.of_game([999, CHANNEL], "gX")).tournament.id == "t1"
+    assert await store.of_game([CHANNEL], "other") is None
