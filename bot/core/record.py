@@ -157,6 +157,8 @@ class Record:
     rematch_of: str | None = None
     aborted_by: Player | None = None
     result: Result | None = None
+    #: Seconds a turn may last in this game (a tournament's turn timer), None: the server's setting.
+    turn_timer: float | None = None
     schema: int = SCHEMA
 
     # --- convenience ------------------------------------------------------------------------------
@@ -244,7 +246,10 @@ class Record:
 
     def to_dict(self) -> dict:
         """Plain JSON-ready data in the current layout (enums as their values)."""
-        return _plain(dataclasses.asdict(self))
+        data = _plain(dataclasses.asdict(self))
+        if data["turn_timer"] is None:  # (kept out unless set: most games have none)
+            del data["turn_timer"]
+        return data
 
     def to_json(self) -> str:
         """Compact JSON text of :meth:`to_dict` (UTF-8 kept, no spaces)."""
@@ -298,6 +303,7 @@ class Record:
                 rematch_of=_opt(d.get("rematch_of"), _text, "rematch_of"),
                 aborted_by=_opt(d.get("aborted_by"), _player, "aborted_by"),
                 result=_opt(d.get("result"), _result, "result"),
+                turn_timer=_opt(d.get("turn_timer"), _num, "turn_timer"),
             )._checked()
         except RecordError as exc:
             raise RecordError(f"{label} is damaged: {exc}") from exc

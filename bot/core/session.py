@@ -341,6 +341,49 @@ class GameLayer:
         )
         return await self._start(channel_id, record, game, stored), game
 
+    async def start_paired(
+        self,
+        kind: GameKind,
+        *,
+        guild_id: int,
+        channel_id: int,
+        parent_id: int | None,
+        players: tuple[Person, Person],
+        options: dict,
+        turn_timer: float | None = None,
+    ) -> tuple[Record, Game]:
+        """Start a game between two given players at once (a tournament's board: no challenge, seats as given,
+        ``players[0]`` in seat 0), in ``channel_id`` (its thread; ``parent_id`` the channel the thread is in), with
+        ``turn_timer`` seconds a turn (None: the server's). Returns the record (status active) and the engine game.
+
+        Raises:
+            UserError: the channel already has a live challenge or game (a game started there before: the caller
+                reads it), or a race was lost.
+            IllegalMove: the options are not valid for the game.
+        """
+        stored = await self._free_channel(channel_id)
+        game = kind.new_game(options)
+        now = self.clock()
+        first, second = players
+        record = Record(
+            id=self._new_id(),
+            kind=kind.name,
+            status=Status.ACTIVE,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger=first.id,
+            opponent=second.id,
+            players=(Player(first.id, first.name), Player(second.id, second.name)),
+            options=options,
+            state=game.to_dict(),
+            created=now,
+            updated=now,
+            started=now,
+            parent_id=parent_id,
+            turn_timer=turn_timer,
+        )
+        return await self._start(channel_id, record, game, stored), game
+
     async def _free_channel(self, channel_id: int, user_id: int | None = None) -> Stored | None:
         """The channel's record if it may be replaced (an expired challenge), or None.
 
@@ -696,14 +739,13 @@ class GameLayer:
         """The record with its turn starting at ``start`` and its deadline set by the server's turn timer, and that
         turn's deadlines: the forfeit, and the reminder at half time if reminders are on."""
         settings = await self.settings.get(record.guild_id)
-        deadline = start + settings.turn_timer
+        timer = record.turn_timer or settings.turn_timer  # a tournament game's own timer first
+        deadline = start + timer
         record = record.replace(turn_started=start, deadline=deadline)
         marker = len(game.moves)
         items = [(Deadline("forfeit", record.channel_id, record.id, marker).member, deadline)]
         if settings.reminders:
-            items.append(
-                (Deadline("remind", record.channel_id, record.id, marker).member, start + settings.turn_timer / 2)
-            )
+            items.append((Deadline("remind", record.channel_id, record.id, marker).member, start + timer / 2))
         return record, tuple(items)
 
     @staticmethod

@@ -224,3 +224,28 @@ async def test_takeback_needs_a_turn_of_your_own(layer):
     await start(layer)
     with pytest.raises(UserError, match="nothing to take back"):
         await layer.request_takeback(CH, ANN.id)
+
+
+async def test_a_paired_game_starts_at_once_with_its_own_turn_timer(layer, store, clock):
+    """A tournament's board: seats as given, no challenge, the tournament's turn timer (not the server's), and a
+    second start in the same thread refused (no game started twice)."""
+    record, game = await layer.start_paired(
+        HONGKONG,
+        guild_id=9,
+        channel_id=CH,
+        parent_id=40,
+        players=(BEN, ANN),
+        options={"first": 0},
+        turn_timer=120.0,
+    )
+    assert [p.id for p in record.players] == [BEN.id, ANN.id] and game.to_move == 0
+    assert record.status is Status.ACTIVE and record.parent_id == 40
+    assert record.deadline == pytest.approx(clock() + 120.0)
+    assert (await store.get(CH)).record == record
+    assert Record.from_json(record.to_json()).turn_timer == 120.0
+    with pytest.raises(UserError):
+        await layer.start_paired(
+            HONGKONG, guild_id=9, channel_id=CH, parent_id=40, players=(BEN, ANN), options={"first": 0}
+        )
+    turn = await layer.play(HONGKONG, CH, BEN.id, "S@B3")
+    assert turn.record.deadline == pytest.approx(clock() + 120.0)
