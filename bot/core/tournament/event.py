@@ -124,6 +124,7 @@ class Tournament:
     message_id: int | None = None
     created: float = 0.0
     ended_early: bool = False
+    name: str = ""
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -360,6 +361,7 @@ class Tournament:
             message_id=d.get("message_id"),
             created=float(d.get("created", 0.0)),
             ended_early=bool(d.get("ended_early", False)),
+            name=str(d.get("name", "")),
         )
 
 

@@ -1,0 +1,507 @@
+"""``/tournament``: create, start, standings, withdraw, cancel — and the sign-up post's Join/Leave. Discord glue
+only: the rules are :mod:`bot.core.tournament`, the store :mod:`bot.storage.tournaments`, the rounds :mod:`._runner`.
+
+Creating, starting and cancelling need **Manage Server**; anyone may join, leave and look. Every refusal is an
+ephemeral answer saying what was wrong and what would be right, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import random
+from typing import TYPE_CHECKING, Literal, Optional, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from engine import IllegalMove
+
+from ...core.errors import UserError
+from ...core.kinds import GameKind
+from ...core.record import Record
+from ...core.tournament.event import Format, Phase, Tournament, TournamentError
+from ...core.tournament.standings import standings
+from ...i18n import _
+from ...i18n.wording import describe_duration, user_name
+from ...interface import answers
+from ...interface.buttons import view
+from ...interface.mentions import NO_MENTIONS
+from ...storage.settings import parse_duration
+from ...storage.tournaments import Step, Tournaments
+from ..play._language import public
+from . import _words as words
+from ._buttons import BUTTONS, SignupButton, signup_buttons
+from ._picture import standings_file
+from ._runner import SEAT_CHOICES, Runner, heading_plain
+
+if TYPE_CHECKING:
+    from ...interface.client import HongBot
+
+log = logging.getLogger(__name__)
+
+#: The most rounds a Swiss may have.
+MAX_ROUNDS = 30
+#: Discord's limit on autocomplete choices.
+MAX_CHOICES = 25
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+_INTERACTION = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)
+TOURNAMENT_HELP = "Which tournament (default: the one in this channel)"
+
+
+def signup_view(t: Tournament) -> discord.ui.View | None:
+    """Join/Leave while the tournament can be joined (sign-up, or a Swiss with rounds to come), else none."""
+    open_ = t.phase is Phase.SIGNUP or (t.phase is Phase.RUNNING and t.format is Format.SWISS and t.round < t.rounds)
+    return view(*signup_buttons(t.guild_id, t.channel_id, t.id)) if open_ else None
+
+
+def game_options(kind: GameKind) -> list[inspect.Parameter]:
+    """A game's own challenge options but those choosing seats (:data:`._runner.SEAT_CHOICES`)."""
+    return [
+        p for p in inspect.signature(kind.challenge, eval_str=True).parameters.values() if p.name not in SEAT_CHOICES
+    ]
+
+
+def options_text(kind: GameKind, t: Tournament) -> str:
+    """The tournament's game options and turn timer in words (for the sign-up post)."""
+    parts = []
+    described = kind.describe_options(kind.seat_options(t.options, random.Random(0))[1])
+    if described:
+        parts.append(described)
+    if t.turn_timer:
+        parts.append(_("Turn timer: {duration}.", duration=describe_duration(t.turn_timer)))
+    return " ".join(parts)
+
+
+def _tournament_id(rng) -> str:
+    return "".join(rng.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(6))
+
+
+class TournamentCog(commands.Cog, name="Tournament"):
+    """The ``/tournament`` group, the sign-up buttons, the results of tournament games (``game_finished``) and the
+    runner of tournament steps."""
+
+    def __init__(self, bot: "HongBot") -> None:
+        self.bot = bot
+        self.layer = bot.layer
+        self.store = Tournaments(bot.layer.store.redis, bot.layer.clock)
+        self.runner = Runner(bot, self.store, bot.poll_interval)
+        self.__cog_app_commands__.append(self._group())
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(*BUTTONS)
+        self.runner.start()
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(*BUTTONS)
+        await self.runner.stop()
+
+    # --- the command group ------------------------------------------------------------------------
+
+    def _group(self) -> app_commands.Group:
+        group = app_commands.Group(
+            name="tournament", description="Swiss and round-robin tournaments in this server", guild_only=True
+        )
+        kinds = self.layer.kinds
+        params: dict[str, inspect.Parameter] = {}
+        helps: dict[str, str] = {}
+        for kind in kinds.values():
+            for p in game_options(kind):
+                if p.name not in params:
+                    params[p.name] = p.replace(kind=_KEYWORD, default=None, annotation=Optional[p.annotation])
+                    helps[p.name] = kind.challenge_help.get(p.name, p.name)
+        game_choices = [app_commands.Choice(name=kind.title, value=name) for name, kind in kinds.items()]
+        create_params = [
+            inspect.Parameter("game", _KEYWORD, annotation=str),
+            inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin"]),
+            inspect.Parameter(
+                "rounds", _KEYWORD, default=None, annotation=Optional[app_commands.Range[int, 1, MAX_ROUNDS]]
+            ),
+            *params.values(),
+            inspect.Parameter(
+                "turn_timer", _KEYWORD, default=None, annotation=Optional[app_commands.Range[str, 1, 20]]
+            ),
+            inspect.Parameter("starts", _KEYWORD, default=None, annotation=Optional[app_commands.Range[str, 1, 20]]),
+            inspect.Parameter("name", _KEYWORD, default=None, annotation=Optional[app_commands.Range[str, 1, 60]]),
+        ]
+
+        async def create(interaction: discord.Interaction, **options) -> None:
+            await self.create(interaction, **options)
+
+        create.__signature__ = inspect.Signature([_INTERACTION, *create_params])  # type: ignore[attr-defined]
+        command: app_commands.Command = app_commands.Command(
+            name="create",
+            description="Create a tournament here, with a sign-up post (Manage Server)",
+            callback=create,
+        )
+        command = app_commands.describe(
+            game="Which game",
+            format="swiss (a set number of rounds) or round_robin (everyone plays everyone)",
+            rounds="Swiss: how many rounds (default 3); a round robin has one round per opponent",
+            turn_timer="Time for a turn in the tournament's games, e.g. 1 hour, 2 days (default: the server's)",
+            starts="Start automatically after this long, e.g. 2 hours (default: /tournament start)",
+            name="The tournament's name (default: the game and format)",
+            **helps,
+        )(command)
+        command = app_commands.choices(game=game_choices)(command)
+        group.add_command(command)
+        for name, description, method in (
+            ("start", "Close the sign-up and start round 1 (Manage Server)", self.start),
+            ("standings", "The standings of a tournament, with a picture", self.standings),
+            ("withdraw", "Leave a tournament you are playing in", self.withdraw),
+            ("cancel", "Cancel a tournament (Manage Server)", self.cancel),
+        ):
+            group.add_command(self._tournament_command(name, description, method))
+        return group
+
+    def _tournament_command(self, name: str, description: str, method) -> app_commands.Command:
+        async def callback(
+            interaction: discord.Interaction, tournament: Optional[app_commands.Range[str, 1, 16]] = None
+        ) -> None:
+            await method(interaction, tournament)
+
+        callback.__qualname__ = callback.__name__ = f"tournament_{name}"
+        command: app_commands.Command = app_commands.Command(name=name, description=description, callback=callback)
+        command = app_commands.describe(tournament=TOURNAMENT_HELP)(command)
+        command.autocomplete("tournament")(self.complete_tournament)
+        return command
+
+    async def complete_tournament(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The server's tournaments not over, newest first, by name or id containing what was typed."""
+        if interaction.guild_id is None:
+            return []
+        typed = (current or "").casefold()
+        out = []
+        for t in reversed(await self.store.of_guild(interaction.guild_id)):
+            if t.phase in (Phase.CANCELLED,):
+                continue
+            label = f"{words.title(t, self.layer.kinds[t.kind])}".replace("\\", "")
+            if typed in label.casefold() or typed in t.id:
+                out.append(app_commands.Choice(name=label[:100], value=t.id))
+        return out[:MAX_CHOICES]
+
+    # --- finding a tournament -------------------------------------------------------------------
+
+    async def pick(
+        self, interaction: discord.Interaction, tournament_id: str | None, *, phases: tuple[Phase, ...]
+    ) -> Tournament:
+        """The tournament an option names, or the one (of ``phases``) run from this channel, or the server's only one.
+
+        Raises:
+            UserError: none found, or several (pick one with the option).
+        """
+        guild_id = interaction.guild_id
+        if guild_id is None:
+            raise UserError(_("Tournaments are run in a server."))
+        if tournament_id:
+            held = await self.store.find(guild_id, tournament_id.strip().lower())
+            if held is None:
+                raise UserError(
+                    _("There is no tournament `{id}` in this server. Pick one from the list.", id=tournament_id[:16])
+                )
+            return held.tournament
+        candidates = [t for t in await self.store.of_guild(guild_id) if t.phase in phases]
+        here = [t for t in candidates if t.channel_id == interaction.channel_id]
+        chosen = here or candidates
+        if len(chosen) == 1:
+            return chosen[0]
+        if not chosen:
+            raise UserError(
+                _("There is no tournament for that in this server. {create} makes one.", create=words.command("create"))
+            )
+        raise UserError(_("There are several tournaments: pick one with the option `tournament`."))
+
+    @staticmethod
+    def require_manager(interaction: discord.Interaction) -> None:
+        if not interaction.permissions.manage_guild:
+            raise UserError(
+                _(
+                    "Only members with the **Manage Server** permission can create, start or cancel a tournament. "
+                    "Anyone can join one with its **Join** button."
+                )
+            )
+
+    async def update(self, t: Tournament, change) -> Tournament:
+        """A change to the stored tournament; a refused step becomes the refusal's words."""
+        try:
+            return await self.store.update(t.channel_id, t.id, change)
+        except TournamentError as exc:
+            raise UserError(words.refusal(exc.reason, t)) from exc
+
+    # --- /tournament create ---------------------------------------------------------------------
+
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        *,
+        game: str,
+        format: str,
+        rounds=None,
+        turn_timer=None,
+        starts=None,
+        name=None,
+        **given,
+    ) -> None:
+        """Create a tournament run from this channel and post its sign-up (public) with Join/Leave.
+
+        Raises:
+            UserError: without Manage Server, outside a text channel, an unknown game, an option of the other game,
+                rounds for a round robin, an unreadable timer or start time, invalid game options.
+        """
+        self.require_manager(interaction)
+        if interaction.guild_id is None or not isinstance(interaction.channel, discord.TextChannel):
+            raise UserError(
+                _("Create a tournament in a server's text channel (not a thread): its games get threads there.")
+            )
+        kind = self.layer.kinds.get(game)
+        if kind is None:
+            raise UserError(_("`{game}` is not a game I host. Pick one from the list.", game=game[:32]))
+        mine = {p.name for p in game_options(kind)}
+        foreign = sorted(n for n, v in given.items() if v is not None and n not in mine)
+        if foreign:
+            raise UserError(
+                _("`{option}` is not an option of {game}: leave it out.", option=foreign[0], game=kind.title)
+            )
+        fmt = Format(format)
+        if fmt is Format.ROUND_ROBIN and rounds is not None:
+            raise UserError(
+                _(
+                    "A round robin has one round per opponent: leave `rounds` out (it is set when the tournament starts)."
+                )
+            )
+        timer = float(parse_duration(turn_timer)) if turn_timer else None
+        start_at = None
+        if starts:
+            try:
+                start_at = self.layer.clock() + parse_duration(starts)
+            except UserError as exc:
+                raise UserError(
+                    _("`starts` is how long from now, e.g. 2 hours or 1 day (at most 7 days). {why}", why=str(exc))
+                ) from exc
+        chosen = {n: v for n, v in given.items() if v is not None and n in mine}
+        options = kind.challenge(**chosen)
+        for option, value in SEAT_CHOICES.items():
+            if option in inspect.signature(kind.challenge).parameters:
+                options[option] = value
+        try:
+            kind.new_game(kind.seat_options(options, self.layer.rng)[1])
+        except IllegalMove as exc:
+            raise UserError(str(exc)) from exc
+        t = Tournament(
+            id=_tournament_id(self.layer.rng),
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel.id,
+            creator=interaction.user.id,
+            kind=kind.name,
+            format=fmt,
+            rounds=rounds or 3,
+            options=options,
+            turn_timer=timer,
+            starts=start_at,
+            created=self.layer.clock(),
+            name=(name or "").strip(),
+        )
+        step = (Step("start", t.channel_id, t.id, 0), start_at) if start_at else None
+        await self.store.create(t, step)
+        async with public(self.bot, self.layer, t.guild_id):
+            text = words.signup_text(t, kind, options_text(kind, t))
+            buttons = signup_view(t)
+        await answers.send(interaction, text, view=buttons, allowed_mentions=NO_MENTIONS)
+        try:
+            message = await interaction.original_response()
+        except discord.HTTPException:
+            return
+        await self.store.update(t.channel_id, t.id, lambda x: (x.replace(message_id=message.id), (), None))
+
+    # --- Join / Leave -----------------------------------------------------------------------------
+
+    async def signup(self, interaction: discord.Interaction, button: SignupButton) -> None:
+        """Join or Leave pressed: the list updated on the post (or, after the start, a private note).
+
+        Raises:
+            UserError: joining twice, a started round robin, leaving when not in, the tournament gone.
+        """
+        held = await self.store.get(button.channel, button.tournament_id)
+        if held is None:
+            raise UserError(_("This tournament no longer exists."))
+        t = held.tournament
+        user = interaction.user
+        if button.action == "join":
+            t = await self.update(t, lambda x: (x.join(user.id, user_name(user)), (), None))
+            entrant = t.entrant(user.id)
+            note = (
+                _("You're in! You'll be paired from round {round}.", round=entrant.joined)
+                if t.phase is Phase.RUNNING and entrant
+                else None
+            )
+        else:
+            t = await self.update(t, lambda x: (x.leave(user.id), (), None))
+            note = _("You left the tournament.") if t.phase is Phase.RUNNING else None
+            if t.phase is Phase.RUNNING:
+                await self._resign_running(interaction, t, user.id)
+        kind = self.layer.kinds[t.kind]
+        async with public(self.bot, self.layer, t.guild_id):
+            text = words.signup_text(t, kind, options_text(kind, t))
+            buttons = signup_view(t)
+        await answers.edit(interaction, content=text, view=buttons, allowed_mentions=NO_MENTIONS)
+        if note:
+            await answers.send(interaction, note, ephemeral=True)
+
+    # --- /tournament start ------------------------------------------------------------------------
+
+    async def start(self, interaction: discord.Interaction, tournament_id: str | None) -> None:
+        """Close the sign-up and start: round 1 is paired at once and its games start in threads (the runner).
+
+        Raises:
+            UserError: without Manage Server, no such tournament, already started, fewer than 2 players.
+        """
+        self.require_manager(interaction)
+        t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP,))
+        seeds = await self.runner.seeds(t)
+        now = self.layer.clock()
+        t = await self.update(t, lambda x: (x.start(seeds), (), (Step("round", x.channel_id, x.id, 1), now)))
+        kind = self.layer.kinds[t.kind]
+        await answers.send(
+            interaction,
+            _(
+                "**{tournament}** has started with {players} players: round 1 of {rounds} is being paired and its "
+                "games start in threads here.",
+                tournament=words.title(t, kind),
+                players=len(t.entrants),
+                rounds=t.rounds,
+            ),
+            allowed_mentions=NO_MENTIONS,
+        )
+        await self.runner.refresh_signup(t)
+
+    # --- /tournament standings --------------------------------------------------------------------
+
+    async def standings(self, interaction: discord.Interaction, tournament_id: str | None) -> None:
+        """The standings (text and picture), for everyone in the channel.
+
+        Raises:
+            UserError: no such tournament, or it has not started.
+        """
+        t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP, Phase.RUNNING, Phase.FINISHED))
+        kind = self.layer.kinds[t.kind]
+        if t.phase is Phase.SIGNUP or not t.boards:
+            raise UserError(_("**{tournament}** has not started yet: no standings.", tournament=words.title(t, kind)))
+        rows = standings(t)
+        played = t.round if t.round_complete else t.round - 1
+        if t.phase is Phase.FINISHED:
+            heading = _("🏆 **{tournament}** — final standings", tournament=words.title(t, kind))
+        else:
+            heading = _(
+                "📊 **{tournament}** — standings after round {round} (round {current} of {rounds} is being played)",
+                tournament=words.title(t, kind),
+                round=played,
+                current=t.round,
+                rounds=t.rounds,
+            )
+        text = words.standings_text(t, kind, rows, heading)
+        picture = await standings_file(t, kind, rows, heading_plain(t, kind, played))
+        await answers.send(interaction, text, file=picture.file("standings.png"), allowed_mentions=NO_MENTIONS)
+
+    # --- /tournament withdraw ---------------------------------------------------------------------
+
+    async def withdraw(self, interaction: discord.Interaction, tournament_id: str | None) -> None:
+        """The caller leaves a tournament: not paired again; a game they are playing in it is resigned.
+
+        Raises:
+            UserError: not in it, withdrawn already, the tournament over.
+        """
+        if tournament_id:
+            t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP, Phase.RUNNING))
+        else:
+            guild_id = interaction.guild_id or 0
+            mine = [
+                x
+                for x in await self.store.of_guild(guild_id)
+                if x.phase in (Phase.SIGNUP, Phase.RUNNING)
+                and (e := x.entrant(interaction.user.id)) is not None
+                and e.withdrawn is None
+            ]
+            if not mine:
+                raise UserError(_("You're not playing in any tournament of this server."))
+            if len(mine) > 1:
+                raise UserError(_("You're in several tournaments: pick one with the option `tournament`."))
+            t = mine[0]
+        user_id = interaction.user.id
+        t = await self.update(t, self.runner_change(lambda x: x.leave(user_id)))
+        kind = self.layer.kinds[t.kind]
+        await answers.send(
+            interaction, _("You withdrew from **{tournament}**.", tournament=words.title(t, kind)), ephemeral=True
+        )
+        if t.phase is Phase.RUNNING:
+            await self._resign_running(interaction, t, user_id)
+        await self.runner.refresh_signup(t)
+
+    def runner_change(self, step):
+        from ._runner import advancing
+
+        return advancing(step, self.layer.clock)
+
+    async def _resign_running(self, interaction: discord.Interaction, t: Tournament, user_id: int) -> None:
+        """Resign the game ``user_id`` is playing in ``t`` (its result then reaches the tournament as any game's)."""
+        board = next((b for r in t.boards for b in r if b.has(user_id) and b.result is None and b.game), None)
+        if board is None or board.channel is None:
+            return
+        kind = self.layer.kinds[t.kind]
+        try:
+            turn = await self.layer.resign(kind, board.channel, user_id, board.game)
+        except UserError as exc:
+            log.info("tournament %s: no game of %s to resign (%s)", t.id, user_id, exc)
+            return
+        play = self.bot.get_cog("Play")
+        if play is not None:
+            await cast("object", play).post_turn(None, kind, turn)  # type: ignore[attr-defined]
+
+    # --- /tournament cancel -----------------------------------------------------------------------
+
+    async def cancel(self, interaction: discord.Interaction, tournament_id: str | None) -> None:
+        """Cancel: no more rounds; games being played go on as ordinary games.
+
+        Raises:
+            UserError: without Manage Server, no such tournament, already over.
+        """
+        self.require_manager(interaction)
+        t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP, Phase.RUNNING))
+        t = await self.update(t, lambda x: (x.cancel(), (), None))
+        kind = self.layer.kinds[t.kind]
+        await answers.send(
+            interaction,
+            _("**{tournament}** is cancelled.", tournament=words.title(t, kind)),
+            allowed_mentions=NO_MENTIONS,
+        )
+        await self.runner.refresh_signup(t)
+
+    # --- results ----------------------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_game_finished(self, record: Record) -> None:
+        """A game ended: if it is a tournament's, its result goes on its board (the round advances after its last)."""
+        await self._result(record)
+
+    @commands.Cog.listener()
+    async def on_game_result_due(self, record: Record) -> None:
+        """The reconciler's second chance for a finished game's follow-ups: the same, once."""
+        await self._result(record)
+
+    async def _result(self, record: Record) -> None:
+        try:
+            t = await self.runner.record_result(record)
+        except Exception:
+            log.exception("the result of game %s did not reach its tournament; the round's watch records it", record.id)
+            return
+        if t is not None:
+            await self.runner.run_due()  # the next round at once, not at the next poll
+
+
+async def setup(bot: "HongBot") -> None:
+    await bot.add_cog(TournamentCog(bot))
+
+
+__all__ = ["TournamentCog", "setup", "signup_view", "options_text", "game_options"]

@@ -1,0 +1,249 @@
+"""End to end: tournaments through the local Discord emulator with a real Redis — sign-up, rounds in threads,
+results, standings, podium; a 4-player round robin and a 7-player Swiss (a bye, a withdrawal, a restart between
+rounds, a game lost on time); and the refusals (joining twice or late, no permission, too few players).
+
+Time is the test's clock: the bots poll Redis every few milliseconds and the test waits for what they post.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.core.tournament.event import Phase
+from bot.storage.store import GameStore
+from bot.storage.tournaments import Tournaments
+from tests.bot.harness import make_world, refused, resign, start_bot
+from tests.emulator import PERMISSIONS
+
+pytestmark = pytest.mark.timeout(280)
+
+HOUR = 3600
+
+
+@pytest.fixture
+async def world(emu):
+    world = make_world(emu)
+    world.admin = emu.create_user("ada")
+    emu.add_member(world.guild, world.admin, permissions=PERMISSIONS["manage_guild"])
+    world.players = [world.ann, world.ben, world.cleo]
+    for name in ("dan", "eve", "fay", "gus"):
+        user = emu.create_user(name)
+        emu.add_member(world.guild, user)
+        world.players.append(user)
+    return world
+
+
+@pytest.fixture
+async def bots(emu, world, redis_server, redis, clock):
+    """Start bots on demand (each a process-equivalent with its own Redis connection); all stopped at the end."""
+    started = []
+
+    async def start(**kwargs):
+        bot = await start_bot(emu, redis_server, guild=world.guild, clock=clock, poll_interval=0.02, **kwargs)
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        await bot.stop()
+
+
+async def create(emu, world, **options):
+    it = await emu.slash(world.admin, world.channel, "tournament create", **options)
+    post = await it.wait_done()
+    assert not it.ephemeral, post.content
+    return post
+
+
+async def join(emu, post, users):
+    for user in users:
+        click = await emu.click(user, post, post.button("Join")["custom_id"])
+        await click.wait_done()
+
+
+async def stored(redis, world):
+    (t,) = await Tournaments(redis, lambda: 0.0).of_guild(world.guild)
+    return t
+
+
+async def wait_for(predicate, timeout: float = 30.0):
+    for _ in range(int(timeout / 0.05)):
+        value = await predicate()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+async def round_started(redis, world, number: int):
+    """The tournament once every game of round ``number`` has started (a thread and a game on each board)."""
+
+    async def ready():
+        t = await stored(redis, world)
+        if t.round != number:
+            return None
+        pending = [b for b in t.boards[-1] if b.result is None]
+        return t if all(b.game is not None for b in pending) else None
+
+    return await wait_for(ready)
+
+
+def user(world, user_id):
+    return next(u for u in [*world.players, world.admin] if int(u["id"]) == user_id)
+
+
+async def test_round_robin_of_four_from_sign_up_to_podium(emu, world, bots, redis):
+    await bots()
+    post = await create(emu, world, game="hongkong", format="round_robin", turn_timer="1 hour")
+    assert "round robin" in post.content and [b["label"] for b in post.buttons()] == ["Join", "Leave"]
+    four = world.players[:4]
+    await join(emu, post, four)
+    assert all(f"{u['username']}" in post.content for u in four)
+    it = await emu.slash(world.admin, world.channel, "tournament start")
+    await it.wait_done()
+    # every round: the board's seat 1 player resigns, so seat 0 wins; scores then follow the Berger table
+    for number in (1, 2, 3):
+        t = await round_started(redis, world, number)
+        assert len(t.boards[-1]) == 2
+        for board in t.boards[-1]:
+            record = (await GameStore(redis).get(board.channel)).record
+            assert record.turn_timer == 3600.0 and record.parent_id == world.channel
+            assert [p.id for p in record.players] == [board.first, board.second]
+            await resign(emu, user(world, board.second), board.channel)
+    t = await wait_for(lambda: _finished(redis, world))
+    assert t.phase is Phase.FINISHED and t.round == 3
+    podium = await emu.wait_for_message(world.channel, lambda m: "🥇" in m.content)
+    final = await emu.wait_for_message(world.channel, lambda m: "final standings" in m.content)
+    assert final.attachments and final.attachments[0].filename == "standings.png"
+    # Berger for 4 (seeds 1–4 = ann, ben, cleo, dan by sign-up: no ratings yet): rounds 1–4 2–3 / 4–3 1–2 / 2–4 3–1;
+    # seat 0 wins each: 1 beats 4, 2 beats 3; 4 beats 3, 1 beats 2; 2 beats 4, 3 beats 1 → 1: 2, 2: 2, 4: 1, 3: 1.
+    # 1 and 2 tie on 2: direct encounter (1 beat 2) puts ann first; 3 and 4 on 1: dan beat cleo.
+    names = [u["username"] for u in four]
+    assert f"🥇 **{names[0]}** — 2" in podium.content and f"🥈 **{names[1]}** — 2" in podium.content
+    lines = [line for line in final.content.splitlines() if " — **" in line]
+    assert [line.split(" — ")[0].split(" ", 1)[1] for line in lines] == [names[0], names[1], names[3], names[2]]
+    assert emu.errors == []
+
+
+async def _finished(redis, world):
+    t = await stored(redis, world)
+    return t if t.phase is Phase.FINISHED else None
+
+
+async def test_swiss_of_seven_bye_withdrawal_restart_and_a_loss_on_time(emu, world, bots, redis, clock):
+    bot = await bots()
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=3, turn_timer="1 hour")
+    await join(emu, post, world.players)
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+
+    # round 1: the fold 1–4, 5–2, 3–6 and the bye for the lowest seed (gus); two games resigned by seat 1, the third
+    # lost on time across a restart of the bot
+    t = await round_started(redis, world, 1)
+    ids = [int(u["id"]) for u in world.players]
+    assert [(b.first, b.second, b.result) for b in t.boards[0]] == [
+        (ids[0], ids[3], None),
+        (ids[4], ids[1], None),
+        (ids[2], ids[5], None),
+        (ids[6], None, "bye"),
+    ]
+    pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 3" in m.content)
+    assert "gus has the bye (1 point)." in pairings.content
+    for board in t.boards[0][:2]:
+        await resign(emu, user(world, board.second), board.channel)
+    await bot.stop()  # the bot restarts while the last game of round 1 runs out of time
+    clock.advance(HOUR + 1)
+    await bots()
+    lost = await emu.wait_for_message(t.boards[0][2].channel, lambda m: "ran out of time" in m.content)
+    assert "cleo ran out of time" in lost.content
+
+    # round 2: paired once (by the new process), the standings after round 1 posted first
+    t = await round_started(redis, world, 2)
+    after = await emu.wait_for_message(world.channel, lambda m: "standings after round 1" in m.content)
+    assert after.attachments[0].filename == "standings.png"
+    assert len(t.boards[1]) == 4 and sum(b.second is None for b in t.boards[1]) == 1
+    # a withdrawal: the first board's seat 0 player leaves mid-game — their game is resigned (a loss)
+    leaver = t.boards[1][0].first
+    it = await emu.slash(user(world, leaver), world.channel, "tournament withdraw")
+    assert "You withdrew" in await refused(it)
+    for board in t.boards[1][1:]:
+        if board.second is not None:
+            await resign(emu, user(world, board.second), board.channel)
+
+    # round 3: six players left, no bye; the withdrawn player is not paired
+    t = await round_started(redis, world, 3)
+    assert t.boards[1][0].result == "0-1"
+    assert all(not b.has(leaver) for b in t.boards[2]) and all(b.second is not None for b in t.boards[2])
+    for board in t.boards[2]:
+        await resign(emu, user(world, board.second), board.channel)
+    t = await wait_for(lambda: _finished(redis, world))
+    await emu.wait_for_message(world.channel, lambda m: "🥇" in m.content)
+
+    # the rules, checked on what was stored: no pair twice, at most one bye each, one thread and one game a board
+    pairs = [frozenset((b.first, b.second)) for r in t.boards for b in r if b.second is not None]
+    assert len(pairs) == len(set(pairs)) == 3 + 3 + 3
+    byes = [b.first for r in t.boards for b in r if b.result == "bye"]
+    assert len(byes) == len(set(byes)) == 2
+    threads = emu.threads(world.channel)
+    assert len(threads) == 9 and {int(th["id"]) for th in threads} == {
+        b.channel for r in t.boards for b in r if b.channel
+    }
+    assert len({b.game for r in t.boards for b in r if b.game}) == 9
+    assert emu.errors == []
+
+
+async def test_refusals_change_nothing(emu, world, bots, redis, clock):
+    await bots()
+    # a creator without Manage Server
+    it = await emu.slash(world.ann, world.channel, "tournament create", game="hongkong", format="swiss")
+    assert "Manage Server" in await refused(it)
+    assert await Tournaments(redis, lambda: 0.0).of_guild(world.guild) == []
+    # an option of the other game; rounds for a round robin
+    it = await emu.slash(
+        world.admin, world.channel, "tournament create", game="hongkong", format="swiss", expansion=True
+    )
+    assert "`expansion` is not an option of Hong Kong" in await refused(it)
+    it = await emu.slash(world.admin, world.channel, "tournament create", game="hong", format="round_robin", rounds=2)
+    assert "leave `rounds` out" in await refused(it)
+    assert await Tournaments(redis, lambda: 0.0).of_guild(world.guild) == []
+
+    post = await create(emu, world, game="hong", format="round_robin", board="garden")
+    await join(emu, post, [world.ann])
+    before = await redis.hgetall(f"hongbot:{{ch:{world.channel}}}:tourn:{(await stored(redis, world)).id}")
+    # joining twice; fewer than 2 players; standings before the start; a start without the permission
+    click = await emu.click(world.ann, post, post.button("Join")["custom_id"])
+    assert "already signed up" in await refused(click)
+    it = await emu.slash(world.admin, world.channel, "tournament start")
+    assert "at least 2 players" in await refused(it)
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    assert "has not started" in await refused(it)
+    it = await emu.slash(world.ben, world.channel, "tournament start")
+    assert "Manage Server" in await refused(it)
+    assert await redis.hgetall(f"hongbot:{{ch:{world.channel}}}:tourn:{(await stored(redis, world)).id}") == before
+    # three players (odd: one rests each round), then joining a started round robin
+    await join(emu, post, [world.ben, world.cleo])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    assert t.rounds == 3 and [b.result for b in t.boards[0]] == [None, "rest"]
+    record = (await GameStore(redis).get(t.boards[0][0].channel)).record
+    assert record.kind == "hong" and record.options["board"] == "garden"
+    assert post.buttons() == []  # a round robin can't be joined once started: its post loses its buttons
+    # the standings, for anyone, with a picture
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    shown = await it.wait_done()
+    assert not it.ephemeral and "standings after round 0" in shown.content
+    assert shown.attachments[0].filename == "standings.png"
+    # cancel: no more rounds
+    it = await emu.slash(world.admin, world.channel, "tournament cancel")
+    assert "is cancelled" in (await it.wait_done()).content
+    assert (await Tournaments(redis, lambda: 0.0).of_guild(world.guild))[0].phase is Phase.CANCELLED
+    # joining a Swiss in its last round: refused (its post, over an hour old, still shows Join: Discord limits
+    # edits of old messages, so the bot leaves it)
+    swiss = await create(emu, world, game="hongkong", format="swiss", rounds=1)
+    await join(emu, swiss, [world.ann, world.ben])
+    clock.advance(HOUR)
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    click = await emu.click(world.players[3], swiss, swiss.button("Join")["custom_id"])
+    assert "last round" in await refused(click)
+    assert emu.errors == []
