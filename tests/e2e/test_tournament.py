@@ -13,7 +13,7 @@ import pytest
 
 from bot.core.tournament.event import Phase
 from bot.storage.store import GameStore
-from bot.storage.tournaments import Tournaments
+from bot.storage.tournaments import Step, Tournaments
 from tests.bot.harness import make_world, refused, resign, start_bot
 from tests.emulator import PERMISSIONS
 
@@ -247,3 +247,52 @@ async def test_refusals_change_nothing(emu, world, bots, redis, clock):
     click = await emu.click(world.players[3], swiss, swiss.button("Join")["custom_id"])
     assert "last round" in await refused(click)
     assert emu.errors == []
+
+
+async def test_a_deleted_thread_a_departed_player_and_a_round_step_run_again(emu, world, bots, redis, clock):
+    """Faults: a game's thread deleted (the game ends without a result: both lose by forfeit), a player who left the
+    server (withdrawn when the next round starts: the opponent wins by forfeit), and the round's step run again by
+    two processes at once after a crash between a game's start and its board's record — no game started twice."""
+    await bots()
+    await bots()  # a second process: both poll the same steps
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=2)
+    four = world.players[:4]
+    await join(emu, post, four)
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    ids = [int(u["id"]) for u in four]
+    assert [(b.first, b.second) for b in t.boards[0]] == [(ids[0], ids[2]), (ids[3], ids[1])]
+
+    # the crash: board 2's game was started in its thread, but its record on the board was lost; the step runs again
+    store = Tournaments(redis, clock)
+    held = await store.get(world.channel, t.id)
+    game_id, thread = t.boards[0][1].game, t.boards[0][1].channel
+    assert await store.commit(held.tournament.with_board(0, 1, game=None), held.version) == held.version + 1
+    step = Step("round", world.channel, t.id, 1)
+    await store.schedule(step, clock())
+    t = await wait_for(lambda: _board_game(redis, world, 0, 1))
+    assert t.boards[0][1].game == game_id and t.boards[0][1].channel == thread
+    await wait_for(lambda: _settled(store, step))
+    assert len(emu.threads(world.channel)) == 2  # no thread opened again, no second game
+    assert (await GameStore(redis).get(thread)).record.id == game_id
+
+    # board 1's thread is deleted: its game ends without a result; dan leaves the server, then ben resigns to him
+    await emu.delete_channel(t.boards[0][0].channel)
+    await emu.remove_member(world.guild, four[3])
+    await resign(emu, world.ben, thread)
+    t = await round_started(redis, world, 2)
+    assert [b.result for b in t.boards[0]] == ["--", "1-0"]
+    departed = next(b for b in t.boards[1] if b.has(ids[3]))
+    assert departed.result in ("+-", "-+") and departed.points(ids[3]) == 0 and departed.game is None
+    assert t.entrant(ids[3]).withdrawn == 3  # (paired in round 2 already: that board forfeited, none after)
+    pairings = await emu.wait_for_message(world.channel, lambda m: "— round 2 of 2" in m.content)
+    assert "wins by forfeit" in pairings.content
+
+
+async def _board_game(redis, world, r, i):
+    t = await stored(redis, world)
+    return t if t.boards[r][i].game else None
+
+
+async def _settled(store, step):
+    return await store.due(step) is None
