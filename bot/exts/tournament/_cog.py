@@ -23,11 +23,12 @@ from ...core.kinds import GameKind
 from ...core.record import Record
 from ...core.tournament.event import Format, Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
-from ...i18n import _
+from ...i18n import _, n_, p_
 from ...i18n.wording import describe_duration, user_name
-from ...interface import answers
+from ...interface import answers, mentions
 from ...interface.buttons import view
 from ...interface.mentions import NO_MENTIONS
+from ...interface.translator import untranslated
 from ...storage.settings import parse_duration
 from ...storage.tournaments import Step, Tournaments
 from ..play._language import public
@@ -111,7 +112,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 if p.name not in params:
                     params[p.name] = p.replace(kind=_KEYWORD, default=None, annotation=Optional[p.annotation])
                     helps[p.name] = kind.challenge_help.get(p.name, p.name)
-        game_choices = [app_commands.Choice(name=kind.title, value=name) for name, kind in kinds.items()]
+        game_choices = [app_commands.Choice(name=untranslated(kind.title), value=name) for name, kind in kinds.items()]
         create_params = [
             inspect.Parameter("game", _KEYWORD, annotation=str),
             inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin"]),
@@ -130,12 +131,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             await self.create(interaction, **options)
 
         create.__signature__ = inspect.Signature([_INTERACTION, *create_params])  # type: ignore[attr-defined]
-        command: app_commands.Command = app_commands.Command(
-            name="create",
-            description="Create a tournament here, with a sign-up post (Manage Server)",
-            callback=create,
-        )
-        command = app_commands.describe(
+        create = app_commands.describe(
             game="Which game",
             format="swiss (a set number of rounds) or round_robin (everyone plays everyone)",
             rounds="Swiss: how many rounds (default 3); a round robin has one round per opponent",
@@ -143,8 +139,12 @@ class TournamentCog(commands.Cog, name="Tournament"):
             starts="Start automatically after this long, e.g. 2 hours (default: /tournament start)",
             name="The tournament's name (default: the game and format)",
             **helps,
-        )(command)
-        command = app_commands.choices(game=game_choices)(command)
+        )(app_commands.choices(game=game_choices)(create))
+        command: app_commands.Command = app_commands.Command(
+            name="create",
+            description="Create a tournament here, with a sign-up post (Manage Server)",
+            callback=create,
+        )
         group.add_command(command)
         for name, description, method in (
             ("start", "Close the sign-up and start round 1 (Manage Server)", self.start),
@@ -162,8 +162,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
             await method(interaction, tournament)
 
         callback.__qualname__ = callback.__name__ = f"tournament_{name}"
-        command: app_commands.Command = app_commands.Command(name=name, description=description, callback=callback)
-        command = app_commands.describe(tournament=TOURNAMENT_HELP)(command)
+        described = app_commands.describe(tournament=TOURNAMENT_HELP)(callback)
+        command: app_commands.Command = app_commands.Command(name=name, description=description, callback=described)
         command.autocomplete("tournament")(self.complete_tournament)
         return command
 
@@ -212,7 +212,12 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(
                 _("There is no tournament for that in this server. {create} makes one.", create=words.command("create"))
             )
-        raise UserError(_("There are several tournaments: pick one with the option `tournament`."))
+        raise UserError(
+            _(
+                "There are several tournaments: pick one with the option {option}.",
+                option=mentions.option("tournament standings", "tournament"),
+            )
+        )
 
     @staticmethod
     def require_manager(interaction: discord.Interaction) -> None:
@@ -220,7 +225,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(
                 _(
                     "Only members with the **Manage Server** permission can create, start or cancel a tournament. "
-                    "Anyone can join one with its **Join** button."
+                    "Anyone can join one with its {join} button.",
+                    join=f"**{p_('button', 'Join')}**",
                 )
             )
 
@@ -263,13 +269,19 @@ class TournamentCog(commands.Cog, name="Tournament"):
         foreign = sorted(n for n, v in given.items() if v is not None and n not in mine)
         if foreign:
             raise UserError(
-                _("`{option}` is not an option of {game}: leave it out.", option=foreign[0], game=kind.title)
+                _(
+                    "{option} is not an option of {game}: leave it out.",
+                    option=mentions.option("tournament create", foreign[0]),
+                    game=kind.title,
+                )
             )
         fmt = Format(format)
         if fmt is Format.ROUND_ROBIN and rounds is not None:
             raise UserError(
                 _(
-                    "A round robin has one round per opponent: leave `rounds` out (it is set when the tournament starts)."
+                    "A round robin has one round per opponent: leave {rounds} out (it is set when the tournament "
+                    "starts).",
+                    rounds=mentions.option("tournament create", "rounds"),
                 )
             )
         timer = float(parse_duration(turn_timer)) if turn_timer else None
@@ -279,7 +291,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 start_at = self.layer.clock() + parse_duration(starts)
             except UserError as exc:
                 raise UserError(
-                    _("`starts` is how long from now, e.g. 2 hours or 1 day (at most 7 days). {why}", why=str(exc))
+                    _(
+                        "{starts} is how long from now, e.g. 2 hours or 1 day (at most 7 days). {why}",
+                        starts=mentions.option("tournament create", "starts"),
+                        why=str(exc),
+                    )
                 ) from exc
         chosen = {n: v for n, v in given.items() if v is not None and n in mine}
         options = kind.challenge(**chosen)
@@ -366,11 +382,13 @@ class TournamentCog(commands.Cog, name="Tournament"):
         kind = self.layer.kinds[t.kind]
         await answers.send(
             interaction,
-            _(
-                "**{tournament}** has started with {players} players: round 1 of {rounds} is being paired and its "
+            n_(
+                "**{tournament}** has started with {count} player: round 1 of {rounds} is being paired and its "
                 "games start in threads here.",
+                "**{tournament}** has started with {count} players: round 1 of {rounds} is being paired and its "
+                "games start in threads here.",
+                len(t.entrants),
                 tournament=words.title(t, kind),
-                players=len(t.entrants),
                 rounds=t.rounds,
             ),
             allowed_mentions=NO_MENTIONS,
@@ -427,7 +445,12 @@ class TournamentCog(commands.Cog, name="Tournament"):
             if not mine:
                 raise UserError(_("You're not playing in any tournament of this server."))
             if len(mine) > 1:
-                raise UserError(_("You're in several tournaments: pick one with the option `tournament`."))
+                raise UserError(
+                    _(
+                        "You're in several tournaments: pick one with the option {option}.",
+                        option=mentions.option("tournament withdraw", "tournament"),
+                    )
+                )
             t = mine[0]
         user_id = interaction.user.id
         t = await self.update(t, self.runner_change(lambda x: x.leave(user_id)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...core.kinds import GameKind
 from ...core.tournament.event import Format, Phase, Tournament
 from ...core.tournament.standings import ORDER, Row, shown
-from ...i18n import _, n_
+from ...i18n import _, n_, p_
 from ...i18n.names import escape
 from ...interface import mentions
 
@@ -23,10 +23,6 @@ def title(t: Tournament, kind: GameKind) -> str:
         return _("{game} Swiss #{id}", game=kind.title, id=t.id)
     # TRANSLATORS: a tournament's name when it has none; {game} is "Hong Kong" or "Hong", {id} its short id.
     return _("{game} round robin #{id}", game=kind.title, id=t.id)
-
-
-def format_name(fmt: Format) -> str:
-    return _("Swiss") if fmt is Format.SWISS else _("round robin")
 
 
 def refusal(reason: str, t: Tournament | None = None) -> str:
@@ -68,7 +64,13 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
         lines.append(options)
     names = [f"{e.seed}. {escape(e.name)}" for e in t.entrants if e.withdrawn is None]
     if t.phase is Phase.SIGNUP:
-        lines.append(_("Press **Join** to play, **Leave** to change your mind."))
+        lines.append(
+            _(
+                "Press {join} to play, {leave} to change your mind.",
+                join=f"**{p_('button', 'Join')}**",
+                leave=f"**{p_('button', 'Leave')}**",
+            )
+        )
         if t.starts:
             # TRANSLATORS: {when} is a moment Discord shows relative to now ("in 2 hours").
             lines.append(_("Starts {when}.", when=f"<t:{int(t.starts)}:R>"))
@@ -145,7 +147,6 @@ def command(name: str) -> str:
 
 __all__ = [
     "title",
-    "format_name",
     "refusal",
     "signup_text",
     "standings_text",
