@@ -2,7 +2,7 @@
 
 - :mod:`._cog` — :class:`TournamentCog`: ``/tournament create|start|standings|withdraw|cancel``, results of games;
 - :mod:`._runner` — the steps due (rounds, their games in threads, standings, the podium), once each;
-- :mod:`._buttons` — Join/Leave under the sign-up post;
+- :mod:`._buttons` — Join/Leave under the sign-up post; :mod:`._signup` — the post's buttons and options in words;
 - :mod:`._words` — what the feature says; :mod:`._picture` — the standings picture for a post.
 """
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import random
 from typing import TYPE_CHECKING, Literal, Optional, cast
 
 import discord
@@ -19,23 +18,22 @@ from discord.ext import commands
 from engine import IllegalMove
 
 from ...core.errors import UserError
-from ...core.kinds import GameKind
 from ...core.record import Record
 from ...core.tournament.event import Format, Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
 from ...i18n import _, n_, p_
-from ...i18n.wording import describe_duration, user_name
+from ...i18n.wording import user_name
 from ...interface import answers, mentions
-from ...interface.buttons import view
 from ...interface.mentions import NO_MENTIONS
 from ...interface.translator import untranslated
 from ...storage.settings import parse_duration
 from ...storage.tournaments import Step, Tournaments
 from ..play._language import public
 from . import _words as words
-from ._buttons import BUTTONS, SignupButton, signup_buttons
+from ._buttons import BUTTONS, SignupButton
 from ._picture import standings_file
-from ._runner import SEAT_CHOICES, Runner, heading_plain
+from ._runner import Runner, advancing, heading_plain
+from ._signup import SEAT_CHOICES, game_options, options_text, signup_view
 
 if TYPE_CHECKING:
     from ...interface.client import HongBot
@@ -49,30 +47,6 @@ MAX_CHOICES = 25
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 _INTERACTION = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)
 TOURNAMENT_HELP = "Which tournament (default: the one in this channel)"
-
-
-def signup_view(t: Tournament) -> discord.ui.View | None:
-    """Join/Leave while the tournament can be joined (sign-up, or a Swiss with rounds to come), else none."""
-    open_ = t.phase is Phase.SIGNUP or (t.phase is Phase.RUNNING and t.format is Format.SWISS and t.round < t.rounds)
-    return view(*signup_buttons(t.guild_id, t.channel_id, t.id)) if open_ else None
-
-
-def game_options(kind: GameKind) -> list[inspect.Parameter]:
-    """A game's own challenge options but those choosing seats (:data:`._runner.SEAT_CHOICES`)."""
-    return [
-        p for p in inspect.signature(kind.challenge, eval_str=True).parameters.values() if p.name not in SEAT_CHOICES
-    ]
-
-
-def options_text(kind: GameKind, t: Tournament) -> str:
-    """The tournament's game options and turn timer in words (for the sign-up post)."""
-    parts = []
-    described = kind.describe_options(kind.seat_options(t.options, random.Random(0))[1])
-    if described:
-        parts.append(described)
-    if t.turn_timer:
-        parts.append(_("Turn timer: {duration}.", duration=describe_duration(t.turn_timer)))
-    return " ".join(parts)
 
 
 def _tournament_id(rng) -> str:
@@ -463,8 +437,6 @@ class TournamentCog(commands.Cog, name="Tournament"):
         await self.runner.refresh_signup(t)
 
     def runner_change(self, step):
-        from ._runner import advancing
-
         return advancing(step, self.layer.clock)
 
     async def _resign_running(self, interaction: discord.Interaction, t: Tournament, user_id: int) -> None:
@@ -527,4 +499,4 @@ async def setup(bot: "HongBot") -> None:
     await bot.add_cog(TournamentCog(bot))
 
 
-__all__ = ["TournamentCog", "setup", "signup_view", "options_text", "game_options"]
+__all__ = ["TournamentCog", "setup"]

@@ -35,6 +35,7 @@ from ..play._language import public
 from ..play._poll import poll
 from . import _words as words
 from ._picture import standings_file
+from ._signup import options_text, signup_view
 
 if TYPE_CHECKING:
     from ...interface.client import HongBot
@@ -47,9 +48,6 @@ WATCH = 60.0
 BUSY_RETRY = 10.0
 #: The sign-up post is kept up to date while younger than this (seconds): Discord limits edits of hour-old messages.
 FRESH_POST = 3300.0
-#: The options that choose seats in a challenge, and the value that puts the challenger in seat 0 moving first:
-#: a tournament assigns seats by its colour rules (RULES.md), so it never offers them.
-SEAT_CHOICES = {"first": "me", "role": "emperor"}
 
 Change = Callable[[Tournament], tuple[Tournament, Iterable[str], tuple[Step, float] | None]]
 
@@ -448,8 +446,6 @@ class Runner:
         if self.layer.clock() - t.created > FRESH_POST:  # (posted when it was created)
             return  # Discord refuses most edits of hour-old messages (30046): the round posts say the rest
         kind = self.layer.kinds[t.kind]
-        from ._cog import signup_view, options_text  # (the cog builds the post)
-
         async with public(self.bot, self.layer, t.guild_id):
             text = words.signup_text(t, kind, options_text(kind, t))
             view = signup_view(t)
@@ -475,4 +471,4 @@ def heading_plain(t: Tournament, kind: GameKind, after: int) -> str:
     return _("{tournament} — after round {round}", tournament=t.name or words.title(t, kind), round=after)
 
 
-__all__ = ["Runner", "advancing", "SEAT_CHOICES", "WATCH", "BUSY_RETRY"]
+__all__ = ["Runner", "advancing", "WATCH", "BUSY_RETRY", "FRESH_POST"]
