@@ -296,3 +296,92 @@ async def _board_game(redis, world, r, i):
 
 async def _settled(store, step):
     return await store.due(step) is None
+
+
+async def test_a_start_time_a_late_joiner_a_leave_and_ratings(emu, world, bots, redis, clock):
+    """A Swiss that starts by itself at its start time (and one that is cancelled then, short of players); a late
+    joiner paired from the next round; Leave after the start withdraws and resigns; results are rated."""
+    await bots()
+    lonely = await create(emu, world, game="hong", format="swiss", rounds=2, starts="30 minutes", name="Lonely Cup")
+    await join(emu, lonely, [world.cleo])
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=2, starts="1 hour", name="Spring Cup")
+    assert "Spring Cup" in post.content and "Starts <t:" in post.content
+    await join(emu, post, world.players[:3])
+    clock.advance(HOUR + 1)
+    cancelled = await emu.wait_for_message(world.channel, lambda m: "was cancelled at its start time" in m.content)
+    assert "**Lonely Cup**" in cancelled.content
+    tournaments = Tournaments(redis, clock)
+
+    async def spring():
+        return next(t for t in await tournaments.of_guild(world.guild) if t.name == "Spring Cup")
+
+    t = await wait_for(lambda: _started(spring, 1))
+    assert [b.result for b in t.boards[0]] == [None, "bye"]
+    # dan joins late (the post is an hour old: its buttons still work)
+    dan = world.players[3]
+    click = await emu.click(dan, post, post.button("Join")["custom_id"])
+    await click.wait_done()
+    (note,) = await click.wait_followups(1)
+    assert note.content == "You're in! You'll be paired from round 2."
+    board = t.boards[0][0]
+    await resign(emu, user(world, board.second), board.channel)
+    t = await wait_for(lambda: _started(spring, 2))
+    assert any(b.has(int(dan["id"])) for b in t.boards[1]) and all(b.second is not None for b in t.boards[1])
+    # Leave after the start: withdrawn, and the game being played resigned (a loss)
+    leaver = t.boards[1][0].first
+    click = await emu.click(user(world, leaver), post, post.button("Leave")["custom_id"])
+    await click.wait_done()
+    t = await wait_for(lambda: _board_result(spring, 1, 0))
+    assert t.boards[1][0].result == "0-1" and t.entrant(leaver).withdrawn is not None
+    await resign(emu, user(world, t.boards[1][1].second), t.boards[1][1].channel)
+    await wait_for(lambda: _phase(spring, Phase.FINISHED))
+    # tournament games are rated like any game
+    from bot.storage.ratings import Ratings, guild_scope
+
+    standing = await wait_for(lambda: Ratings(redis).standing("hongkong", guild_scope(world.guild), int(dan["id"])))
+    assert standing.games == 1
+
+
+async def test_one_game_at_a_time_a_round_waits_for_its_players(emu, world, bots, redis, clock):
+    """Ann and Ben are in two tournaments: the second one's round waits until their first game has ended."""
+    await bots()
+    first = await create(emu, world, game="hongkong", format="round_robin", name="First")
+    await join(emu, first, [world.ann, world.ben])
+    it = await emu.slash(
+        world.admin, world.other_channel, "tournament create", game="hongkong", format="round_robin", name="Second"
+    )
+    second = await it.wait_done()
+    await join(emu, second, [world.ann, world.ben])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    tournaments = Tournaments(redis, clock)
+
+    async def named(name):
+        return next(t for t in await tournaments.of_guild(world.guild) if t.name == name)
+
+    t1 = await wait_for(lambda: _started(lambda: named("First"), 1))
+    await (await emu.slash(world.admin, world.other_channel, "tournament start")).wait_done()
+    await asyncio.sleep(1.0)
+    t2 = await named("Second")
+    assert t2.round == 1 and t2.boards[0][0].game is None and emu.threads(world.other_channel) == []
+    await resign(emu, user(world, t1.boards[0][0].second), t1.boards[0][0].channel)
+    await wait_for(lambda: _phase(lambda: named("First"), Phase.FINISHED))
+    clock.advance(11)  # the waiting round is tried again every 10 s
+    t2 = await wait_for(lambda: _started(lambda: named("Second"), 1))
+    assert len(emu.threads(world.other_channel)) == 1
+
+
+async def _started(get, number):
+    t = await get()
+    if t.round != number:
+        return None
+    return t if all(b.game is not None for b in t.boards[-1] if b.result is None) else None
+
+
+async def _board_result(get, r, i):
+    t = await get()
+    return t if t.boards[r][i].result is not None else None
+
+
+async def _phase(get, phase):
+    t = await get()
+    return t if t.phase is phase else None

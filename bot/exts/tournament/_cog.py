@@ -328,7 +328,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 else None
             )
         else:
-            t = await self.update(t, lambda x: (x.leave(user.id), (), None))
+            t = await self.update(t, self.runner_change(lambda x: x.leave(user.id)))
             note = _("You left the tournament.") if t.phase is Phase.RUNNING else None
             if t.phase is Phase.RUNNING:
                 await self._resign_running(interaction, t, user.id)
