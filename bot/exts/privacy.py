@@ -24,6 +24,7 @@ from ..core.errors import UserError
 from ..core.forgetting import forget
 from ..core.record import Record, Status
 from ..i18n import _, n_, p_
+from ..i18n.names import escape
 from ..i18n.wording import describe_duration
 from ..interface import answers, mentions
 from ..interface.buttons import GameButton, cog_named, view
@@ -187,6 +188,19 @@ class Privacy(commands.Cog):
         busy = await self.store.in_play(user_id)
         if busy:
             raise UserError(refusal(busy[0]))
+        entered = await self.store.open_tournaments(user_id)
+        if entered:
+            t = entered[0]
+            name = escape(t.name) if t.name else f"#{t.id}"
+            # TRANSLATORS: {tournament} is a tournament's name; {withdraw} the command /tournament withdraw (a mention)
+            raise UserError(
+                _(
+                    "You're still in the tournament **{tournament}**: leave it with {withdraw} first (or wait for "
+                    "its end), then ask again.",
+                    tournament=name,
+                    withdraw=mentions.command("tournament withdraw"),
+                )
+            )
 
     async def answer_forget(self, interaction: discord.Interaction, button: ForgetButton) -> None:
         """Confirm / Cancel pressed under the question: Cancel, or a Confirm pressed too late, erases nothing and

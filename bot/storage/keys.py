@@ -52,6 +52,8 @@ class Keys:
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
+    #: SCAN pattern for the tournaments' documents (:meth:`tournament`).
+    TOURNAMENT_PATTERN = f"{PREFIX}:{{ch:*}}:tourn:*"
 
     @classmethod
     def identity_keys(cls) -> list[str]:
@@ -234,6 +236,7 @@ class ClusterKeys(Keys):
     BUCKETS = 16
     GAME_PATTERN = f"{PREFIX}:{{*}}:ch:*:game"
     FINISHED_PATTERN = f"{PREFIX}:{{*}}:ch:*:done:*"
+    TOURNAMENT_PATTERN = f"{PREFIX}:{{*}}:ch:*:tourn:*"
 
     @classmethod
     def bucket(cls, channel_id: int) -> int:

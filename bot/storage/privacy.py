@@ -25,15 +25,18 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..core.record import Record, RecordError, Status
+from ..core.record import FORMER_NAME, Record, RecordError, Status
+from ..core.tournament.event import Tournament
 from .decoding import decoded, decoded_hash, decoded_list
 from .finished_games import DONE, GAME_INDEX, Records
 from .keys import Keys
 from .ratings import Standing, scopes_of
 from .store import guarded, writing
+from .tournaments import Tournaments
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ class Erased:
     histories: int = 0
     votes: int = 0
     quarantined: int = 0
+    tournaments: int = 0
 
 
 class Privacy:
@@ -166,7 +170,8 @@ class Privacy:
             for kind, scope, s in await self.standings(user_id)
         ]
         games = [record.to_dict() for _key, record in await self.finished_of(user_id)]
-        return {"user_id": str(user_id), "games": games, "ratings": ratings}
+        tournaments = [t.to_dict() for t in await Tournaments(self.redis, time.time).involving(user_id)]
+        return {"user_id": str(user_id), "games": games, "ratings": ratings, "tournaments": tournaments}
 
     # --- forgetting -------------------------------------------------------------------------------
 
@@ -196,8 +201,13 @@ class Privacy:
         histories = await self._delete_matching(Keys.user_games_pattern(user_id))
         votes = await self._withdraw_votes(user_id)
         quarantined = await self._drop_quarantined(user_id, names)
+        tournaments = await Tournaments(self.redis, time.time).forget(user_id, FORMER_NAME)
         log.info("privacy: a user's data was erased: %d finished record(s), %d leaderboard(s)", len(finished), boards)
-        return Erased(len(finished), boards, histories, votes, quarantined)
+        return Erased(len(finished), boards, histories, votes, quarantined, tournaments)
+
+    async def open_tournaments(self, user_id: int) -> list[Tournament]:
+        """The tournaments ``user_id`` still takes part in (signed up or playing): forgetting waits for them."""
+        return [t for t in await Tournaments(self.redis, time.time).involving(user_id) if t.open_for(user_id)]
 
     async def _leave_boards(self, user_id: int) -> int:
         """Delete the user's ``p:`` hash on every leaderboard, their ``board`` entry, and their side of each game's

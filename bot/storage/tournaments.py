@@ -119,6 +119,24 @@ class Tournaments:
                 return await self.get(channel_id, tid)
         return None
 
+    async def involving(self, user_id: int) -> list[Tournament]:
+        """Every tournament ``user_id`` entered or created, in every server (a SCAN: for ``/privacy``)."""
+        found = []
+        async for key in self.redis.scan_iter(match=self.keys.TOURNAMENT_PATTERN, count=1000):
+            channel, tid = self.keys.channel_of(key), key.rsplit(":", 1)[1]
+            held = await self.get(channel, tid)
+            if held is not None and held.tournament.involves(user_id):
+                found.append(held.tournament)
+        return sorted(found, key=lambda t: (t.created, t.id))
+
+    async def forget(self, user_id: int, former_name: str) -> int:
+        """Erase ``user_id`` from every tournament (:meth:`Tournament.forgetting`). Returns how many changed."""
+        changed = 0
+        for t in await self.involving(user_id):
+            await self.update(t.channel_id, t.id, lambda x: (x.forgetting(user_id, former_name), (), None))
+            changed += 1
+        return changed
+
     # --- writing --------------------------------------------------------------------------------
 
     async def create(self, tournament: Tournament, step: tuple[Step, float] | None = None) -> None:

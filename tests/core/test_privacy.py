@@ -79,7 +79,12 @@ async def test_export_holds_their_games_and_ratings(layer, clock, privacy):
     boards = {(r["game"], r["scope"]) for r in data["ratings"]}
     assert boards == {(kind, scope) for kind in ("hongkong", "hong") for scope in (guild_scope(GUILD), GLOBAL)}
     assert all(r["games"] == 1 and r["name"] == ANN.name for r in data["ratings"])
-    assert await privacy.export(CLEO.id + 7) == {"user_id": str(CLEO.id + 7), "games": [], "ratings": []}
+    assert await privacy.export(CLEO.id + 7) == {
+        "user_id": str(CLEO.id + 7),
+        "games": [],
+        "ratings": [],
+        "tournaments": [],
+    }
 
 
 async def test_forgetting_leaves_nothing_of_them_and_the_games_whole(layer, clock, privacy, store):

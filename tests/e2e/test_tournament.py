@@ -385,3 +385,16 @@ async def _board_result(get, r, i):
 async def _phase(get, phase):
     t = await get()
     return t if t.phase is phase else None
+
+
+async def test_privacy_forget_waits_for_an_open_tournament(emu, world, bots, redis):
+    await bots()
+    post = await create(emu, world, game="hongkong", format="swiss", name="Autumn Cup")
+    await join(emu, post, [world.ann])
+    it = await emu.slash(world.ann, world.channel, "privacy forget")
+    assert "still in the tournament **Autumn Cup**" in await refused(it)
+    click = await emu.click(world.ann, post, post.button("Leave")["custom_id"])
+    await click.wait_done()
+    it = await emu.slash(world.ann, world.channel, "privacy forget")
+    question = await it.wait_done()
+    assert it.ephemeral and question.content.startswith("Erase everything")

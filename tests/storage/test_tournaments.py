@@ -111,3 +111,34 @@ async def test_a_game_finds_its_tournament(redis):
     await store.update(CHANNEL, "t1", lambda t: (t, ["gX"], None))
     assert (await store.of_game([999, CHANNEL], "gX")).tournament.id == "t1"
     assert await store.of_game([CHANNEL], "other") is None
+
+
+async def test_privacy_exports_a_players_tournaments_and_forgets_them(redis):
+    """/privacy: export lists the tournaments a player entered; forget turns them into "a former player" under a
+    stand-in id on every board, results and standings unchanged; a tournament still open blocks forgetting."""
+    from bot.core.tournament.standings import standings
+    from bot.storage.finished_games import Records
+    from bot.storage.privacy import Privacy
+    from bot.storage.ratings import Ratings
+    from bot.storage.store import GameStore
+
+    store = Tournaments(redis, Clock())
+    t = fresh(n=4).start().with_board(0, 0, game="g1").with_board(0, 1, game="g2")
+    t = t.record_result("g1", 0).record_result("g2", None).replace(rounds=1).next_round()
+    assert t.phase is Phase.FINISHED
+    await store.create(t)
+    await store.create(fresh("t2", n=2))  # P1 and P2 still signed up here
+    privacy = Privacy(Records(GameStore(redis), Ratings(redis)))
+    exported = await privacy.export(101)
+    assert [x["id"] for x in exported["tournaments"]] == ["t1", "t2"]
+    assert [x.id for x in await privacy.open_tournaments(101)] == ["t2"]
+    assert await privacy.open_tournaments(103) == []
+    before = [(r.place, r.points, r.buchholz) for r in standings(t)]
+    erased = await privacy.forget(103, lambda record: record)
+    assert erased.tournaments == 1
+    after = (await store.get(CHANNEL, "t1")).tournament
+    seed = t.entrant(103).seed
+    assert after.entrant(103) is None and after.entrant(-seed).name == "a former player"
+    assert all(not b.has(103) for r in after.boards for b in r) and any(b.has(-seed) for b in after.boards[0])
+    assert [(r.place, r.points, r.buchholz) for r in standings(after)] == before
+    assert "103" not in (await redis.hget(Keys.tournament(CHANNEL, "t1"), "doc"))

@@ -331,6 +331,42 @@ class Tournament:
             raise TournamentError("over")
         return self.replace(phase=Phase.CANCELLED)
 
+    # --- privacy ----------------------------------------------------------------------------------
+
+    def involves(self, user_id: int) -> bool:
+        """Whether ``user_id`` is an entrant (or created it)."""
+        return self.entrant(user_id) is not None or self.creator == user_id
+
+    def open_for(self, user_id: int) -> bool:
+        """Whether ``user_id`` still takes part: signed up or playing, not withdrawn, the tournament not over."""
+        entrant = self.entrant(user_id)
+        return entrant is not None and entrant.withdrawn is None and self.phase in (Phase.SIGNUP, Phase.RUNNING)
+
+    def forgetting(self, user_id: int, former_name: str) -> "Tournament":
+        """This tournament with ``user_id`` erased (``/privacy forget``): their entry's id becomes a negative
+        stand-in unique in the tournament (minus their pairing number) and their name ``former_name``, on every
+        board too, so pairings, results and standings stay as they were; as its creator, id 0."""
+        entrant = self.entrant(user_id)
+        out = self.replace(creator=0) if self.creator == user_id else self
+        if entrant is None:
+            return out
+        stand_in = -entrant.seed
+
+        def swap(player: int) -> int:
+            return stand_in if player == user_id else player
+
+        entrants = tuple(
+            dataclasses.replace(e, id=stand_in, name=former_name) if e.id == user_id else e for e in out.entrants
+        )
+        boards = tuple(
+            tuple(
+                dataclasses.replace(b, first=swap(b.first), second=None if b.second is None else swap(b.second))
+                for b in r
+            )
+            for r in out.boards
+        )
+        return out.replace(entrants=entrants, boards=boards)
+
     # --- JSON -----------------------------------------------------------------------------------
 
     def to_dict(self) -> dict:

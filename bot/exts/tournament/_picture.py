@@ -21,9 +21,10 @@ async def standings_file(t: Tournament, kind: GameKind, rows: list[Row], title: 
     lines = []
     for i, row in enumerate(rows):
         place = "" if i and rows[i - 1].place == row.place else str(row.place)
-        lines.append(Line(place, row.name, shown(row.points), words.tie_break_values(t.format, row), row.withdrawn))
+        name = words.player_name(row.id, row.name)
+        lines.append(Line(place, name, shown(row.points), words.tie_break_values(t.format, row), row.withdrawn))
     data = await asyncio.to_thread(standings_png, title, headings, lines)
-    leaders = ", ".join(f"{r.place}. {r.name} {shown(r.points)}" for r in rows[:3])
+    leaders = ", ".join(f"{r.place}. {words.player_name(r.id, r.name)} {shown(r.points)}" for r in rows[:3])
     alt = n_(
         "{title}: a table of {count} player. {leaders}",
         "{title}: a table of {count} players. {leaders}",

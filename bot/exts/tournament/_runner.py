@@ -292,7 +292,7 @@ class Runner:
 
     def _person(self, t: Tournament, user_id: int) -> Person:
         entrant = t.entrant(user_id)
-        return Person(user_id, entrant.name if entrant else str(user_id))
+        return Person(user_id, words.player_name(user_id, entrant.name) if entrant else str(user_id))
 
     async def _open_thread(self, t: Tournament, kind: GameKind, first: int, second: int) -> discord.Thread | None:
         """A public thread for a board in the tournament's channel, or None (logged) if the bot can't open one."""

@@ -4,6 +4,7 @@ each in the current language (the caller's for replies, the server's inside ``pu
 from __future__ import annotations
 
 from ...core.kinds import GameKind
+from ...core.record import FORMER_NAME
 from ...core.tournament.event import Format, Phase, Tournament
 from ...core.tournament.standings import ORDER, Row, shown
 from ...i18n import _, n_, p_
@@ -62,7 +63,7 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
         lines.append(_("{game}, round robin: everyone plays everyone once.", game=kind.title))
     if options:
         lines.append(options)
-    names = [f"{e.seed}. {escape(e.name)}" for e in t.entrants if e.withdrawn is None]
+    names = [f"{e.seed}. {escape(player_name(e.id, e.name))}" for e in t.entrants if e.withdrawn is None]
     if t.phase is Phase.SIGNUP:
         lines.append(
             _(
@@ -84,6 +85,11 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
         n_("**{count} player:** {names}", "**{count} players:** {names}", len(names), names=", ".join(names) or "—")
     )
     return cut("\n".join(lines))
+
+
+def player_name(user_id: int, name: str) -> str:
+    """An entrant's plain name: "a former player" (translated) for one erased by ``/privacy forget``."""
+    return _(FORMER_NAME) if user_id < 0 else name
 
 
 def cut(text: str) -> str:
@@ -109,10 +115,11 @@ def standings_text(t: Tournament, kind: GameKind, rows: list[Row], heading: str)
     for row in rows:
         place = f"{row.place}." if row is rows[0] or row.place != rows[rows.index(row) - 1].place else "="
         ties = ", ".join(f"{n} {v}" for n, v in zip(names, tie_break_values(t.format, row)))
+        withdrew = " " + _("(withdrew)") if row.withdrawn else ""
         line = _(
             "{place} {name} — **{points}** ({tie_breaks})",
             place=place,
-            name=escape(row.name) + (" " + _("(withdrew)") if row.withdrawn else ""),
+            name=escape(player_name(row.id, row.name)) + withdrew,
             points=shown(row.points),
             tie_breaks=ties,
         )
@@ -137,7 +144,7 @@ def podium(rows: list[Row]) -> str:
     lines = []
     for row in rows:
         if row.place in medals:
-            lines.append(f"{medals[row.place]} **{escape(row.name)}** — {shown(row.points)}")
+            lines.append(f"{medals[row.place]} **{escape(player_name(row.id, row.name))}** — {shown(row.points)}")
     return "\n".join(lines)
 
 
