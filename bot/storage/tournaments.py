@@ -28,7 +28,7 @@ from ..core.tournament.event import Tournament
 from .decoding import RedisClient, decoded, decoded_hash
 from .keys import keys_for
 from .scripts import TOURNAMENT
-from .store import DueSet, Shards, as_store_lost, guarded, marker
+from .store import DueSet, Shards, as_store_lost, guarded, marker, through_gate, writing
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,8 @@ class Tournaments:
         Raises:
             GameChanged: a tournament with this id exists already (nothing written).
         """
+        await through_gate()  # an interaction's change: stored only once it is acknowledged
+        writing()
         await guarded(
             self.redis,
             None,
@@ -167,9 +169,12 @@ class Tournaments:
 
         Raises:
             bot.storage.errors.StoreLost: the store lost its data (nothing written).
+            bot.core.errors.NotAcknowledged: the change answers an interaction Discord refused (nothing written).
         """
         bucket = self.keys.bucket(tournament.channel_id)
         due = self._due.key(tournament.channel_id)
+        await through_gate()  # (see bot.storage.store.gate: an interaction's change waits for its acknowledgement)
+        writing()
         try:
             return int(
                 await self._commit(

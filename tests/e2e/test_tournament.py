@@ -398,3 +398,30 @@ async def test_privacy_forget_waits_for_an_open_tournament(emu, world, bots, red
     it = await emu.slash(world.ann, world.channel, "privacy forget")
     question = await it.wait_done()
     assert it.ephemeral and question.content.startswith("Erase everything")
+
+
+async def test_a_change_discord_no_longer_takes_is_not_stored(emu, world, bots, redis):
+    """A create, or a Join, whose acknowledgement reaches Discord after its 3 s (10062): the player saw "did not
+    respond", so nothing is stored — and doing it again works."""
+    from prometheus_client import REGISTRY
+
+    def expired() -> float:
+        return REGISTRY.get_sample_value("hongbot_failures_total", {"reason": "expired"}) or 0.0
+
+    await bots()
+    callback = r"/interactions/\d+/[^/]+/callback"
+    count = expired()
+    fault = emu.faults.add(method="POST", path=callback, status=None, when="before", delay=3.5)
+    it = await emu.slash(world.admin, world.channel, "tournament create", game="hongkong", format="swiss")
+    await emu._wait_until(lambda: expired() > count, 30, lambda: "an expired interaction counted")
+    assert it.responses == [] and await Tournaments(redis, lambda: 0.0).of_guild(world.guild) == []
+    fault.remove()
+    post = await create(emu, world, game="hongkong", format="swiss")
+    count = expired()
+    fault = emu.faults.add(method="POST", path=callback, status=None, when="before", delay=3.5)
+    await emu.click(world.ann, post, post.button("Join")["custom_id"])
+    await emu._wait_until(lambda: expired() > count, 30, lambda: "an expired interaction counted")
+    assert (await stored(redis, world)).entrants == ()
+    fault.remove()
+    await join(emu, post, [world.ann])
+    assert [e.id for e in (await stored(redis, world)).entrants] == [int(world.ann["id"])]

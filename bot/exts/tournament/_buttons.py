@@ -21,7 +21,6 @@ class SignupButton(
     """Join or Leave (``action``) the tournament ``tournament_id`` of ``guild_id``, run from ``channel``."""
 
     numbers = ("guild_id", "channel")
-    changes = False  # (a tournament's document, not a game: no game store gate to wait for)
 
     def __init__(self, action: str, guild_id: int, channel: int, tournament_id: str) -> None:
         label, style = (

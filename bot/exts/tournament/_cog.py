@@ -295,15 +295,17 @@ class TournamentCog(commands.Cog, name="Tournament"):
             name=(name or "").strip(),
         )
         step = (Step("start", t.channel_id, t.id, 0), start_at) if start_at else None
+        answers.before_change(interaction)  # stored only once Discord has the answer's start
         await self.store.create(t, step)
         async with public(self.bot, self.layer, t.guild_id):
             text = words.signup_text(t, kind, options_text(kind, t))
             buttons = signup_view(t)
-        await answers.send(interaction, text, view=buttons, allowed_mentions=NO_MENTIONS)
-        try:
-            message = await interaction.original_response()
-        except discord.HTTPException:
-            return
+        message = await answers.send(interaction, text, view=buttons, allowed_mentions=NO_MENTIONS)
+        if message is None:  # the initial response: read back for its id
+            try:
+                message = await interaction.original_response()
+            except discord.HTTPException:
+                return
         await self.store.update(t.channel_id, t.id, lambda x: (x.replace(message_id=message.id), (), None))
 
     # --- Join / Leave -----------------------------------------------------------------------------
@@ -319,6 +321,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(_("This tournament no longer exists."))
         t = held.tournament
         user = interaction.user
+        answers.before_change(interaction)
         if button.action == "join":
             t = await self.update(t, lambda x: (x.join(user.id, user_name(user)), (), None))
             entrant = t.entrant(user.id)
@@ -352,6 +355,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP,))
         seeds = await self.runner.seeds(t)
         now = self.layer.clock()
+        answers.before_change(interaction)
         t = await self.update(t, lambda x: (x.start(seeds), (), (Step("round", x.channel_id, x.id, 1), now)))
         kind = self.layer.kinds[t.kind]
         await answers.send(
@@ -427,6 +431,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             t = mine[0]
         user_id = interaction.user.id
+        answers.before_change(interaction, private=lambda: True)  # (the answer is the caller's alone)
         t = await self.update(t, self.runner_change(lambda x: x.leave(user_id)))
         kind = self.layer.kinds[t.kind]
         await answers.send(
@@ -464,6 +469,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         """
         self.require_manager(interaction)
         t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP, Phase.RUNNING))
+        answers.before_change(interaction)
         t = await self.update(t, lambda x: (x.cancel(), (), None))
         kind = self.layer.kinds[t.kind]
         await answers.send(
