@@ -76,6 +76,19 @@ async def memory(tournaments: list[Tournament]) -> list[tuple[Tournament, int, i
                 await store.commit(t, 1, games=games)
                 index = await redis.memory_usage(store.keys.tournament_games(t.channel_id)) or 0
                 out.append((t, await store.memory(t), index))
+            # one result recorded on the largest: read, change, compare-and-set (the cost of every result)
+            big = tournaments[-1].replace(channel_id=1000 + len(tournaments) - 1)
+            r, i = len(big.boards) - 1, 0
+            samples = []
+            for _ in range(20):
+                start = time.perf_counter()
+                await store.update(big.channel_id, big.id, lambda x: (x.with_board(r, i, result=None), (), None))
+                await store.update(big.channel_id, big.id, lambda x: (x.with_board(r, i, result="1-0"), (), None))
+                samples.append((time.perf_counter() - start) / 2)
+            print(
+                f"  recording one result in the {len(big.entrants)}-player tournament (read, change, compare-and-set): "
+                f"median {statistics.median(samples) * 1000:.0f} ms"
+            )
             await redis.aclose()
             return out
         finally:
@@ -85,7 +98,7 @@ async def memory(tournaments: list[Tournament]) -> list[tuple[Tournament, int, i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--sizes", default="200,1000")
+    parser.add_argument("--sizes", default="64,200,1000")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -266,15 +266,30 @@ class Tournament:
             return self.replace(phase=Phase.FINISHED, ended_early=True)
         return self.replace(boards=self.boards + (boards,))
 
+    def boards_of(self) -> dict[int, list[Board]]:
+        """Each player's boards, oldest first (one pass over every board)."""
+        mine: dict[int, list[Board]] = {e.id: [] for e in self.entrants}
+        for boards in self.boards:
+            for b in boards:
+                for player in (b.first, b.second):
+                    if player is not None:
+                        mine.setdefault(player, []).append(b)
+        return mine
+
+    def scores(self) -> dict[int, int]:
+        """Every entrant's half points so far (:meth:`score` for all, in one pass)."""
+        return {p: sum(b.points(p) for b in boards) for p, boards in self.boards_of().items()}
+
     def _swiss(self, number: int) -> tuple[Board, ...]:
         players = []
+        by_player = self.boards_of()
         for e in self.active(number):
-            mine = [b for r in self.boards for b in r if b.has(e.id)]
+            mine = by_player.get(e.id, [])
             players.append(
                 History(
                     id=e.id,
                     seed=e.seed,
-                    score=self.score(e.id),
+                    score=sum(b.points(e.id) for b in mine),
                     colours=tuple(0 if b.first == e.id else 1 for b in mine if b.played),
                     opponents=frozenset(o for b in mine if (o := b.opponent(e.id)) is not None),
                     had_bye=any(b.result == "bye" for b in mine),

@@ -19,7 +19,7 @@ WIN, DRAW, LOSS = 2, 1, 0
 #: procedure bracket by bracket (score group plus floaters) with brackets cut into slices (see RULES.md).
 EXACT_LIMIT = 64
 #: A bracket above this size is paired in slices of S1/S2 (:data:`SLICE` from each half).
-SLICE = 16
+SLICE = 12
 
 
 class NoPairing(Exception):

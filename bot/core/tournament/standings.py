@@ -50,7 +50,8 @@ def standings(t: Tournament) -> list[Row]:
     still tied when it applies, the points each scored in the played games between them — applied only when every
     two of them met.
     """
-    points = {e.id: _half(t.score(e.id)) for e in t.entrants}
+    scores = t.scores()
+    points = {e.id: _half(scores.get(e.id, 0)) for e in t.entrants}
     buchholz: dict[int, Fraction] = {e.id: Fraction(0) for e in t.entrants}
     sb: dict[int, Fraction] = {e.id: Fraction(0) for e in t.entrants}
     record = {e.id: [0, 0, 0] for e in t.entrants}
