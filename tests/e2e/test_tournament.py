@@ -425,3 +425,26 @@ async def test_a_change_discord_no_longer_takes_is_not_stored(emu, world, bots, 
     fault.remove()
     await join(emu, post, [world.ann])
     assert [e.id for e in (await stored(redis, world)).entrants] == [int(world.ann["id"])]
+
+
+async def test_without_thread_permissions_nothing_is_created_and_a_round_waits(emu, world, bots, redis, clock):
+    """The bot lacking Create Public Threads: /tournament create is refused naming it; a round due meanwhile (a start
+    time) says so and waits — no game forfeited — and starts once the permission is back."""
+    await bots()
+    deny = PERMISSIONS["create_public_threads"]
+    await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=deny)
+    it = await emu.slash(world.admin, world.channel, "tournament create", game="hongkong", format="swiss")
+    assert "Create Public Threads" in await refused(it)
+    await emu.set_permission_overwrite(world.channel, emu.bot_user)
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=1, starts="1 hour")
+    await join(emu, post, [world.ann, world.ben])
+    await emu.set_permission_overwrite(world.channel, emu.bot_user, deny=deny)
+    clock.advance(HOUR + 1)
+    warning = await emu.wait_for_message(world.channel, lambda m: "couldn't open a thread" in m.content)
+    assert "Create Public Threads" in warning.content
+    t = await stored(redis, world)
+    assert t.round == 1 and t.boards[0][0].result is None and t.boards[0][0].game is None
+    await emu.set_permission_overwrite(world.channel, emu.bot_user)
+    clock.advance(61)
+    t = await round_started(redis, world, 1)
+    assert len(emu.threads(world.channel)) == 1 and t.boards[0][0].result is None

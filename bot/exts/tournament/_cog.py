@@ -29,6 +29,7 @@ from ...interface.translator import untranslated
 from ...storage.settings import parse_duration
 from ...storage.tournaments import Step, Tournaments
 from ..play._language import public
+from ..play._reach import require_postable
 from . import _words as words
 from ._buttons import BUTTONS, SignupButton
 from ._picture import standings_file
@@ -236,6 +237,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(
                 _("Create a tournament in a server's text channel (not a thread): its games get threads there.")
             )
+        require_postable(interaction, threads=True)  # every game of it gets a thread here
         kind = self.layer.kinds.get(game)
         if kind is None:
             raise UserError(_("`{game}` is not a game I host. Pick one from the list.", game=game[:32]))
@@ -353,6 +355,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         """
         self.require_manager(interaction)
         t = await self.pick(interaction, tournament_id, phases=(Phase.SIGNUP,))
+        if interaction.channel_id == t.channel_id:
+            require_postable(interaction, threads=True)
         seeds = await self.runner.seeds(t)
         now = self.layer.clock()
         answers.before_change(interaction)

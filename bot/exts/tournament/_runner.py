@@ -201,7 +201,27 @@ class Runner:
             t = await self._start_board(t, kind, number - 1, index)
         await self.store.schedule(Step("watch", t.channel_id, t.id, number), self.layer.clock() + WATCH)
         await self.refresh_signup(t)
+        if any(b.result is None and b.game is None for b in t.boards[number - 1]):  # a thread or game not opened
+            await self._cannot_open(t, kind, number)
+            await self.store.schedule(Step("round", t.channel_id, t.id, number), self.layer.clock() + WATCH)
+            return False
         return True
+
+    async def _cannot_open(self, t: Tournament, kind: GameKind, number: int) -> None:
+        """Say once a round that some of its games could not start (no thread could be opened), and what fixes it;
+        the round tries again every minute."""
+        async with public(self.bot, self.layer, t.guild_id):
+            # TRANSLATORS: {tournament} a tournament's name; {round} a round's number; {permissions} Discord's names
+            # of permissions, in bold.
+            text = _(
+                "⚠️ **{tournament}**, round {round}: I couldn't open a thread for every game. I need the "
+                "{permissions} permissions in this channel; the round's other games go on, and I try again every "
+                "minute.",
+                tournament=words.title(t, kind),
+                round=number,
+                permissions="**Create Public Threads**, **Send Messages in Threads**",
+            )
+        await send_quietly(self.bot, t.channel_id, text, nonce=f"h{t.id}-{number}")
 
     async def _drop_departed(self, t: Tournament, number: int) -> Tournament:
         """Withdraw every player of the round's unstarted boards who has left the server (RULES.md)."""
@@ -247,9 +267,7 @@ class Runner:
         if board.channel is None:
             thread = await self._open_thread(t, kind, board.first, board.second)
             if thread is None:
-                return await self.change(
-                    t, lambda x: x.with_board(r, i, result="--") if x.boards[r][i].result is None else x
-                )
+                return t  # (the round says so and tries again)
             t = await self.store.update(
                 t.channel_id,
                 t.id,
