@@ -352,6 +352,16 @@ async def test_one_game_at_a_time_a_round_waits_for_its_players(emu, world, bots
     )
     second = await it.wait_done()
     await join(emu, second, [world.ann, world.ben])
+    offered = await emu.autocomplete(world.cleo, world.channel, "tournament standings", focused="tournament")
+    assert [c["name"] for c in offered] == ["Second", "First"]  # newest first
+    offered = await emu.autocomplete(
+        world.cleo, world.channel, "tournament standings", focused="tournament", tournament="fir"
+    )
+    assert [c["name"] for c in offered] == ["First"]
+    it = await emu.slash(world.cleo, world.channel, "tournament standings", tournament=offered[0]["value"])
+    assert "has not started" in await refused(it)
+    it = await emu.slash(world.cleo, world.channel, "tournament standings", tournament="nope")
+    assert "no tournament `nope`" in await refused(it)
     await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
     tournaments = Tournaments(redis, clock)
 
