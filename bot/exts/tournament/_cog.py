@@ -393,6 +393,12 @@ class TournamentCog(commands.Cog, name="Tournament"):
         played = t.round if t.round_complete else t.round - 1
         if t.phase is Phase.FINISHED:
             heading = _("🏆 **{tournament}** — final standings", tournament=words.title(t, kind))
+        elif played == 0:
+            heading = _(
+                "📊 **{tournament}** — round 1 of {rounds} is being played: no results yet",
+                tournament=words.title(t, kind),
+                rounds=t.rounds,
+            )
         else:
             heading = _(
                 "📊 **{tournament}** — standings after round {round} (round {current} of {rounds} is being played)",
