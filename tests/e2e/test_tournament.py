@@ -263,11 +263,13 @@ async def test_a_deleted_thread_a_departed_player_and_a_round_step_run_again(emu
     ids = [int(u["id"]) for u in four]
     assert [(b.first, b.second) for b in t.boards[0]] == [(ids[0], ids[2]), (ids[3], ids[1])]
 
-    # the crash: board 2's game was started in its thread, but its record on the board was lost; the step runs again
+    # the crash: board 2's thread was opened and its game started, but neither reached the board (the process died
+    # first); the step runs again
     store = Tournaments(redis, clock)
     held = await store.get(world.channel, t.id)
     game_id, thread = t.boards[0][1].game, t.boards[0][1].channel
-    assert await store.commit(held.tournament.with_board(0, 1, game=None), held.version) == held.version + 1
+    crashed = held.tournament.with_board(0, 1, game=None, channel=None)
+    assert await store.commit(crashed, held.version) == held.version + 1
     step = Step("round", world.channel, t.id, 1)
     await store.schedule(step, clock())
     t = await wait_for(lambda: _board_game(redis, world, 0, 1))

@@ -327,6 +327,11 @@ class Runner:
                 first=self._person(t, first).name,
                 second=self._person(t, second).name,
             )
+        me = self.bot.user.id if self.bot.user else None
+        taken = {b.channel for r in t.boards for b in r if b.channel}
+        for thread in channel.threads:  # opened before a crash, its board not yet told: used, not opened again
+            if thread.name == name[:100] and thread.owner_id == me and thread.id not in taken:
+                return thread
         try:
             return await channel.create_thread(
                 name=name[:100], type=discord.ChannelType.public_thread, auto_archive_duration=1440
