@@ -460,3 +460,17 @@ async def test_without_thread_permissions_nothing_is_created_and_a_round_waits(e
     clock.advance(61)
     t = await round_started(redis, world, 1)
     assert len(emu.threads(world.channel)) == 1 and t.boards[0][0].result is None
+
+
+async def test_the_tournaments_channel_deleted_cancels_it(emu, world, bots, redis):
+    """Its channel deleted (the games' threads with it): the games end without a result, and the tournament is
+    cancelled when its next round is due — no thread opened anywhere else."""
+    await bots()
+    post = await create(emu, world, game="hongkong", format="round_robin")
+    await join(emu, post, world.players[:3])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    await emu.delete_channel(world.channel)
+    t = await wait_for(lambda: _phase(lambda: stored(redis, world), Phase.CANCELLED))
+    assert t.round == 2 and t.boards[0][0].result == "--"
+    assert all(b.game is None for b in t.boards[1])

@@ -182,10 +182,15 @@ class Runner:
         """Round ``number``: the standings before it, its pairings, then each board's thread and game."""
         if t.phase is not Phase.RUNNING or t.round != number:
             return True
-        channel = self.bot.get_channel(t.channel_id)
-        if channel is None or not isinstance(channel, discord.TextChannel):
+        guild = self.bot.get_guild(t.guild_id)
+        if guild is None or guild.unavailable:  # not known yet (a restart) or a Discord outage: later
+            await self.store.schedule(Step("round", t.channel_id, t.id, number), self.layer.clock() + WATCH)
+            return False
+        if not isinstance(guild.get_channel(t.channel_id), discord.TextChannel):
             log.warning("tournament %s: its channel %s is gone: cancelled", t.id, t.channel_id)
-            await self.store.update(t.channel_id, t.id, lambda x: (x.cancel(), (), None))
+            await self.store.update(
+                t.channel_id, t.id, lambda x: (x.cancel(), (), None) if x.phase is Phase.RUNNING else (x, (), None)
+            )
             return True
         t = await self._drop_departed(t, number)
         if t.phase is not Phase.RUNNING or t.round != number:
