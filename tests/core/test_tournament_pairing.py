@@ -298,3 +298,20 @@ def test_an_aborted_game_is_a_double_forfeit():
     t = t.record_result("g", None, played=False)
     assert t.boards[0][0].result == "--" and t.score(1) == t.score(2) == 0
     assert isinstance(t.boards[0][0], Board) and not t.boards[0][0].played
+
+
+def test_seeds_follow_ratings_then_sign_up_order():
+    t = event(n=4).start({3: 25.0, 2: 25.0, 4: 10.0})  # 1 has no rating (0)
+    assert [(e.id, e.seed) for e in sorted(t.entrants, key=lambda e: e.seed)] == [(2, 1), (3, 2), (4, 3), (1, 4)]
+    assert [(b.first, b.second) for b in t.boards[0]] == [
+        (2, 4),
+        (1, 3),
+    ]  # the fold by seed: 1–3, 4–2 (seats alternate)
+
+
+def test_forgetting_keeps_pairings_and_results():
+    t = finish_round(event(n=4).start(), lambda b: 0).next_round()
+    gone = t.forgetting(1, "a former player")
+    assert gone.entrant(1) is None and gone.entrant(-t.entrant(1).seed).name == "a former player"
+    assert [b.result for r in gone.boards for b in r] == [b.result for r in t.boards for b in r]
+    assert gone.score(-t.entrant(1).seed) == t.score(1)
