@@ -16,8 +16,10 @@ start its games) or ``final`` (post the final standings and the podium), schedul
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -212,7 +214,9 @@ class Tournaments:
             LookupError: no such tournament.
             GameChanged: :data:`TRIES` races lost in a row.
         """
-        for _ in range(TRIES):
+        for attempt in range(TRIES):
+            if attempt:  # a lost race: the winners spread out
+                await asyncio.sleep(random.uniform(0, 0.01 * attempt))
             held = await self.get(channel_id, tournament_id)
             if held is None:
                 raise LookupError(f"no tournament {tournament_id} in {channel_id}")

@@ -507,8 +507,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         except Exception:
             log.exception("the result of game %s did not reach its tournament; the round's watch records it", record.id)
             return
-        if t is not None:
-            await self.runner.run_due()  # the next round at once, not at the next poll
+        if t is not None and (t.phase is Phase.FINISHED or not any(b.game for b in t.boards[-1])):
+            await self.runner.run_due()  # a round just paired (or the end): at once, not at the next poll
 
 
 async def setup(bot: "HongBot") -> None:
