@@ -26,7 +26,7 @@ from typing import Callable, Iterable
 from redis.exceptions import ResponseError
 
 from ..core.errors import GameChanged
-from ..core.tournament.event import Tournament
+from ..core.tournament.event import Phase, Tournament
 from .decoding import RedisClient, decoded, decoded_hash
 from .keys import keys_for
 from .scripts import TOURNAMENT
@@ -67,6 +67,25 @@ class Held:
 
     tournament: Tournament
     version: int
+
+
+Change = Callable[[Tournament], tuple[Tournament, Iterable[str], tuple[Step, float] | None]]
+
+
+def advancing(step: Callable[[Tournament], Tournament], clock: Callable[[], float]) -> Change:
+    """A change to a tournament (``step``) that, when it completes the round, also pairs the next one (or finishes
+    the tournament) and schedules what follows — in the same compare-and-set, so a round advances once."""
+
+    def change(t: Tournament) -> tuple[Tournament, Iterable[str], tuple[Step, float] | None]:
+        before = t
+        t = step(t)
+        if t.phase is Phase.RUNNING and t.round_complete and before.phase is Phase.RUNNING:
+            t = t.next_round()
+            what = "final" if t.phase is Phase.FINISHED else "round"
+            return t, (), (Step(what, t.channel_id, t.id, t.round), clock())
+        return t, (), None
+
+    return change
 
 
 class Tournaments:
@@ -252,4 +271,4 @@ class Tournaments:
         return int(await self.redis.memory_usage(self.keys.tournament(tournament.channel_id, tournament.id)) or 0)
 
 
-__all__ = ["LEASE", "TRIES", "Step", "Held", "Tournaments"]
+__all__ = ["LEASE", "TRIES", "Step", "Held", "Tournaments", "advancing"]

@@ -11,7 +11,7 @@ import pytest
 from bot.core.errors import GameChanged
 from bot.core.tournament.event import Format, Phase, Tournament, TournamentError
 from bot.storage.keys import Keys
-from bot.storage.tournaments import Step, Tournaments
+from bot.storage.tournaments import Step, Tournaments, advancing
 from tests.conftest import Clock
 
 GUILD, CHANNEL = 5, 77
@@ -142,3 +142,23 @@ async def test_privacy_exports_a_players_tournaments_and_forgets_them(redis):
     assert all(not b.has(103) for r in after.boards for b in r) and any(b.has(-seed) for b in after.boards[0])
     assert [(r.place, r.points, r.buchholz) for r in standings(after)] == before
     assert "103" not in (await redis.hget(Keys.tournament(CHANNEL, "t1"), "doc"))
+
+
+async def test_sixty_results_at_once_are_all_kept_and_the_round_advances_once(redis):
+    """A round's games all ending at the same moment (every turn timer running out): every result is kept and the
+    next round is paired once, its step scheduled once."""
+    clock = Clock()
+    store = Tournaments(redis, clock)
+    t = fresh(n=120).start()
+    for i in range(len(t.boards[0])):
+        t = t.with_board(0, i, game=f"g{i}")
+    await store.create(t)
+    await asyncio.gather(
+        *(
+            store.update(CHANNEL, "t1", advancing(lambda x, g=f"g{i}": x.record_result(g, i % 2), clock))
+            for i in range(60)
+        )
+    )
+    t = (await store.get(CHANNEL, "t1")).tournament
+    assert t.round == 2 and all(b.result in ("1-0", "0-1") for b in t.boards[0])
+    assert await redis.zrange(Keys.TOURNAMENT_DUE, 0, -1) == [f"round|{CHANNEL}|t1|2"]

@@ -27,13 +27,13 @@ from ...interface import answers, mentions
 from ...interface.mentions import NO_MENTIONS
 from ...interface.translator import untranslated
 from ...storage.settings import parse_duration
-from ...storage.tournaments import Step, Tournaments
+from ...storage.tournaments import Step, Tournaments, advancing
 from ..play._language import public
 from ..play._reach import require_postable
 from . import _words as words
 from ._buttons import BUTTONS, SignupButton
 from ._picture import standings_file
-from ._runner import Runner, advancing, heading_plain
+from ._runner import Runner, heading_plain
 from ._signup import SEAT_CHOICES, game_options, options_text, signup_view
 
 if TYPE_CHECKING:

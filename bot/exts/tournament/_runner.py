@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable
 
 import discord
 
@@ -30,7 +30,7 @@ from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ...interface.posts import board_name, board_picture, nonce, send_in_channel, send_quietly, sides, status_line
 from ...storage.outbox import Announcement
 from ...storage.ratings import Ratings, guild_scope
-from ...storage.tournaments import Step, Tournaments
+from ...storage.tournaments import Step, Tournaments, advancing
 from ..play._language import public
 from ..play._poll import poll
 from . import _words as words
@@ -48,24 +48,6 @@ WATCH = 60.0
 BUSY_RETRY = 10.0
 #: The sign-up post is kept up to date while younger than this (seconds): Discord limits edits of hour-old messages.
 FRESH_POST = 3300.0
-
-Change = Callable[[Tournament], tuple[Tournament, Iterable[str], tuple[Step, float] | None]]
-
-
-def advancing(step: Callable[[Tournament], Tournament], clock: Callable[[], float]) -> Change:
-    """A change to a tournament (``step``) that, when it completes the round, also pairs the next one (or finishes
-    the tournament) and schedules what follows — in the same compare-and-set, so a round advances once."""
-
-    def change(t: Tournament) -> tuple[Tournament, Iterable[str], tuple[Step, float] | None]:
-        before = t
-        t = step(t)
-        if t.phase is Phase.RUNNING and t.round_complete and before.phase is Phase.RUNNING:
-            t = t.next_round()
-            what = "final" if t.phase is Phase.FINISHED else "round"
-            return t, (), (Step(what, t.channel_id, t.id, t.round), clock())
-        return t, (), None
-
-    return change
 
 
 class Runner:
@@ -499,4 +481,4 @@ def heading_plain(t: Tournament, kind: GameKind, after: int) -> str:
     return _("{tournament} — after round {round}", tournament=t.name or words.title(t, kind), round=after)
 
 
-__all__ = ["Runner", "advancing", "WATCH", "BUSY_RETRY", "FRESH_POST"]
+__all__ = ["Runner", "WATCH", "BUSY_RETRY", "FRESH_POST"]
