@@ -456,10 +456,14 @@ async def test_without_thread_permissions_nothing_is_created_and_a_round_waits(e
     assert "Create Public Threads" in warning.content
     t = await stored(redis, world)
     assert t.round == 1 and t.boards[0][0].result is None and t.boards[0][0].game is None
+    clock.advance(61)  # still without the permission: the round tries again, its posts are not repeated
+    await emu.wait_for_message(world.channel, lambda m: "couldn't open a thread" in m.content)
     await emu.set_permission_overwrite(world.channel, emu.bot_user)
     clock.advance(61)
     t = await round_started(redis, world, 1)
     assert len(emu.threads(world.channel)) == 1 and t.boards[0][0].result is None
+    for said in ("— round 1 of 1", "couldn't open a thread"):
+        assert len([m for m in emu.messages(world.channel) if said in m.content]) == 1
 
 
 async def test_the_tournaments_channel_deleted_cancels_it(emu, world, bots, redis):

@@ -125,6 +125,8 @@ class Tournament:
     created: float = 0.0
     ended_early: bool = False
     name: str = ""
+    #: The last round whose standings and pairings were posted (each is posted once, though its round is run again).
+    announced: int = 0
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -413,6 +415,7 @@ class Tournament:
             created=float(d.get("created", 0.0)),
             ended_early=bool(d.get("ended_early", False)),
             name=str(d.get("name", "")),
+            announced=int(d.get("announced", 0)),
         )
 
 

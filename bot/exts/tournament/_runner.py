@@ -27,7 +27,16 @@ from ...core.tournament.standings import standings
 from ...i18n import _
 from ...i18n.names import escape
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
-from ...interface.posts import board_name, board_picture, nonce, send_in_channel, send_quietly, sides, status_line
+from ...interface.posts import (
+    already_posted,
+    board_name,
+    board_picture,
+    nonce,
+    send_in_channel,
+    send_quietly,
+    sides,
+    status_line,
+)
 from ...storage.outbox import Announcement
 from ...storage.ratings import Ratings, guild_scope
 from ...storage.tournaments import Step, Tournaments, advancing
@@ -181,9 +190,13 @@ class Runner:
             await self.store.schedule(Step("round", t.channel_id, t.id, number), self.layer.clock() + BUSY_RETRY)
             return False
         kind = self.layer.kinds[t.kind]
-        if number > 1:
-            await self.post_standings(t, kind, number - 1)
-        await self._post_pairings(t, kind, number)
+        if t.announced < number:  # once a round, however often it is run (a retry, a wait)
+            if number > 1:
+                await self.post_standings(t, kind, number - 1)
+            await self._post_pairings(t, kind, number)
+            t = await self.store.update(
+                t.channel_id, t.id, lambda x: (x.replace(announced=max(x.announced, number)), (), None)
+            )
         for index in range(len(t.boards[number - 1])):
             t = await self._start_board(t, kind, number - 1, index)
         await self.store.schedule(Step("watch", t.channel_id, t.id, number), self.layer.clock() + WATCH)
@@ -208,7 +221,8 @@ class Runner:
                 round=number,
                 permissions="**Create Public Threads**, **Send Messages in Threads**",
             )
-        await send_quietly(self.bot, t.channel_id, text, nonce=f"h{t.id}-{number}")
+        if not await already_posted(self.bot, t.channel_id, text=text):  # once, not every minute
+            await send_quietly(self.bot, t.channel_id, text, nonce=f"h{t.id}-{number}")
 
     async def _drop_departed(self, t: Tournament, number: int) -> Tournament:
         """Withdraw every player of the round's unstarted boards who has left the server (RULES.md)."""
