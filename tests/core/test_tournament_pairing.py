@@ -315,3 +315,12 @@ def test_forgetting_keeps_pairings_and_results():
     assert gone.entrant(1) is None and gone.entrant(-t.entrant(1).seed).name == "a former player"
     assert [b.result for r in gone.boards for b in r] == [b.result for r in t.boards for b in r]
     assert gone.score(-t.entrant(1).seed) == t.score(1)
+
+
+def test_a_result_told_twice_counts_once_and_an_unknown_game_is_refused():
+    t = event(n=4).start().with_board(0, 0, game="g")
+    once = t.record_result("g", 0)
+    assert once.record_result("g", 1) == once and once.boards[0][0].result == "1-0"
+    with pytest.raises(TournamentError) as e:
+        once.record_result("other", 0)
+    assert e.value.reason == "no_board"
