@@ -324,3 +324,29 @@ def test_a_result_told_twice_counts_once_and_an_unknown_game_is_refused():
     with pytest.raises(TournamentError) as e:
         once.record_result("other", 0)
     assert e.value.reason == "no_board"
+
+
+def test_a_player_floated_down_last_round_is_not_floated_down_again():
+    # 4 points, two on 2, one on 0: pairing 1–3 and 2–4, or 1–2 and 3–4, costs the same in score differences; the
+    # fold would pick 1–2 / 3–4 (neighbours in pairing order), floating 3 down again — so 1–3 / 2–4 it is
+    a = History(1, 1, 4)
+    b = History(2, 2, 2)
+    c = History(3, 3, 2, floated=-1)
+    d = History(4, 4, 0)
+    pairs = {frozenset((p.first, p.second)) for p in pair_swiss([a, b, c, d]).pairs}
+    assert pairs == {frozenset((1, 3)), frozenset((2, 4))}
+    pairs = {frozenset((p.first, p.second)) for p in pair_swiss([a, b, History(3, 3, 2), d]).pairs}
+    assert pairs == {frozenset((1, 2)), frozenset((3, 4))}  # (without the float, the fold decides)
+
+
+def test_floats_are_read_from_the_previous_round():
+    t = event(n=4, rounds=3).start()  # 1–3, 4–2
+    t = finish_round(t, lambda b: 0).next_round()  # 1 and 4 won: 1–4 and 3–2 (or 2–3) in round 2
+    t = finish_round(t, lambda b: 0)
+    scores = t.scores()
+    for b in t.boards[1]:
+        expected = {b.first: 0, b.second: 0}
+        assert t._floated(b.first, scores) == expected[b.first]
+    bye = event(n=3, rounds=2).start()
+    bye = finish_round(bye, lambda b: 0)
+    assert bye._floated(3, bye.scores()) == -1  # the bye counts as floating down

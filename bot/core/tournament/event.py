@@ -282,19 +282,36 @@ class Tournament:
         """Every entrant's half points so far (:meth:`score` for all, in one pass)."""
         return {p: sum(b.points(p) for b in boards) for p, boards in self.boards_of().items()}
 
+    def _floated(self, player: int, scores: dict[int, int]) -> int:
+        """How ``player`` was paired in the previous round: -1 down (fewer points before it, or the bye), +1 up, 0."""
+        if not self.boards:
+            return 0
+        board = next((b for b in self.boards[-1] if b.has(player)), None)
+        if board is None or board.result in (None, "rest"):
+            return 0
+        if board.second is None:
+            return -1
+        other = board.opponent(player)
+        assert other is not None
+        mine = scores.get(player, 0) - board.points(player)
+        theirs = scores.get(other, 0) - board.points(other)
+        return -1 if mine > theirs else 1 if mine < theirs else 0
+
     def _swiss(self, number: int) -> tuple[Board, ...]:
         players = []
         by_player = self.boards_of()
+        scores = {p: sum(b.points(p) for b in boards) for p, boards in by_player.items()}
         for e in self.active(number):
             mine = by_player.get(e.id, [])
             players.append(
                 History(
                     id=e.id,
                     seed=e.seed,
-                    score=sum(b.points(e.id) for b in mine),
+                    score=scores.get(e.id, 0),
                     colours=tuple(0 if b.first == e.id else 1 for b in mine if b.played),
                     opponents=frozenset(o for b in mine if (o := b.opponent(e.id)) is not None),
                     had_bye=any(b.result == "bye" for b in mine),
+                    floated=self._floated(e.id, scores),
                 )
             )
         pairing = pair_swiss(players)

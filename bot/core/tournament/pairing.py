@@ -39,6 +39,8 @@ class History:
         colours: the seat (0/1) of each *played* game, oldest first (byes and forfeits are not games).
         opponents: everyone this player has had a board with (played or forfeited): never paired again.
         had_bye: the player has had the Swiss bye (never a second one).
+        floated: how they were paired in the previous round: -1 down (against fewer points, or the bye), +1 up
+            (against more), 0 neither.
     """
 
     id: int
@@ -47,6 +49,7 @@ class History:
     colours: tuple[int, ...] = ()
     opponents: frozenset[int] = frozenset()
     had_bye: bool = False
+    floated: int = 0
 
     @property
     def difference(self) -> int:
@@ -149,8 +152,9 @@ def pair_swiss(players: list[History]) -> Pairing:
     2. the bye (an odd count) goes to the lowest-ranked player who has had none and without whom the rest can be
        paired;
     3. score groups: the least sum of squared score differences over the pairs;
-    4. then the most colour preferences granted (stronger ones first);
-    5. then within a score group the top half against the bottom half (S1 against S2, the Dutch system's fold).
+    4. then the fewest players floated the same way as in the previous round (down again, or up again);
+    5. then the most colour preferences granted (stronger ones first);
+    6. then within a score group the top half against the bottom half (S1 against S2, the Dutch system's fold).
 
     Returns the boards, best-ranked first, each with its seats assigned (RULES.md, "Colours").
 
@@ -257,7 +261,7 @@ def _pair_even(bracket: list[History], strict: bool) -> list[tuple[History, Hist
 
 
 def _match(order: list[History], strict: bool, partial: bool = False) -> list[tuple[History, History]] | None:
-    """The best pairing of ``order`` by the rules' priorities 3–5 under the hard rules: a maximum-cardinality,
+    """The best pairing of ``order`` by the rules' priorities 3–6 under the hard rules: a maximum-cardinality,
     maximum-weight matching. None if it leaves anyone out (unless ``partial``: then the pairs it found)."""
     n = len(order)
     if n == 0:
@@ -275,7 +279,8 @@ def _match(order: list[History], strict: bool, partial: bool = False) -> list[tu
     max_d2 = (order[0].score - order[-1].score) ** 2
     fold_unit = n + 1
     colour_unit = fold_unit * (n * n + 1)
-    score_unit = colour_unit * (4 * n + 1)
+    float_unit = colour_unit * (4 * n + 1)
+    score_unit = float_unit * (2 * n + 1)
     graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(n))
     for i, a in enumerate(order):
@@ -290,12 +295,19 @@ def _match(order: list[History], strict: bool, partial: bool = False) -> list[tu
                 continue
             colour_good = 3 - (min(sa, sb) if clash else 0)
             d2 = (a.score - b.score) ** 2
+            high, low = (a, b) if a.score >= b.score else (b, a)
+            float_good = 2 if a.score == b.score else 2 - (high.floated == -1) - (low.floated == 1)
             if a.score == b.score:
                 half = group_size[a.score] // 2
                 fold = n - abs((position[b.id] - group_start[b.score]) - (position[a.id] - group_start[a.score]) - half)
             else:
                 fold = n - abs(position[b.id] - position[a.id])
-            weight = (max_d2 - d2 + 1) * score_unit + colour_good * colour_unit + max(fold, 0) * fold_unit
+            weight = (
+                (max_d2 - d2 + 1) * score_unit
+                + float_good * float_unit
+                + colour_good * colour_unit
+                + max(fold, 0) * fold_unit
+            )
             graph.add_edge(i, j, weight=weight)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     if len(matching) * 2 < n and not partial:
@@ -305,7 +317,7 @@ def _match(order: list[History], strict: bool, partial: bool = False) -> list[tu
 
 def _fold(order: list[History]) -> list[tuple[History, History]] | None:
     """S1[i] against S2[i] for one even score group when every such pair is new and no two want the same colour:
-    then it is the best matching (no score difference, every colour preference granted, the fold exact), found
+    then it is the best matching (no score difference nor float, every colour preference granted, the fold exact), found
     without the matching's cost. None otherwise."""
     n = len(order)
     if n % 2 or order[0].score != order[-1].score:
