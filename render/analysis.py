@@ -2,7 +2,7 @@
 
 The first player's chance to win is drawn move by move as a line across the middle (50%): where it is above, the
 area between them is filled in the first player's colour (they lead), below in the second player's. The game's
-turning points (the plies given as ``marks``) are ringed and numbered with their move. Words (title, legend, axes)
+turning points (the plies given as ``marks``) are ringed and labelled (``mark_labels``: their turn numbers). Words (title, legend, axes)
 are in the language of ``translations`` (:mod:`render.labels`) and no smaller than :data:`render.common.MIN_TEXT`
 on the 1000 px image, so at least 10 px where a phone shows it 400 px wide (tests/bench/legibility.py's rule).
 Pure: data in, a palette image or PNG bytes out.
@@ -46,6 +46,7 @@ def graph_image(
     palette: Palette,
     *,
     marks: Sequence[int] = (),
+    mark_labels: Sequence[str] | None = None,
     translations: Translations | None = None,
 ) -> Image.Image:
     """The graph as a palette image (:data:`WIDTH` × :data:`HEIGHT`) in ``palette``.
@@ -57,6 +58,7 @@ def graph_image(
         palette: the game renderer's palette (:attr:`render.contract.Renderer.palette`): it holds both players'
             colours and the base colours every palette has.
         marks: plies (from 1) to mark as turning points.
+        mark_labels: the text beside each mark (the game's turn numbers, say); None: the ply itself.
         translations: the language of the words (None: English).
 
     Raises:
@@ -105,16 +107,17 @@ def graph_image(
         c.text((left - 10, bottom - p * (bottom - top)), text, _SMALL, INK, BACKGROUND, "rm")
     for i in _ticks(n):
         c.text((left + i * step, bottom + 10), str(i), _SMALL, INK, BACKGROUND, "ma")
-    c.text((right, HEIGHT - 6), w.gettext("move"), _SMALL, MUTED, BACKGROUND, "rd")
+    c.text((right, HEIGHT - 6), w.pgettext("image", "moves played"), _SMALL, MUTED, BACKGROUND, "rd")
     # turning points
-    for ply in marks:
+    for k, ply in enumerate(marks):
         if 1 <= ply <= n:
             x1, y1 = points[ply]
             c.ellipse((x1 - 13, y1 - 13, x1 + 13, y1 + 13), outline=HIGHLIGHT, width=5)
             above = y1 > top + 50
             label_y = y1 - 18 if above else y1 + 18
             label_x = min(right - 20, max(left + 20, x1))
-            c.text((label_x, label_y), str(ply), _SMALL, INK, TRACK, "md" if above else "ma")
+            text = mark_labels[k] if mark_labels is not None and k < len(mark_labels) else str(ply)
+            c.text((label_x, label_y), text, _SMALL, INK, TRACK, "md" if above else "ma")
     return image
 
 
@@ -151,7 +154,8 @@ def graph_png(
     palette: Palette,
     *,
     marks: Sequence[int] = (),
+    mark_labels: Sequence[str] | None = None,
     translations: Translations | None = None,
 ) -> bytes:
     """:func:`graph_image` as PNG bytes (8-bit palette)."""
-    return to_png(graph_image(chances, names, palette, marks=marks, translations=translations))
+    return to_png(graph_image(chances, names, palette, marks=marks, mark_labels=mark_labels, translations=translations))

@@ -55,7 +55,14 @@ DRAIN_TIMEOUT = 10.0
 IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "discord.py: ")
 
 #: The features, loaded in this order (see :mod:`bot.exts`).
-EXTENSIONS = ("bot.exts.play", "bot.exts.stats", "bot.exts.admin", "bot.exts.help", "bot.exts.privacy")
+EXTENSIONS = (
+    "bot.exts.play",
+    "bot.exts.stats",
+    "bot.exts.admin",
+    "bot.exts.help",
+    "bot.exts.privacy",
+    "bot.exts.coach",
+)
 
 
 def intents() -> discord.Intents:
