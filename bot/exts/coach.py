@@ -11,7 +11,7 @@ the result is kept in Redis (:mod:`bot.storage.analyses`) so a second request is
 
 ``/hint``: in a game against the computer, the caller (on their turn) privately gets the move the computer would play
 for them and what it gains in one line (the game's own words for what a move did: a capture, a sealed building, a
-Hong made). Hints are counted per player and game (:mod:`bot.storage.analyses`) and the count is shown with every
+Hong made). Hints are counted per seat and game (:mod:`bot.storage.analyses`) and the count is shown with every
 hint and in the game's analysis ("hints used: 2"); games against the computer are never rated, so a hint changes no
 rating. In a game between people ``/hint`` refuses.
 """
@@ -56,8 +56,11 @@ log = logging.getLogger(__name__)
 ANALYSIS_NICE = 15
 #: Seed of every analysis (the same game gives the same analysis).
 SEED = 0
-#: Plies from which an analysis is said to take a while: the first answer says "Analysing…" in any case.
+#: Each player's worst moves shown.
 WORST = 3
+#: Analyses this process runs or queues at once; beyond, a new one is refused ("try again in a few minutes"), so the
+#: queue never outlasts an interaction's 15 minutes.
+MAX_QUEUED = 10
 
 
 def _analyse(state: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +224,14 @@ class Coach(commands.Cog):
             UserError: as :meth:`analysable`.
         """
         record = await self.analysable(interaction, game_id)
+        if record.id not in self._running and len(self._running) >= MAX_QUEUED:
+            raise UserError(
+                n_(
+                    "The computer is busy analysing {count} game. Try again in a few minutes.",
+                    "The computer is busy analysing {count} games. Try again in a few minutes.",
+                    len(self._running),
+                )
+            )
         language = i18n.current() if ephemeral else await self._server_language(interaction.guild_id)
         kept = await self.analyses.get(record.id)
         await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
@@ -309,7 +320,7 @@ class Coach(commands.Cog):
         hints = await self.analyses.hints(record.id)
         for seat in (0, 1):
             player = record.player(seat)
-            used = hints.get(player.id, 0) if not player.bot else 0
+            used = hints.get(seat, 0) if not player.bot else 0
             worst = analysis.worst(seat, WORST)
             head = f"**{player_name(record, seat)}**"
             if used:
@@ -380,7 +391,7 @@ class Coach(commands.Cog):
         after = game.copy()
         after.play(move)
         what = kind.describe_move(after, record.names)
-        count = await self.analyses.add_hint(record.id, interaction.user.id)
+        count = await self.analyses.add_hint(record.id, seat)
         if what:
             # TRANSLATORS: a hint. {move} the move; {what} what it does ("captured Ben's building on B2"); {chance} the
             # player's chance to win after it ("62%"); {count} hints used in this game.

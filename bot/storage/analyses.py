@@ -3,8 +3,9 @@
 - ``hongbot:analysis:<game id>`` (:meth:`bot.storage.keys.Keys.analysis`): the game's analysis as JSON
   (:meth:`engine.ai.analysis.Analysis.to_dict`), kept :data:`ANALYSIS_TTL` seconds, so a second ``/analyse`` of the
   game is answered at once. Moves and numbers only: nothing personal (a game's players are in its record).
-- ``hongbot:hints:<game id>`` (:meth:`bot.storage.keys.Keys.hints`): hash user id → hints that player asked for,
-  kept :data:`HINTS_TTL` seconds. Hints exist only in games against the computer, which are never rated
+- ``hongbot:hints:<game id>`` (:meth:`bot.storage.keys.Keys.hints`): hash seat (0 or 1) → hints that seat's player
+  asked for, kept :data:`HINTS_TTL` seconds (by seat, not user id: like the game's moves it says nothing about a person
+  once the record forgets them, :mod:`bot.storage.privacy`). Hints exist only in games against the computer, which are never rated
   (:mod:`bot.storage.ratings`); the count is shown with each hint and in the game's analysis ("hints used: 2"), so a
   hinted game is marked wherever it is judged.
 """
@@ -44,15 +45,16 @@ class Analyses:
         """Keep ``analysis`` (a JSON-serialisable dict) for ``game_id`` for :data:`ANALYSIS_TTL` seconds."""
         await self.redis.set(Keys.analysis(game_id), json.dumps(analysis, separators=(",", ":")), ex=ANALYSIS_TTL)
 
-    async def add_hint(self, game_id: str, user_id: int) -> int:
-        """Count one hint for ``user_id`` in ``game_id``; returns their hints in that game so far."""
+    async def add_hint(self, game_id: str, seat: int) -> int:
+        """Count one hint for the player in ``seat`` (0 or 1) of ``game_id``; returns their hints in that game so
+        far."""
         key = Keys.hints(game_id)
-        count = int(await self.redis.hincrby(key, str(user_id), 1))
+        count = int(await self.redis.hincrby(key, str(seat), 1))
         await self.redis.expire(key, HINTS_TTL)
         return count
 
     async def hints(self, game_id: str) -> dict[int, int]:
-        """Hints asked for in ``game_id``: user id → count (empty: none)."""
+        """Hints asked for in ``game_id``: seat → count (empty: none)."""
         return {int(k): int(v) for k, v in decoded_hash(await self.redis.hgetall(Keys.hints(game_id))).items()}
 
 

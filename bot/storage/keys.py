@@ -166,12 +166,12 @@ class Keys:
 
     @staticmethod
     def analysis(game_id: str) -> str:
-        """String: a finished game's analysis as JSON (:mod:`bot.storage.analyses`), kept :data:`ANALYSIS_TTL`."""
+        """String: a finished game's analysis as JSON (:mod:`bot.storage.analyses`), kept 30 days."""
         return f"{PREFIX}:analysis:{game_id}"
 
     @staticmethod
     def hints(game_id: str) -> str:
-        """Hash user id → hints that player asked for in the game (:mod:`bot.storage.analyses`)."""
+        """Hash seat → hints that seat's player asked for in the game (:mod:`bot.storage.analyses`)."""
         return f"{PREFIX}:hints:{game_id}"
 
     @staticmethod

@@ -36,7 +36,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Mapping, cast
 
-from engine import registry
+from engine import IllegalMove, registry
 from engine.contract import Coach, Game
 
 __all__ = ["Analysis", "BLUNDER", "INACCURACY", "Judgement", "MISTAKE", "NODES", "analyse", "can_analyse"]
@@ -233,7 +233,7 @@ def analyse(
     moves = list(game.moves)
     game.truncate(0)
 
-    def judge(position: int, move: str) -> tuple[str, float, float]:
+    def judge(position: int, move: str | None) -> tuple[str, float, float]:
         """The search's move at the current position, the mover's chance after it and after ``move``."""
         rng = random.Random(f"{kind}:analysis:{seed}:{position}")
         return coach.assess(game, rng, nodes=nodes, depth=depth, deadline=time.perf_counter() + seconds, move=move)
@@ -242,12 +242,22 @@ def analyse(
     plies: list[Judgement] = []
     for i, move in enumerate(moves):
         mover = game.to_move
-        best, before, after = judge(i, move)
+        try:
+            best, before, after = judge(i, move)
+            searched = True
+        except (
+            IllegalMove
+        ):  # the model can't play this move (it and the engine disagree): judged from the next position
+            best, before, _same = judge(i, None)
+            searched = False
         if i == 0:
             start = before if mover == 0 else 1.0 - before
         game.play(move)
         if game.is_over:
             after = _result_for(game, mover)
+        elif not searched:
+            _next, chance, _same = judge(i + 1, None)
+            after = chance if game.to_move == mover else 1.0 - chance
         plies.append(Judgement(ply=i + 1, mover=mover, move=move, best=best, before=before, after=after))
         if progress is not None:
             progress(i + 1, len(moves))

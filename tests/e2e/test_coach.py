@@ -148,5 +148,5 @@ async def test_hint_against_the_computer_privately_and_refused_between_people(em
     move = answer.content.split("`")[1]
     assert move in hk.from_dict(before.state).legal_moves()
     assert (await store.get(world.other_channel)).record == before  # a hint changes nothing in the game
-    assert await redis.hgetall(Keys.hints(before.id)) == {str(world.cleo["id"]): "1"}
+    assert await redis.hgetall(Keys.hints(before.id)) == {"0": "1"}  # Cleo's seat: no user id kept
     assert emu.errors == []
