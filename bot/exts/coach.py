@@ -32,7 +32,7 @@ from render.analysis import graph_png
 
 from .. import i18n
 from ..core.errors import UserError
-from ..core.kinds import GameKind
+from ..core.kinds import Game, GameKind
 from ..core.record import Record
 from ..i18n import _, n_, p_
 from ..i18n.wording import GAME_ID, player_name
@@ -284,7 +284,8 @@ class Coach(commands.Cog):
         names = record.plain_names
         translations = i18n.translations(i18n.current())
         marks = analysis.turning_points()
-        labels = [str(kind.turn_number(self._before(kind, record, ply))) for ply in marks]
+        full = kind.load(record.game_state)  # (replayed: with its undo history, to take back)
+        labels = [str(kind.turn_number(self._before(full, ply))) for ply in marks]
         graph = await asyncio.to_thread(
             partial(
                 graph_png,
@@ -329,7 +330,7 @@ class Coach(commands.Cog):
             if not worst:
                 lines.append("· " + _("no inaccuracies, mistakes or blunders."))
             for j in worst:
-                game = self._before(kind, record, j.ply)
+                game = self._before(full, j.ply)
                 turn = kind.turn_number(game)
                 lines.append("· " + self._judgement_line(j, turn))
                 game.play(j.best)
@@ -340,10 +341,11 @@ class Coach(commands.Cog):
         return "\n".join(lines)[:2000], pictures
 
     @staticmethod
-    def _before(kind: GameKind, record: Record, ply: int):
-        """The game as it was before its move number ``ply`` (from 1)."""
-        state = record.game_state
-        return kind.load({**state, "moves": list(state["moves"])[: ply - 1]})
+    def _before(game: Game, ply: int) -> Game:
+        """A copy of the finished ``game`` taken back to before its move number ``ply`` (from 1)."""
+        earlier = game.copy()
+        earlier.truncate(ply - 1)
+        return earlier
 
     @staticmethod
     def _judgement_line(j: Judgement, turn: int) -> str:

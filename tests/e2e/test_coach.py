@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import io
 import json
+import random
 
 import pytest
 from PIL import Image
 
+import engine.hong as hong
 import engine.hongkong as hk
+from engine.ai import choose_move
 from bot.core.record import Player, Record, Result, Status
 from bot.storage.keys import Keys
 from bot.storage.store import GameStore
@@ -90,6 +93,35 @@ def finished_record(gid: str, guild: int, channel: int, moves: list[str], reason
 async def store_finished(redis, record: Record) -> None:
     await redis.set(Keys.finished(record.channel_id, record.id), record.to_json())
     await redis.hset(Keys.GAME_INDEX, record.id, str(record.channel_id))
+
+
+async def test_a_hong_game_with_the_lair_is_analysed_with_its_worst_moves_and_their_boards(emu, world, running, redis):
+    # Hong's saved state holds its board: each shown position is the finished game taken back, not a state rewritten
+    game, rng = hong.new_game("inner", expansion=True, seed=4), random.Random(4)
+    while not game.is_over:  # the emperor plays at random, the dragon master as the easy computer
+        game.play(rng.choice(game.legal_moves()) if game.to_move == 0 else choose_move(game, "easy", seed=4))
+    record = Record(
+        id="hongl001",
+        kind="hong",
+        status=Status.FINISHED,
+        guild_id=world.guild,
+        channel_id=world.other_channel,
+        challenger=int(world.ann["id"]),
+        opponent=int(world.ben["id"]),
+        players=(Player(int(world.ann["id"]), "ann"), Player(int(world.ben["id"]), "ben")),
+        state=game.to_dict(),
+        ended=1000.0,
+        result=Result(game.winner, EndReason.FINISHED, ""),
+    )
+    await store_finished(redis, record)
+    it = await emu.slash(world.cleo, world.channel, "analyse", game="hongl001", ephemeral=True)
+    posted = await it.wait_message(analysed, timeout=120)
+    assert it.ephemeral
+    judged = [line for line in posted.content.split("\n") if line.startswith("· turn ")]
+    assert judged and len(posted.attachments) == 1 + len(judged)
+    for attachment in posted.attachments[1:]:
+        assert Image.open(io.BytesIO(attachment.data)).format == "PNG"
+    assert emu.errors == []
 
 
 async def test_bad_input_to_analyse_is_refused_privately_with_a_reason(emu, world, running, redis):
