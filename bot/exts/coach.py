@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -29,6 +30,7 @@ from discord.ext import commands
 
 from engine.ai.analysis import BLUNDER, INACCURACY, MISTAKE, Analysis, Judgement, analyse, can_analyse
 from render.analysis import graph_png
+from render.common import Palette
 
 from .. import i18n
 from ..core.errors import UserError
@@ -92,6 +94,23 @@ def _hint(state: dict[str, Any]) -> tuple[str, float]:
         deadline=time.perf_counter() + settings["seconds"],
     )
     return best, chance
+
+
+def _graph(
+    chances: list[float],
+    names: tuple[str, str],
+    palette: Palette,
+    marks: list[int],
+    labels: list[str],
+    language: str,
+    locales: Path | None = None,
+) -> bytes:
+    """In a board worker (:mod:`bot.interface.board_pool`): the graph's PNG in ``language``, from the catalogs in
+    ``locales`` (the bot's :data:`bot.i18n.LOCALES`)."""
+    if locales is not None and locales != i18n.LOCALES:
+        i18n.LOCALES = locales
+        i18n.reload()
+    return graph_png(chances, names, palette, marks=marks, mark_labels=labels, translations=i18n.translations(language))
 
 
 class Analyst(WorkerPool):
@@ -282,21 +301,10 @@ class Coach(commands.Cog):
         """The answer's text and images (graph, then a board per worst move), in the current language."""
         kind = self.kinds[record.kind]
         names = record.plain_names
-        translations = i18n.translations(i18n.current())
         marks = analysis.turning_points()
         full = kind.load(record.game_state)  # (replayed: with its undo history, to take back)
         labels = [str(kind.turn_number(self._before(full, ply))) for ply in marks]
-        graph = await asyncio.to_thread(
-            partial(
-                graph_png,
-                analysis.chances(),
-                names,
-                kind.render.palette,
-                marks=marks,
-                mark_labels=labels,
-                translations=translations,
-            )
-        )
+        graph = await self._draw_graph(analysis.chances(), names, kind, marks, labels)
         # TRANSLATORS: the alt text of the analysis graph; {first}, {second} are the players.
         alt = _(
             "Graph of each player's chance to win after every move: {first} (blue) above the middle, {second} "
@@ -339,6 +347,22 @@ class Coach(commands.Cog):
                 text = _("The board after {move}, the better choice at turn {turn}.", move=j.best, turn=turn)
                 pictures.append((f"turn-{j.ply}.png", Picture(png, text)))
         return "\n".join(lines)[:2000], pictures
+
+    @staticmethod
+    async def _draw_graph(
+        chances: list[float], names: tuple[str, str], kind: GameKind, marks: list[int], labels: list[str]
+    ) -> bytes:
+        """The win-chance graph drawn by a board worker (as a channel's board, after people's), in the current
+        language: never in the event loop's process, where it would hold people's moves up."""
+        language = i18n.current()
+        async with renderer.slot(CHANNEL):
+            if renderer.workers <= 0:
+                return await asyncio.to_thread(
+                    partial(_graph, chances, names, kind.render.palette, marks, labels, language)
+                )
+            return await renderer.run(
+                _graph, chances, names, kind.render.palette, marks, labels, language, i18n.LOCALES
+            )
 
     @staticmethod
     def _before(game: Game, ply: int) -> Game:
