@@ -113,10 +113,20 @@ class Analysis:
     seed: int = 0
 
     def chances(self) -> list[float]:
-        """Seat 0's chance to win at the start and after every move: ``len(plies) + 1`` values in 0–1."""
+        """Seat 0's chance to win at the start and after every move: ``len(plies) + 1`` values in 0–1.
+
+        Two searches see each position after a move: the mover's (its ``after``) and the next mover's (the next
+        move's ``before``). Each leans towards the side to move at its horizon, so a position's chance is the mean of
+        the two, which cancels the lean (a graph of either alone zigzags move by move); after the last move it is
+        the result."""
         out = [self.start]
-        for j in self.plies:
-            out.append(j.after if j.mover == 0 else 1.0 - j.after)
+        for i, j in enumerate(self.plies):
+            after = j.after if j.mover == 0 else 1.0 - j.after
+            if i + 1 < len(self.plies):
+                following = self.plies[i + 1]
+                before = following.before if following.mover == 0 else 1.0 - following.before
+                after = (after + before) / 2
+            out.append(after)
         return out
 
     def worst(self, seat: int, count: int = 3) -> list[Judgement]:

@@ -71,3 +71,14 @@ def test_labels_follow_the_written_thresholds(before, after, label):
 
 def test_every_game_can_be_analysed():
     assert can_analyse("hongkong") and can_analyse("hong")
+
+
+def test_the_graphs_chances_average_the_two_searches_of_each_position():
+    plies = (
+        Judgement(ply=1, mover=0, move="a", best="a", before=0.5, after=0.5),
+        Judgement(ply=2, mover=1, move="b", best="c", before=0.2, after=0.1),  # seat 1 sees 0.2: seat 0 0.8
+        Judgement(ply=3, mover=0, move="d", best="d", before=0.7, after=1.0),
+    )
+    report = Analysis(kind="hongkong", start=0.5, plies=plies)
+    # after move 1: (0.5 + 0.8) / 2; after move 2: (0.9 + 0.7) / 2; after the last: its result
+    assert report.chances() == pytest.approx([0.5, 0.65, 0.8, 1.0])
