@@ -46,7 +46,9 @@ INACCURACY = 0.10
 MISTAKE = 0.20
 BLUNDER = 0.30
 #: The search's node budget per position (the hard level searches 80,000–150,000 for a move it must play in a few
-#: seconds; an analysis judges every position of the game, in the background, in about 0.2–0.4 s each).
+#: seconds; an analysis judges every position of the game in the background: about 0.2–0.4 s a Hong Kong position,
+#: 0.05–0.09 s a Hong one on a shared 2-core host, so a castle game with the lair takes about 6 s:
+#: tests/bench/analysis.py).
 NODES = 30_000
 #: The wall-clock cap per position in seconds: a safety net for a much slower machine (reached, the analysis is no
 #: longer reproducible, only slower to drift).

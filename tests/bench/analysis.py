@@ -16,6 +16,12 @@ window of ``--rate`` moves/s without analyses (the baseline), then one with ``--
 at its start, each of a finished castle-with-lair game (the longest kind) stored beforehand. Printed per window: the
 people's first response (p50/p95/p99) as load.py prints it, and for the second the analyses' times from command to
 result. Target: people's first response p99 ≤ 0.5 s while the analyses run.
+
+Measured 2026-12-04 on the 2-core host while two other benchmarks shared it (load average 4–6), under ``nice -n 10``:
+analysis time Hong Kong 26 plies 5.6–10.5 s (0.2–0.4 s a position), Hong castle 63 plies 3.0–4.9 s, castle with
+the lair 69 plies 5.6–6.0 s (target ≤ 30 s), garden 63 plies 3.3–4.3 s, inner 46 plies 2.1–2.5 s. At 20 moves/s:
+first response p99 178 ms without analyses, 274 ms while 5 analyses ran (target ≤ 0.5 s; board posted p99 368 →
+636 ms), 0 failed; the 5 analyses, queued for one worker, answered in 31 s (median) to 53 s (the fifth).
 """
 
 from __future__ import annotations
