@@ -5,6 +5,7 @@ message."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
@@ -16,6 +17,7 @@ import engine.hong as hong
 import engine.hongkong as hk
 from engine.ai import choose_move
 from bot.core.record import Player, Record, Result, Status
+from bot.exts.coach import MAX_QUEUED
 from bot.storage.keys import Keys
 from bot.storage.store import GameStore
 from engine.result import EndReason
@@ -150,6 +152,19 @@ async def test_bad_input_to_analyse_is_refused_privately_with_a_reason(emu, worl
     it = await emu.slash(world.cleo, world.other_channel, "analyse", game=gid)
     assert f"Game `{gid}` is still being played" in await refused(it)
     assert await redis.keys(f"{Keys.analysis('*')}") == []  # nothing analysed, nothing kept
+    # ten analyses already queued: a new one is refused until they are done
+    await store_finished(
+        redis, finished_record("queued01", world.guild, world.other_channel, ["S@B2"], EndReason.RESIGNED)
+    )
+    coach = running.bot.get_cog("Coach")
+    waiting = {f"busy{i:04d}": asyncio.get_running_loop().create_future() for i in range(MAX_QUEUED)}
+    coach._running.update(waiting)
+    try:
+        it = await emu.slash(world.ann, world.channel, "analyse", game="queued01")
+        assert "The computer is busy analysing 10 games. Try again in a few minutes." in await refused(it)
+    finally:
+        for gid in waiting:
+            coach._running.pop(gid, None)
     assert emu.errors == []
 
 
