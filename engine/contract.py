@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Protocol, Self, Sequence, TypedDict, TypeVar, runtime_checkable
 
-__all__ = ["Game", "GameModule", "Opponent", "Outcome", "Settings"]
+__all__ = ["Coach", "Game", "GameModule", "Opponent", "Outcome", "Settings"]
 
 
 class Outcome(Protocol):
@@ -187,4 +187,25 @@ class Opponent(Protocol[G_contra]):
         """A legal move for ``game.to_move``, one of ``game.legal_moves()``, ``game`` left unchanged; the same
         for the same game, settings and ``rng`` state while the node budget runs out before ``deadline`` (a
         :func:`time.perf_counter` value)."""
+        ...
+
+
+class Coach(Protocol[G_contra]):
+    """A computer opponent that can also judge a position (optional: :mod:`engine.ai.analysis` analyses the games
+    whose ``engine.ai.<NAME>`` module has ``assess``; a game without it is simply not analysed)."""
+
+    def assess(
+        self,
+        game: G_contra,
+        rng: random.Random,
+        /,
+        *,
+        nodes: int,
+        depth: int,
+        deadline: float | None = None,
+        move: str | None = None,
+    ) -> tuple[str, float, float]:
+        """``(the move the search would play for game.to_move, the mover's chance to win after it, the mover's
+        chance after move)`` (chances 0–1; ``move`` None: the search's own); the same for the same game, budget and
+        ``rng`` state while ``nodes`` runs out before ``deadline``. Raises ``IllegalMove`` for an illegal ``move``."""
         ...

@@ -66,6 +66,16 @@ def help_embed(tree: app_commands.CommandTree, titles: dict[str, str], applicati
             "`level`), or leave it out for anyone to accept.",
             commands=starts,
         ),
+        "",
+        # TRANSLATORS: {analyse} and {hint} are the commands (mentions); the numbers are points of a chance to win.
+        _(
+            "**Learn from a game**: {analyse} has the computer judge every move of a finished game — an inaccuracy "
+            "costs the mover at least 10 points of their chance to win, a mistake 20, a blunder 30. In a game "
+            "against the computer, {hint} shows you the move it would play; hints are counted and shown in the "
+            "game's analysis (games against the computer are never rated).",
+            analyse=mentions.command("analyse"),
+            hint=mentions.command("hint"),
+        ),
     ]
     embed = discord.Embed(title=_("How to play here"), description="\n".join(lines), colour=discord.Colour.blurple())
     listed = [c for c in tree.get_commands() if isinstance(c, (app_commands.Command, app_commands.Group))]

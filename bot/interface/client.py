@@ -62,6 +62,7 @@ EXTENSIONS = (
     "bot.exts.help",
     "bot.exts.privacy",
     "bot.exts.tournament",
+    "bot.exts.coach",
 )
 
 

@@ -189,6 +189,16 @@ class Keys:
         return f"{PREFIX}:{{g:{guild_id}}}:u:{user_id}:games"
 
     @staticmethod
+    def analysis(game_id: str) -> str:
+        """String: a finished game's analysis as JSON (:mod:`bot.storage.analyses`), kept 30 days."""
+        return f"{PREFIX}:analysis:{game_id}"
+
+    @staticmethod
+    def hints(game_id: str) -> str:
+        """Hash seat → hints that seat's player asked for in the game (:mod:`bot.storage.analyses`)."""
+        return f"{PREFIX}:hints:{game_id}"
+
+    @staticmethod
     def user_games_pattern(user_id: int) -> str:
         """SCAN pattern of one player's :meth:`user_games` in every server."""
         return f"{PREFIX}:{{g:*}}:u:{user_id}:games"

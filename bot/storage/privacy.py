@@ -14,7 +14,8 @@ Where a user id or a display name is kept (keys from :class:`bot.storage.keys.Ke
 - damaged records set aside for inspection (``quarantine:<when>``): deleted when they hold the id or the name.
 
 Nothing else holds a user id or a name: deadlines and announcements name channels and games, settings are a
-server's, command ids the application's.
+server's, command ids the application's, a game's analysis and hint counts (:mod:`bot.storage.analyses`) its moves and
+seats; those two go with the finished record past its retention.
 
 Finding them is a SCAN of the keyspace (finished records, histories, leaderboards): a rare, user-asked operation,
 never on a move's path.
@@ -317,6 +318,8 @@ class Privacy:
             for command in histories:  # one at a time: on a Cluster they lie in many slots
                 await guarded(self.redis, None, command)
         await guarded(self.redis, None, ("HDEL", GAME_INDEX, game_id))
+        for kept in (Keys.analysis(game_id), Keys.hints(game_id)):  # one at a time: on a Cluster in other slots
+            await guarded(self.redis, None, ("DEL", kept))
         await guarded(self.redis, None, ("SREM", DONE, member))
         await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, member))
 

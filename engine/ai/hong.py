@@ -38,8 +38,9 @@ import re
 
 from typing import TYPE_CHECKING
 
+from engine import N_, IllegalMove
 from engine import hong as hg
-from engine.ai.search import iterative_deepening
+from engine.ai.search import WIN, iterative_deepening
 from engine.contract import Settings
 
 #: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most placements or
@@ -511,6 +512,66 @@ def choose(
             among the best (the easy level).
         deadline: ``time.perf_counter()`` value after which the search stops early (safety net).
     """
+    return _decide(game, rng, nodes=nodes, depth=depth, naive=naive, deadline=deadline, weights=weights)[0]
+
+
+def chance_of(value: float) -> float:
+    """A player's chance to win (0–1) for a search value from their view (the emperor's, player 0's: the
+    evaluation's own view): a forced result is 1
+    or 0; otherwise the value read back as :meth:`Model.evaluate`'s ``1000 × (1 − 2 × the dragon master's
+    chance)``, clamped (the small term for the expected count is ignored)."""
+    if value >= WIN - 1000:
+        return 1.0
+    if value <= -WIN + 1000:
+        return 0.0
+    return max(0.0, min(1.0, 0.5 + value / 2000.0))
+
+
+def assess(
+    game: hg.HongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    deadline: float | None = None,
+    move: str | None = None,
+) -> tuple[str, float, float]:
+    """Judge a position for post-game analysis (:mod:`engine.ai.analysis`): the move the full search would play
+    for ``game.to_move``, the mover's chance to win after it, and after ``move`` (a legal move; None: the search's
+    own), each 0–1 (:func:`chance_of` of the search's value).
+
+    ``move`` is searched alone to the depth the search completed, so both chances come from searches of the same
+    depth. Same arguments as :func:`choose` (never naive); reproducible while ``nodes`` runs out first.
+
+    Raises:
+        IllegalMove: ``move`` is not a legal move here.
+    """
+    text, value, done = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
+    sign = 1 if game.to_move == 0 else -1
+    chance = chance_of(sign * value)
+    if move is None or move == text:
+        return text, chance, chance
+    model = Model(game, Weights())
+    found = [m for m in model.all_moves() if model.notation(m) == move]
+    if not found or move not in set(game.legal_moves()):
+        raise IllegalMove(N_("{move} is not a legal move here.", move=move))
+    fixed = max(1, done)
+    _best, played, _line, _done = iterative_deepening(model, found[:1], 0, fixed, min_depth=fixed)
+    return text, chance, chance_of(sign * played)
+
+
+def _decide(
+    game: hg.HongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    naive: bool,
+    deadline: float | None,
+    weights: Weights | None = None,
+) -> tuple[str, float, int]:
+    """:func:`choose`'s move, the search's value of it (player 0's view; 0 when ``naive``) and the depth the search
+    completed (0 when ``naive`` or the model found no move)."""
     legal = set(game.legal_moves())
     model = Model(game, weights or Weights())
     if naive:
@@ -527,22 +588,23 @@ def choose(
             elif v == best:
                 cands.append(m)
         if not cands:
-            return sorted(legal)[0]
-        return model.notation(cands[rng.randrange(len(cands))])
+            return sorted(legal)[0], 0.0, 0
+        return model.notation(cands[rng.randrange(len(cands))]), 0.0, 0
     keyed = model.keyed_moves()
     rng.shuffle(keyed)
     keyed.sort(key=lambda t: -t[0])
     roots = [m for v, m in keyed if model.notation(m) in legal]
     if not roots:  # the model and the engine disagree: never play an illegal move
-        return sorted(legal)[0]
-    move, _value, _line, _done = iterative_deepening(
+        return sorted(legal)[0], model.evaluate(), 0
+    move, value, _line, done = iterative_deepening(
         model, roots, nodes, depth, deadline=deadline, table=model.weights.table
     )
-    return model.notation(move)
+    return model.notation(move), value, done
 
 
 if TYPE_CHECKING:  # this module is a computer opponent of the contract (engine/contract.py): mypy checks it here
     from engine.ai import hong as _module
-    from engine.contract import Opponent
+    from engine.contract import Coach, Opponent
 
     _conforms: Opponent[hg.HongGame] = _module
+    _coaches: Coach[hg.HongGame] = _module

@@ -25,9 +25,11 @@ and ``to_move`` and the chosen turn is checked against ``legal_moves()``.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING, Callable
 
+from engine import N_, IllegalMove
 from engine import hongkong as hk
 from engine.ai.search import WIN, iterative_deepening
 from engine.contract import Settings
@@ -500,12 +502,79 @@ def choose(
             centre), playing a random turn among the best (the easy level).
         deadline: ``time.perf_counter()`` value after which the search stops early (safety net).
     """
+    return _decide(game, rng, nodes=nodes, depth=depth, naive=naive, deadline=deadline, weights=weights)[0]
+
+
+#: How a search value (hundredths of a building, player 0's view) becomes a chance to win: the logistic
+#: ``1 / (1 + exp(-value / CHANCE_SCALE))`` — one building ahead (100) is about a 78% chance, two about 92%.
+CHANCE_SCALE = 80.0
+
+
+def chance_of(value: float) -> float:
+    """A player's chance to win (0–1) for a search value from their view: a forced result (``±WIN`` within
+    the search's depth discount) is 1 or 0, a forced draw 0.5; otherwise the logistic of :data:`CHANCE_SCALE`."""
+    if value >= WIN - 1000:
+        return 1.0
+    if value <= -WIN + 1000:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-max(-4000.0, min(4000.0, value)) / CHANCE_SCALE))
+
+
+def assess(
+    game: hk.HongKongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    deadline: float | None = None,
+    move: str | None = None,
+) -> tuple[str, float, float]:
+    """Judge a position for post-game analysis (:mod:`engine.ai.analysis`): the turn the full search would play
+    for ``game.to_move``, the mover's chance to win after it, and after ``move`` (a legal turn; None: the search's
+    own), each 0–1 (:func:`chance_of` of the search's value).
+
+    ``move`` is searched alone to the depth the search completed, so both chances come from searches of the same
+    depth (comparing the searches of two successive positions would credit each player with what the search sees
+    one turn later). Same arguments as :func:`choose` (never naive); reproducible while ``nodes`` runs out first.
+
+    Raises:
+        IllegalMove: ``move`` is not a legal turn here.
+    """
+    text, value, done = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
+    sign = 1 if game.to_move == 0 else -1
+    chance = chance_of(sign * value)
+    if move is None or move == text:
+        return text, chance, chance
+    if move not in set(game.legal_moves()):
+        raise IllegalMove(N_("{move} is not a legal turn here.", move=move))
+    placements = [LETTER_KIND[p[0]] * PLOTS + SQUARE.index(p[2:]) for p in move.split()]
+    model = Model(game, Weights())
+    for first in placements[:-1]:
+        model.play(first)
+    fixed = max(1, done)
+    _best, played, _line, _done = iterative_deepening(model, placements[-1:], 0, fixed, min_depth=fixed)
+    return text, chance, chance_of(sign * played)
+
+
+def _decide(
+    game: hk.HongKongGame,
+    rng: random.Random,
+    *,
+    nodes: int,
+    depth: int,
+    naive: bool,
+    deadline: float | None,
+    weights: Weights | None = None,
+) -> tuple[str, float, int]:
+    """:func:`choose`'s turn, the search's value of it (player 0's view; 0 when ``naive``) and the depth the search
+    completed (0 when ``naive``)."""
     legal = set(game.legal_moves())
     model = Model(game, weights or Weights())
     keyed = model.keyed_moves()
     rng.shuffle(keyed)
     keyed.sort(key=lambda t: -t[0])
     roots = [m for _, m, _ in keyed]
+    value, done = 0.0, 0
     if naive:
         scored = _root_values(model, roots, _count_leaf)
         top = max(v for v, _ in scored)
@@ -525,11 +594,12 @@ def choose(
     text = turn_text(line)
     if text not in legal:  # the model and the engine disagree: never play an illegal move
         text = sorted(legal)[0]
-    return text
+    return text, value, done
 
 
 if TYPE_CHECKING:  # this module is a computer opponent of the contract (engine/contract.py): mypy checks it here
     from engine.ai import hongkong as _module
-    from engine.contract import Opponent
+    from engine.contract import Coach, Opponent
 
     _conforms: Opponent[hk.HongKongGame] = _module
+    _coaches: Coach[hk.HongKongGame] = _module

@@ -16,6 +16,7 @@ from bot.games import all_kinds
 from bot.i18n import language
 from bot.interface.board_pool import build_replay
 from bot.storage.finished_games import DONE, GAME_INDEX, Records
+from bot.storage.analyses import Analyses
 from bot.storage.keys import Keys
 from bot.storage.privacy import Privacy
 from bot.storage.ratings import GLOBAL, Ratings, guild_scope
@@ -169,6 +170,9 @@ async def test_retention_deletes_old_records_and_their_index_entries_ratings_kep
     await privacy.records.on_finished(new)
     ratings, redis = Ratings(store.redis), store.redis
     before = await ratings.standing("hongkong", GLOBAL, ANN.id)
+    kept = Analyses(redis)  # an analysis and a hint count of the old game go with it
+    await kept.put(old.id, {"kind": "hongkong", "plies": []})
+    await kept.add_hint(old.id, 0)
 
     assert await privacy.sweep_retention(clock() - 5 * 86400) == 1
     assert await privacy.records.find(old.id) is None and await store.finished(500, old.id) is None

@@ -1,0 +1,460 @@
+"""The computer as a coach: ``/analyse`` (and the Analyse button under a finished game's last board) and ``/hint``.
+
+``/analyse game:<id>``: the computer judges every move of a finished game of this server (:mod:`engine.ai.analysis`:
+the mover's chance to win before and after, the move it would have played; a drop of at least 10 points of the
+chance to win is an *inaccuracy*, 20 a *mistake*, 30 a *blunder*), then posts a win-chance graph
+(:mod:`render.analysis`) and each player's three worst moves with the better move and a board of it. The analysis
+runs in a worker process of its own (:class:`Analyst`), spawned like the computer's (:mod:`bot.interface.computer_pool`)
+and :data:`ANALYSIS_NICE` steps below the bot — lower than the computer's thinking — so it takes only the CPU that
+people's moves and the computer's leave. The answer is "Analysing…" at once, edited into the result when it is ready;
+the result is kept in Redis (:mod:`bot.storage.analyses`) so a second request is answered at once.
+
+``/hint``: in a game against the computer, the caller (on their turn) privately gets the move the computer would play
+for them and what it gains in one line (the game's own words for what a move did: a capture, a sealed building, a
+Hong made). Hints are counted per seat and game (:mod:`bot.storage.analyses`) and the count is shown with every
+hint and in the game's analysis ("hints used: 2"); games against the computer are never rated, so a hint changes no
+rating. In a game between people ``/hint`` refuses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from engine.ai.analysis import BLUNDER, INACCURACY, MISTAKE, Analysis, Judgement, analyse, can_analyse
+from render.analysis import graph_png
+from render.common import Palette
+
+from .. import i18n
+from ..core.errors import UserError
+from ..core.kinds import Game, GameKind
+from ..core.record import Record
+from ..i18n import _, n_, p_
+from ..i18n.wording import GAME_ID, player_name
+from ..interface import answers
+from ..interface.board_pool import CHANNEL, renderer
+from ..interface.buttons import GameButton, cog_named
+from ..interface.computer_pool import WorkerPool, _start_worker
+from ..interface.mentions import NO_MENTIONS
+from ..interface.options import EPHEMERAL_HELP, guild_id
+from ..interface.posts import Picture
+from ..storage.analyses import Analyses
+from .stats._phrases import game_label
+
+if TYPE_CHECKING:
+    from ..interface.client import HongBot
+    from .stats import Stats
+
+log = logging.getLogger(__name__)
+
+#: How much lower than the bot the analysis worker runs (``os.nice`` steps): below the computer's thinking (10).
+ANALYSIS_NICE = 15
+#: Seed of every analysis (the same game gives the same analysis).
+SEED = 0
+#: Each player's worst moves shown.
+WORST = 3
+#: Analyses this process runs or queues at once; beyond, a new one is refused ("try again in a few minutes"), so the
+#: queue never outlasts an interaction's 15 minutes.
+MAX_QUEUED = 10
+
+
+def _analyse(state: dict[str, Any]) -> dict[str, Any]:
+    """In the worker: the analysis of a game's ``to_dict()`` as a dict."""
+    return analyse(state, seed=SEED).to_dict()
+
+
+def _hint(state: dict[str, Any]) -> tuple[str, float]:
+    """In the worker: the computer's move for the player to move and their chance after it (0–1)."""
+    import random
+    import time
+
+    from engine import registry
+    from engine.ai import SETTINGS
+    from engine.ai.analysis import _coach
+
+    game = registry.find(str(state["game"])).load(state)
+    coach = _coach(game.kind)
+    settings = SETTINGS[game.kind]["hard"]
+    if coach is None:
+        from engine.ai import choose_move
+
+        return choose_move(game, "hard"), 0.5
+    best, chance, _after = coach.assess(
+        game,
+        random.Random(f"hint:{len(game.moves)}"),
+        nodes=settings["nodes"],
+        depth=settings["depth"],
+        deadline=time.perf_counter() + settings["seconds"],
+    )
+    return best, chance
+
+
+def _graph(
+    chances: list[float],
+    names: tuple[str, str],
+    palette: Palette,
+    marks: list[int],
+    labels: list[str],
+    language: str,
+    locales: Path | None = None,
+) -> bytes:
+    """In a board worker (:mod:`bot.interface.board_pool`): the graph's PNG in ``language``, from the catalogs in
+    ``locales`` (the bot's :data:`bot.i18n.LOCALES`)."""
+    if locales is not None and locales != i18n.LOCALES:
+        i18n.LOCALES = locales
+        i18n.reload()
+    return graph_png(chances, names, palette, marks=marks, mark_labels=labels, translations=i18n.translations(language))
+
+
+class Analyst(WorkerPool):
+    """One worker process for analyses, started like the computer's (:func:`bot.interface.computer_pool._start_worker`:
+    it dies with the bot) at ``nice`` steps below the bot. Analyses queue for it one at a time."""
+
+    def __init__(self, workers: int = 1, nice: int = ANALYSIS_NICE) -> None:
+        super().__init__(workers, _start_worker, (nice,))
+
+
+class AnalyseButton(GameButton, template=rf"hb:analyse:(?P<game_id>{GAME_ID})", final_board=2):
+    """ "Analyse" on a final board: the presser gets the game's analysis, privately (clicks don't flood the channel)."""
+
+    changes = False
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=p_("button", "Analyse"),
+                emoji="🔍",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"hb:analyse:{game_id}",
+            )
+        )
+        self.game_id = game_id
+
+    async def press(self, interaction: discord.Interaction) -> None:
+        await cast("Coach", cog_named(interaction, "Coach")).send_analysis(interaction, self.game_id, ephemeral=True)
+
+
+def label_text(label: str | None) -> str:
+    """A move's label in the current language ("blunder"), "" for none."""
+    return {
+        "blunder": p_("analysis", "blunder"),
+        "mistake": p_("analysis", "mistake"),
+        "inaccuracy": p_("analysis", "inaccuracy"),
+    }.get(label or "", "")
+
+
+def percent(chance: float) -> str:
+    """A chance (0–1) as a whole percentage: "62%"."""
+    return f"{round(chance * 100)}%"
+
+
+class Coach(commands.Cog):
+    """``/analyse`` and ``/hint`` (see the module docstring).
+
+    Args:
+        bot: the bot (its ``layer``: records and running games).
+        analyses: kept analyses and hint counts.
+        kinds: the hosted games by name.
+    """
+
+    def __init__(self, bot: "HongBot", analyses: Analyses, kinds: dict[str, GameKind]) -> None:
+        self.bot = bot
+        self.analyses = analyses
+        self.kinds = kinds
+        self.analyst = Analyst()
+        self._running: dict[str, asyncio.Future] = {}
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(AnalyseButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(AnalyseButton)
+        for task in self._running.values():
+            task.cancel()
+        self.analyst.close()
+
+    def _stats(self) -> "Stats":
+        stats = self.bot.get_cog("Stats")
+        if stats is None:
+            raise RuntimeError("the stats feature is not loaded")
+        return cast("Stats", stats)
+
+    # --- /analyse ---------------------------------------------------------------------------------
+
+    @app_commands.command(
+        name="analyse", description="The computer judges every move of a finished game: a graph and the worst moves"
+    )
+    @app_commands.describe(game="The game id (see /history)", ephemeral=EPHEMERAL_HELP)
+    @app_commands.guild_only()
+    async def analyse_command(
+        self, interaction: discord.Interaction, game: app_commands.Range[str, 1, 100], ephemeral: bool = False
+    ) -> None:
+        """Post the analysis of a finished game (:meth:`send_analysis`)."""
+        await self.send_analysis(interaction, game, ephemeral=ephemeral)
+
+    @analyse_command.autocomplete("game")
+    async def game_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """This server's finished games, as ``/replay`` offers them (≤ 25 whose label contains what was typed; none,
+        and a log line, if they can't be read)."""
+        typed = (current or "").strip().lower()
+        try:
+            records = await self._stats().records.recent(guild_id(interaction), limit=100 if typed else 25)
+        except Exception:
+            log.exception("game id autocomplete failed")
+            return []
+        labels = [(game_label(r, self.kinds), r.id) for r in records]
+        return [app_commands.Choice(name=label, value=gid) for label, gid in labels if typed in label.lower()][:25]
+
+    async def analysable(self, interaction: discord.Interaction, game_id: str) -> Record:
+        """The finished game ``game_id`` of this server, if it can be analysed.
+
+        Raises:
+            UserError: as :meth:`bot.exts.stats.Stats.finished_here` (not an id, running, not in this server), or the
+                game was aborted, has no moves, or its game has no analysis.
+        """
+        record = await self._stats().finished_here(interaction, game_id)
+        kind = self.kinds[record.kind]
+        if record.result is not None and record.result.reason.value == "aborted":
+            raise UserError(
+                _(
+                    "Game `{id}` was aborted, so there is no result to analyse. Pick a game that was played to its end, "
+                    "resigned or lost on time.",
+                    id=record.id,
+                )
+            )
+        if not kind.load(record.game_state).moves:
+            raise UserError(_("Game `{id}` ended before anyone moved: there is nothing to analyse.", id=record.id))
+        if not can_analyse(kind.name):
+            raise UserError(_("The computer can't analyse {game} games yet.", game=kind.title))
+        return record
+
+    async def send_analysis(self, interaction: discord.Interaction, game_id: str, *, ephemeral: bool = False) -> None:
+        """``/analyse`` and the Analyse button: "Analysing…" at once (unless the analysis is kept), then the graph and
+        each player's worst moves, in the channel or (``ephemeral``) to the caller alone.
+
+        Raises:
+            UserError: as :meth:`analysable`.
+        """
+        record = await self.analysable(interaction, game_id)
+        if record.id not in self._running and len(self._running) >= MAX_QUEUED:
+            raise UserError(
+                n_(
+                    "The computer is busy analysing {count} game. Try again in a few minutes.",
+                    "The computer is busy analysing {count} games. Try again in a few minutes.",
+                    len(self._running),
+                )
+            )
+        language = i18n.current() if ephemeral else await self._server_language(interaction.guild_id)
+        kept = await self.analyses.get(record.id)
+        await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
+        with i18n.language(language):
+            if kept is None:
+                moves = len(self.kinds[record.kind].load(record.game_state).moves)
+                await interaction.edit_original_response(
+                    content=n_(
+                        "🔍 Analysing game `{id}` ({count} move)… the result appears here.",
+                        "🔍 Analysing game `{id}` ({count} moves)… the result appears here.",
+                        moves,
+                        id=record.id,
+                    )
+                )
+        try:
+            data = kept if kept is not None else await self._analysis_of(record)
+            analysis = Analysis.from_dict(data)
+        except Exception:
+            log.exception("analysis of game %s failed", record.id)
+            with i18n.language(language):
+                await interaction.edit_original_response(
+                    content=_("The analysis of game `{id}` failed. Try again in a minute.", id=record.id)
+                )
+            return
+        with i18n.language(language):
+            content, pictures = await self._result(record, analysis)
+        files = [picture.file(name) for name, picture in pictures]
+        await interaction.edit_original_response(content=content, attachments=files, allowed_mentions=NO_MENTIONS)
+
+    async def _analysis_of(self, record: Record) -> dict[str, Any]:
+        """Analyse the game in the worker (one analysis per game at a time: a second request waits for the
+        first) and keep the result."""
+        task = self._running.get(record.id)
+        if task is None:
+            task = asyncio.ensure_future(self.analyst.run(_analyse, record.game_state))
+            self._running[record.id] = task
+            game_id = record.id
+
+            def forget(_task: asyncio.Future) -> None:
+                self._running.pop(game_id, None)
+
+            task.add_done_callback(forget)
+        data: dict[str, Any] = await asyncio.shield(task)
+        await self.analyses.put(record.id, data)
+        return data
+
+    async def _result(self, record: Record, analysis: Analysis) -> tuple[str, list[tuple[str, Picture]]]:
+        """The answer's text and images (graph, then a board per worst move), in the current language."""
+        kind = self.kinds[record.kind]
+        names = record.plain_names
+        marks = analysis.turning_points()
+        full = kind.load(record.game_state)  # (replayed: with its undo history, to take back)
+        labels = [str(kind.turn_number(self._before(full, ply))) for ply in marks]
+        graph = await self._draw_graph(analysis.chances(), names, kind, marks, labels)
+        # TRANSLATORS: the alt text of the analysis graph; {first}, {second} are the players.
+        alt = _(
+            "Graph of each player's chance to win after every move: {first} (blue) above the middle, {second} "
+            "(orange) below.",
+            first=names[0],
+            second=names[1],
+        )
+        pictures: list[tuple[str, Picture]] = [(f"analysis-{record.id}.png", Picture(graph, alt))]
+        lines = [
+            _(
+                "🔍 **{game}** `{id}`: {first} vs {second}. Labels: inaccuracy ≥ {inaccuracy} points of the chance to "
+                "win, mistake ≥ {mistake}, blunder ≥ {blunder}.",
+                game=kind.title,
+                id=record.id,
+                first=player_name(record, 0),
+                second=player_name(record, 1),
+                inaccuracy=round(INACCURACY * 100),
+                mistake=round(MISTAKE * 100),
+                blunder=round(BLUNDER * 100),
+            )
+        ]
+        hints = await self.analyses.hints(record.id)
+        for seat in (0, 1):
+            player = record.player(seat)
+            used = hints.get(seat, 0) if not player.bot else 0
+            worst = analysis.worst(seat, WORST)
+            head = f"**{player_name(record, seat)}**"
+            if used:
+                head += " · " + _("hints used: {count}", count=used)
+            lines.append(head)
+            if not worst:
+                lines.append("· " + _("no inaccuracies, mistakes or blunders."))
+            for j in worst:
+                game = self._before(full, j.ply)
+                turn = kind.turn_number(game)
+                lines.append("· " + self._judgement_line(j, turn))
+                game.play(j.best)
+                png = await renderer.png(kind, game, names, priority=CHANNEL)
+                # TRANSLATORS: alt text of a board in an analysis; {move} the better move, {turn} a turn number.
+                text = _("The board after {move}, the better choice at turn {turn}.", move=j.best, turn=turn)
+                pictures.append((f"turn-{j.ply}.png", Picture(png, text)))
+        return "\n".join(lines)[:2000], pictures
+
+    @staticmethod
+    async def _draw_graph(
+        chances: list[float], names: tuple[str, str], kind: GameKind, marks: list[int], labels: list[str]
+    ) -> bytes:
+        """The win-chance graph drawn by a board worker (as a channel's board, after people's), in the current
+        language: never in the event loop's process, where it would hold people's moves up."""
+        language = i18n.current()
+        async with renderer.slot(CHANNEL):
+            if renderer.workers <= 0:
+                return await asyncio.to_thread(
+                    partial(_graph, chances, names, kind.render.palette, marks, labels, language)
+                )
+            return await renderer.run(
+                _graph, chances, names, kind.render.palette, marks, labels, language, i18n.LOCALES
+            )
+
+    @staticmethod
+    def _before(game: Game, ply: int) -> Game:
+        """A copy of the finished ``game`` taken back to before its move number ``ply`` (from 1)."""
+        earlier = game.copy()
+        earlier.truncate(ply - 1)
+        return earlier
+
+    @staticmethod
+    def _judgement_line(j: Judgement, turn: int) -> str:
+        # TRANSLATORS: one judged move. {turn} its turn number; {move} the move played; {label} blunder/mistake/
+        # inaccuracy; {before} and {after} chances to win ("62%"); {best} the better move.
+        return _(
+            "turn {turn}: {move} — {label} ({before} → {after}); better: {best}",
+            turn=turn,
+            move=f"`{j.move}`",
+            label=label_text(j.label),
+            before=percent(j.before),
+            after=percent(j.after),
+            best=f"`{j.best}`",
+        )
+
+    # --- /hint ------------------------------------------------------------------------------------
+
+    @app_commands.command(name="hint", description="In a game against the computer: the move it would play for you")
+    @app_commands.guild_only()
+    async def hint(self, interaction: discord.Interaction) -> None:
+        """The move the computer would play for the caller, and what it does, to the caller alone.
+
+        Raises:
+            UserError: no game here, a game between people, not the caller's game or turn.
+        """
+        guild_id(interaction)
+        layer = self.bot.layer
+        stored, game = await layer.running(interaction.channel_id or 0)
+        record = stored.record
+        kind = self.kinds[record.kind]
+        if not any(record.player(seat).bot for seat in (0, 1)):
+            raise UserError(
+                _(
+                    "Hints are only for games against the computer: this is a game between people, and the moves "
+                    "are theirs to find."
+                )
+            )
+        seat = record.seat_of(interaction.user.id)
+        if seat is None:
+            raise UserError(_("Only the player in this game can ask for a hint."))
+        if game.to_move != seat or game.is_over:
+            raise UserError(_("It's not your turn: ask for a hint when it is."))
+        await answers.defer(interaction, thinking=True, ephemeral=True)
+        move, chance = await self._hint_move(game.to_dict())
+        after = game.copy()
+        after.play(move)
+        what = kind.describe_move(after, record.names)
+        count = await self.analyses.add_hint(record.id, seat)
+        if what:
+            # TRANSLATORS: a hint. {move} the move; {what} what it does ("captured Ben's building on B2"); {chance} the
+            # player's chance to win after it ("62%"); {count} hints used in this game.
+            text = _(
+                "💡 Play {move} ({what}). Your chance to win after it: about {chance}. (Hints used in this game: "
+                "{count}.)",
+                move=f"`{move}`",
+                what=what,
+                chance=percent(chance),
+                count=count,
+            )
+        else:
+            text = _(
+                "💡 Play {move}: it keeps your chance to win at about {chance}. (Hints used in this game: {count}.)",
+                move=f"`{move}`",
+                chance=percent(chance),
+                count=count,
+            )
+        await answers.send(interaction, text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def _hint_move(self, state: dict[str, Any]) -> tuple[str, float]:
+        """The hint's search in the computer's worker processes (the play feature's), else in the analysis worker."""
+        play = self.bot.get_cog("Play")
+        computer = getattr(play, "computer", None)
+        pool: WorkerPool = computer.thinker if computer is not None else self.analyst
+        move, chance = await pool.run(_hint, state)
+        return str(move), float(chance)
+
+    async def _server_language(self, guild: int | None) -> str:
+        if guild is None:
+            return i18n.SOURCE
+        return await self.bot.layer.settings.language_of(self.bot.get_guild(guild) or discord.Object(guild))
+
+
+async def setup(bot: "HongBot") -> None:
+    """Add the :class:`Coach` cog to ``bot``."""
+    await bot.add_cog(Coach(bot, Analyses(bot.layer.store.redis), bot.layer.kinds))
+
+
+__all__ = ["ANALYSIS_NICE", "AnalyseButton", "Analyst", "Coach", "setup"]
