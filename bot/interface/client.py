@@ -156,6 +156,7 @@ class HongBot(commands.AutoShardedBot):
         await guard.establish()  # the store's identity, before anything is written
         guard.start(self.config.store_check_interval)
         self.layer = self.game_layer(self._redis.client)
+        await self.layer.store.detect_publish()  # how commits tell the web companion (bot.storage.live)
         self.tree.error(on_error)
         await self.tree.set_translator(CommandTranslator(self.tree))
         workers = self.config.render_workers
