@@ -1,0 +1,85 @@
+// The game page: live updates (Server-Sent Events) and the replay (slider, arrow keys, ?ply=N). No build step.
+(function () {
+  "use strict";
+  var game = document.getElementById("game");
+  if (!game) return;
+  var board = document.getElementById("board");
+  var caption = document.getElementById("caption");
+  var slider = document.getElementById("slider");
+  var output = document.getElementById("slider-value");
+  var replay = document.getElementById("replay");
+  var live = document.getElementById("live");
+  var following = Number(game.dataset.ply) === Number(slider.max);
+  var prefetched = {};
+
+  function frames() { return live.querySelectorAll("#moves li"); }
+
+  function prefetch(ply) {
+    var item = frames()[ply];
+    if (!item || prefetched[item.dataset.src]) return;
+    prefetched[item.dataset.src] = new Image();
+    prefetched[item.dataset.src].src = item.dataset.src;
+  }
+
+  function show(ply, push) {
+    var items = frames();
+    ply = Math.max(0, Math.min(items.length - 1, ply));
+    var item = items[ply];
+    if (!item) return;
+    board.src = item.dataset.src;
+    board.alt = item.dataset.alt;
+    var label = item.querySelector("a");
+    caption.textContent = label ? label.textContent : "";
+    slider.value = String(ply);
+    output.textContent = String(ply);
+    game.dataset.ply = String(ply);
+    for (var i = 0; i < items.length; i++) items[i].classList.toggle("current", i === ply);
+    following = ply === items.length - 1;
+    if (push) history.replaceState(null, "", following && game.dataset.finished !== "true" ? location.pathname : "?ply=" + ply);
+    prefetch(ply - 1);
+    prefetch(ply + 1);
+  }
+
+  slider.addEventListener("input", function () { show(Number(slider.value), true); });
+  document.getElementById("prev").addEventListener("click", function () { show(Number(slider.value) - 1, true); });
+  document.getElementById("next").addEventListener("click", function () { show(Number(slider.value) + 1, true); });
+  document.addEventListener("keydown", function (event) {
+    if (event.target && event.target.tagName === "INPUT" && event.target !== slider) return;
+    if (event.key === "ArrowLeft") { show(Number(slider.value) - 1, true); event.preventDefault(); }
+    if (event.key === "ArrowRight") { show(Number(slider.value) + 1, true); event.preventDefault(); }
+    if (event.key === "Home") { show(0, true); event.preventDefault(); }
+    if (event.key === "End") { show(frames().length - 1, true); event.preventDefault(); }
+  });
+  live.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("#moves a") : null;
+    if (!link) return;
+    event.preventDefault();
+    show(Number(link.parentNode.dataset.ply), true);
+  });
+
+  function tick() {
+    var clock = live.querySelector(".clock[data-deadline]");
+    if (!clock) return;
+    var left = Math.max(0, Number(clock.dataset.deadline) - Date.now() / 1000);
+    var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), s = Math.floor(left % 60);
+    clock.setAttribute("title", h + ":" + String(m).padStart(2, "0") + ":" + String(s).padStart(2, "0"));
+  }
+  setInterval(tick, 1000);
+
+  function update(state) {
+    live.innerHTML = state.html;
+    game.dataset.version = String(state.version);
+    var last = frames().length - 1;
+    slider.max = String(last);
+    replay.hidden = last < 1;
+    if (state.finished) game.dataset.finished = "true";
+    show(following ? last : Math.min(Number(slider.value), last), false);
+  }
+
+  show(Number(game.dataset.ply), false);
+  if (game.dataset.finished === "true" || !window.EventSource) return;
+  var source = new EventSource(game.dataset.events + "?since=" + encodeURIComponent(game.dataset.version));
+  source.addEventListener("state", function (event) { update(JSON.parse(event.data)); });
+  source.addEventListener("end", function () { source.close(); });
+  source.addEventListener("gone", function () { source.close(); location.reload(); });
+}());
