@@ -255,7 +255,10 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
     public_url = text("public_url")
     if public_url is not None:
         if not public_url.startswith(("http://", "https://")) or " " in public_url:
-            raise bad("public_url", f"must be an absolute http:// or https:// URL, e.g. https://games.example.org, not {public_url!r}")
+            raise bad(
+                "public_url",
+                f"must be an absolute http:// or https:// URL, e.g. https://games.example.org, not {public_url!r}",
+            )
         public_url = public_url.rstrip("/")
     retention = raw.get("finished_retention")
     if isinstance(retention, str) and retention.strip().lower() in ("", "forever"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from engine.contract import Game, GameModule
 from render.contract import Renderer
@@ -19,22 +19,17 @@ from ..i18n import _
 from .rules import RulesPage
 from .lessons import Lesson
 
-__all__ = ["Game", "GameKind", "MoveCommand", "Length", "Text"]
+__all__ = ["Game", "GameKind", "MoveCommand", "Length"]
 
 
 @dataclass(frozen=True)
 class Length:
-    """The length a text option may have (characters, inclusive): the interface makes it Discord's
-    ``app_commands.Range[str, low, high]`` (:mod:`bot.exts.play._groups`), so a game's module needs no discord."""
+    """The length a text option may have (characters, inclusive), as a move command's annotation
+    ``Annotated[str, Length(1, 10)]``: the interface makes it Discord's ``app_commands.Range[str, 1, 10]``
+    (:mod:`bot.exts.play._groups`), so a game's module needs no discord."""
 
     low: int
     high: int
-
-
-def Text(low: int, high: int) -> Any:
-    """A text option of ``low`` to ``high`` characters, as a move command's annotation (``square: Text(1, 10)``):
-    ``Annotated[str, Length(low, high)]``."""
-    return Annotated[str, Length(low, high)]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, Literal
+from typing import Annotated, Callable, Literal
 
 from babel.lists import format_list
 
@@ -16,7 +16,7 @@ from render.hong import RENDERER
 
 from .. import i18n
 from ..core.errors import UserError
-from ..core.kinds import GameKind, MoveCommand, Text
+from ..core.kinds import GameKind, Length, MoveCommand
 from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
 from ..i18n import _, n_, p_
@@ -236,12 +236,12 @@ def challenge(board: BOARD = "castle", role: ROLE = "random", expansion: bool = 
     return {"board": board, "role": role, "expansion": expansion}
 
 
-def place(square: Text(1, 10), rotate: bool = False) -> str:
+def place(square: Annotated[str, Length(1, 10)], rotate: bool = False) -> str:
     """``/hong place``'s options → the placement (see :func:`placement`)."""
     return placement(square, rotate)
 
 
-def dragon(action: Text(1, 60)) -> str:
+def dragon(action: Annotated[str, Length(1, 60)]) -> str:
     """``/hong dragon``'s option → the dragon action, as typed (the engine reads it).
 
     Raises:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, Literal
+from typing import Annotated, Callable, Literal
 
 
 import engine.hongkong as hk
@@ -14,7 +14,7 @@ from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import RENDERER
 
 from ..core.errors import UserError
-from ..core.kinds import GameKind, MoveCommand, Text
+from ..core.kinds import GameKind, Length, MoveCommand
 from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
 from ..i18n import N_, _, n_, p_
@@ -172,9 +172,9 @@ def challenge(first: FIRST = "me") -> dict:
 
 
 def place(
-    square: Text(1, 10),
+    square: Annotated[str, Length(1, 10)],
     piece: Literal["block", "roof"] = "block",
-    quick: Text(1, 10) | None = None,
+    quick: Annotated[str, Length(1, 10)] | None = None,
 ) -> str:
     """``/hongkong place``'s options → the turn (see :func:`notation`)."""
     return notation(square, piece, quick)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
@@ -51,7 +51,7 @@ class LiveFeed:
         self.on_change = on_change
         self.sharded = sharded and isinstance(redis, RedisCluster)
         self.watched: set[int] = set()
-        self._pubsub = None
+        self._pubsub: Any = None
         self._task: asyncio.Task | None = None
         self._lock = asyncio.Lock()
 

@@ -505,9 +505,9 @@ def _static_url():
 async def serve(web_state: Web, port: int, host: str | None = None) -> web.AppRunner:
     """Serve the pages on ``port`` (every interface unless ``host``); returns the runner (``await runner.cleanup()``
     stops it)."""
-    runner = web.AppRunner(make_app(web_state), access_log=None)
+    runner = web.AppRunner(make_app(web_state), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
-    await web.TCPSite(runner, host, port, shutdown_timeout=1.0).start()
+    await web.TCPSite(runner, host, port).start()
     return runner
 
 
