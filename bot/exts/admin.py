@@ -98,13 +98,13 @@ def describe_settings(
         ),
         _("• reminders: **{state}** (once, at half the time)", state=_("on") if settings.reminders else _("off")),
         _("• a thread per game: **{state}**", state=_("on") if settings.threads else _("off")),
+        describe_web(settings, server_url),
         # TRANSLATORS: {language} is a language's own name, e.g. "Deutsch", "日本語"
         _("• language of the bot's posts: **{language}**", language=posts)
         if settings.language in i18n.languages()
         else _(
             "• language of the bot's posts: **{language}** (auto: the server's language in Discord)", language=posts
         ),
-        describe_web(settings, server_url),
     ]
     if settings.language and settings.language not in i18n.languages():
         # TRANSLATORS: {chosen} is the name of the language chosen for the server (e.g. "français"), {language} the
@@ -135,7 +135,7 @@ class Admin(commands.Cog):
         reminders="Remind the player to move at half the time (default True)",
         threads="Open a thread for each game (default False)",
         language="The language of the bot's posts here (default auto: the server's language in Discord)",
-        web="Games on the web: off (default), link (a game's page for whoever has its link), public (also a server page)",
+        web="Web pages of games: off (default), link (for whoever has a link), public (also a server page)",
         web_revoke="Revoke every web link of this server at once (new links are made from now on)",
     )
     @language_option(language_choices())

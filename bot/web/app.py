@@ -239,7 +239,7 @@ async def game_page(request: web.Request) -> web.StreamResponse:
             if not asked.strip().isdigit() or int(asked) > view.last.ply:
                 # TRANSLATORS: {ply} is what was asked for after ?ply= in the address; {last} the last move's number
                 message = _(
-                    "There is no move {ply} in this game: choose a number from 0 (the start) to {last}.",
+                    "This game has no position {ply}: choose a number from 0 (the start) to {last}.",
                     ply=asked[:20],
                     last=view.last.ply,
                 )

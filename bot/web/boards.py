@@ -27,7 +27,7 @@ def draw(kind: GameKind, record: Record, ply: int, language: str) -> bytes:
     """
     moves = list(kind.load(record.game_state, replay=False).moves)
     if not 0 <= ply <= len(moves):
-        raise IndexError(f"ply {ply} of a game of {len(moves)} moves")
+        raise IndexError(f"ply {ply} is past the end of the game (its last is {len(moves)})")
     game = kind.new_game(record.options)
     for move in moves[:ply]:
         game.play(move)

@@ -112,8 +112,14 @@ class GameView:
         return describe_duration(max(0.0, self.deadline - now))
 
     def summary(self) -> dict[str, Any]:
-        """The state sent to live pages: version, finished, the last ply and its board."""
-        return {"version": self.version, "finished": self.finished, "ply": self.last.ply, "src": self.last.src}
+        """The state sent to live pages: version, finished, the last ply and its board, whose turn or the result."""
+        return {
+            "version": self.version,
+            "finished": self.finished,
+            "ply": self.last.ply,
+            "src": self.last.src,
+            "status": self.status,
+        }
 
 
 def frame_hash(record: Record, moves: list[str], ply: int, final: bool) -> str:

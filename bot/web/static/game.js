@@ -72,7 +72,12 @@
     var last = frames().length - 1;
     slider.max = String(last);
     replay.hidden = last < 1;
-    if (state.finished) game.dataset.finished = "true";
+    document.getElementById("headline-status").textContent = state.status;
+    if (state.finished) {
+      game.dataset.finished = "true";
+      var badge = document.querySelector("#headline .live-badge");
+      if (badge) badge.remove();
+    }
     show(following ? last : Math.min(Number(slider.value), last), false);
   }
 
