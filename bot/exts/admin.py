@@ -136,7 +136,7 @@ class Admin(commands.Cog):
         threads="Open a thread for each game (default False)",
         language="The language of the bot's posts here (default auto: the server's language in Discord)",
         web="Web pages of games: off (default), link (for whoever has a link), public (also a server page)",
-        web_revoke="Revoke every web link of this server at once (new links are made from now on)",
+        web_revoke="Revoke every web link of this server at once; new posts get new ones (default False)",
     )
     @language_option(language_choices())
     @app_commands.choices(web=[app_commands.Choice(name=mode, value=mode) for mode in WEB_MODES])
