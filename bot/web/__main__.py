@@ -14,6 +14,7 @@ import sys
 
 from ..config import ConfigError, load_config
 from ..storage.connection import connect
+from ..storage.store import GameStore
 from .app import Web, serve
 
 log = logging.getLogger("bot.web")
@@ -46,7 +47,8 @@ async def run(port: int, host: str | None) -> int:
         cluster=config.redis_cluster,
     )
     base = config.public_url or f"http://localhost:{port}"
-    web_state = Web(handle.client, base, sharded=False)
+    sharded = await GameStore(handle.client).detect_publish() == "SPUBLISH"  # as the bot's commits publish
+    web_state = Web(handle.client, base, sharded=sharded)
     runner = await serve(web_state, port, host)
     log.info("the web companion is serving %s on port %d", base, port)
     stop = asyncio.Event()

@@ -40,14 +40,12 @@ from ..storage.store import GameStore
 from ..storage.weblinks import Link, WebCache, WebLinks, game_subject, make_token
 from .boards import Boards
 from .limits import RateLimiter
-from .live import POLL, Hub, State
+from .live import KEEP_ALIVE, POLL, Hub, State, Topic
 from .views import Found, GameView, game_view, read_game
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-#: Seconds between two keep-alive comments on an idle event stream.
-KEEP_ALIVE = 15.0
 #: What a browser waits before reconnecting a dropped event stream (milliseconds; the stream's ``retry:``).
 RETRY_MS = 2000
 #: Leaderboard rows a page.
@@ -67,6 +65,8 @@ class Web:
         kinds: the games, by name (default: every registered game).
         limiter: the per-address limiter (default: 120 at once, 4 a second).
         poll: seconds between re-reads of the watched games.
+        keep_alive: seconds between keep-alive comments on the event streams.
+        sharded: the commits publish with ``SPUBLISH`` (a Redis 7 Cluster: :meth:`GameStore.detect_publish`).
     """
 
     def __init__(
@@ -77,6 +77,7 @@ class Web:
         kinds: dict[str, GameKind] | None = None,
         limiter: RateLimiter | None = None,
         poll: float = POLL,
+        keep_alive: float = KEEP_ALIVE,
         sharded: bool = False,
     ) -> None:
         self.redis = redis
@@ -87,7 +88,7 @@ class Web:
         self.ratings = Ratings(redis)
         self.boards = Boards(WebCache(redis))
         self.limiter = limiter or RateLimiter()
-        self.hub = Hub(self._state, poll)
+        self.hub = Hub(self._state, poll, keep_alive)
         self.sharded = sharded
         self.started = time.time()
 
@@ -310,7 +311,7 @@ def last_event_id(request: web.Request) -> int | None:
 async def events(request: web.Request) -> web.StreamResponse:
     """The live stream of a game: its state now unless the browser already has this version (``Last-Event-ID``;
     one from the future or garbage gets the state now), then each new version as it is committed, a keep-alive
-    comment every :data:`KEEP_ALIVE` seconds, and the end of the stream once the game is over."""
+    comment every :data:`bot.web.live.KEEP_ALIVE` seconds, and the end of the stream once the game is over."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
     link = await app_web.links.resolve(token)
@@ -329,26 +330,38 @@ async def events(request: web.Request) -> web.StreamResponse:
             }
         )
         await response.prepare(request)
-        await response.write(f"retry: {RETRY_MS}\n\n".encode())
-        known = last_event_id(request)
-        sent: State | None = None
-        while True:
-            state = topic.state
-            if topic.gone:
-                await response.write(b"event: gone\ndata: {}\n\n")
-                break
-            if state is not None and state is not sent:
-                if known is None or state.version != known or sent is not None:
-                    await response.write(state.event)
-                sent = state
-                if state.finished:
-                    await response.write(b"event: end\ndata: {}\n\n")
-                    break
-            if not await topic.changed(KEEP_ALIVE):
-                await response.write(b": keep-alive\n\n")
+        try:
+            await stream(response, topic, last_event_id(request))
+        except ConnectionError:  # the viewer left
+            pass
         return response
     finally:
         await app_web.hub.leave(topic)
+
+
+async def stream(response: web.StreamResponse, topic: Topic, known: int | None) -> None:
+    """Write ``topic``'s states to an open event stream (see :func:`events`) until the game is over or gone.
+
+    Raises:
+        ConnectionError: the viewer went away.
+    """
+    await response.write(f"retry: {RETRY_MS}\n\n".encode())
+    sent: State | None = None
+    while True:
+        future = topic.future  # (taken before the state is read: a state published meanwhile resolves it)
+        state = topic.state
+        if topic.gone:
+            await response.write(b"event: gone\ndata: {}\n\n")
+            break
+        if state is not None and state is not sent:
+            if known is None or state.version != known or sent is not None:
+                await response.write(state.event)
+            sent = state
+            if state.finished:
+                await response.write(b"event: end\ndata: {}\n\n")
+                break
+        if await topic.next(future) == "tick":
+            await response.write(b": keep-alive\n\n")
 
 
 async def leaderboard_rows(app_web: Web, kind: str, scope: str, page: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from bot.storage.weblinks import WebLinks
 from bot.web.app import Web, make_app
 from bot.web.limits import RateLimiter
 
+from tests.storage.contents import contents
 from tests.web.conftest import ANN, BEN, CH, link_of, start_game
 
 
@@ -165,3 +166,39 @@ async def test_leaderboards(layer, redis, web_client):
     assert page.status == 200 and f"/g/{token}" in text and "Ben" in text
     await server.settings.update(record.guild_id, web="link")
     assert (await web_client.get(f"/s/{server_token}")).status == 404
+
+
+async def test_the_web_process_writes_nothing_but_its_cache(layer, redis, web_client):
+    """Pages, boards, the stream, a 404 and the leaderboards: afterwards every key is as it was, but the board
+    images the web process cached (each with a TTL)."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    before = await contents(redis)
+    html = await (await web_client.get(f"/g/{token}")).text()
+    for src in {part.split('"')[0] for part in html.split('data-src="')[1:]}:
+        assert (await web_client.get(src)).status == 200
+    stream = await web_client.get(f"/g/{token}/events")
+    await read_event(stream)
+    stream.close()
+    for path in ("/g/AAAAAAAAAAAAAAAAAAAAAA", "/leaderboard/hongkong", f"/g/{token}?ply=9"):
+        await web_client.get(path)
+    after = await contents(redis)
+    cached = {key for key in after if key.startswith("hongbot:web:cache:")}
+    assert len(cached) == 2 and all(after[key][2] for key in cached)  # two boards, each expiring
+    assert {k: v for k, v in after.items() if k not in cached} == before
+
+
+async def test_an_idle_stream_gets_keep_alives(layer, redis):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", keep_alive=0.2)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        stream = await client.get(f"/g/{token}/events", headers={"Last-Event-ID": "2"})  # up to date: no state
+        lines = [(await asyncio.wait_for(stream.content.readline(), 5)).decode().strip() for _ in range(4)]
+        assert lines == ["retry: 2000", "", ": keep-alive", ""]
+        stream.close()
+    finally:
+        await client.close()
