@@ -125,11 +125,16 @@ class Web:
         return State(version, view.finished, self.event(version, view, link))
 
     def event(self, version: int, view: GameView, link: Link) -> bytes:
-        """The SSE event of a state: ``id`` the version, ``data`` JSON of the live part of the page (its HTML, in the
-        server's language) and the last board."""
+        """The SSE event of a state: ``id`` the version; ``data`` JSON of the version, the last ply and its board,
+        whose turn (or the result), the HTML of the page's head of the live part (status, players) and of the last
+        move's entry, in the server's language. Its size doesn't grow with the game: a page whose list lacks more
+        than that last entry (it missed a version, or a takeback shortened the game) reads the whole list from
+        ``/g/<token>/live``."""
         with i18n.language(self.language(link)):
-            html = self.env.get_template("_live.html").render(view=view, now=time.time(), version=version)
-        data = json.dumps({**view.summary(), "version": version, "html": html}, ensure_ascii=False)
+            context = {"view": view, "now": time.time(), "version": version, "frame": view.last}
+            head = self.env.get_template("_head.html").render(context)
+            move = self.env.get_template("_move.html").render(context)
+        data = json.dumps({**view.summary(), "version": version, "head": head, "move": move}, ensure_ascii=False)
         return f"id: {version}\nevent: state\ndata: {data}\n\n".encode()
 
     @property
@@ -270,6 +275,25 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     response.headers["Cache-Control"] = "no-cache"
     if noindex:
         response.headers["X-Robots-Tag"] = "noindex"
+    return response
+
+
+async def live_part(request: web.Request) -> web.StreamResponse:
+    """The live part of a game's page as HTML (status, players, every move): what a page reads when an event
+    doesn't complete its move list."""
+    app_web: Web = request.app[WEB]
+    token = request.match_info["token"]
+    opened = await app_web.game(token)
+    if opened is None:
+        raise web.HTTPNotFound()
+    link, found, kind = opened
+    view = app_web.view(token, link, found, kind)
+    with i18n.language(app_web.language(link)):
+        response = aiohttp_jinja2.render_template(
+            "_live.html", request, {"view": view, "now": time.time(), "version": view.version}
+        )
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Robots-Tag"] = "noindex"
     return response
 
 
@@ -485,6 +509,7 @@ def make_app(web_state: Web) -> web.Application:
     web_state.env.globals.update(_=_, n_=n_, static=_static_url())
     app.router.add_get("/g/{token}", game_page)
     app.router.add_get("/g/{token}/events", events)
+    app.router.add_get("/g/{token}/live", live_part)
     app.router.add_get("/g/{token}/b/{language}/{name:[0-9]+-[0-9a-f]+}.png", board_image)
     app.router.add_get("/s/{token}", server_page)
     app.router.add_get("/leaderboard", global_leaderboard)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 
 from aiohttp.test_utils import TestClient, TestServer
 from PIL import Image
@@ -115,7 +116,12 @@ async def test_the_live_stream_sends_each_commit_with_its_version(layer, redis, 
     await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
     second = await read_event(stream)
     assert second["id"] == "3" and "Q@B2 S@B3" in second["data"]
+    data = json.loads(second["data"])
+    assert data["ply"] == 1 and data["move"].startswith('<li data-ply="1"') and data["src"].endswith(".png")
     stream.close()
+    whole = await web_client.get(f"/g/{token}/live")  # what a page that missed a version reads
+    assert whole.status == 200 and whole.headers["Cache-Control"] == "no-cache"
+    assert (await whole.text()).count("<li data-ply=") == 2
 
 
 async def test_last_event_id_current_future_or_garbage(layer, redis, web_client):

@@ -66,19 +66,40 @@
   }
   setInterval(tick, 1000);
 
+  function refresh(after) {
+    // the whole list, when an event doesn't complete it (a version missed, a takeback)
+    fetch(game.dataset.live, {cache: "no-store"}).then(function (answer) {
+      if (answer.ok) return answer.text();
+      throw new Error(String(answer.status));
+    }).then(function (html) { live.innerHTML = html; after(); }, function () { after(); });
+  }
+
   function update(state) {
-    live.innerHTML = state.html;
+    var head = document.getElementById("live-head");
+    var moves = document.getElementById("moves");
+    head.innerHTML = state.head;
     game.dataset.version = String(state.version);
-    var last = frames().length - 1;
-    slider.max = String(last);
-    replay.hidden = last < 1;
     document.getElementById("headline-status").textContent = state.status;
     if (state.finished) {
       game.dataset.finished = "true";
       var badge = document.querySelector("#headline .live-badge");
       if (badge) badge.remove();
     }
-    show(following ? last : Math.min(Number(slider.value), last), false);
+    var items = frames(), last = items[items.length - 1];
+    function after() {
+      var count = frames().length - 1;
+      slider.max = String(count);
+      replay.hidden = count < 1;
+      show(following ? count : Math.min(Number(slider.value), count), false);
+    }
+    if (items.length === state.ply + 1 && last && last.dataset.src === state.src) return after();
+    if (items.length === state.ply && state.ply > 0) {  // the one new move: appended
+      var holder = document.createElement("ol");
+      holder.innerHTML = state.move;
+      moves.appendChild(holder.firstElementChild);
+      return after();
+    }
+    refresh(after);
   }
 
   show(Number(game.dataset.ply), false);
