@@ -412,4 +412,4 @@ async def test_the_web_companion_hears_commits_on_a_cluster(cluster_redis):
             break
         await asyncio.sleep(0.05)
     await feed.close()
-    assert [m for c, m in heard if c == 4242 and m] == ["2"]
+    assert [m for c, m in heard if c == 4242 and m] == ["1", "2"]  # the challenge, then its acceptance
