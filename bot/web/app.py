@@ -41,7 +41,7 @@ from ..storage.weblinks import Link, WebCache, WebLinks, game_subject, make_toke
 from .boards import Boards
 from .limits import RateLimiter
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
-from .views import Found, GameView, game_view, read_game
+from .views import Found, GameView, frame_hash, game_view, read_game
 
 log = logging.getLogger(__name__)
 
@@ -298,27 +298,23 @@ async def live_part(request: web.Request) -> web.StreamResponse:
 
 
 async def board_image(request: web.Request) -> web.StreamResponse:
-    """A board PNG at its immutable URL; 404 for a name that isn't one of the game's boards."""
+    """A board PNG at its immutable URL; 404 for a name that isn't one of the game's boards *now* (checked before
+    the cache is read: a board drawn before ``/privacy forget`` renamed a player, or before a takeback, is never
+    served again)."""
     app_web: Web = request.app[WEB]
     token, language = request.match_info["token"], request.match_info["language"]
     ply_text, _sep, digest = request.match_info["name"].partition("-")
-    if language not in i18n.languages() or not ply_text.isdigit() or len(digest) != 16:
+    if language not in i18n.languages() or not ply_text.isdigit() or len(digest) != 16 or len(ply_text) > 6:
         raise web.HTTPNotFound()
-    link = await app_web.links.resolve(token)
-    if link is None or not link.game_id:
+    opened = await app_web.game(token)
+    if opened is None:
         raise web.HTTPNotFound()
-    name = f"{link.game_id}:{language}:{int(ply_text)}:{digest}"
-    data = await app_web.boards.cached(name)
-    if data is None:
-        opened = await app_web.game(token)
-        if opened is None:
-            raise web.HTTPNotFound()
-        _link, found, kind = opened
-        view = app_web.view(token, link, found, kind)
-        ply = int(ply_text)
-        if ply > view.last.ply or not view.frames[ply].src.endswith(f"/{ply}-{digest}.png"):
-            raise web.HTTPNotFound()
-        data = await app_web.boards.png(name, kind, found.record, ply, language)
+    link, found, kind = opened
+    record, ply = found.record, int(ply_text)
+    moves = list(kind.load(record.game_state, replay=False).moves)
+    if ply > len(moves) or frame_hash(record, moves, ply, record.finished and ply == len(moves)) != digest:
+        raise web.HTTPNotFound()
+    data = await app_web.boards.png(f"{record.id}:{language}:{ply}:{digest}", kind, record, ply, language)
     headers = {"Cache-Control": IMMUTABLE}
     if link.settings.web != "public":
         headers["X-Robots-Tag"] = "noindex"

@@ -208,3 +208,20 @@ async def test_an_idle_stream_gets_keep_alives(layer, redis):
         stream.close()
     finally:
         await client.close()
+
+
+async def test_a_board_url_stops_working_when_what_it_showed_changed(layer, redis, web_client):
+    """A takeback (or a player erased) changes what a ply shows: its old image URL is 404, never the cached image."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    html = await (await web_client.get(f"/g/{token}")).text()
+    src = html.split('id="board" src="')[1].split('"')[0]
+    assert (await web_client.get(src)).status == 200
+    forged = src[: -len("0123456789abcdef.png")] + "0123456789abcdef.png"
+    assert (await web_client.get(forged)).status == 404
+    raw = await layer.store.raw(CH)
+    doc = json.loads(raw["doc"])
+    doc["players"][0]["name"] = "Someone else"
+    await redis.hset(layer.store.keys.game(CH), "doc", json.dumps(doc))
+    assert (await web_client.get(src)).status == 404
