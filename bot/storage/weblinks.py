@@ -68,7 +68,8 @@ class WebLinks:
     """Make (the bot) and resolve (the web process) web links on the Redis ``redis``.
 
     The secret is read once per process (it never changes once made); the link entries this process wrote are
-    remembered (at most :data:`REMEMBERED`), so a game's board posts write its entry once.
+    remembered (at most :data:`REMEMBERED`), so a game's board posts write its entry once per channel it is played
+    in (a game moved into its thread, or out of it, points its link at the new channel with its next board).
     """
 
     #: How many written link entries a process remembers.
@@ -97,11 +98,12 @@ class WebLinks:
         return self._secret
 
     async def _entry(self, token: str, fields: dict[str, str | int]) -> None:
-        if token in self._written:
+        written = f"{token}:{fields['channel']}"  # (a game that moved to a thread, or back, is written again)
+        if written in self._written:
             return
         writing()
         await guarded(self.redis, None, ("HSET", Keys.web_link(token), *[x for kv in fields.items() for x in kv]))
-        self._written[token] = None
+        self._written[written] = None
         if len(self._written) > self.REMEMBERED:
             del self._written[next(iter(self._written))]
 

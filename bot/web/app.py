@@ -178,6 +178,25 @@ async def limit(request: web.Request, handler):
     return await handler(request)
 
 
+#: Headers of every answer: no script, style or image from elsewhere (the pages have none), nothing sniffed, no
+#: Referer (a page's address holds its link token), no framing.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@web.middleware
+async def secured(request: web.Request, handler):
+    """:data:`SECURITY_HEADERS` on every answer."""
+    response = await handler(request)
+    if not response.prepared:
+        response.headers.update(SECURITY_HEADERS)
+    return response
+
+
 @web.middleware
 async def errors(request: web.Request, handler):
     """A missing page is one plain 404 page (nothing says whether a token ever existed); an unexpected error is a
@@ -343,6 +362,7 @@ async def events(request: web.Request) -> web.StreamResponse:
             raise web.HTTPNotFound()
         response = web.StreamResponse(
             headers={
+                **SECURITY_HEADERS,
                 "Content-Type": "text/event-stream",
                 "Cache-Control": "no-cache",
                 "X-Accel-Buffering": "no",
@@ -490,7 +510,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 def make_app(web_state: Web) -> web.Application:
     """The aiohttp application serving ``web_state``'s pages (start and stop it with the app's runner)."""
-    app = web.Application(middlewares=[errors, limit])
+    app = web.Application(middlewares=[secured, errors, limit])
     app[WEB] = web_state
     # autoescaped; jinja2's i18n extension with the bot's catalogs: _, n_, gettext, ngettext are bot.i18n's (fields
     # as {name}: _("{n} moves", n=3)), in the language current in the request's task

@@ -91,3 +91,21 @@ async def test_a_public_server_has_its_page(emu, world, web_bot):
     async with aiohttp.ClientSession() as session:
         async with session.get(url) as page:
             assert page.status == 200 and "Leaderboard" in await page.text()
+
+
+async def test_a_thread_games_link_follows_it_into_its_thread(emu, world, web_bot):
+    await settings(emu, world, threads=True, web="link")
+    it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+    challenge = await it.wait_done()
+    await (await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])).wait_done()
+    thread_id = challenge.id
+    first = await emu.wait_for_message(thread_id, lambda m: "the game begins" in m.content)
+    url = watch_url(first)
+    assert url is not None
+    it = await emu.slash(world.ann, thread_id, "hongkong place", square="A1")
+    moved = (await it.wait_followups(1))[0]
+    assert watch_url(moved) == url  # one game, one link, wherever it is played
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url) as page:
+            assert page.status == 200 and "<code>S@A1</code>" in await page.text()
+    assert emu.errors == []

@@ -7,10 +7,14 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import random
+
+import pytest
 
 from aiohttp.test_utils import TestClient, TestServer
 from PIL import Image
 
+from bot.games import all_kinds
 from bot.games.hongkong import HONGKONG
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
@@ -225,3 +229,29 @@ async def test_a_board_url_stops_working_when_what_it_showed_changed(layer, redi
     doc["players"][0]["name"] = "Someone else"
     await redis.hset(layer.store.keys.game(CH), "doc", json.dumps(doc))
     assert (await web_client.get(src)).status == 404
+
+
+@pytest.mark.parametrize("name", sorted(all_kinds()))
+async def test_every_game_has_its_page_and_boards(layer, redis, web_client, name):
+    """Each game the bot hosts (from the registry): a game played a few moves has its page, every move worded, and
+    every board drawn; the answers carry the security headers."""
+    kind = all_kinds()[name]
+    record = await layer.challenge(kind, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    record, game = await layer.accept(CH, record.id, BEN)
+    rng = random.Random(4)
+    for _ in range(4):
+        if game.is_over:
+            break
+        seat = game.to_move
+        game = (await layer.play(kind, CH, record.player(seat).id, rng.choice(game.legal_moves()))).game
+    token = await link_of(redis, record)
+    page = await web_client.get(f"/g/{token}")
+    html = await page.text()
+    assert page.status == 200 and page.headers["Referrer-Policy"] == "no-referrer"
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    assert html.count("<li data-ply=") == len(game.moves) + 1
+    for move in game.moves:
+        assert f"<code>{move}</code>" in html
+    for src in {part.split('"')[0] for part in html.split('data-src="')[1:]}:
+        image = await web_client.get(src)
+        assert image.status == 200 and Image.open(io.BytesIO(await image.read())).format == "PNG"

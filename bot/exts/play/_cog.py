@@ -492,6 +492,7 @@ class Play(commands.Cog):
                     data=await board_picture(kind, game, record),
                     by_text=True,
                     allowed_mentions=NO_MENTIONS,
+                    **watch(await watch_view(self.bot, record)),
                 )
 
     async def rules(self, interaction: discord.Interaction, kind: GameKind, ephemeral: bool = True) -> None:
