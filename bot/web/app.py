@@ -122,7 +122,7 @@ class Web:
         link, found, kind = opened
         view = self.view(token, link, found, kind)
         version = view.version if not view.finished else known + 1
-        return State(version, view.finished, self.event(version, view, link))
+        return State(version, view.finished, self.event(version, view, link), link.channel_id)
 
     def event(self, version: int, view: GameView, link: Link) -> bytes:
         """The SSE event of a state: ``id`` the version; ``data`` JSON of the version, the last ply and its board,

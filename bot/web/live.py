@@ -25,12 +25,13 @@ KEEP_ALIVE = 15.0
 
 @dataclass(frozen=True)
 class State:
-    """A game's state as sent to its viewers: its version (the SSE event id), whether it is over, and the event's
-    bytes (``id:``, ``event:``, ``data:`` lines)."""
+    """A game's state as sent to its viewers: its version (the SSE event id), whether it is over, the event's
+    bytes (``id:``, ``event:``, ``data:`` lines), and the channel it is played in now (None: unchanged)."""
 
     version: int
     finished: bool
     event: bytes
+    channel_id: int | None = None
 
 
 class Topic:
@@ -174,7 +175,23 @@ class Hub:
         except Exception:
             log.exception("could not read the game of a watched link")
             return
+        if state is not None and state.channel_id is not None and state.channel_id != topic.channel_id:
+            await self._moved(topic, state.channel_id)
         topic.publish(state)
+
+    async def _moved(self, topic: Topic, channel_id: int) -> None:
+        """The topic's game is played in another channel now (moved into its thread, or out): hear that one."""
+        old = topic.channel_id
+        tokens = self.channels.get(old, set())
+        tokens.discard(topic.token)
+        if not tokens:
+            self.channels.pop(old, None)
+            if self.feed is not None:
+                await self.feed.unwatch(old)
+        topic.channel_id = channel_id
+        self.channels.setdefault(channel_id, set()).add(topic.token)
+        if self.feed is not None:
+            await self.feed.watch(channel_id)
 
     async def _tick(self) -> None:
         while True:

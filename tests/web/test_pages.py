@@ -18,7 +18,7 @@ from bot.games import all_kinds
 from bot.games.hongkong import HONGKONG
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
-from bot.web.app import Web, make_app
+from bot.web.app import WEB, Web, make_app
 from bot.web.limits import RateLimiter
 
 from tests.storage.contents import contents
@@ -255,3 +255,24 @@ async def test_every_game_has_its_page_and_boards(layer, redis, web_client, name
     for src in {part.split('"')[0] for part in html.split('data-src="')[1:]}:
         image = await web_client.get(src)
         assert image.status == 200 and Image.open(io.BytesIO(await image.read())).format == "PNG"
+
+
+async def test_a_watched_game_that_moves_to_its_thread_is_heard_there(layer, redis, web_client):
+    """The link follows the game (the bot writes its new channel with the next board); the live stream listens to
+    the new channel from its next read on."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    stream = await web_client.get(f"/g/{token}/events")
+    assert (await read_event(stream))["id"] == "2"
+    moved = await layer.move_to_thread(record, 777)
+    assert moved.channel_id == 777
+    await WebLinks(redis).game_link(record.guild_id, 777, record.id, "en")  # the thread's first board
+    hub = web_client.app[WEB].hub
+    await hub.refresh(hub.topics[token])
+    assert hub.topics[token].channel_id == 777 and 777 in hub.feed.watched
+    await layer.play(HONGKONG, 777, ANN.id, "Q@B2 S@B3")
+    events = [await read_event(stream)]
+    if "Q@B2 S@B3" not in events[0]["data"]:  # (the move to the thread itself first: version 1 of the thread)
+        events.append(await read_event(stream))
+    assert "Q@B2 S@B3" in events[-1]["data"] and events[-1]["id"] == "2"
+    stream.close()
