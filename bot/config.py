@@ -69,6 +69,9 @@ class Config:
         public_url: the absolute base of the web companion's links and images as people reach it
             (``https://games.example.org``, no trailing slash), or None: ``http://localhost:<web_port>``. Links
             are offered in Discord (**Watch live**) only when the bot knows a base (this, or ``web_port``).
+        web_proxies: how many reverse proxies (load balancers) stand in front of the web companion, each adding the
+            address it got the request from to ``X-Forwarded-For`` (0–10; default 0: the peer's address is the
+            client's). The client each rate limit counts is the address that many entries from the right.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -94,6 +97,7 @@ class Config:
     finished_retention: float | None = None
     web_port: int = 0
     public_url: str | None = None
+    web_proxies: int = 0
 
     @property
     def web_base(self) -> str | None:
@@ -134,6 +138,7 @@ ENV_VARS = {
     "finished_retention": "HONGBOT_FINISHED_RETENTION",
     "web_port": "HONGBOT_WEB_PORT",
     "public_url": "HONGBOT_PUBLIC_URL",
+    "web_proxies": "HONGBOT_WEB_PROXIES",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -285,6 +290,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
         web_port=int(number("web_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         public_url=public_url,
+        web_proxies=int(number("web_proxies", 0, 0, 10, "proxies", whole=True)),
         presence=presence,
         finished_retention=(
             None if retention is None else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')

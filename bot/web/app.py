@@ -67,6 +67,7 @@ class Web:
         poll: seconds between re-reads of the watched games.
         keep_alive: seconds between keep-alive comments on the event streams.
         sharded: the commits publish with ``SPUBLISH`` (a Redis 7 Cluster: :meth:`GameStore.detect_publish`).
+        proxies: reverse proxies in front (``web_proxies``: whose ``X-Forwarded-For`` entry is the client).
     """
 
     def __init__(
@@ -79,6 +80,7 @@ class Web:
         poll: float = POLL,
         keep_alive: float = KEEP_ALIVE,
         sharded: bool = False,
+        proxies: int = 0,
     ) -> None:
         self.redis = redis
         self.base_url = base_url.rstrip("/")
@@ -90,6 +92,7 @@ class Web:
         self.limiter = limiter or RateLimiter()
         self.hub = Hub(self._state, poll, keep_alive)
         self.sharded = sharded
+        self.proxies = proxies
         self.started = time.time()
 
     # --- reading ----------------------------------------------------------------------------------
@@ -158,8 +161,14 @@ class Web:
 # --- middleware -----------------------------------------------------------------------------------
 
 
-def client_address(request: web.Request) -> str:
-    """The address a request is counted against (the peer's; a proxy in front should limit for itself)."""
+def client_address(request: web.Request, proxies: int = 0) -> str:
+    """The address a request is counted against: the peer's, or behind ``proxies`` reverse proxies (``web_proxies``)
+    the entry of ``X-Forwarded-For`` that many from the right (the one the outermost trusted proxy saw; entries
+    further left are the client's to write, so never believed). Missing entries: the peer's."""
+    if proxies:
+        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
+        if len(forwarded) >= proxies:
+            return forwarded[-proxies]
     return request.remote or "?"
 
 
@@ -168,7 +177,7 @@ async def limit(request: web.Request, handler):
     """429 with ``Retry-After`` for an address past its rate (:class:`bot.web.limits.RateLimiter`)."""
     app_web = request.app[WEB]
     if request.path != "/healthz":
-        wait = app_web.limiter.allow(client_address(request))
+        wait = app_web.limiter.allow(client_address(request, app_web.proxies))
         if wait > 0:
             return web.Response(
                 status=429,

@@ -276,3 +276,23 @@ async def test_a_watched_game_that_moves_to_its_thread_is_heard_there(layer, red
         events.append(await read_event(stream))
     assert "Q@B2 S@B3" in events[-1]["data"] and events[-1]["id"] == "2"
     stream.close()
+
+
+async def test_behind_a_proxy_each_client_is_limited_by_its_forwarded_address(layer, redis):
+    """With ``web_proxies = 1`` the limit counts the address the proxy saw (the rightmost X-Forwarded-For entry),
+    never one a client wrote further left."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=3, rate=0.01), proxies=1)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+
+        async def status(forwarded: str) -> int:
+            return (await client.get(f"/g/{token}", headers={"X-Forwarded-For": forwarded})).status
+
+        assert [await status("10.0.0.1") for _ in range(4)] == [200, 200, 200, 429]
+        assert await status("10.0.0.2") == 200  # another client behind the same proxy
+        assert await status("1.2.3.4, 10.0.0.1") == 429  # a spoofed entry on the left changes nothing
+    finally:
+        await client.close()
