@@ -174,6 +174,10 @@ async def test_watch_a_game_live_then_replay_it_in_a_browser(emu, world, redis_s
         print("seconds from the move's post to the page:", ", ".join(f"{d:.2f}" for d in delays))
         assert max(delays) <= LIVE_WITHIN
         await shoot(driver, "2-live")
+        clock = await asyncio.to_thread(driver.execute_script, "return document.querySelector('.clock').innerText")
+        assert clock.startswith("Time left: ") and "(→ " in clock  # the default 24 h timer, and when, locally
+        await asyncio.to_thread(driver.execute_script, "document.getElementById('live').scrollIntoView()")
+        await shoot(driver, "2-live-moves")
 
         await resign(emu, world.ben, world.channel)
         state, _took = await wait_for(driver, lambda s: s["finished"] == "true", LIVE_WITHIN)

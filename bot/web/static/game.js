@@ -58,13 +58,20 @@
   });
 
   function tick() {
-    var clock = live.querySelector(".clock[data-deadline]");
-    if (!clock) return;
-    var left = Math.max(0, Number(clock.dataset.deadline) - Date.now() / 1000);
-    var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), s = Math.floor(left % 60);
-    clock.setAttribute("title", h + ":" + String(m).padStart(2, "0") + ":" + String(s).padStart(2, "0"));
+    // the turn's deadline as a moment in the reader's own clock and the page's language ("(until 14:05)")
+    var until = live.querySelector(".clock .until");
+    if (!until || until.textContent) return;
+    var at = new Date(Number(until.dataset.at) * 1000);
+    try {
+      until.textContent = "(→ " + new Intl.DateTimeFormat(document.documentElement.lang || undefined,
+        {weekday: "short", hour: "2-digit", minute: "2-digit"}).format(at) + ")";
+    } catch (error) {
+      until.textContent = "(→ " + at.toLocaleString() + ")";
+    }
+    until.setAttribute("title", at.toString());
   }
   setInterval(tick, 1000);
+  tick();
 
   function refresh(after) {
     // the whole list, when an event doesn't complete it (a version missed, a takeback)
@@ -78,6 +85,7 @@
     var head = document.getElementById("live-head");
     var moves = document.getElementById("moves");
     head.innerHTML = state.head;
+    tick();
     game.dataset.version = String(state.version);
     document.getElementById("headline-status").textContent = state.status;
     if (state.finished) {
