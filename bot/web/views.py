@@ -89,7 +89,8 @@ class Seat:
 
 @dataclass(frozen=True)
 class GameView:
-    """Everything a game's page shows, in one language (see :func:`game_view`)."""
+    """Everything a game's page shows, in one language (see :func:`game_view`); ``prompt``: what the player to move
+    must do beyond a move (a Hong dragon's action), as the channel is told, or ""."""
 
     title: str
     kind: str
@@ -98,6 +99,7 @@ class GameView:
     seats: tuple[Seat, Seat]
     status: str
     score: str
+    prompt: str
     deadline: float | None
     frames: tuple[Frame, ...]
 
@@ -189,6 +191,7 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
         seats=(seats[0], seats[1]),
         status=status,
         score=plain(kind.score(game, names)),
+        prompt="" if record.finished or record.player(game.to_move).bot else plain(kind.prompt(game, names)),
         deadline=record.deadline,
         frames=tuple(frames),
     )
