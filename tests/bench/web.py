@@ -76,11 +76,22 @@ async def serve(port: int, url: str) -> None:
 
 
 async def viewer(port: int, token: str, got: list, opened: asyncio.Event, counter: list) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
+    for attempt in range(20):  # a loaded host may refuse a connection (a full listen backlog): try again
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
+            break
+        except OSError:
+            await asyncio.sleep(0.1 * (attempt + 1))
+    else:
+        counter[2] += 1  # gave up: counted as failed
+        counter[1] -= 1
+        if counter[0] >= counter[1]:
+            opened.set()
+        return
     writer.write(f"GET /g/{token}/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode())
     await writer.drain()
     counter[0] += 1
-    if counter[0] == counter[1]:
+    if counter[0] >= counter[1]:
         opened.set()
     try:
         while True:
@@ -89,6 +100,8 @@ async def viewer(port: int, token: str, got: list, opened: asyncio.Event, counte
                 return
             if line.startswith(b"id: "):
                 got.append((token, int(line[4:]), time.time()))
+    except OSError:
+        return
     finally:
         writer.close()
 
@@ -100,7 +113,7 @@ async def client(spec: str) -> None:
     viewers = json.loads(Path(spec).read_text())
     os.unlink(spec)
     got: list = []
-    opened, counter = asyncio.Event(), [0, len(viewers)]
+    opened, counter = asyncio.Event(), [0, len(viewers), 0]  # connected, to connect, failed
     tasks = []
     for start in range(0, len(viewers), 500):
         tasks += [
@@ -109,8 +122,11 @@ async def client(spec: str) -> None:
         ]
         await asyncio.sleep(0.05)
     await opened.wait()
-    while len(got) < len(viewers):  # every viewer's first event (the state now)
+    deadline = time.monotonic() + 120
+    while len(got) < counter[0] and time.monotonic() < deadline:  # every viewer's first event (the state now)
         await asyncio.sleep(0.05)
+    if counter[2]:
+        print(f"{counter[2]} viewers could not connect", file=sys.stderr, flush=True)
     print("ready", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     for task in tasks:
