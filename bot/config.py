@@ -64,6 +64,14 @@ class Config:
             None: the games' commands ("/hong · /hongkong"); :data:`NO_PRESENCE` (``off``) shows nothing.
         finished_retention: days a finished game's record is kept (1–36,500) before the periodic sweep deletes it
             and its index entries (ratings stay), or None: forever (the default). README.md, "Privacy".
+        web_port: the TCP port the web companion (:mod:`bot.web`: game pages, replays, leaderboards) is served on
+            by this bot process, every interface, or 0 (off: run ``python -m bot.web`` apart, or none).
+        public_url: the absolute base of the web companion's links and images as people reach it
+            (``https://games.example.org``, no trailing slash), or None: ``http://localhost:<web_port>``. Links
+            are offered in Discord (**Watch live**) only when the bot knows a base (this, or ``web_port``).
+        web_proxies: how many reverse proxies (load balancers) stand in front of the web companion, each adding the
+            address it got the request from to ``X-Forwarded-For`` (0–10; default 0: the peer's address is the
+            client's). The client each rate limit counts is the address that many entries from the right.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -87,6 +95,17 @@ class Config:
     heartbeat_timeout: float = 60.0
     presence: str | None = None
     finished_retention: float | None = None
+    web_port: int = 0
+    public_url: str | None = None
+    web_proxies: int = 0
+
+    @property
+    def web_base(self) -> str | None:
+        """The base of the web companion's links (:attr:`public_url`, else ``http://localhost:<web_port>``), or
+        None when there is no web companion to link to."""
+        if self.public_url:
+            return self.public_url
+        return f"http://localhost:{self.web_port}" if self.web_port else None
 
 
 #: ``presence = "off"``: the bot shows no activity.
@@ -117,6 +136,9 @@ ENV_VARS = {
     "heartbeat_timeout": "HONGBOT_HEARTBEAT_TIMEOUT",
     "presence": "HONGBOT_PRESENCE",
     "finished_retention": "HONGBOT_FINISHED_RETENTION",
+    "web_port": "HONGBOT_WEB_PORT",
+    "public_url": "HONGBOT_PUBLIC_URL",
+    "web_proxies": "HONGBOT_WEB_PROXIES",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -235,6 +257,14 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         raise bad("presence", f"must be at most {MAX_PRESENCE} characters (Discord's limit), not {len(presence)}")
     if presence is not None and presence.lower() == NO_PRESENCE:
         presence = NO_PRESENCE
+    public_url = text("public_url")
+    if public_url is not None:
+        if not public_url.startswith(("http://", "https://")) or " " in public_url:
+            raise bad(
+                "public_url",
+                f"must be an absolute http:// or https:// URL, e.g. https://games.example.org, not {public_url!r}",
+            )
+        public_url = public_url.rstrip("/")
     retention = raw.get("finished_retention")
     if isinstance(retention, str) and retention.strip().lower() in ("", "forever"):
         retention = None
@@ -258,6 +288,9 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         computer_workers=workers("computer_workers", 1),
         metrics_port=int(number("metrics_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         heartbeat_timeout=number("heartbeat_timeout", 60.0, 10, 600, "seconds"),
+        web_port=int(number("web_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
+        public_url=public_url,
+        web_proxies=int(number("web_proxies", 0, 0, 10, "proxies", whole=True)),
         presence=presence,
         finished_retention=(
             None if retention is None else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')

@@ -108,7 +108,7 @@ def test_bot_holds_layers_not_loose_modules():
     loose = {m for m in MODULES if m.count(".") == 1 and m.startswith("bot.") and MODULES[m].name != "__init__.py"}
     assert loose == {"bot.__main__", "bot.config", "bot.budget"}
     packages = {m for m in MODULES if m.count(".") == 1 and m.startswith("bot.") and MODULES[m].name == "__init__.py"}
-    assert packages == {"bot.core", "bot.storage", "bot.i18n", "bot.interface", "bot.games", "bot.exts"}
+    assert packages == {"bot.core", "bot.storage", "bot.i18n", "bot.interface", "bot.games", "bot.exts", "bot.web"}
 
 
 def test_the_reader_sees_imports_inside_functions_and_not_type_checking_ones():
@@ -144,6 +144,28 @@ def test_languages_import_no_discord():
     assert violations(under("bot.i18n"), DISCORD) == {}
 
 
+def test_the_web_companion_imports_no_discord():
+    """The web process (bot/web) imports core, storage, i18n, games, render and engine — never discord, through
+    nothing it imports: it runs without discord.py's client and without a Discord token."""
+    assert violations(under("bot.web"), DISCORD) == {}
+
+
+def test_the_web_companion_imports_only_its_layers():
+    """What bot/web may import of the bot: core, storage, i18n, games, config (for python -m bot.web) and itself."""
+    allowed = ("bot.core", "bot.storage", "bot.i18n", "bot.games", "bot.config", "bot.web", "bot")
+    wrong = {
+        m: sorted(t for t in IMPORTS[m] if t.split(".")[0] == "bot" and not t.startswith(allowed[:-1]) and t != "bot")
+        for m in under("bot.web")
+    }
+    assert {m: ts for m, ts in wrong.items() if ts} == {}
+
+
+def test_games_import_no_discord():
+    """A game's words (bot/games) are the web pages' too: no discord (a text option's length is a
+    bot.core.kinds.Length, made Discord's Range by the play feature)."""
+    assert violations(under("bot.games"), DISCORD) == {}
+
+
 @pytest.mark.parametrize("package", ["engine", "render"])
 def test_engine_and_render_stay_pure(package):
     wrong = {m: sorted(t for t in IMPORTS[m] if t.split(".")[0] in ("bot", *DISCORD, *REDIS)) for m in under(package)}
@@ -154,7 +176,7 @@ def test_importing_the_game_layer_and_storage_loads_no_discord():
     """The same rule at run time, in a fresh interpreter: what the modules really load."""
     code = (
         "import sys, bot.core.session, bot.storage.store, bot.storage.guard, bot.storage.finished_games, "
-        "bot.storage.ratings, bot.storage.commands, bot.i18n.wording; "
+        "bot.storage.ratings, bot.storage.commands, bot.i18n.wording, bot.web.app, bot.web.__main__; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout

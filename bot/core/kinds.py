@@ -19,7 +19,17 @@ from ..i18n import _
 from .rules import RulesPage
 from .lessons import Lesson
 
-__all__ = ["Game", "GameKind", "MoveCommand"]
+__all__ = ["Game", "GameKind", "MoveCommand", "Length"]
+
+
+@dataclass(frozen=True)
+class Length:
+    """The length a text option may have (characters, inclusive), as a move command's annotation
+    ``Annotated[str, Length(1, 10)]``: the interface makes it Discord's ``app_commands.Range[str, 1, 10]``
+    (:mod:`bot.exts.play._groups`), so a game's module needs no discord."""
+
+    low: int
+    high: int
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -34,6 +35,8 @@ from ..storage.store import Effects, GameStore, Stored
 TAKEBACK_TIMEOUT = 300.0  # seconds an unanswered takeback request stays open
 #: How many games a process remembers having checked by a full replay (the oldest are forgotten first).
 CHECKED_GAMES = 100_000
+#: The characters of a game id (no 0/o, 1/l/i: read aloud and typed without confusion).
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,9 @@ class GameLayer:
         settings: per-server settings (turn timer, reminders); None → read from the store's Redis.
         challenge_timeout: seconds a challenge stays open.
         clock: returns Unix seconds (injectable for tests).
-        rng: randomness for "random" options and game ids.
+        rng: randomness for "random" options; given (a test's seeded ``random.Random``), for game ids too. Without
+            it game ids come from :mod:`secrets` (the operating system's randomness): an id is shown to players and
+            must not be predictable from earlier ones (a Mersenne Twister's would be).
     """
 
     def __init__(
@@ -137,6 +142,7 @@ class GameLayer:
         self.challenge_timeout = challenge_timeout
         self.clock = clock
         self.rng = rng or random.Random()
+        self._ids: random.Random = rng if rng is not None else secrets.SystemRandom()
         self._checked: dict[str, None] = {}  # ids of the games this process has checked (insertion order: age)
 
     # --- reading ----------------------------------------------------------------------------------
@@ -425,7 +431,10 @@ class GameLayer:
         return record, Effects(cancel=cancel, schedule=schedule, announce=tuple(announce), active=True)
 
     def _new_id(self) -> str:
-        return "".join(self.rng.choice("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(8))
+        """A new game id: 8 characters of :data:`ID_ALPHABET` (about 40 bits) from :mod:`secrets` (or the test's
+        seeded ``rng``). An id names a game in commands; it is never what a web link's secret is made of alone
+        (:mod:`bot.storage.weblinks`)."""
+        return "".join(self._ids.choice(ID_ALPHABET) for _ in range(8))
 
     def _busy_message(self, record: Record, user_id: int | None = None) -> str:
         """Why the channel can't take another game, and what ``user_id`` (who asked, if known) can do instead."""

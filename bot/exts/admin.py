@@ -19,9 +19,9 @@ from .. import i18n
 from ..core.errors import UserError
 from ..i18n import _, n_
 from ..interface.options import person
-from ..interface.posts import post_turn, time_runs_out
+from ..interface.posts import post_turn, server_language, time_runs_out, watch_url
 from ..interface.board_pool import renderer
-from ..storage.settings import GuildSettings, parse_duration
+from ..storage.settings import WEB_MODES, GuildSettings, parse_duration
 from ..interface.translator import untranslated
 from ..i18n.wording import describe_duration
 from ..interface.options import channel_id
@@ -67,9 +67,28 @@ def language_option(choices: list[app_commands.Choice[str]]):
     return app_commands.autocomplete(language=complete_language)
 
 
-def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, changed: bool) -> str:
+def describe_web(settings: GuildSettings, server_url: str | None = None) -> str:
+    """The ``/settings`` line of the web companion: off, link or public (with the server's page, if any)."""
+    if settings.web == "public":
+        state = _("public (each game's page, and this server's leaderboard and live games)")
+    elif settings.web == "link":
+        state = _("link (a game's page, for whoever has its link)")
+    else:
+        state = _("off")
+    # TRANSLATORS: {state} says whether games can be watched on the web ("off", "link (…)", "public (…)").
+    line = _("• web pages: **{state}**", state=state)
+    if server_url:
+        # TRANSLATORS: {url} is the address of the server's page (leaderboard and live games) on the web.
+        line += "\n" + _("  this server's page: {url}", url=server_url)
+    return line
+
+
+def describe_settings(
+    settings: GuildSettings, guild: discord.Guild | None, *, changed: bool, server_url: str | None = None
+) -> str:
     """What ``/settings`` answers (current language): each setting and what it does; the language of the
-    server's posts by its own name, and whether it follows the server's language in Discord."""
+    server's posts by its own name, and whether it follows the server's language in Discord; the web pages
+    (``server_url``: the server's page when it is public)."""
     posts = i18n.language_name(i18n.server_language(settings.language, getattr(guild, "preferred_locale", None)))
     lines = [
         _("Settings updated for this server:") if changed else _("Settings for this server:"),
@@ -79,6 +98,7 @@ def describe_settings(settings: GuildSettings, guild: discord.Guild | None, *, c
         ),
         _("• reminders: **{state}** (once, at half the time)", state=_("on") if settings.reminders else _("off")),
         _("• a thread per game: **{state}**", state=_("on") if settings.threads else _("off")),
+        describe_web(settings, server_url),
         # TRANSLATORS: {language} is a language's own name, e.g. "Deutsch", "日本語"
         _("• language of the bot's posts: **{language}**", language=posts)
         if settings.language in i18n.languages()
@@ -115,8 +135,11 @@ class Admin(commands.Cog):
         reminders="Remind the player to move at half the time (default True)",
         threads="Open a thread for each game (default False)",
         language="The language of the bot's posts here (default auto: the server's language in Discord)",
+        web="Web pages of games: off (default), link (for whoever has a link), public (also a server page)",
+        web_revoke="Revoke every web link of this server at once; new posts get new ones (default False)",
     )
     @language_option(language_choices())
+    @app_commands.choices(web=[app_commands.Choice(name=mode, value=mode) for mode in WEB_MODES])
     @app_commands.guild_only()
     async def settings(
         self,
@@ -125,23 +148,33 @@ class Admin(commands.Cog):
         reminders: bool | None = None,
         threads: bool | None = None,
         language: str | None = None,
+        web: str | None = None,
+        web_revoke: bool | None = None,
     ) -> None:
         """Show the server's settings to anyone (the turn timer concerns every player); with options, change them,
         which needs Manage Server. ``language``: a code of :func:`bot.i18n.languages` for the server's public posts,
-        or ``"auto"`` (the server's preferred locale).
+        or ``"auto"`` (the server's preferred locale); ``web``: the web companion's pages (off, link, public);
+        ``web_revoke``: every web link of the server revoked at once.
 
         Raises:
             UserError: outside a server, a change without the permission, or an unreadable or out-of-range timer.
         """
         if interaction.guild_id is None:
             raise UserError(_("Use {settings} in a server.", settings=mentions.command("settings")))
-        changing = any(v is not None for v in (turn_timer, reminders, threads, language))
+        changing = any(v is not None for v in (turn_timer, reminders, threads, language, web)) or bool(web_revoke)
         if changing and not interaction.permissions.manage_guild:
             raise UserError(
                 _(
                     "Only members with the **Manage Server** permission can change the bot's settings; "
                     "{settings} without options shows them.",
                     settings=mentions.command("settings"),
+                )
+            )
+        if web is not None and web not in WEB_MODES:
+            raise UserError(
+                _(
+                    "`{text}` is not a choice for the web pages: pick off, link or public.",
+                    text=escape_markdown(web[:40]),
                 )
             )
         if language is not None and language not in (AUTO, *i18n.languages()):  # typed, not suggested
@@ -154,11 +187,24 @@ class Admin(commands.Cog):
             )
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
         settings = await self.layer.settings.update(
-            interaction.guild_id, turn_timer=seconds, reminders=reminders, threads=threads, language=language
+            interaction.guild_id, turn_timer=seconds, reminders=reminders, threads=threads, language=language, web=web
         )
-        await answers.send(
-            interaction, describe_settings(settings, interaction.guild, changed=changing), ephemeral=True
-        )
+        if web_revoke:
+            settings = await self.layer.settings.revoke_web_links(interaction.guild_id)
+        server_url = await self.server_url(interaction.guild_id, settings)
+        text = describe_settings(settings, interaction.guild, changed=changing, server_url=server_url)
+        if web_revoke:
+            text += "\n" + _("Every web link of this server made so far is revoked; new posts carry new links.")
+        await answers.send(interaction, text, ephemeral=True)
+
+    async def server_url(self, guild_id: int, settings: GuildSettings) -> str | None:
+        """The address of the server's page on the web companion (public servers, when the bot knows its address)."""
+        base, links = self.bot.config.web_base, self.bot.weblinks
+        if base is None or links is None or settings.web != "public":
+            return None
+        with i18n.language(await server_language(self.bot, guild_id, self.layer)):
+            token = await links.server_link(guild_id, i18n.current(), settings)
+        return f"{base}/s/{token}" if token else None
 
     game = app_commands.Group(
         name="game",
@@ -200,6 +246,11 @@ class Admin(commands.Cog):
                 _("No games are running in this server right now. Start one with {commands}.", commands=start)
             )
         embed = discord.Embed(title=_("Games in progress ({count})", count=len(games)), colour=discord.Colour.blurple())
+        language = await server_language(self.bot, interaction.guild_id, self.layer)
+        server_url = await self.server_url(interaction.guild_id, await self.layer.settings.get(interaction.guild_id))
+        if server_url:
+            # TRANSLATORS: {url} is the address of the server's page (leaderboard and live games) on the web.
+            embed.description = _("On the web: {url}", url=server_url)
         for record, game in games[:MAX_FIELDS]:
             kind = self.layer.kinds[record.kind]
             a, b = record.names
@@ -217,6 +268,11 @@ class Admin(commands.Cog):
             )
             if record.deadline:
                 value += " · " + time_runs_out(record.deadline)
+            with i18n.language(language):
+                url = await watch_url(self.bot, record)
+            if url:
+                # TRANSLATORS: a link to the game's page on the web ([text](address) is Discord's link markdown)
+                value += " · " + _("[watch live]({url})", url=url)
             embed.add_field(name=name[:256], value=value[:1024], inline=False)
         if len(games) > MAX_FIELDS:
             more = len(games) - MAX_FIELDS

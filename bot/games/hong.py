@@ -6,10 +6,9 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, Literal
+from typing import Annotated, Callable, Literal
 
 from babel.lists import format_list
-from discord import app_commands
 
 import engine.hong as hong
 from engine import N_, IllegalMove, squares
@@ -17,11 +16,11 @@ from render.hong import RENDERER
 
 from .. import i18n
 from ..core.errors import UserError
-from ..core.kinds import GameKind, MoveCommand
+from ..core.kinds import GameKind, Length, MoveCommand
 from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
 from ..i18n import _, n_, p_
-from ..interface import mentions
+from ..core import naming as mentions
 from ..i18n.wording import translate
 
 ROLE = Literal["emperor", "dragon_master", "random"]
@@ -237,12 +236,12 @@ def challenge(board: BOARD = "castle", role: ROLE = "random", expansion: bool = 
     return {"board": board, "role": role, "expansion": expansion}
 
 
-def place(square: app_commands.Range[str, 1, 10], rotate: bool = False) -> str:
+def place(square: Annotated[str, Length(1, 10)], rotate: bool = False) -> str:
     """``/hong place``'s options → the placement (see :func:`placement`)."""
     return placement(square, rotate)
 
 
-def dragon(action: app_commands.Range[str, 1, 60]) -> str:
+def dragon(action: Annotated[str, Length(1, 60)]) -> str:
     """``/hong dragon``'s option → the dragon action, as typed (the engine reads it).
 
     Raises:

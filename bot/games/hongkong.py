@@ -6,21 +6,20 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, Literal
+from typing import Annotated, Callable, Literal
 
-from discord import app_commands
 
 import engine.hongkong as hk
 from render.common import PLAYER_COLOUR_NAMES
 from render.hongkong import RENDERER
 
 from ..core.errors import UserError
-from ..core.kinds import GameKind, MoveCommand
+from ..core.kinds import GameKind, Length, MoveCommand
 from ..core.lessons import Lesson, Step
 from ..core.rules import Illustration, RulesPage
 from ..i18n import N_, _, n_, p_
 from ..i18n.wording import translate
-from ..interface import mentions
+from ..core import naming as mentions
 
 FIRST = Literal["me", "them", "random"]
 
@@ -173,9 +172,9 @@ def challenge(first: FIRST = "me") -> dict:
 
 
 def place(
-    square: app_commands.Range[str, 1, 10],
+    square: Annotated[str, Length(1, 10)],
     piece: Literal["block", "roof"] = "block",
-    quick: app_commands.Range[str, 1, 10] | None = None,
+    quick: Annotated[str, Length(1, 10)] | None = None,
 ) -> str:
     """``/hongkong place``'s options → the turn (see :func:`notation`)."""
     return notation(square, piece, quick)

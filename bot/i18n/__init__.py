@@ -377,7 +377,7 @@ def extract(extra: "Iterable[tuple[str | None, str, str]]" = ()) -> Catalog:
     for folder in SOURCES:
         for filename, lineno, message, comments, context in extract_from_dir(
             root / folder,
-            method_map=[("**.py", "python")],
+            method_map=[("**.py", "python"), ("**/templates/**.html", "jinja2.ext:babel_extract")],
             keywords=KEYWORDS,
             comment_tags=("TRANSLATORS:",),
             strip_comment_tags=True,

@@ -140,6 +140,45 @@ async def board_file(
     return (await board_picture(kind, game, record, priority=priority)).file(name)
 
 
+async def watch_url(bot: discord.Client, record: Record) -> str | None:
+    """The address of ``record``'s page on the web companion (:mod:`bot.web`), its link made if need be, when the
+    server's ``/settings web`` allows it and the bot knows the companion's address (``public_url`` or
+    ``web_port``); else None. A store that fails here costs the link only (logged), never the post."""
+    base = getattr(getattr(bot, "config", None), "web_base", None)
+    links = getattr(bot, "weblinks", None)
+    if base is None or links is None or record.guild_id is None:
+        return None
+    try:
+        token = await links.game_link(record.guild_id, record.channel_id, record.id, i18n.current())
+    except Exception:
+        log.warning("could not make the web link of game %s; posting without it", record.id, exc_info=True)
+        return None
+    return f"{base}/g/{token}" if token else None
+
+
+async def watch_view(
+    bot: discord.Client, record: Record, view: discord.ui.View | None = None
+) -> discord.ui.View | None:
+    """``view`` (or a new one) with a **Watch live** link button to the game's page (:func:`watch_url`; its label in
+    the current language: the post's), or ``view`` unchanged when there is no page to link to."""
+    url = await watch_url(bot, record)
+    if url is None:
+        return view
+    view = view if view is not None else discord.ui.View(timeout=None)
+    label = _("Watch the replay") if record.finished else _("Watch live")
+    view.add_item(
+        discord.ui.Button(
+            style=discord.ButtonStyle.link, label=label, url=url, emoji="🔴" if not record.finished else None
+        )
+    )
+    return view
+
+
+def watch(view: discord.ui.View | None) -> _View:
+    """``send``'s keyword for ``view`` (:func:`watch_view`): ``{"view": view}``, or nothing without one."""
+    return {"view": view} if view is not None else {}
+
+
 def board_name(kind: GameKind, announcement: Announcement | None) -> str:
     """The file name of an announced board: ``<game>-<game id>-<version>.png`` (its :attr:`Announcement.tag`)."""
     return f"{kind.name}-{announcement.tag}.png" if announcement else "board.png"
@@ -561,6 +600,7 @@ async def post_turn(
         priority = PLAYER if interaction is not None else CHANNEL
         with i18n.language(await server_language(bot, turn.record.guild_id, bot.layer)):  # the server's language
             text, view = turn_message(kind, turn)
+            view = await watch_view(bot, turn.record, view) if shows_board(turn) else view
             extra: _View = {"view": view} if view else {}
             name = board_name(kind, turn.announcement)
             png = await board_picture(kind, turn.game, turn.record, priority=priority) if shows_board(turn) else None
@@ -650,6 +690,9 @@ async def send_quietly(
 
 
 __all__ = [
+    "watch_url",
+    "watch_view",
+    "watch",
     "CannotPost",
     "check_postable",
     "GAME_FINISHED",

@@ -49,6 +49,8 @@ class Keys:
     IDENTITY = f"{PREFIX}:store:identity"
     #: Sorted set of tournament steps due (see :mod:`bot.storage.tournaments`) → when.
     TOURNAMENT_DUE = f"{PREFIX}:tournaments:due"
+    #: The secret web links are made with (:mod:`bot.storage.weblinks`): 32 random bytes, hex, created once.
+    WEB_SECRET = f"{PREFIX}:web:secret"
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
@@ -120,6 +122,25 @@ class Keys:
     def finished(cls, channel_id: int, game_id: str) -> str:
         """A finished game's record (JSON string)."""
         return f"{cls.channel(channel_id)}:done:{game_id}"
+
+    @classmethod
+    def live(cls, channel_id: int) -> str:
+        """The pub/sub channel the commit script publishes the channel's new version on (``PUBLISH``; ``SPUBLISH`` on
+        a Redis Cluster from Redis 7: a shard channel in the slot of the channel's keys), for the web companion's
+        watchers (:mod:`bot.storage.live`). Not a key: nothing is stored under it."""
+        return f"{cls.channel(channel_id)}:live"
+
+    @staticmethod
+    def web_link(token: str) -> str:
+        """What a web link's token (:mod:`bot.storage.weblinks`) points at: hash ``guild``, ``channel``, ``game``
+        (the game id; empty for a server's page) and ``lang`` (the server's language when the link was made)."""
+        return f"{PREFIX}:web:link:{token}"
+
+    @staticmethod
+    def web_cache(name: str) -> str:
+        """The web companion's own cache (a rendered board, :mod:`bot.web.boards`): the one thing the web process
+        writes, each with a TTL."""
+        return f"{PREFIX}:web:cache:{name}"
 
     @classmethod
     def reply(cls, channel_id: int, member: str) -> str:

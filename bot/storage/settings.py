@@ -40,12 +40,22 @@ class GuildSettings:
         threads: open a public thread for each game (the game lives there).
         language: the language of the server's public posts, a code of :func:`bot.i18n.languages` (``"de"``);
             None (default): the server's preferred locale as Discord reports it, else English.
+        web: the web companion (:mod:`bot.web`) in this server, one of :data:`WEB_MODES`: ``"off"`` (default: every
+            page of the server answers 404), ``"link"`` (a game's page to whoever has its link; pages ``noindex``),
+            ``"public"`` (also the server's leaderboard and live games as a page).
+        web_epoch: bumped to revoke every web link of the server at once (:mod:`bot.storage.weblinks`).
     """
 
     turn_timer: int = DEFAULT_TURN_TIMER
     reminders: bool = True
     threads: bool = False
     language: str | None = None
+    web: str = "off"
+    web_epoch: int = 0
+
+
+#: The values of ``/settings web``: off (default), link, public (see :attr:`GuildSettings.web`).
+WEB_MODES = ("off", "link", "public")
 
 
 #: CLDR's duration units and the English word pytimeparse2 reads for each.
@@ -208,6 +218,10 @@ class SettingsStore:
             settings = replace(settings, reminders=raw["reminders"] == "1")
         if "threads" in raw:
             settings = replace(settings, threads=raw["threads"] == "1")
+        if raw.get("web") in WEB_MODES:
+            settings = replace(settings, web=raw["web"])
+        if raw.get("web_epoch", "").isdigit():
+            settings = replace(settings, web_epoch=int(raw["web_epoch"]))
         if raw.get("language") in i18n.languages():  # a language whose catalog was removed: the default again
             settings = replace(settings, language=raw["language"])
         return settings
@@ -222,7 +236,12 @@ class SettingsStore:
 
     async def update(self, guild_id: int, **changes) -> GuildSettings:
         """Change some settings (``turn_timer`` seconds, ``reminders``, ``threads``, ``language``: a code of
-        :func:`bot.i18n.languages`, or ``"auto"`` for the server's preferred locale); returns the result."""
+        :func:`bot.i18n.languages`, or ``"auto"`` for the server's preferred locale; ``web``: one of
+        :data:`WEB_MODES`); returns the result.
+
+        Raises:
+            ValueError: ``web`` is not one of :data:`WEB_MODES`.
+        """
         fields: dict[str, str | int] = {}
         writing()  # (for the one error path: a failure from here on may have changed something)
         for name, value in changes.items():
@@ -234,9 +253,22 @@ class SettingsStore:
                 else:
                     fields[name] = str(value)
                 continue
+            if name == "web":
+                if value not in WEB_MODES:
+                    raise ValueError(f"web must be one of {WEB_MODES}, not {value!r}")
+                fields[name] = value
+                continue
             fields[name] = int(value) if name == "turn_timer" else ("1" if value else "0")
         if fields:
             await guarded(
                 self.redis, None, ("HSET", Keys.settings(guild_id), *[x for kv in fields.items() for x in kv])
             )
+        return await self.get(guild_id)
+
+    async def revoke_web_links(self, guild_id: int) -> GuildSettings:
+        """Revoke every web link of the server at once: its :attr:`GuildSettings.web_epoch` goes up by one, so every
+        token made before answers 404 (:meth:`bot.storage.weblinks.WebLinks.resolve`) and new links differ. Returns
+        the settings after."""
+        writing()
+        await guarded(self.redis, None, ("HINCRBY", Keys.settings(guild_id), "web_epoch", 1))
         return await self.get(guild_id)

@@ -440,6 +440,10 @@ class GameStore:
         self._commit = COMMIT.register(redis)
         self._set_aside = SET_ASIDE.register(redis)
         self._offset: tuple[float, float] | None = None  # (Redis TIME - time.monotonic(), when measured)
+        #: How a commit tells the web companion's watchers (commit.lua's ``publish``): ``PUBLISH``; on a Cluster
+        #: ``SPUBLISH`` once :meth:`detect_publish` found Redis 7 or later (before it, ``PUBLISH``, which a Cluster
+        #: sends to every node). "" publishes nothing.
+        self.publish = "PUBLISH"
 
     async def get(self, channel_id: int) -> Stored | None:
         """The channel's current record, or None (one round trip).
@@ -582,6 +586,8 @@ class GameStore:
             "activate": active,
             "shard": Shards.key(guild_id) if guild_id else "",
             "due_by": "",
+            "live": self.keys.live(channel_id),
+            "publish": self.publish,
         }
         await through_gate()  # e.g. the interaction acknowledged first: nothing stored for one that expired
         turns = [m for m, _ in effects.announce if m.startswith("turn|")]
@@ -840,6 +846,18 @@ class GameStore:
         await guarded(
             self.redis, self.keys.bucket(channel_id), ("DEL", self.keys.rematch_votes(channel_id, game_id) + ":started")
         )
+
+    async def detect_publish(self) -> str:
+        """Choose how commits publish to the web companion (:attr:`publish`): on a Redis Cluster, ``SPUBLISH`` (a shard
+        channel: only the slot's own nodes hear it) when its servers are Redis 7 or later, else ``PUBLISH``. Returns
+        the choice. One ``INFO server`` on a Cluster; nothing on one server."""
+        if isinstance(self.redis, RedisCluster):
+            info = await self.redis.info("server", target_nodes=RedisCluster.RANDOM)
+            if "redis_version" not in info:  # one answer per node
+                info = next((v for v in info.values() if isinstance(v, dict)), {})
+            version = str(info.get("redis_version", "0"))
+            self.publish = "SPUBLISH" if int(version.split(".")[0] or 0) >= 7 else "PUBLISH"
+        return self.publish
 
     async def ping(self) -> bool:
         """Whether the store answers now (one PING). Raises redis-py's errors when it doesn't."""

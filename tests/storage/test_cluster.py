@@ -385,3 +385,31 @@ async def test_forgetting_and_the_retention_sweep_on_a_cluster(cluster, cluster_
     assert (await Ratings(cluster_redis).standing("hongkong", "global", ben.id)).games == 6
     assert await privacy.sweep_retention(now[0] - 3.5 * 86400) == 3
     assert [r.id for r in await privacy.records.recent(4242 << 22, limit=10)] == ids[:2:-1]
+
+
+async def test_the_web_companion_hears_commits_on_a_cluster(cluster_redis):
+    """Each commit publishes its version (PUBLISH before Redis 7, which a Cluster sends to every node; SPUBLISH in
+    the channel's slot from 7), and a LiveFeed on the Cluster client hears it."""
+    from bot.storage.live import LiveFeed
+
+    layer = GameLayer(GameStore(cluster_redis), all_kinds(), challenge_timeout=600, rng=random.Random(3))
+    sharded = await layer.store.detect_publish() == "SPUBLISH"
+    heard: list[tuple[int, str]] = []
+    feed = LiveFeed(cluster_redis, lambda c, m: heard.append((c, m)), sharded=sharded)
+    await feed.watch(4242)
+    feed.start()
+    for _ in range(200):
+        if heard:
+            break
+        await asyncio.sleep(0.02)
+    kind = layer.kinds["hongkong"]
+    record = await layer.challenge(
+        kind, guild_id=9, channel_id=4242, challenger=Person(1, "Ann"), opponent=Person(2, "Ben"), options={}
+    )
+    await layer.accept(4242, record.id, Person(2, "Ben"))
+    for _ in range(100):
+        if (4242, "2") in heard:
+            break
+        await asyncio.sleep(0.05)
+    await feed.close()
+    assert [m for c, m in heard if c == 4242 and m] == ["1", "2"]  # the challenge, then its acceptance

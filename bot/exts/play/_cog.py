@@ -39,6 +39,8 @@ from ...interface.posts import (
     sides,
     status_line,
     time_runs_out,
+    watch,
+    watch_view,
 )
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
@@ -132,6 +134,7 @@ class Play(commands.Cog):
                 data=await board_picture(kind, game, record),
                 name=board_name(kind, announcement),
                 allowed_mentions=MENTION_PLAYERS,
+                **watch(await watch_view(self.bot, record)),
             )
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
@@ -160,6 +163,7 @@ class Play(commands.Cog):
                     data=await board_picture(kind, game, record),
                     name=board_name(kind, announcement),
                     allowed_mentions=MENTION_PLAYERS,
+                    **watch(await watch_view(self.bot, record)),
                 )
         except Exception:  # the game is stored: its first board is posted by the reconciler
             log.exception("posting the first board of game %s failed; the reconciler posts it", record.id)
@@ -362,6 +366,7 @@ class Play(commands.Cog):
                         data=await board_picture(kind, game, record),
                         name=board_name(kind, announcement),
                         allowed_mentions=MENTION_PLAYERS,
+                        **watch(await watch_view(self.bot, record)),
                     )
                     await self.layer.outbox.done(announcement)
                     await follow_up(
@@ -487,6 +492,7 @@ class Play(commands.Cog):
                     data=await board_picture(kind, game, record),
                     by_text=True,
                     allowed_mentions=NO_MENTIONS,
+                    **watch(await watch_view(self.bot, record)),
                 )
 
     async def rules(self, interaction: discord.Interaction, kind: GameKind, ephemeral: bool = True) -> None:

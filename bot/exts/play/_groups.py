@@ -13,6 +13,8 @@ per-game description, e.g. "Play Hong Kong", is one message for each game).
 from __future__ import annotations
 
 import inspect
+import types
+import typing
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping, Optional
 
 import discord
@@ -22,7 +24,7 @@ from engine import IllegalMove
 
 from ... import i18n
 from ...core.errors import UserError
-from ...core.kinds import GameKind, MoveCommand
+from ...core.kinds import GameKind, Length, MoveCommand
 from ...i18n.wording import translate
 from ...interface.options import (
     EPHEMERAL_HELP,
@@ -110,8 +112,25 @@ def _add_move(group: app_commands.Group, kind: GameKind, move: MoveCommand, play
 
 
 def _options(fn: Callable) -> list[inspect.Parameter]:
-    """``fn``'s parameters (annotations evaluated in its own module) as keyword-only command options."""
-    return [p.replace(kind=_KEYWORD) for p in inspect.signature(fn, eval_str=True).parameters.values()]
+    """``fn``'s parameters (annotations evaluated in its own module) as keyword-only command options; a text option's
+    :class:`bot.core.kinds.Length` (``Text(1, 10)``) becomes Discord's ``app_commands.Range[str, 1, 10]``."""
+    return [
+        p.replace(kind=_KEYWORD, annotation=_discord_type(p.annotation))
+        for p in inspect.signature(fn, eval_str=True).parameters.values()
+    ]
+
+
+def _discord_type(annotation):
+    """``Annotated[str, Length(a, b)]`` → ``app_commands.Range[str, a, b]`` (also inside ``… | None``); any other
+    annotation as it is."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [_discord_type(a) for a in typing.get_args(annotation)]
+        return typing.Optional[members[0]] if len(members) == 2 and type(None) in members else annotation
+    if typing.get_origin(annotation) is typing.Annotated:
+        length = next((m for m in annotation.__metadata__ if isinstance(m, Length)), None)
+        if length is not None:
+            return app_commands.Range[str, length.low, length.high]
+    return annotation
 
 
 def _add(

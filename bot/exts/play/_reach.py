@@ -36,7 +36,16 @@ from ... import i18n
 from ...interface import mentions
 from ...core.errors import UserError
 from ...i18n import N_, _, n_
-from ...interface.posts import GAME_FINISHED, board_picture, post_nonce, send_in_channel, send_quietly, status_line
+from ...interface.posts import (
+    GAME_FINISHED,
+    board_picture,
+    post_nonce,
+    send_in_channel,
+    send_quietly,
+    status_line,
+    watch,
+    watch_view,
+)
 from ...core.record import Record, Status
 from ...core.session import GameLayer, Person
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
@@ -298,6 +307,7 @@ async def fall_back(bot: discord.Client, layer: GameLayer, thread_id: int, why: 
                 nonce=post_nonce("f", record.id, len(game.moves)),
                 data=await board_picture(kind, game, record),
                 allowed_mentions=MENTION_PLAYERS,
+                **watch(await watch_view(bot, record)),
             )
     except (
         discord.HTTPException,

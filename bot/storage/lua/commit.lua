@@ -5,7 +5,7 @@
 -- wakes). TIME before writes is allowed: scripts are replicated by their effects (the default from Redis 5, the
 -- only way from Redis 7). All the keys are in one hash slot on a Cluster (bot.storage.keys.ClusterKeys).
 -- KEYS: game, done, deadlines, outbox, active, finished, deadline_tries, outbox_tries, deadline_shards, outbox_shards, reply
--- ARGV: expected, doc, mode, channel, member, ended, activate, shard, due_by, effects...
+-- ARGV: expected, doc, mode, channel, member, ended, activate, shard, due_by, live, publish, effects...
 --   game: the channel's game key; done: the finished record's key (or the game key); deadlines, outbox: the
 --   bucket's due sets; active: the server's active set (or the game key); finished: the finished index;
 --   deadline_tries, outbox_tries: the due sets' claim counts; deadline_shards, outbox_shards: their members' shard
@@ -15,7 +15,8 @@
 --   channel: the channel id; member, ended: the finished index's member and its end time;
 --   activate: "1"/"0"/"" add to / remove from / leave the active set; shard: the shard key of the added members
 --   ("" if the guild is unknown); due_by: the deadline, Redis time (seconds, TIME) past which the change is refused
---   ("" for none); effects...: for the deadlines and then for the outbox: n, n members to remove; n, n (member,
+--   ("" for none); live: the pub/sub channel told of the change (bot.storage.keys.Keys.live); publish: "PUBLISH",
+--   "SPUBLISH" (a Cluster from Redis 7: a shard channel in this slot) or "" (none); effects...: for the deadlines and then for the outbox: n, n members to remove; n, n (member,
 --   score) pairs to add; then the interaction to complete ("<application id>:<token>", "" none) and its TTL
 --   (seconds), SET in reply
 local game = KEYS[1]
@@ -38,7 +39,9 @@ local ended = ARGV[6]
 local activate = ARGV[7]
 local shard = ARGV[8]
 local due_by = ARGV[9]
-local effects = 10 -- ARGV[effects...]
+local live = ARGV[10]
+local publish = ARGV[11]
+local effects = 12 -- ARGV[effects...]
 
 local v = redis.call('HGET', game, 'v') or '0'
 if v ~= expected then
@@ -88,4 +91,13 @@ for _, set in ipairs({{deadlines, deadline_tries, deadline_shards}, {outbox, out
   i = i + 2 * n
 end
 if ARGV[i] and ARGV[i] ~= '' then redis.call('SET', reply, ARGV[i], 'EX', ARGV[i + 1]) end
+-- the web companion's watchers hear each change: the new version ("<version>"), or "end:<old version + 1>" when
+-- the record is finished or deleted (bot.storage.live)
+if publish ~= '' then
+  if nv > 0 then
+    redis.call(publish, live, tostring(nv))
+  else
+    redis.call(publish, live, 'end:' .. tostring(tonumber(v) + 1))
+  end
+end
 return nv

@@ -1,0 +1,221 @@
+"""The web companion in a real browser: the emulator, the bot and ``python -m bot.web`` (a process of its own) on one
+Redis; a game started in Discord, its **Watch live** URL read from the posted board, opened in headless Chromium
+(Debian's ``chromium`` + ``chromium-driver``, driven by Selenium); each move played through the emulator must
+appear within 2 s (the move list, ``data-version``, the board loaded); then the replay slider and a leaderboard.
+Screenshots (a phone's screen) are saved under ``artifacts/web/``. Skipped, saying why, where there is no Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+import engine.hongkong as hk
+from bot.storage.settings import SettingsStore
+
+from tests.bot.harness import place_options, resign, start_bot
+
+pytestmark = pytest.mark.timeout(240)
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "web"
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+#: A phone's screen (CSS pixels): what most people will watch on.
+PHONE = (412, 915)
+#: How soon a move must show on the page (seconds).
+LIVE_WITHIN = 2.0
+
+
+def browser():
+    """A headless Chromium through Selenium, or skip saying why there is none."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as exc:
+        pytest.skip(f"selenium is not installed ({exc})")
+    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+        pytest.skip(f"no Chromium here ({CHROMIUM}, {DRIVER}): apt-get install chromium chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="hongbot-chromium-")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        f"--window-size={PHONE[0]},{PHONE[1]}",
+    ):
+        options.add_argument(flag)
+    try:
+        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    except Exception as exc:  # the binaries exist but can't start here
+        shutil.rmtree(profile, ignore_errors=True)
+        pytest.skip(f"Chromium does not start here: {str(exc).splitlines()[0]}")
+    driver.profile = profile
+    return driver
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_url(redis_server) -> str:
+    return redis_server["url"] if "url" in redis_server else f"unix://{redis_server['unix_socket_path']}"
+
+
+async def start_web(redis_server, port: int) -> subprocess.Popen:
+    """``python -m bot.web`` on ``port``, over the test's Redis, with no Discord token in its environment."""
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env.update(REDIS_URL=redis_url(redis_server), HONGBOT_PUBLIC_URL=f"http://127.0.0.1:{port}", HONGBOT_CONFIG="")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot.web", "--port", str(port), "--host", "127.0.0.1"], cwd=ROOT, env=env
+    )
+    async with aiohttp.ClientSession() as session:
+        for _ in range(150):
+            try:
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as answer:
+                    if answer.status == 200:
+                        return process
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)
+    process.kill()
+    raise AssertionError("python -m bot.web did not start")
+
+
+def page_state(driver) -> dict:
+    """What the page shows now: its version, the moves listed, the board shown and whether it loaded."""
+    return driver.execute_script(
+        """
+        const game = document.getElementById('game'), img = document.getElementById('board');
+        return {version: Number(game.dataset.version), moves: document.querySelectorAll('#moves li').length - 1,
+                text: document.getElementById('moves').innerText, finished: game.dataset.finished,
+                src: img.getAttribute('src'), alt: img.alt, loaded: img.complete && img.naturalWidth > 0,
+                last: (document.querySelector('#moves li:last-child') || {}).dataset.src,
+                ply: Number(game.dataset.ply), slider: document.getElementById('slider').value,
+                url: location.href};
+        """
+    )
+
+
+async def wait_for(driver, check, within: float) -> tuple[dict, float]:
+    """Poll the page until ``check(state)``; returns the state and the seconds it took (fails past ``within`` × 3)."""
+    started = time.monotonic()
+    while True:
+        state = await asyncio.to_thread(page_state, driver)
+        if check(state):
+            return state, time.monotonic() - started
+        if time.monotonic() - started > within * 3:
+            raise AssertionError(f"the page did not show it in {within * 3:.0f} s: {state}")
+        await asyncio.sleep(0.05)
+
+
+async def shoot(driver, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    await asyncio.to_thread(driver.save_screenshot, str(path))
+    return path
+
+
+async def test_watch_a_game_live_then_replay_it_in_a_browser(emu, world, redis_server, redis):
+    driver = await asyncio.to_thread(browser)
+    port = free_port()
+    web = await start_web(redis_server, port)
+    bot = await start_bot(
+        emu, redis_server, guild=world.guild, rng=random.Random(3), public_url=f"http://127.0.0.1:{port}"
+    )
+    try:
+        await SettingsStore(redis).update(world.guild, web="link")
+        it = await emu.slash(world.ann, world.channel, "hongkong challenge", opponent=world.ben)
+        challenge = await it.wait_done()
+        click = await emu.click(world.ben, challenge, challenge.button("Accept")["custom_id"])
+        first_board = (await click.wait_followups(1))[0]
+        url = first_board.button("Watch live")["url"]
+        assert url.startswith(f"http://127.0.0.1:{port}/g/")
+        await asyncio.to_thread(driver.get, url)
+        state, _took = await wait_for(driver, lambda s: s["loaded"], 5)
+        assert state["moves"] == 0 and state["version"] == 2
+        await shoot(driver, "1-start")
+
+        game, rng, users = hk.new_game(0), random.Random(7), [world.ann, world.ben]
+        delays = []
+        for _ in range(4):
+            turn = rng.choice(game.legal_moves())
+            it = await emu.slash(users[game.to_move], world.channel, "hongkong place", **place_options(turn))
+            await it.wait_followups(1)
+            game.play(turn)
+            moves, before = len(game.moves), state["version"]
+            state, took = await wait_for(
+                driver,
+                lambda s: s["moves"] == moves and s["version"] > before and s["loaded"] and s["src"] == s["last"],
+                LIVE_WITHIN,
+            )
+            assert turn in state["text"]
+            delays.append(took)
+        print("seconds from the move's post to the page:", ", ".join(f"{d:.2f}" for d in delays))
+        assert max(delays) <= LIVE_WITHIN
+        await shoot(driver, "2-live")
+        clock = await asyncio.to_thread(driver.execute_script, "return document.querySelector('.clock').innerText")
+        assert clock.startswith("Time left: ") and "(→ " in clock  # the default 24 h timer, and when, locally
+        await asyncio.to_thread(driver.execute_script, "document.getElementById('live').scrollIntoView()")
+        await shoot(driver, "2-live-moves")
+
+        await resign(emu, world.ben, world.channel)
+        state, _took = await wait_for(driver, lambda s: s["finished"] == "true", LIVE_WITHIN)
+        await shoot(driver, "3-finished")
+
+        # the replay: the slider and the arrow keys, ?ply=N links, the neighbouring frames prefetched
+        await asyncio.to_thread(driver.get, url)
+        state, _took = await wait_for(driver, lambda s: s["loaded"], 5)
+        assert state["slider"] == "4"
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        body = await asyncio.to_thread(driver.find_element, By.TAG_NAME, "body")
+        await asyncio.to_thread(body.send_keys, Keys.ARROW_LEFT)
+        await asyncio.to_thread(body.send_keys, Keys.ARROW_LEFT)
+        state, _took = await wait_for(driver, lambda s: s["ply"] == 2 and s["loaded"], 2)
+        assert state["url"].endswith("?ply=2") and state["slider"] == "2"
+        await asyncio.to_thread(
+            driver.execute_script,
+            "const s = document.getElementById('slider'); s.value = 1; s.dispatchEvent(new Event('input'));",
+        )
+        state, _took = await wait_for(driver, lambda s: s["ply"] == 1 and s["loaded"], 2)
+        assert state["url"].endswith("?ply=1")
+        await shoot(driver, "4-replay")
+        await asyncio.to_thread(driver.execute_script, "document.getElementById('replay').scrollIntoView()")
+        await shoot(driver, "4-replay-controls")
+        await asyncio.to_thread(driver.set_window_size, 1280, 900)
+        await shoot(driver, "6-desktop")
+        await asyncio.to_thread(driver.set_window_size, *PHONE)
+
+        await asyncio.to_thread(driver.get, f"http://127.0.0.1:{port}/leaderboard/hongkong")
+        text = await asyncio.to_thread(lambda: driver.find_element(By.TAG_NAME, "table").text)
+        assert "ann" in text and "ben" in text
+        await shoot(driver, "5-leaderboard")
+        assert emu.errors == []
+    finally:
+        await asyncio.to_thread(driver.quit)
+        shutil.rmtree(driver.profile, ignore_errors=True)
+        await bot.stop()
+        web.terminate()
+        web.wait(10)

@@ -1,0 +1,298 @@
+"""The web companion's pages against a real Redis: a game's page, its boards, its live stream, the leaderboards,
+and every kind of bad input (unknown, garbled and revoked tokens, a server with web off, ?ply= out of range, a
+flood from one address, a Last-Event-ID from the future or garbage)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import random
+
+import pytest
+
+from aiohttp.test_utils import TestClient, TestServer
+from PIL import Image
+
+from bot.games import all_kinds
+from bot.games.hongkong import HONGKONG
+from bot.storage.settings import SettingsStore
+from bot.storage.weblinks import WebLinks
+from bot.web.app import WEB, Web, make_app
+from bot.web.limits import RateLimiter
+
+from tests.storage.contents import contents
+from tests.web.conftest import ANN, BEN, CH, link_of, start_game
+
+
+async def test_a_game_page_shows_players_moves_and_board(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    page = await web_client.get(f"/g/{token}")
+    assert page.status == 200
+    html = await page.text()
+    assert "Ann &lt;b&gt;&amp;" in html and "<b>&" not in html  # the name escaped, never markup
+    assert "Q@B2 S@B3" in html and 'data-version="3"' in html
+    assert "noindex" in html and page.headers["X-Robots-Tag"] == "noindex"
+    assert 'property="og:image" content="https://games.example.org/g/' in html
+    assert record.id not in html  # the game id is not the link, nor shown
+    src = html.split('id="board" src="')[1].split('"')[0]
+    image = await web_client.get(src)
+    assert image.status == 200 and "immutable" in image.headers["Cache-Control"]
+    assert Image.open(io.BytesIO(await image.read())).size[0] > 100
+
+
+async def test_bad_tokens_and_web_off_are_404_saying_nothing(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    unknown = await web_client.get("/g/AAAAAAAAAAAAAAAAAAAAAA")
+    garbled = await web_client.get(f"/g/{token[:-1]}")
+    weird = await web_client.get("/g/%3Cscript%3E")
+    bodies = {await r.text() for r in (unknown, garbled, weird)}
+    assert {r.status for r in (unknown, garbled, weird)} == {404}
+    assert len(bodies) == 1  # one page for every kind of missing
+    await SettingsStore(redis).update(record.guild_id, web="off")
+    off = await web_client.get(f"/g/{token}")
+    assert off.status == 404 and await off.text() in bodies
+    events = await web_client.get(f"/g/{token}/events")
+    assert events.status == 404
+
+
+async def test_revoked_links_answer_404_and_new_ones_work(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    assert (await web_client.get(f"/g/{token}")).status == 200
+    settings = await SettingsStore(redis).revoke_web_links(record.guild_id)
+    assert settings.web_epoch == 1
+    assert (await web_client.get(f"/g/{token}")).status == 404
+    fresh = await link_of(redis, record)
+    assert fresh != token and (await web_client.get(f"/g/{fresh}")).status == 200
+
+
+async def test_ply_out_of_range_or_not_a_number_is_a_clear_page(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    for asked in ("7", "-1", "abc", "1e3", "99999999999999999999999"):
+        page = await web_client.get(f"/g/{token}", params={"ply": asked})
+        assert page.status == 400, asked
+        assert "choose a number from 0 (the start) to 1" in await page.text()
+    ok = await web_client.get(f"/g/{token}", params={"ply": "0"})
+    assert ok.status == 200 and 'value="0"' in await ok.text()
+
+
+async def test_a_flood_from_one_address_is_refused_with_429(layer, redis):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=20, rate=1))
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        statuses = [(await client.get(f"/g/{token}")).status for _ in range(30)]
+    finally:
+        await client.close()
+    assert statuses[:20] == [200] * 20 and statuses[20:] == [429] * 10
+
+
+async def read_event(response, timeout: float = 5.0) -> dict[str, str]:
+    """The next event of an SSE stream (comments and retry lines skipped) as its fields."""
+    fields: dict[str, str] = {}
+    while True:
+        line = (await asyncio.wait_for(response.content.readline(), timeout)).decode().rstrip("\n")
+        if not line:
+            if fields:
+                return fields
+            continue
+        if line.startswith((":", "retry:")):
+            continue
+        name, _sep, value = line.partition(": ")
+        fields[name] = value
+
+
+async def test_the_live_stream_sends_each_commit_with_its_version(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    stream = await web_client.get(f"/g/{token}/events")
+    assert stream.headers["Content-Type"] == "text/event-stream"
+    first = await read_event(stream)
+    assert first["id"] == "2" and first["event"] == "state"
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    second = await read_event(stream)
+    assert second["id"] == "3" and "Q@B2 S@B3" in second["data"]
+    data = json.loads(second["data"])
+    assert data["ply"] == 1 and data["move"].startswith('<li data-ply="1"') and data["src"].endswith(".png")
+    stream.close()
+    whole = await web_client.get(f"/g/{token}/live")  # what a page that missed a version reads
+    assert whole.status == 200 and whole.headers["Cache-Control"] == "no-cache"
+    assert (await whole.text()).count("<li data-ply=") == 2
+
+
+async def test_last_event_id_current_future_or_garbage(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    for sent, expect_now in (("999", True), ("garbage", True), ("2", False)):
+        stream = await web_client.get(f"/g/{token}/events", headers={"Last-Event-ID": sent})
+        if expect_now:  # from the future or unreadable: the state now
+            assert (await read_event(stream))["id"] == "2"
+        else:  # already has version 2: nothing until the next commit
+            await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+            assert (await read_event(stream))["id"] == "3"
+        stream.close()
+
+
+async def test_a_finished_game_is_its_replay(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    await layer.resign(HONGKONG, CH, BEN.id)
+    token = await link_of(redis, record)
+    html = await (await web_client.get(f"/g/{token}")).text()
+    assert 'data-finished="true"' in html and "Game over." in html and "resigned" in html
+    assert 'id="slider" min="0" max="1"' in html
+    stream = await web_client.get(f"/g/{token}/events")
+    assert (await read_event(stream))["event"] == "state"
+    assert (await read_event(stream))["event"] == "end"
+
+
+async def test_the_page_is_in_the_servers_language(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record, language="de")
+    html = await (await web_client.get(f"/g/{token}")).text()
+    assert '<html lang="de">' in html and "Züge" in html
+
+
+async def test_leaderboards(layer, redis, web_client):
+    record, _game = await start_game(layer)
+    page = await web_client.get("/leaderboard/hongkong")
+    assert page.status == 200 and "global" in (await page.text()).lower()
+    assert (await web_client.get("/leaderboard/chess")).status == 404
+    token = await link_of(redis, record, mode="link")
+    server = WebLinks(redis)
+    assert await server.server_link(record.guild_id, "en") is None  # only public servers have a page
+    await server.settings.update(record.guild_id, web="public")
+    server_token = await server.server_link(record.guild_id, "en")
+    page = await web_client.get(f"/s/{server_token}")
+    text = await page.text()
+    assert page.status == 200 and f"/g/{token}" in text and "Ben" in text
+    await server.settings.update(record.guild_id, web="link")
+    assert (await web_client.get(f"/s/{server_token}")).status == 404
+
+
+async def test_the_web_process_writes_nothing_but_its_cache(layer, redis, web_client):
+    """Pages, boards, the stream, a 404 and the leaderboards: afterwards every key is as it was, but the board
+    images the web process cached (each with a TTL)."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    before = await contents(redis)
+    html = await (await web_client.get(f"/g/{token}")).text()
+    for src in {part.split('"')[0] for part in html.split('data-src="')[1:]}:
+        assert (await web_client.get(src)).status == 200
+    stream = await web_client.get(f"/g/{token}/events")
+    await read_event(stream)
+    stream.close()
+    for path in ("/g/AAAAAAAAAAAAAAAAAAAAAA", "/leaderboard/hongkong", f"/g/{token}?ply=9"):
+        await web_client.get(path)
+    after = await contents(redis)
+    cached = {key for key in after if key.startswith("hongbot:web:cache:")}
+    assert len(cached) == 2 and all(after[key][2] for key in cached)  # two boards, each expiring
+    assert {k: v for k, v in after.items() if k not in cached} == before
+
+
+async def test_an_idle_stream_gets_keep_alives(layer, redis):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", keep_alive=0.2)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        stream = await client.get(f"/g/{token}/events", headers={"Last-Event-ID": "2"})  # up to date: no state
+        lines = [(await asyncio.wait_for(stream.content.readline(), 5)).decode().strip() for _ in range(4)]
+        assert lines == ["retry: 2000", "", ": keep-alive", ""]
+        stream.close()
+    finally:
+        await client.close()
+
+
+async def test_a_board_url_stops_working_when_what_it_showed_changed(layer, redis, web_client):
+    """A takeback (or a player erased) changes what a ply shows: its old image URL is 404, never the cached image."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record)
+    html = await (await web_client.get(f"/g/{token}")).text()
+    src = html.split('id="board" src="')[1].split('"')[0]
+    assert (await web_client.get(src)).status == 200
+    forged = src[: -len("0123456789abcdef.png")] + "0123456789abcdef.png"
+    assert (await web_client.get(forged)).status == 404
+    raw = await layer.store.raw(CH)
+    doc = json.loads(raw["doc"])
+    doc["players"][0]["name"] = "Someone else"
+    await redis.hset(layer.store.keys.game(CH), "doc", json.dumps(doc))
+    assert (await web_client.get(src)).status == 404
+
+
+@pytest.mark.parametrize("name", sorted(all_kinds()))
+async def test_every_game_has_its_page_and_boards(layer, redis, web_client, name):
+    """Each game the bot hosts (from the registry): a game played a few moves has its page, every move worded, and
+    every board drawn; the answers carry the security headers."""
+    kind = all_kinds()[name]
+    record = await layer.challenge(kind, guild_id=9, channel_id=CH, challenger=ANN, opponent=BEN, options={})
+    record, game = await layer.accept(CH, record.id, BEN)
+    rng = random.Random(4)
+    for _ in range(4):
+        if game.is_over:
+            break
+        seat = game.to_move
+        game = (await layer.play(kind, CH, record.player(seat).id, rng.choice(game.legal_moves()))).game
+    token = await link_of(redis, record)
+    page = await web_client.get(f"/g/{token}")
+    html = await page.text()
+    assert page.status == 200 and page.headers["Referrer-Policy"] == "no-referrer"
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    assert html.count("<li data-ply=") == len(game.moves) + 1
+    for move in game.moves:
+        assert f"<code>{move}</code>" in html
+    for src in {part.split('"')[0] for part in html.split('data-src="')[1:]}:
+        image = await web_client.get(src)
+        assert image.status == 200 and Image.open(io.BytesIO(await image.read())).format == "PNG"
+
+
+async def test_a_watched_game_that_moves_to_its_thread_is_heard_there(layer, redis, web_client):
+    """The link follows the game (the bot writes its new channel with the next board); the live stream listens to
+    the new channel from its next read on."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    stream = await web_client.get(f"/g/{token}/events")
+    assert (await read_event(stream))["id"] == "2"
+    moved = await layer.move_to_thread(record, 777)
+    assert moved.channel_id == 777
+    await WebLinks(redis).game_link(record.guild_id, 777, record.id, "en")  # the thread's first board
+    hub = web_client.app[WEB].hub
+    await hub.refresh(hub.topics[token])
+    assert hub.topics[token].channel_id == 777 and 777 in hub.feed.watched
+    await layer.play(HONGKONG, 777, ANN.id, "Q@B2 S@B3")
+    events = [await read_event(stream)]
+    if "Q@B2 S@B3" not in events[0]["data"]:  # (the move to the thread itself first: version 1 of the thread)
+        events.append(await read_event(stream))
+    assert "Q@B2 S@B3" in events[-1]["data"] and events[-1]["id"] == "2"
+    stream.close()
+
+
+async def test_behind_a_proxy_each_client_is_limited_by_its_forwarded_address(layer, redis):
+    """With ``web_proxies = 1`` the limit counts the address the proxy saw (the rightmost X-Forwarded-For entry),
+    never one a client wrote further left."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=3, rate=0.01), proxies=1)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+
+        async def status(forwarded: str) -> int:
+            return (await client.get(f"/g/{token}", headers={"X-Forwarded-For": forwarded})).status
+
+        assert [await status("10.0.0.1") for _ in range(4)] == [200, 200, 200, 429]
+        assert await status("10.0.0.2") == 200  # another client behind the same proxy
+        assert await status("1.2.3.4, 10.0.0.1") == 429  # a spoofed entry on the left changes nothing
+    finally:
+        await client.close()
