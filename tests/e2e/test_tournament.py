@@ -478,3 +478,18 @@ async def test_the_tournaments_channel_deleted_cancels_it(emu, world, bots, redi
     t = await wait_for(lambda: _phase(lambda: stored(redis, world), Phase.CANCELLED))
     assert t.round == 2 and t.boards[0][0].result == "--"
     assert all(b.game is None for b in t.boards[1])
+
+
+async def test_a_tournament_game_has_its_watch_live_link_where_the_server_allows_it(emu, world, bots, redis):
+    await bots(public_url="https://games.example.org")
+    await (await emu.slash(world.admin, world.channel, "settings", web="link")).wait_done()
+    post = await create(emu, world, game="hongkong", format="round_robin")
+    await join(emu, post, world.players[:2])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    (board,) = t.boards[-1]
+    first = await emu.wait_for_message(board.channel, lambda m: "the game begins" in m.content)
+    links = [b for b in first.buttons() if b.get("style") == 5]  # a link button: Watch live
+    assert len(links) == 1 and links[0]["url"].startswith("https://games.example.org/g/")
+    assert str(board.game) not in links[0]["url"]  # a token, never the game id
+    assert emu.errors == []

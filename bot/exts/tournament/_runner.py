@@ -36,6 +36,8 @@ from ...interface.posts import (
     send_quietly,
     sides,
     status_line,
+    watch,
+    watch_view,
 )
 from ...storage.outbox import Announcement
 from ...storage.ratings import Ratings, guild_scope
@@ -361,6 +363,7 @@ class Runner:
                 data=await board_picture(kind, game, record),
                 name=board_name(kind, announcement),
                 allowed_mentions=MENTION_PLAYERS,
+                **watch(await watch_view(self.bot, record)),
             )
             await self.layer.outbox.done(announcement)
         except Exception as exc:  # the outbox keeps it: the reconciler posts it
