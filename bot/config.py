@@ -72,6 +72,10 @@ class Config:
         web_proxies: how many reverse proxies (load balancers) stand in front of the web companion, each adding the
             address it got the request from to ``X-Forwarded-For`` (0–10; default 0: the peer's address is the
             client's). The client each rate limit counts is the address that many entries from the right.
+        web_global_leaderboard: whether the web companion serves the global leaderboards (``/leaderboard/<game>``:
+            the display names and ratings of players of *every* server, including servers whose ``/settings web``
+            is off), default false: 404. An operator whose servers all agree to be public turns it on; a server's
+            own leaderboard is on its ``public`` page either way. README.md, "Privacy".
     """
 
     token: str | None = field(default=None, repr=False)
@@ -98,6 +102,7 @@ class Config:
     web_port: int = 0
     public_url: str | None = None
     web_proxies: int = 0
+    web_global_leaderboard: bool = False
 
     @property
     def web_base(self) -> str | None:
@@ -139,6 +144,7 @@ ENV_VARS = {
     "web_port": "HONGBOT_WEB_PORT",
     "public_url": "HONGBOT_PUBLIC_URL",
     "web_proxies": "HONGBOT_WEB_PROXIES",
+    "web_global_leaderboard": "HONGBOT_WEB_GLOBAL_LEADERBOARD",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -291,6 +297,7 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         web_port=int(number("web_port", 0, 0, 65535, "(a TCP port; 0: off)", whole=True)),
         public_url=public_url,
         web_proxies=int(number("web_proxies", 0, 0, 10, "proxies", whole=True)),
+        web_global_leaderboard=flag("web_global_leaderboard"),
         presence=presence,
         finished_retention=(
             None if retention is None else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')

@@ -176,7 +176,13 @@ class HongBot(commands.AutoShardedBot):
         self.weblinks = WebLinks(self._redis.client)
         if self.config.web_port:  # the pages served from this process too (bot.web; e.g. with the embedded Redis)
             base = self.config.web_base or f"http://localhost:{self.config.web_port}"
-            web_state = Web(self._redis.client, base, sharded=sharded, proxies=self.config.web_proxies)
+            web_state = Web(
+                self._redis.client,
+                base,
+                sharded=sharded,
+                proxies=self.config.web_proxies,
+                global_leaderboard=self.config.web_global_leaderboard,
+            )
             self.web_runner = await serve_web(web_state, self.config.web_port)
         self.tree.error(on_error)
         await self.tree.set_translator(CommandTranslator(self.tree))

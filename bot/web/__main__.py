@@ -48,7 +48,13 @@ async def run(port: int, host: str | None) -> int:
     )
     base = config.public_url or f"http://localhost:{port}"
     sharded = await GameStore(handle.client).detect_publish() == "SPUBLISH"  # as the bot's commits publish
-    web_state = Web(handle.client, base, sharded=sharded, proxies=config.web_proxies)
+    web_state = Web(
+        handle.client,
+        base,
+        sharded=sharded,
+        proxies=config.web_proxies,
+        global_leaderboard=config.web_global_leaderboard,
+    )
     runner = await serve(web_state, port, host)
     log.info("the web companion is serving %s on port %d", base, port)
     stop = asyncio.Event()

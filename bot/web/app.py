@@ -68,6 +68,8 @@ class Web:
         keep_alive: seconds between keep-alive comments on the event streams.
         sharded: the commits publish with ``SPUBLISH`` (a Redis 7 Cluster: :meth:`GameStore.detect_publish`).
         proxies: reverse proxies in front (``web_proxies``: whose ``X-Forwarded-For`` entry is the client).
+        global_leaderboard: serve ``/leaderboard/<game>`` (``web_global_leaderboard``; off: 404), names of every
+            server's players on the open web, so the operator's decision.
     """
 
     def __init__(
@@ -81,6 +83,7 @@ class Web:
         keep_alive: float = KEEP_ALIVE,
         sharded: bool = False,
         proxies: int = 0,
+        global_leaderboard: bool = False,
     ) -> None:
         self.redis = redis
         self.base_url = base_url.rstrip("/")
@@ -93,6 +96,7 @@ class Web:
         self.hub = Hub(self._state, poll, keep_alive)
         self.sharded = sharded
         self.proxies = proxies
+        self.global_leaderboard = global_leaderboard
         self.started = time.time()
 
     # --- reading ----------------------------------------------------------------------------------
@@ -440,10 +444,11 @@ def page_number(request: web.Request) -> int:
 
 
 async def global_leaderboard(request: web.Request) -> web.StreamResponse:
-    """The global leaderboard of one game, in the reader's language."""
+    """The global leaderboard of one game, in the reader's language; 404 unless the operator serves it
+    (``web_global_leaderboard``: it names players of servers whose own pages are off)."""
     app_web: Web = request.app[WEB]
     name = request.match_info.get("kind") or next(iter(app_web.kinds))
-    if name not in app_web.kinds:
+    if not app_web.global_leaderboard or name not in app_web.kinds:
         raise web.HTTPNotFound()
     board = await leaderboard_rows(app_web, name, GLOBAL, page_number(request))
     with i18n.language(reader_language(request)):

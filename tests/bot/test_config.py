@@ -278,3 +278,14 @@ def test_finished_retention_in_days_default_forever(tmp_path):
         load_config(path, env={"HONGBOT_FINISHED_RETENTION": "a year"})
     with pytest.raises(ConfigError, match=r"finished_retention must be between 1 and 36500 days"):
         load_config(path, env={"HONGBOT_FINISHED_RETENTION": "0"})
+
+
+def test_the_web_global_leaderboard_is_the_operators_choice_default_off(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    assert load_config(path, env={}).web_global_leaderboard is False
+    path.write_text("web_global_leaderboard = true\n")
+    assert load_config(path, env={}).web_global_leaderboard is True
+    assert load_config(path, env={"HONGBOT_WEB_GLOBAL_LEADERBOARD": "off"}).web_global_leaderboard is False
+    with pytest.raises(ConfigError, match=r"web_global_leaderboard must be true or false"):
+        load_config(path, env={"HONGBOT_WEB_GLOBAL_LEADERBOARD": "sometimes"})

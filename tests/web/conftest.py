@@ -36,7 +36,13 @@ async def link_of(redis, record, mode: str = "link", language: str = "en") -> st
 @pytest.fixture
 async def web_client(redis):
     """A client of the web application on a local port (a generous rate limit; its own tests set one)."""
-    state = Web(redis, "https://games.example.org", limiter=RateLimiter(capacity=10_000, rate=1000), poll=0.5)
+    state = Web(
+        redis,
+        "https://games.example.org",
+        limiter=RateLimiter(capacity=10_000, rate=1000),
+        poll=0.5,
+        global_leaderboard=True,
+    )
     client = TestClient(TestServer(make_app(state)))
     await client.start_server()
     yield client

@@ -86,6 +86,7 @@ async def start_web(redis_server, port: int) -> subprocess.Popen:
     """``python -m bot.web`` on ``port``, over the test's Redis, with no Discord token in its environment."""
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env.update(REDIS_URL=redis_url(redis_server), HONGBOT_PUBLIC_URL=f"http://127.0.0.1:{port}", HONGBOT_CONFIG="")
+    env.update(HONGBOT_WEB_GLOBAL_LEADERBOARD="1")  # the operator serves the global leaderboards
     process = subprocess.Popen(
         [sys.executable, "-m", "bot.web", "--port", str(port), "--host", "127.0.0.1"], cwd=ROOT, env=env
     )

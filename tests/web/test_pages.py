@@ -166,6 +166,9 @@ async def test_leaderboards(layer, redis, web_client):
     page = await web_client.get("/leaderboard/hongkong")
     assert page.status == 200 and "global" in (await page.text()).lower()
     assert (await web_client.get("/leaderboard/chess")).status == 404
+    web_client.app[WEB].global_leaderboard = False  # the operator's default: not on the open web
+    assert (await web_client.get("/leaderboard/hongkong")).status == 404
+    web_client.app[WEB].global_leaderboard = True
     token = await link_of(redis, record, mode="link")
     server = WebLinks(redis)
     assert await server.server_link(record.guild_id, "en") is None  # only public servers have a page
