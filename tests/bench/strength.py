@@ -430,7 +430,7 @@ def report(results: list[dict[str, Any]], out: Callable[[str], None] = print) ->
             ts = times[(a, f, kind, side)]
             if not ts:
                 continue
-            name = a if side == "a" else "uct"
+            name = (a if side == "a" else "uct") if a != "uct" else f"uct {side.upper()}"
             pairing = f"{a}/uct {_factor_text(f)}" if a != "uct" else "uct/uct"
             out(
                 f"{pairing:<18}{kind:<10}{name:<7}{len(ts):>6}{statistics.median(ts):>8.3f}"
