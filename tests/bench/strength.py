@@ -515,7 +515,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"{len(all_tasks)} games, {args.jobs} job(s); python {sys.version.split()[0]}; {os.cpu_count()} CPUs; "
-        f"levels at {args.scale:g}× their node budget; UCT vs UCT at {args.baseline_seconds:g} s per move",
+        f"levels at {args.scale:g}× their node budget"
+        + (f"; UCT vs UCT at {args.baseline_seconds:g} s per move" if args.baseline_games else ""),
         flush=True,
     )
     print("command: " + " ".join(sys.argv if argv is None else ["strength.py", *argv]), flush=True)
