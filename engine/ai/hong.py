@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from engine import N_, IllegalMove
 from engine import hong as hg
-from engine.ai.search import WIN, iterative_deepening
+from engine.ai.search import WIN, iterative_deepening, judged
 from engine.contract import Settings
 
 #: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most placements or
@@ -546,18 +546,16 @@ def assess(
     Raises:
         IllegalMove: ``move`` is not a legal move here.
     """
-    text, value, done = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
-    sign = 1 if game.to_move == 0 else -1
-    chance = chance_of(sign * value)
-    if move is None or move == text:
-        return text, chance, chance
-    model = Model(game, Weights())
-    found = [m for m in model.all_moves() if model.notation(m) == move]
-    if not found or move not in set(game.legal_moves()):
-        raise IllegalMove(N_("{move} is not a legal move here.", move=move))
-    fixed = max(1, done)
-    _best, played, _line, _done = iterative_deepening(model, found[:1], 0, fixed, min_depth=fixed)
-    return text, chance, chance_of(sign * played)
+    decided = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
+
+    def alone(move: str) -> tuple[Model, list[Move]]:
+        model = Model(game, Weights())
+        found = [m for m in model.all_moves() if model.notation(m) == move]
+        if not found or move not in set(game.legal_moves()):
+            raise IllegalMove(N_("{move} is not a legal move here.", move=move))
+        return model, found[:1]
+
+    return judged(decided, game.to_move, move, chance_of, alone)
 
 
 def _decide(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable
 
 from engine import N_, IllegalMove
 from engine import hongkong as hk
-from engine.ai.search import WIN, iterative_deepening
+from engine.ai.search import WIN, iterative_deepening, judged
 from engine.contract import Settings
 
 #: Per level (see :data:`engine.ai.SETTINGS`): ``nodes`` (search budget), ``depth`` (most turns),
@@ -540,20 +540,18 @@ def assess(
     Raises:
         IllegalMove: ``move`` is not a legal turn here.
     """
-    text, value, done = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
-    sign = 1 if game.to_move == 0 else -1
-    chance = chance_of(sign * value)
-    if move is None or move == text:
-        return text, chance, chance
-    if move not in set(game.legal_moves()):
-        raise IllegalMove(N_("{move} is not a legal turn here.", move=move))
-    placements = [LETTER_KIND[p[0]] * PLOTS + SQUARE.index(p[2:]) for p in move.split()]
-    model = Model(game, Weights())
-    for first in placements[:-1]:
-        model.play(first)
-    fixed = max(1, done)
-    _best, played, _line, _done = iterative_deepening(model, placements[-1:], 0, fixed, min_depth=fixed)
-    return text, chance, chance_of(sign * played)
+    decided = _decide(game, rng, nodes=nodes, depth=depth, naive=False, deadline=deadline)
+
+    def alone(move: str) -> tuple[Model, list[int]]:
+        if move not in set(game.legal_moves()):
+            raise IllegalMove(N_("{move} is not a legal turn here.", move=move))
+        placements = [LETTER_KIND[p[0]] * PLOTS + SQUARE.index(p[2:]) for p in move.split()]
+        model = Model(game, Weights())
+        for first in placements[:-1]:  # a turn of two placements: its last is searched from after the first
+            model.play(first)
+        return model, placements[-1:]
+
+    return judged(decided, game.to_move, move, chance_of, alone)
 
 
 def _decide(

@@ -12,7 +12,7 @@ the same move order and the same budget give the same move on any machine.
 from __future__ import annotations
 
 import time
-from typing import Generic, Hashable, Protocol, Sequence, TypeVar
+from typing import Callable, Generic, Hashable, Protocol, Sequence, TypeVar
 
 #: A game model's move: any hashable value (an int for both models here).
 Move = TypeVar("Move", bound=Hashable)
@@ -218,3 +218,31 @@ def iterative_deepening(
         if abs(best_value) >= WIN - 1000:
             break  # a forced result: deeper search cannot change it
     return best_move, best_value, best_line, done
+
+
+def judged(
+    decided: tuple[str, float, int],
+    mover: int,
+    move: str | None,
+    chance_of: Callable[[float], float],
+    alone: Callable[[str], tuple[Model[Move], list[Move]]],
+) -> tuple[str, float, float]:
+    """A game's ``assess`` (engine/contract.py ``Coach``) from its full search: ``decided`` is ``(the move the search
+    chose, its value in player 0's view, the depth completed)`` for a position where ``mover`` is to move; the
+    result is ``(that move, the mover's chance after it, the mover's chance after move)``, chances by the game's
+    ``chance_of`` (its own reading of a value in the mover's view, 0–1). ``move`` (None or the chosen one: the same
+    chance twice) is searched alone to the completed depth, so both chances come from searches of the same depth;
+    ``alone(move)`` gives the model at the position and the one root move that is ``move``.
+
+    Raises:
+        IllegalMove (from ``alone``): ``move`` is not legal here.
+    """
+    text, value, done = decided
+    sign = 1 if mover == 0 else -1
+    chance = chance_of(sign * value)
+    if move is None or move == text:
+        return text, chance, chance
+    model, root = alone(move)
+    fixed = max(1, done)
+    _best, played, _line, _done = iterative_deepening(model, root, 0, fixed, min_depth=fixed)
+    return text, chance, chance_of(sign * played)
