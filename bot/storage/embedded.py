@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,7 @@ EMBEDDED_STOP_TIMEOUT = 10.0
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> Callable[[], None]:
+def die_with_parent() -> Callable[[], None]:
     """A ``preexec_fn`` for a child that must end when this process does: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` on
     Linux (the kernel signals the child when the thread that started it dies — call Popen from the event loop's
     thread, which lives as long as the bot), then exit at once if the parent already died. The libc function is
@@ -143,7 +144,7 @@ class EmbeddedRedis:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent(),
+                preexec_fn=die_with_parent(),
                 cwd=str(self.data_dir),
             )
             self.pidfile.write_text(f"{self.proc.pid}\n{self.socket_file}\n")
@@ -162,7 +163,15 @@ class EmbeddedRedis:
                 f"could not start the embedded Redis server in {self.data_dir}: redis-server exited "
                 f"with code {self.proc.returncode}; its log ends: {tail.strip()}"
             )
-        return os.path.exists(self.socket_file)
+        if not os.path.exists(self.socket_file):
+            return False
+        # the socket file exists from bind(), a moment before listen(): only a connection that is taken says so
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(self.socket_file)
+            except OSError:
+                return False
+        return True
 
     def start(self) -> "EmbeddedRedis":
         """Start it and wait until it listens (blocking). Returns itself.
