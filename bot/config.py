@@ -65,7 +65,8 @@ class Config:
         finished_retention: days a finished game's record is kept (1–36,500) before the periodic sweep deletes it
             and its index entries (ratings stay), or None: forever (the default). README.md, "Privacy".
         web_port: the TCP port the web companion (:mod:`bot.web`: game pages, replays, leaderboards) is served on
-            by this bot process, every interface, or 0 (off: run ``python -m bot.web`` apart, or none).
+            by this bot — from its child process (:mod:`bot.web.process`), every interface — or 0 (off: run
+            ``python -m bot.web`` apart, or none).
         public_url: the absolute base of the web companion's links and images as people reach it
             (``https://games.example.org``, no trailing slash), or None: ``http://localhost:<web_port>``. Links
             are offered in Discord (**Watch live**) only when the bot knows a base (this, or ``web_port``).

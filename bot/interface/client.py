@@ -40,9 +40,7 @@ from .translator import CommandTranslator
 from .tree import Tree
 from ..storage.decoding import RedisClient
 from ..storage.weblinks import WebLinks
-from ..web.app import Web
-from ..web.app import serve as serve_web
-from aiohttp import web
+from ..web.process import WebChild
 
 if TYPE_CHECKING:
     pass
@@ -148,10 +146,10 @@ class HongBot(commands.AutoShardedBot):
         self.kinds = kinds
         self._layer: GameLayer | None = None
         self.metrics_server: MetricsServer | None = None
-        #: The web companion's links (made when a board is posted: bot.interface.posts.watch_view), and its pages
-        #: when this process serves them (``web_port``).
+        #: The web companion's links (made when a board is posted: bot.interface.posts.watch_view), and the child
+        #: process serving its pages when this bot serves them (``web_port``).
         self.weblinks: WebLinks | None = None
-        self.web_runner: web.AppRunner | None = None
+        self.web_child: WebChild | None = None
         self._command_ids: dict[str, int] = {}
 
     async def setup_hook(self) -> None:
@@ -172,18 +170,17 @@ class HongBot(commands.AutoShardedBot):
         await guard.establish()  # the store's identity, before anything is written
         guard.start(self.config.store_check_interval)
         self.layer = self.game_layer(self._redis.client)
-        sharded = await self.layer.store.detect_publish() == "SPUBLISH"  # how commits tell the web companion
+        await self.layer.store.detect_publish()  # how commits tell the web companion (PUBLISH or SPUBLISH)
         self.weblinks = WebLinks(self._redis.client)
-        if self.config.web_port:  # the pages served from this process too (bot.web; e.g. with the embedded Redis)
-            base = self.config.web_base or f"http://localhost:{self.config.web_port}"
-            web_state = Web(
-                self._redis.client,
-                base,
-                sharded=sharded,
-                proxies=self.config.web_proxies,
-                global_leaderboard=self.config.web_global_leaderboard,
+        if self.config.web_port:  # the pages served by this bot: from its child process (bot/web/process.py)
+            url = self._redis.url or (
+                f"unix://{self._redis.embedded.socket_file}" if self._redis.embedded is not None else None
             )
-            self.web_runner = await serve_web(web_state, self.config.web_port)
+            if url is None:
+                log.warning("web_port is set but this bot's Redis has no URL to give the web companion: no pages")
+            else:
+                self.web_child = WebChild(self.config, url)
+                await self.web_child.start()
         self.tree.error(on_error)
         await self.tree.set_translator(CommandTranslator(self.tree))
         workers = self.config.render_workers
@@ -294,9 +291,9 @@ class HongBot(commands.AutoShardedBot):
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None
-        if self.web_runner is not None:
-            await self.web_runner.cleanup()
-            self.web_runner = None
+        if self.web_child is not None:
+            await self.web_child.stop()
+            self.web_child = None
         await super().close()
         if self._command_ids and mentions.installed_ids() == self._command_ids:
             mentions.install(None, {})  # this bot's commands are no longer served from this process

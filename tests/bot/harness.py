@@ -74,7 +74,11 @@ async def start_bot(
     """Start a bot process-equivalent: its own Redis connection (``redis``, or a new one to ``redis_server``),
     commands synced to ``guild`` (or globally)."""
     point_at(emu.api_base, emu.gateway_url)
-    handle = redis or RedisHandle(make_client(redis_server))
+    # (a bot serving web pages gives its web child process the Redis URL: bot/web/process.py)
+    url = None
+    if config.get("web_port") and redis is None:
+        url = redis_server.get("url") or f"unix://{redis_server['unix_socket_path']}"
+    handle = redis or RedisHandle(make_client(redis_server), url=url)
     bot = HongBot(
         Config(token=emu.token, api_base=emu.api_base, gateway_url=emu.gateway_url, dev_guild_id=guild, **config),
         redis=handle,

@@ -4,6 +4,7 @@ bot serves itself on ``web_port``."""
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 
@@ -109,3 +110,26 @@ async def test_a_thread_games_link_follows_it_into_its_thread(emu, world, web_bo
         async with session.get(url) as page:
             assert page.status == 200 and "<code>S@A1</code>" in await page.text()
     assert emu.errors == []
+
+
+def environment_of(pid: int) -> dict[str, str]:
+    raw = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+    return dict(item.decode(errors="replace").partition("=")[::2] for item in raw if item)
+
+
+async def test_the_pages_are_served_by_a_child_process_without_the_token(emu, world, web_bot):
+    """Strangers' requests never reach the bot's own process (its sockets, Redis connections and CPU stay the
+    players'): the port is served by a child that has no Discord token and ends with the bot."""
+    child = web_bot.bot.web_child.proc
+    assert child is not None and child.poll() is None and child.pid != os.getpid()
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{web_bot.port}/healthz") as answer:
+            assert answer.status == 200
+    env = environment_of(child.pid)
+    assert emu.token not in "".join(env.values()) and "DISCORD_TOKEN" not in env
+    assert open(env["HONGBOT_CONFIG"]).read() == ""  # no config.toml (nor any token in it) is read
+    await web_bot.bot.close()
+    assert child.wait(timeout=10) is not None  # stopped with the bot
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await session.get(f"http://127.0.0.1:{web_bot.port}/healthz")
