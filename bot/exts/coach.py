@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, cast
 
 import discord
 from discord import app_commands
@@ -33,6 +34,7 @@ from render.analysis import graph_png
 from render.common import Palette
 
 from .. import i18n
+from ..budget import DISCORD_FOLLOW_UP
 from ..core.errors import UserError
 from ..core.kinds import Game, GameKind
 from ..core.record import Record
@@ -170,12 +172,37 @@ class Coach(commands.Cog):
         self.kinds = kinds
         self.analyst = Analyst()
         self._running: dict[str, asyncio.Future] = {}
+        self._resuming: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(AnalyseButton)
+        self._resuming = asyncio.create_task(self.resume())
+
+    async def resume(self) -> None:
+        """Finish the analyses a stopped or killed bot promised ("Analysing…") and never edited in, while their
+        interactions' tokens last (15 minutes): each claimed by one process, analysed again, the answer edited in
+        as :meth:`send_analysis` would have."""
+        try:
+            pending = await self.analyses.claim(time.time())
+        except Exception:
+            log.warning("could not read the analyses to resume", exc_info=True)
+            return
+        for entry in pending:
+            try:
+                record = await self._stats().records.find(str(entry["game"]))
+                webhook = discord.Webhook.partial(int(entry["app"]), str(entry["token"]), client=self.bot)
+                if record is None:
+                    continue
+                await self.analyses.remember(int(entry["interaction"]), entry)
+                await self._finish(record, str(entry["language"]), partial(_edit_original, webhook))
+                await self.analyses.forget(int(entry["interaction"]))
+            except Exception:
+                log.warning("could not resume the analysis of game %s", entry.get("game"), exc_info=True)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(AnalyseButton)
+        if self._resuming is not None:
+            self._resuming.cancel()
         for task in self._running.values():
             task.cancel()
         self.analyst.close()
@@ -254,31 +281,50 @@ class Coach(commands.Cog):
         language = i18n.current() if ephemeral else await self._server_language(interaction.guild_id)
         kept = await self.analyses.get(record.id)
         await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
+        if kept is not None:
+            await self._finish(record, language, interaction.edit_original_response, kept)
+            return
+        entry = {
+            "interaction": interaction.id,
+            "game": record.id,
+            "app": interaction.application_id,
+            "token": interaction.token,
+            "language": language,
+            "until": time.time() + DISCORD_FOLLOW_UP - 30,  # (a margin: the token must still work when used)
+        }
+        # promised from here: a bot restarted before the result finishes it (resume); not forgotten if this is cut
+        # off — the bot stopped or killed — or the edit fails
+        await self.analyses.remember(interaction.id, entry)
         with i18n.language(language):
-            if kept is None:
-                moves = len(self.kinds[record.kind].load(record.game_state).moves)
-                await interaction.edit_original_response(
-                    content=n_(
-                        "🔍 Analysing game `{id}` ({count} move)… the result appears here.",
-                        "🔍 Analysing game `{id}` ({count} moves)… the result appears here.",
-                        moves,
-                        id=record.id,
-                    )
+            moves = len(self.kinds[record.kind].load(record.game_state).moves)
+            await interaction.edit_original_response(
+                content=n_(
+                    "🔍 Analysing game `{id}` ({count} move)… the result appears here.",
+                    "🔍 Analysing game `{id}` ({count} moves)… the result appears here.",
+                    moves,
+                    id=record.id,
                 )
+            )
+        await self._finish(record, language, interaction.edit_original_response)
+        await self.analyses.forget(interaction.id)
+
+    async def _finish(
+        self, record: Record, language: str, edit: Callable[..., Awaitable[Any]], kept: dict[str, Any] | None = None
+    ) -> None:
+        """Analyse ``record`` (or take ``kept``) and ``edit`` the "Analysing…" answer into the result (or into
+        "failed, try again"), in ``language``."""
         try:
             data = kept if kept is not None else await self._analysis_of(record)
             analysis = Analysis.from_dict(data)
         except Exception:
             log.exception("analysis of game %s failed", record.id)
             with i18n.language(language):
-                await interaction.edit_original_response(
-                    content=_("The analysis of game `{id}` failed. Try again in a minute.", id=record.id)
-                )
+                await edit(content=_("The analysis of game `{id}` failed. Try again in a minute.", id=record.id))
             return
         with i18n.language(language):
             content, pictures = await self._result(record, analysis)
         files = [picture.file(name) for name, picture in pictures]
-        await interaction.edit_original_response(content=content, attachments=files, allowed_mentions=NO_MENTIONS)
+        await edit(content=content, attachments=files, allowed_mentions=NO_MENTIONS)
 
     async def _analysis_of(self, record: Record) -> dict[str, Any]:
         """Analyse the game in the worker (one analysis per game at a time: a second request waits for the
@@ -450,6 +496,11 @@ class Coach(commands.Cog):
         if guild is None:
             return i18n.SOURCE
         return await self.bot.layer.settings.language_of(self.bot.get_guild(guild) or discord.Object(guild))
+
+
+async def _edit_original(webhook: discord.Webhook, **fields: Any) -> None:
+    """Edit an interaction's original response through its webhook (its token), as a restarted bot must."""
+    await webhook.edit_message(cast(int, "@original"), **fields)
 
 
 async def setup(bot: "HongBot") -> None:

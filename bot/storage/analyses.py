@@ -45,6 +45,31 @@ class Analyses:
         """Keep ``analysis`` (a JSON-serialisable dict) for ``game_id`` for :data:`ANALYSIS_TTL` seconds."""
         await self.redis.set(Keys.analysis(game_id), json.dumps(analysis, separators=(",", ":")), ex=ANALYSIS_TTL)
 
+    async def remember(self, interaction_id: int, entry: dict[str, Any]) -> None:
+        """Keep an analysis promised to an interaction (``entry``: JSON-serialisable, with ``until``, the epoch
+        second its interaction token expires) until :meth:`forget`: a bot restarted before answering finds it
+        (:meth:`claim`). Tokens are kept at most until ``until`` (≤ 15 minutes: README's privacy table)."""
+        await self.redis.hset(Keys.ANALYSES_PENDING, str(interaction_id), json.dumps(entry, separators=(",", ":")))
+
+    async def forget(self, interaction_id: int) -> None:
+        """The promised analysis is answered (or given up): not to be resumed."""
+        await self.redis.hdel(Keys.ANALYSES_PENDING, str(interaction_id))
+
+    async def claim(self, now: float) -> list[dict[str, Any]]:
+        """Every promised analysis still answerable at ``now`` (epoch seconds), each taken by this caller alone
+        (HDEL answers 1 to one process only); the expired and unreadable ones are dropped."""
+        claimed = []
+        for field, raw in decoded_hash(await self.redis.hgetall(Keys.ANALYSES_PENDING)).items():
+            if not await self.redis.hdel(Keys.ANALYSES_PENDING, field):
+                continue  # another process took it
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and float(entry.get("until", 0)) > now:
+                claimed.append(entry)
+        return claimed
+
     async def add_hint(self, game_id: str, seat: int) -> int:
         """Count one hint for the player in ``seat`` (0 or 1) of ``game_id``; returns their hints in that game so
         far."""

@@ -214,6 +214,10 @@ class Keys:
         """String: a finished game's analysis as JSON (:mod:`bot.storage.analyses`), kept 30 days."""
         return f"{PREFIX}:analysis:{game_id}"
 
+    #: Hash interaction id → the analyses answered "Analysing…" and not yet edited in (:mod:`bot.storage.analyses`):
+    #: what a restarted bot needs to finish them (game id, application id, interaction token, language, until when).
+    ANALYSES_PENDING = f"{PREFIX}:analysis:pending"
+
     @staticmethod
     def hints(game_id: str) -> str:
         """Hash seat → hints that seat's player asked for in the game (:mod:`bot.storage.analyses`)."""

@@ -197,3 +197,37 @@ async def test_hint_against_the_computer_privately_and_refused_between_people(em
     assert (await store.get(world.other_channel)).record == before  # a hint changes nothing in the game
     assert await redis.hgetall(Keys.hints(before.id)) == {"0": "1"}  # Cleo's seat: no user id kept
     assert emu.errors == []
+
+
+async def test_an_analysis_cut_off_by_a_kill_9_is_finished_by_the_next_start(emu, tmp_path):
+    """The bot answered "Analysing…" and was killed before editing the result in: the next process finds the
+    promise in Redis and edits the same answer into the graph and the worst moves (the token lasts 15 minutes)."""
+    import redis.asyncio as aioredis
+
+    from tests.bot.harness import make_world
+    from tests.bot.processes import RedisServer, kill9, start_bot_process
+
+    world = make_world(emu)
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    client = aioredis.Redis(unix_socket_path=str(server.socket), decode_responses=True)
+    proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url)
+    try:
+        gid, _game, _final = await hongkong_game_to_the_end(emu, world, client)
+        it = await emu.slash(world.cleo, world.channel, "analyse", game=gid)
+        await it.wait_message(lambda m: "Analysing" in m.content, timeout=30)
+        assert await client.hlen(Keys.ANALYSES_PENDING) == 1
+        await kill9(proc)
+        assert not any(analysed(m) for m in it.messages), "killed before the result"
+        proc = await start_bot_process(emu, world.guild, tmp_path / "data", server.url, sync=False)
+        posted = await it.wait_message(analysed, timeout=120)
+        assert f"`{gid}`" in posted.content and posted.attachments[0].filename == f"analysis-{gid}.png"
+        for _ in range(100):  # answered: the promise is gone
+            if not await client.hlen(Keys.ANALYSES_PENDING):
+                break
+            await asyncio.sleep(0.05)
+        assert await client.hlen(Keys.ANALYSES_PENDING) == 0
+    finally:
+        await kill9(proc)
+        await client.aclose()
+        server.stop()
