@@ -412,8 +412,9 @@ class Runner:
             heading = _(
                 "📊 **{tournament}** — standings after round {round}", tournament=words.title(t, kind), round=after
             )
-            text = words.standings_text(t, kind, standings(t), heading)
-            picture = await standings_file(t, kind, standings(t), heading_plain(t, kind, after))
+            rows = standings(t, after)  # rounds 1..after only: the next round, its bye, is paired already
+            text = words.standings_text(t, kind, rows, heading)
+            picture = await standings_file(t, kind, rows, heading_plain(t, kind, after))
         await self._send(t.channel_id, text, picture, f"s{t.id}-{after}")
 
     async def _final(self, t: Tournament) -> bool:
