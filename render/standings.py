@@ -36,13 +36,15 @@ MAX_ROWS = 32
 @dataclass(frozen=True)
 class Line:
     """One row: its ``place`` ("1", "" for a shared place after its first row), ``name``, ``points``, the tie-break
-    values in column order, and whether the player withdrew (drawn muted)."""
+    values in column order, whether the player withdrew (drawn muted), and ``medal`` (1–3: the podium band; 0 none;
+    None: banded by ``place``)."""
 
     place: str
     name: str
     points: str
     tie_breaks: tuple[str, ...]
     withdrawn: bool = False
+    medal: int | None = None
 
 
 def standings_png(title: str, headings: Sequence[str], lines: Sequence[Line], *, podium: bool = True) -> bytes:
@@ -74,6 +76,8 @@ def standings_png(title: str, headings: Sequence[str], lines: Sequence[Line], *,
         band = PODIUM[int(line.place) - 1] if podium and line.place.isdigit() and int(line.place) <= 3 else BACKGROUND
         if podium and not line.place and i > 0:
             band = _band_above(canvas, y)
+        if line.medal is not None:
+            band = PODIUM[line.medal - 1] if podium and 1 <= line.medal <= 3 else BACKGROUND
         if band != BACKGROUND:
             canvas.rectangle((0, y, WIDTH, y + ROW), fill=band)
         canvas.line([(0, y + ROW - 1), (WIDTH, y + ROW - 1)], fill=RULE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 from bot.core.tournament.event import Board, Entrant, Format, Phase, Tournament
-from bot.core.tournament.standings import shown, standings
+from bot.core.tournament.standings import podium, shown, standings
 
 
 def made(fmt: Format, n: int, rounds) -> Tournament:
@@ -85,3 +85,28 @@ def test_a_bye_and_a_forfeit_add_nothing_to_tie_breaks():
 
 def test_points_are_shown_with_fractions():
     assert [shown(F(x, 4)) for x in (0, 2, 4, 5, 10, 3)] == ["0", "½", "1", "1¼", "2½", "¾"]
+
+
+def test_standings_after_a_round_leave_out_the_next_rounds_bye():
+    # R1: 1 beats 2, 3 beats 4; R2 paired at once: 1–3 not played yet, 2 has the bye (RULES.md, "Standings").
+    t = made(Format.SWISS, 5, [[(1, 2, "1-0"), (3, 4, "1-0"), (5, None, "bye")], [(1, 3, None), (2, None, "bye")]])
+    after_one = {r.id: r.points for r in standings(t, after=1)}
+    assert after_one == {1: F(1), 2: F(0), 3: F(1), 4: F(0), 5: F(1)}
+    assert {r.id: r.points for r in standings(t)}[2] == F(1)  # (the live standings count the bye)
+
+
+def test_a_withdrawn_player_takes_no_podium_place():
+    # R1 1–2 1-0, 3–4 1-0; R2 1–3 draw, 2–4 1-0: P1 1½ (Buchholz 2½), P3 1½ (Buchholz 1½), P2 1, P4 0; P3 withdrew.
+    t = made(Format.SWISS, 4, [[(1, 2, "1-0"), (3, 4, "1-0")], [(1, 3, "="), (2, 4, "1-0")]])
+    t = t.replace(entrants=tuple(e if e.id != 3 else e.__class__(3, "P3", 3, withdrawn=2) for e in t.entrants))
+    rows = standings(t)
+    assert [(r.place, r.id, r.withdrawn) for r in rows] == [(1, 1, False), (2, 3, True), (3, 2, False), (4, 4, False)]
+    assert [(place, row.id) for place, row in podium(rows)] == [(1, 1), (2, 2), (3, 4)]
+
+
+def test_tied_players_share_a_medal_and_the_next_medal_counts_them():
+    # R1: 1–2 1-0, 3–4 1-0: P1 and P3 tied on everything, as are P2 and P4.
+    t = made(Format.SWISS, 4, [[(1, 2, "1-0"), (3, 4, "1-0")]])
+    rows = standings(t)
+    assert [(r.place, r.id) for r in rows] == [(1, 1), (1, 3), (3, 2), (3, 4)]
+    assert [(place, row.id) for place, row in podium(rows)] == [(1, 1), (1, 3), (3, 2), (3, 4)]

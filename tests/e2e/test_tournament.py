@@ -206,9 +206,17 @@ async def test_refusals_change_nothing(emu, world, bots, redis, clock):
     assert "expansion is not an option of Hong Kong" in await refused(it)
     it = await emu.slash(world.admin, world.channel, "tournament create", game="hong", format="round_robin", rounds=2)
     assert "leave rounds out" in await refused(it)
+    # a start time in the past or too soon: the answer is about starts, not the turn timer
+    for starts, said in (("-5 minutes", "is in the past"), ("1 second", "is too soon"), ("9 days", "too far away")):
+        it = await emu.slash(
+            world.admin, world.channel, "tournament create", game="hong", format="swiss", starts=starts
+        )
+        answer = await refused(it)
+        assert said in answer and "starts" in answer and "turn timer" not in answer, answer
     assert await Tournaments(redis, lambda: 0.0).of_guild(world.guild) == []
 
-    post = await create(emu, world, game="hong", format="round_robin", board="garden")
+    post = await create(emu, world, game="hong", format="round_robin", board="garden", turn_timer="1 hour")
+    assert "\nTurn timer: 1 hour." in post.content, post.content  # on its own line after the game's options
     await join(emu, post, [world.ann])
     before = await redis.hgetall(f"hongbot:{{ch:{world.channel}}}:tourn:{(await stored(redis, world)).id}")
     # joining twice; fewer than 2 players; standings before the start; a start without the permission
@@ -375,11 +383,27 @@ async def test_one_game_at_a_time_a_round_waits_for_its_players(emu, world, bots
     await asyncio.sleep(1.0)
     t2 = await named("Second")
     assert t2.round == 1 and t2.boards[0][0].game is None and emu.threads(world.other_channel) == []
+    # the wait is said once in the tournament's channel (not every retry), and the standings say the board waits
+    clock.advance(11)
+    await asyncio.sleep(0.5)
+    said = [m.content for m in emu.messages(world.other_channel) if "these games wait" in m.content]
+    assert len(said) == 1 and "ann vs ben — waiting for ann, ben" in said[0], said
+    assert (await named("Second")).waited == 1
+    it = await emu.slash(world.cleo, world.other_channel, "tournament standings", tournament="Second")
+    shown = (await it.wait_done()).content
+    assert "1 board of round 1 is waiting to start" in shown, shown
+    # the name as shown in the posts, in any case, names the tournament; a name two share is refused
+    it = await emu.slash(world.cleo, world.channel, "tournament standings", tournament="  first ")
+    assert "First" in (await it.wait_done()).content and not it.ephemeral
     await resign(emu, user(world, t1.boards[0][0].second), t1.boards[0][0].channel)
     await wait_for(lambda: _phase(lambda: named("First"), Phase.FINISHED))
     clock.advance(11)  # the waiting round is tried again every 10 s
     t2 = await wait_for(lambda: _started(lambda: named("Second"), 1))
     assert len(emu.threads(world.other_channel)) == 1
+    assert len([m for m in emu.messages(world.other_channel) if "these games wait" in m.content]) == 1
+    await create(emu, world, game="hong", format="swiss", name="second")
+    it = await emu.slash(world.cleo, world.channel, "tournament standings", tournament="SECOND")
+    assert "2 tournaments in this server are called `SECOND`: pick the one you mean" in await refused(it)
 
 
 async def _started(get, number):

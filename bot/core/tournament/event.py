@@ -127,6 +127,8 @@ class Tournament:
     name: str = ""
     #: The last round whose standings and pairings were posted (each is posted once, though its round is run again).
     announced: int = 0
+    #: The last round whose wait for players busy in another tournament's game was posted (once a round).
+    waited: int = 0
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -433,6 +435,7 @@ class Tournament:
             ended_early=bool(d.get("ended_early", False)),
             name=str(d.get("name", "")),
             announced=int(d.get("announced", 0)),
+            waited=int(d.get("waited", 0)),
         )
 
 

@@ -42,14 +42,17 @@ def _half(value: int) -> Fraction:
     return Fraction(value, 2)
 
 
-def standings(t: Tournament) -> list[Row]:
-    """Every entrant ranked (RULES.md): boards still being played count nothing yet.
+def standings(t: Tournament, after: int | None = None) -> list[Row]:
+    """Every entrant ranked (RULES.md): boards still being played count nothing yet; with ``after``, only rounds
+    1..``after`` count (the standings "after round N", posted when round N+1 — and its bye — is already paired).
 
     Buchholz: the sum of the points of the opponents met in played games. Sonneborn-Berger: the points of the
     opponents beaten plus half the points of those drawn with (played games). Direct encounter: among the players
     still tied when it applies, the points each scored in the played games between them — applied only when every
     two of them met.
     """
+    if after is not None:
+        t = t.replace(boards=t.boards[: max(after, 0)])
     scores = t.scores()
     points = {e.id: _half(scores.get(e.id, 0)) for e in t.entrants}
     buchholz: dict[int, Fraction] = {e.id: Fraction(0) for e in t.entrants}
@@ -101,6 +104,20 @@ def standings(t: Tournament) -> list[Row]:
     return rows
 
 
+def podium(rows: list[Row]) -> list[tuple[int, Row]]:
+    """The podium (RULES.md, "Podium"): ``(medal place 1–3, row)`` for the players who did not withdraw, in order.
+    A withdrawn player takes no place: everyone below moves up. Tied players share a medal place (the place is 1 +
+    the count of podium-eligible players ranked strictly above)."""
+    out: list[tuple[int, Row]] = []
+    eligible = [r for r in rows if not r.withdrawn]
+    for row in eligible:
+        place = 1 + sum(1 for other in eligible if other.place < row.place)
+        if place > 3:
+            break
+        out.append((place, row))
+    return out
+
+
 def _split(groups: list[list[int]], key: Callable[[int, list[int]], Fraction]) -> list[list[int]]:
     """Each tied group split by ``key`` (higher first), in order."""
     out: list[list[int]] = []
@@ -142,4 +159,4 @@ def shown(value: Fraction) -> str:
     return f"{int(whole)}{mark}"
 
 
-__all__ = ["ORDER", "Row", "standings", "shown"]
+__all__ = ["ORDER", "Row", "standings", "podium", "shown"]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import inspect
 import logging
+import unicodedata
 from typing import TYPE_CHECKING, Literal, Optional, cast
 
 import discord
+import pytimeparse2
 from discord import app_commands
 from discord.ext import commands
 
@@ -22,11 +24,12 @@ from ...core.record import Record
 from ...core.tournament.event import Format, Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
 from ...i18n import _, n_, p_
+from ...i18n.names import escape
 from ...i18n.wording import user_name
 from ...interface import answers, mentions
 from ...interface.mentions import NO_MENTIONS
 from ...interface.translator import untranslated
-from ...storage.settings import parse_duration
+from ...storage.settings import MAX_TURN_TIMER, MIN_TURN_TIMER, parse_duration
 from ...storage.tournaments import Step, Tournaments, advancing
 from ..play._language import public
 from ..play._reach import require_postable
@@ -48,6 +51,60 @@ MAX_CHOICES = 25
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 _INTERACTION = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)
 TOURNAMENT_HELP = "Which tournament (default: the one in this channel)"
+
+
+def n_waiting(t: Tournament) -> int:
+    """How many boards of the current round have neither a game nor a result (waiting to start)."""
+    return sum(1 for b in t.boards[-1] if b.result is None and b.game is None) if t.boards else 0
+
+
+def start_delay(text: str) -> float:
+    """``starts`` of ``/tournament create`` → seconds from now, 1 minute … 7 days (RULES.md, "Sign-up").
+
+    Raises:
+        UserError: unreadable, no unit, in the past (or now), sooner than 1 minute, or more than 7 days away — each
+            naming the ``starts`` option and what would be right.
+    """
+    option = mentions.option("tournament create", "starts")
+    shown = " ".join(text.split())
+    if shown.startswith("-"):
+        raise UserError(
+            _(
+                "{starts} '{text}' is in the past: it is how long from now the tournament starts, e.g. 10 minutes, "
+                "2 hours or 1 day.",
+                starts=option,
+                text=shown[:32],
+            )
+        )
+    try:
+        return float(parse_duration(shown))
+    except UserError:
+        raw = pytimeparse2.parse(unicodedata.normalize("NFKC", shown).lower())
+    if raw is not None and raw > MAX_TURN_TIMER:
+        raise UserError(
+            _(
+                "{starts} '{text}' is too far away: a tournament starts at most 7 days from now, e.g. 2 hours or "
+                "1 day.",
+                starts=option,
+                text=shown[:32],
+            )
+        )
+    if raw is not None and raw < MIN_TURN_TIMER:
+        raise UserError(
+            _(
+                "{starts} '{text}' is too soon: give the players at least 1 minute to join, e.g. 10 minutes or "
+                "2 hours from now.",
+                starts=option,
+                text=shown[:32],
+            )
+        )
+    raise UserError(
+        _(
+            "{starts} is how long from now, e.g. 10 minutes, 2 hours or 1 day (at most 7 days): I can't read '{text}'.",
+            starts=option,
+            text=shown[:32],
+        )
+    )
 
 
 def _tournament_id(rng) -> str:
@@ -173,11 +230,23 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(_("Tournaments are run in a server."))
         if tournament_id:
             held = await self.store.find(guild_id, tournament_id.strip().lower())
-            if held is None:
+            if held is not None:
+                return held.tournament
+            typed = tournament_id.strip().casefold()  # a name as shown in the posts (case-insensitive, exact)
+            named = [t for t in await self.store.of_guild(guild_id) if t.name and t.name.strip().casefold() == typed]
+            if len(named) == 1:
+                return named[0]
+            if named:
                 raise UserError(
-                    _("There is no tournament `{id}` in this server. Pick one from the list.", id=tournament_id[:16])
+                    _(
+                        "{count} tournaments in this server are called `{name}`: pick the one you mean from the list.",
+                        count=len(named),
+                        name=escape(tournament_id.strip()[:32]),
+                    )
                 )
-            return held.tournament
+            raise UserError(
+                _("There is no tournament `{id}` in this server. Pick one from the list.", id=tournament_id[:16])
+            )
         candidates = [t for t in await self.store.of_guild(guild_id) if t.phase in phases]
         here = [t for t in candidates if t.channel_id == interaction.channel_id]
         chosen = here or candidates
@@ -261,18 +330,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             )
         timer = float(parse_duration(turn_timer)) if turn_timer else None
-        start_at = None
-        if starts:
-            try:
-                start_at = self.layer.clock() + parse_duration(starts)
-            except UserError as exc:
-                raise UserError(
-                    _(
-                        "{starts} is how long from now, e.g. 2 hours or 1 day (at most 7 days). {why}",
-                        starts=mentions.option("tournament create", "starts"),
-                        why=str(exc),
-                    )
-                ) from exc
+        start_at = self.layer.clock() + start_delay(starts) if starts else None
         chosen = {n: v for n, v in given.items() if v is not None and n in mine}
         options = kind.challenge(**chosen)
         for option, value in SEAT_CHOICES.items():
@@ -389,8 +447,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
         kind = self.layer.kinds[t.kind]
         if t.phase is Phase.SIGNUP or not t.boards:
             raise UserError(_("**{tournament}** has not started yet: no standings.", tournament=words.title(t, kind)))
-        rows = standings(t)
         played = t.round if t.round_complete else t.round - 1
+        rows = standings(t) if t.phase is Phase.FINISHED else standings(t, played)
+        waiting = (
+            n_waiting(t) if t.phase is Phase.RUNNING and not t.round_complete else 0
+        )  # boards not started yet (a player busy in another tournament's game, or no thread yet)
         if t.phase is Phase.FINISHED:
             heading = _("🏆 **{tournament}** — final standings", tournament=words.title(t, kind))
         elif played == 0:
@@ -406,6 +467,15 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 round=played,
                 current=t.round,
                 rounds=t.rounds,
+            )
+        if waiting:
+            heading += "\n" + n_(
+                "⏳ {count} board of round {round} is waiting to start: a player is still playing another "
+                "tournament's game.",
+                "⏳ {count} boards of round {round} are waiting to start: a player is still playing another "
+                "tournament's game.",
+                waiting,
+                round=t.round,
             )
         text = words.standings_text(t, kind, rows, heading)
         picture = await standings_file(t, kind, rows, heading_plain(t, kind, played))

@@ -9,7 +9,7 @@ from render.standings import Line, standings_png
 
 from ...core.kinds import GameKind
 from ...core.tournament.event import Tournament
-from ...core.tournament.standings import Row, shown
+from ...core.tournament.standings import Row, podium, shown
 from ...i18n import _, n_
 from ...interface.posts import Picture
 from . import _words as words
@@ -18,11 +18,21 @@ from . import _words as words
 async def standings_file(t: Tournament, kind: GameKind, rows: list[Row], title: str) -> Picture:
     """The standings as a :class:`Picture` (PNG and alt text)."""
     headings = [_("#"), _("Player"), _("Points"), *words.tie_break_names(t.format)]
+    medals = {row.id: place for place, row in podium(rows)}
     lines = []
     for i, row in enumerate(rows):
         place = "" if i and rows[i - 1].place == row.place else str(row.place)
         name = words.player_name(row.id, row.name)
-        lines.append(Line(place, name, shown(row.points), words.tie_break_values(t.format, row), row.withdrawn))
+        lines.append(
+            Line(
+                place,
+                name,
+                shown(row.points),
+                words.tie_break_values(t.format, row),
+                row.withdrawn,
+                medals.get(row.id, 0),
+            )
+        )
     data = await asyncio.to_thread(standings_png, title, headings, lines)
     leaders = ", ".join(f"{r.place}. {words.player_name(r.id, r.name)} {shown(r.points)}" for r in rows[:3])
     alt = n_(

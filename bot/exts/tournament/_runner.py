@@ -188,7 +188,13 @@ class Runner:
         t = await self._drop_departed(t, number)
         if t.phase is not Phase.RUNNING or t.round != number:
             return True  # (the departures completed the round: its step is scheduled)
-        if await self._busy(t, number):
+        busy = await self._busy(t, number)
+        if busy:
+            if t.waited < number:  # once a round, however often it is tried again
+                await self._post_waiting(t, number, busy)
+                await self.store.update(
+                    t.channel_id, t.id, lambda x: (x.replace(waited=max(x.waited, number)), (), None)
+                )
             await self.store.schedule(Step("round", t.channel_id, t.id, number), self.layer.clock() + BUSY_RETRY)
             return False
         kind = self.layer.kinds[t.kind]
@@ -246,20 +252,61 @@ class Runner:
                     pass
         return t
 
-    async def _busy(self, t: Tournament, number: int) -> bool:
-        """Whether a player of the round's unstarted boards is playing a game of another tournament (one game at a
-        time: the round waits)."""
+    async def _busy(self, t: Tournament, number: int) -> set[int]:
+        """The players of the round's unstarted boards who are playing a game of another tournament (one game at a
+        time: the round waits while any is); empty when none is."""
         waiting = {p for b in t.boards[number - 1] if b.game is None and b.result is None for p in (b.first, b.second)}
         waiting.discard(None)
+        busy: set[int] = set()
         if not waiting:
-            return False
+            return busy
         for other in await self.store.of_guild(t.guild_id):
             if other.id == t.id or other.phase is not Phase.RUNNING or not other.boards:
                 continue
             for b in other.boards[-1]:
-                if b.result is None and b.game is not None and (b.first in waiting or b.second in waiting):
-                    return True
-        return False
+                if b.result is None and b.game is not None:
+                    busy |= {p for p in (b.first, b.second) if p is not None and p in waiting}
+        return busy
+
+    async def _post_waiting(self, t: Tournament, number: int, busy: set[int]) -> None:
+        """Say once a round, in the tournament's channel (the server's language), which of its boards wait for a
+        player still playing another tournament's game (RULES.md, "One game at a time"); a nonce and a look at the
+        channel keep it to one post whatever restarts (the caller records the round as ``waited``)."""
+        kind = self.layer.kinds[t.kind]
+        async with public(self.bot, self.layer, t.guild_id):
+            boards = [
+                b
+                for b in t.boards[number - 1]
+                if b.game is None
+                and b.result is None
+                and b.second is not None
+                and (b.first in busy or b.second in busy)
+            ]
+            lines = [
+                # TRANSLATORS: {tournament} a tournament's name; {round} a round's number.
+                _(
+                    "⏳ **{tournament}**, round {round}: these games wait, because a player is still playing a game "
+                    "of another tournament (one game at a time). They start as soon as it ends.",
+                    tournament=words.title(t, kind),
+                    round=number,
+                )
+            ]
+            for b in boards:
+                assert b.second is not None
+                names = [escape(self._person(t, p).name) for p in (b.first, b.second)]
+                playing = [escape(self._person(t, p).name) for p in (b.first, b.second) if p in busy]
+                lines.append(
+                    # TRANSLATORS: a waiting board: {first} vs {second}; {busy} who is still playing elsewhere.
+                    _(
+                        "{first} vs {second} — waiting for {busy}",
+                        first=names[0],
+                        second=names[1],
+                        busy=", ".join(playing),
+                    )
+                )
+            text = words.cut("\n".join(lines))
+        if not await already_posted(self.bot, t.channel_id, text=text):  # once, not every retry
+            await send_quietly(self.bot, t.channel_id, text, nonce=f"b{t.id}-{number}")
 
     async def _start_board(self, t: Tournament, kind: GameKind, r: int, i: int) -> Tournament:
         """The board's thread (recorded on the board before anything else), then its game (started only if the
@@ -412,8 +459,9 @@ class Runner:
             heading = _(
                 "📊 **{tournament}** — standings after round {round}", tournament=words.title(t, kind), round=after
             )
-            text = words.standings_text(t, kind, standings(t), heading)
-            picture = await standings_file(t, kind, standings(t), heading_plain(t, kind, after))
+            rows = standings(t, after)  # rounds 1..after only: the next round, its bye, is paired already
+            text = words.standings_text(t, kind, rows, heading)
+            picture = await standings_file(t, kind, rows, heading_plain(t, kind, after))
         await self._send(t.channel_id, text, picture, f"s{t.id}-{after}")
 
     async def _final(self, t: Tournament) -> bool:

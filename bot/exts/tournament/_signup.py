@@ -34,14 +34,14 @@ def game_options(kind: GameKind) -> list[inspect.Parameter]:
 
 
 def options_text(kind: GameKind, t: Tournament) -> str:
-    """The tournament's game options and turn timer in words (for the sign-up post)."""
+    """The tournament's game options and turn timer in words, one line each (for the sign-up post)."""
     parts = []
     described = kind.describe_options(kind.seat_options(t.options, random.Random(0))[1])
     if described:
         parts.append(described)
     if t.turn_timer:
         parts.append(_("Turn timer: {duration}.", duration=describe_duration(t.turn_timer)))
-    return " ".join(parts)
+    return "\n".join(parts)  # one line each: a game's options may not end with a full stop
 
 
 __all__ = ["SEAT_CHOICES", "signup_view", "game_options", "options_text"]

@@ -7,6 +7,7 @@ from ...core.kinds import GameKind
 from ...core.record import FORMER_NAME
 from ...core.tournament.event import Format, Phase, Tournament
 from ...core.tournament.standings import ORDER, Row, shown
+from ...core.tournament.standings import podium as podium_places
 from ...i18n import _, n_, p_
 from ...i18n.names import escape
 from ...interface import mentions
@@ -139,13 +140,13 @@ def standings_text(t: Tournament, kind: GameKind, rows: list[Row], heading: str)
 
 
 def podium(rows: list[Row]) -> str:
-    """🥇 🥈 🥉 and the names on the first three places (tied players share a medal)."""
+    """🥇 🥈 🥉 and the names on the podium (:func:`bot.core.tournament.standings.podium`: tied players share a
+    medal; a withdrawn player takes none)."""
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    lines = []
-    for row in rows:
-        if row.place in medals:
-            lines.append(f"{medals[row.place]} **{escape(player_name(row.id, row.name))}** — {shown(row.points)}")
-    return "\n".join(lines)
+    return "\n".join(
+        f"{medals[place]} **{escape(player_name(row.id, row.name))}** — {shown(row.points)}"
+        for place, row in podium_places(rows)
+    )
 
 
 def command(name: str) -> str:
