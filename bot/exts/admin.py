@@ -154,7 +154,7 @@ class Admin(commands.Cog):
         """Show the server's settings to anyone (the turn timer concerns every player); with options, change them,
         which needs Manage Server. ``language``: a code of :func:`bot.i18n.languages` for the server's public posts,
         or ``"auto"`` (the server's preferred locale); ``web``: the web companion's pages (off, link, public);
-        ``web_revoke``: every web link of the server revoked at once.
+        ``web_revoke``: every web link of the server revoked at once (as turning ``web`` off does).
 
         Raises:
             UserError: outside a server, a change without the permission, or an unreadable or out-of-range timer.
@@ -186,14 +186,19 @@ class Admin(commands.Cog):
                 )
             )
         seconds = parse_duration(turn_timer) if turn_timer is not None else None
+        turned_off = web == "off" and (await self.layer.settings.get(interaction.guild_id)).web != "off"
         settings = await self.layer.settings.update(
             interaction.guild_id, turn_timer=seconds, reminders=reminders, threads=threads, language=language, web=web
         )
-        if web_revoke:
+        if web_revoke or turned_off:  # turned off: every link retired, so turning on again revives no leaked one
             settings = await self.layer.settings.revoke_web_links(interaction.guild_id)
         server_url = await self.server_url(interaction.guild_id, settings)
         text = describe_settings(settings, interaction.guild, changed=changing, server_url=server_url)
-        if web_revoke:
+        if turned_off:
+            text += "\n" + _(
+                "Every web link of this server made so far is revoked; turning the web pages on again makes new ones."
+            )
+        elif web_revoke:
             text += "\n" + _("Every web link of this server made so far is revoked; new posts carry new links.")
         await answers.send(interaction, text, ephemeral=True)
 

@@ -26,6 +26,7 @@ from typing import Any
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage
 
 from .. import i18n
 from ..core.kinds import GameKind
@@ -39,7 +40,7 @@ from ..storage.ratings import GLOBAL, Ratings, guild_scope
 from ..storage.store import GameStore
 from ..storage.weblinks import Link, WebCache, WebLinks, game_subject, make_token
 from .boards import Boards
-from .limits import RateLimiter
+from .limits import RateLimiter, StreamCounter, client_key
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
 from .views import Found, GameView, frame_hash, game_view, read_game
 
@@ -63,7 +64,8 @@ class Web:
         redis: the bot's Redis client (``decode_responses=True``).
         base_url: the absolute base of links and images (``public_url``), no trailing slash.
         kinds: the games, by name (default: every registered game).
-        limiter: the per-address limiter (default: 120 at once, 4 a second).
+        limiter: the per-client limiter (default: 120 at once, 4 a second).
+        streams: the open event streams per client (default: :data:`bot.web.limits.STREAMS` each).
         poll: seconds between re-reads of the watched games.
         keep_alive: seconds between keep-alive comments on the event streams.
         sharded: the commits publish with ``SPUBLISH`` (a Redis 7 Cluster: :meth:`GameStore.detect_publish`).
@@ -79,6 +81,7 @@ class Web:
         *,
         kinds: dict[str, GameKind] | None = None,
         limiter: RateLimiter | None = None,
+        streams: StreamCounter | None = None,
         poll: float = POLL,
         keep_alive: float = KEEP_ALIVE,
         sharded: bool = False,
@@ -93,6 +96,7 @@ class Web:
         self.ratings = Ratings(redis)
         self.boards = Boards(WebCache(redis))
         self.limiter = limiter or RateLimiter()
+        self.streams = streams or StreamCounter()
         self.hub = Hub(self._state, poll, keep_alive)
         self.sharded = sharded
         self.proxies = proxies
@@ -166,14 +170,15 @@ class Web:
 
 
 def client_address(request: web.Request, proxies: int = 0) -> str:
-    """The address a request is counted against: the peer's, or behind ``proxies`` reverse proxies (``web_proxies``)
-    the entry of ``X-Forwarded-For`` that many from the right (the one the outermost trusted proxy saw; entries
-    further left are the client's to write, so never believed). Missing entries: the peer's."""
+    """The client a request is counted against (:func:`bot.web.limits.client_key`: an IPv4 address, an IPv6 /64)
+    of the peer's address, or behind ``proxies`` reverse proxies (``web_proxies``) of the entry of
+    ``X-Forwarded-For`` that many from the right (the one the outermost trusted proxy saw; entries further left are
+    the client's to write, so never believed). Missing entries: the peer's."""
     if proxies:
         forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
         if len(forwarded) >= proxies:
-            return forwarded[-proxies]
-    return request.remote or "?"
+            return client_key(forwarded[-proxies])
+    return client_key(request.remote or "?")
 
 
 @web.middleware
@@ -271,10 +276,10 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     link, found, kind = opened
     view = app_web.view(token, link, found, kind)
     language = app_web.language(link)
-    asked = request.query.get("ply")
+    asked = request.query.get("ply") or None  # empty: the current position
     with i18n.language(language):
         if asked is not None:
-            if not asked.strip().isdigit() or int(asked) > view.last.ply:
+            if not plain_number(asked) or int(asked) > view.last.ply:
                 # TRANSLATORS: {ply} is what was asked for after ?ply= in the address; {last} the last move's number
                 message = _(
                     "This game has no position {ply}: choose a number from 0 (the start) to {last}.",
@@ -308,6 +313,12 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     if noindex:
         response.headers["X-Robots-Tag"] = "noindex"
     return response
+
+
+def plain_number(text: str) -> bool:
+    """Whether ``text`` is a ply as ``?ply=`` takes it: 1 to 6 ASCII decimal digits, nothing else (no sign, space,
+    other script's digits); leading zeros are read as the number they pad (``03`` is 3)."""
+    return 0 < len(text) <= 6 and text.isascii() and text.isdigit()
 
 
 async def live_part(request: web.Request) -> web.StreamResponse:
@@ -363,9 +374,24 @@ def last_event_id(request: web.Request) -> int | None:
 async def events(request: web.Request) -> web.StreamResponse:
     """The live stream of a game: its state now unless the browser already has this version (``Last-Event-ID``;
     one from the future or garbage gets the state now), then each new version as it is committed, a keep-alive
-    comment every :data:`bot.web.live.KEEP_ALIVE` seconds, and the end of the stream once the game is over."""
+    comment every :data:`bot.web.live.KEEP_ALIVE` seconds, and the end of the stream once the game is over. A client
+    (:func:`client_address`) holding :data:`bot.web.limits.STREAMS` streams open already gets 429."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
+    client = client_address(request, app_web.proxies)
+    if not app_web.streams.open(client):
+        return web.Response(
+            status=429,
+            text=f"Too many live pages open from your address (at most {app_web.streams.limit}): close some.\n",
+            headers={"Retry-After": str(RETRY_MS // 1000 * 5)},
+        )
+    try:
+        return await _events(request, app_web, token)
+    finally:
+        app_web.streams.close(client)
+
+
+async def _events(request: web.Request, app_web: Web, token: str) -> web.StreamResponse:
     link = await app_web.links.resolve(token)
     if link is None or not link.game_id:
         raise web.HTTPNotFound()
@@ -518,12 +544,45 @@ async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
     return games
 
 
+#: Seconds ``/healthz`` waits for Redis to answer a PING before it calls the store down.
+HEALTH_TIMEOUT = 1.0
+
+
 async def healthz(request: web.Request) -> web.Response:
+    """200 ``ok`` when Redis answers a PING within :data:`HEALTH_TIMEOUT` seconds, else 503 and a one-line reason
+    (the pages can't be served without the store)."""
+    app_web: Web = request.app[WEB]
+    try:
+        await asyncio.wait_for(app_web.redis.ping(), HEALTH_TIMEOUT)
+    except TimeoutError:
+        return web.Response(status=503, text=f"redis: no answer within {HEALTH_TIMEOUT:g} s\n")
+    except Exception as error:
+        return web.Response(status=503, text=f"redis: {type(error).__name__}\n")
     return web.Response(text="ok\n")
+
+
+class QuietBadRequests(logging.Filter):
+    """A request aiohttp's parser refuses before any page sees it (a raw non-ASCII byte in the address, a garbled
+    request line: a client's mistake, answered 400 by aiohttp) is logged as one INFO line, not an ERROR traceback.
+    Browsers percent-encode what is typed in the address, which reaches the pages and gets their own 400 page."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, BadHttpMessage):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = "%s (refused with 400): %s", (record.getMessage(), type(error).__name__)
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+_QUIET = QuietBadRequests()
 
 
 def make_app(web_state: Web) -> web.Application:
     """The aiohttp application serving ``web_state``'s pages (start and stop it with the app's runner)."""
+    server_log = logging.getLogger("aiohttp.server")
+    if _QUIET not in server_log.filters:
+        server_log.addFilter(_QUIET)
     app = web.Application(middlewares=[secured, errors, limit])
     app[WEB] = web_state
     # autoescaped; jinja2's i18n extension with the bot's catalogs: _, n_, gettext, ngettext are bot.i18n's (fields

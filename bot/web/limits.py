@@ -3,9 +3,53 @@
 
 from __future__ import annotations
 
+import ipaddress
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Callable
+
+#: Event streams (``/g/<token>/events``) one client (:func:`client_key`) may hold open at once in one web process;
+#: one more is answered 429. A reader with a few tabs open stays well below; one host can't hold hundreds.
+STREAMS = 16
+
+
+def client_key(address: str) -> str:
+    """What one client is counted as: an IPv4 address whole, an IPv6 address by its /64 (one host usually has a
+    whole /64, so its addresses are one client), e.g. ``"2001:db8:1:2::/64"``; anything else (``"?"``) as is."""
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class StreamCounter:
+    """The event streams open per client in this process, at most ``limit`` each (:data:`STREAMS`)."""
+
+    def __init__(self, limit: int = STREAMS) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def open(self, client: str) -> bool:
+        """Count one more stream of ``client``: False (nothing counted) when it already holds :attr:`limit`."""
+        if self._open[client] >= self.limit:
+            return False
+        self._open[client] += 1
+        return True
+
+    def close(self, client: str) -> None:
+        """One stream of ``client`` ended."""
+        self._open[client] -= 1
+        if self._open[client] <= 0:
+            del self._open[client]
+
+    def count(self, client: str) -> int:
+        """The streams ``client`` holds open now."""
+        return self._open.get(client, 0)
 
 
 class RateLimiter:
@@ -38,4 +82,4 @@ class RateLimiter:
         return wait
 
 
-__all__ = ["RateLimiter"]
+__all__ = ["RateLimiter", "StreamCounter", "client_key", "STREAMS"]

@@ -220,3 +220,39 @@ async def test_watch_a_game_live_then_replay_it_in_a_browser(emu, world, redis_s
         await bot.stop()
         web.terminate()
         web.wait(10)
+
+
+async def test_a_broken_stream_shows_reconnecting_then_live_again(layer, redis_server, redis):
+    """The web process stopped under an open page: the badge turns to "Reconnecting…" (the page's words, from the
+    catalogs) and back to "Live" once the process is up again and the stream flows."""
+    from tests.web.conftest import link_of, start_game
+
+    driver = await asyncio.to_thread(browser)
+    port = free_port()
+    web = await start_web(redis_server, port)
+    try:
+        record, _game = await start_game(layer)
+        token = await link_of(redis, record)
+        await asyncio.to_thread(driver.get, f"http://127.0.0.1:{port}/g/{token}")
+
+        async def badge(text: str) -> str:
+            started = time.monotonic()
+            while True:
+                shown = await asyncio.to_thread(
+                    driver.execute_script, "return document.querySelector('#headline .live-badge').textContent"
+                )
+                if shown == text or time.monotonic() - started > 15:
+                    return shown
+                await asyncio.sleep(0.1)
+
+        assert await badge("● Live") == "● Live"
+        web.terminate()
+        await asyncio.to_thread(web.wait, 10)
+        assert await badge("● Reconnecting…") == "● Reconnecting…"
+        await shoot(driver, "4-reconnecting")
+        web = await start_web(redis_server, port)
+        assert await badge("● Live") == "● Live"
+    finally:
+        web.kill()
+        await asyncio.to_thread(driver.quit)
+        shutil.rmtree(driver.profile, ignore_errors=True)

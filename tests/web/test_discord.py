@@ -79,7 +79,11 @@ async def test_watch_live_only_where_the_server_allows_it(emu, world, web_bot):
         assert fresh is not None and fresh != url
         async with session.get(fresh) as page:
             assert page.status == 200
-        await settings(emu, world, web="off")
+        reply = await settings(emu, world, web="off")
+        assert "revoked; turning the web pages on again makes new ones" in reply
+        async with session.get(fresh) as page:
+            assert page.status == 404
+        await settings(emu, world, web="link")  # on again: the old links stay dead (one may have leaked)
         async with session.get(fresh) as page:
             assert page.status == 404
     assert emu.errors == []

@@ -7,7 +7,11 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
+import os
 import random
+import signal
+import time
 
 import pytest
 
@@ -19,7 +23,7 @@ from bot.games.hongkong import HONGKONG
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
 from bot.web.app import WEB, Web, make_app
-from bot.web.limits import RateLimiter
+from bot.web.limits import STREAMS, RateLimiter, client_key
 
 from tests.storage.contents import contents
 from tests.web.conftest import ANN, BEN, CH, link_of, start_game
@@ -74,12 +78,100 @@ async def test_ply_out_of_range_or_not_a_number_is_a_clear_page(layer, redis, we
     record, _game = await start_game(layer)
     await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
     token = await link_of(redis, record)
-    for asked in ("7", "-1", "abc", "1e3", "99999999999999999999999"):
+    for asked in ("7", "-1", "abc", "1e3", "99999999999999999999999", "-0", "+1", " 1", "1 ", "٣", "¹", "１"):
         page = await web_client.get(f"/g/{token}", params={"ply": asked})
         assert page.status == 400, asked
         assert "choose a number from 0 (the start) to 1" in await page.text()
     ok = await web_client.get(f"/g/{token}", params={"ply": "0"})
     assert ok.status == 200 and 'value="0"' in await ok.text()
+    padded = await web_client.get(f"/g/{token}", params={"ply": "01"})  # leading zeros: the number they pad
+    assert padded.status == 200 and 'data-ply="1"' in await padded.text()
+    empty = await web_client.get(f"/g/{token}?ply=")  # no ply: the current position
+    assert empty.status == 200 and 'data-ply="1"' in await empty.text()
+
+
+async def test_a_raw_non_ascii_ply_is_refused_without_a_traceback(layer, redis, web_client, caplog):
+    """``?ply=٣`` sent as raw UTF-8 bytes (not percent-encoded, as a browser would) in the request line: aiohttp's
+    parser refuses it (400) before any page sees it; it is logged as one INFO line, no ERROR traceback. Sent
+    percent-encoded (what browsers do) it gets the friendly page (above)."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    reader, writer = await asyncio.open_connection(web_client.host, web_client.port)
+    writer.write(f"GET /g/{token}?ply=٣ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    answer = (await asyncio.wait_for(reader.read(), 10)).decode(errors="replace")
+    writer.close()
+    assert " 400 " in answer.splitlines()[0], answer[:200]
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert any("refused with 400" in r.getMessage() and not r.exc_info for r in caplog.records)
+
+
+async def test_healthz_answers_503_when_redis_does_not(layer, redis, redis_server, web_client):
+    if "url" in redis_server:
+        pytest.skip("the Redis is not this test's own to freeze (HONGBOT_TEST_REDIS_URL)")
+    assert (await web_client.get("/healthz")).status == 200
+    pid = (await redis.info("server"))["process_id"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        answer = await web_client.get("/healthz")
+        took = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert answer.status == 503 and (await answer.text()).startswith("redis: no answer within 1 s")
+    assert took < 5
+    assert (await web_client.get("/healthz")).status == 200
+
+
+async def test_one_client_holds_at_most_streams_open(layer, redis):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=10_000, rate=1000))
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        streams = [await client.get(f"/g/{token}/events") for _ in range(STREAMS)]
+        assert [s.status for s in streams] == [200] * STREAMS
+        refused = await client.get(f"/g/{token}/events")
+        assert refused.status == 429 and f"at most {STREAMS}" in await refused.text()
+        assert (await client.get(f"/g/{token}")).status == 200  # the pages still answer
+        streams.pop().close()
+        for _ in range(50):
+            if state.streams.count("127.0.0.1") < STREAMS:
+                break
+            await asyncio.sleep(0.05)
+        again = await client.get(f"/g/{token}/events")
+        assert again.status == 200
+        again.close()
+        for stream in streams:
+            stream.close()
+    finally:
+        await client.close()
+
+
+def test_ipv6_clients_are_counted_by_their_64():
+    assert client_key("2001:db8:1:2::1") == client_key("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
+    assert client_key("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert client_key("203.0.113.7") == "203.0.113.7" != client_key("203.0.113.8")
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert client_key("?") == "?" and client_key("garbage") == "garbage"
+
+
+async def test_one_ipv6_host_with_many_addresses_shares_one_bucket(layer, redis):
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=3, rate=0.01), proxies=1)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+
+        async def status(forwarded: str) -> int:
+            return (await client.get(f"/g/{token}", headers={"X-Forwarded-For": forwarded})).status
+
+        assert [await status(f"2001:db8:1:2::{n:x}") for n in range(1, 5)] == [200, 200, 200, 429]
+        assert await status("2001:db8:1:3::1") == 200  # another /64
+    finally:
+        await client.close()
 
 
 async def test_a_flood_from_one_address_is_refused_with_429(layer, redis):

@@ -112,8 +112,27 @@
 
   show(Number(game.dataset.ply), false);
   if (game.dataset.finished === "true" || !window.EventSource) return;
-  var source = new EventSource(game.dataset.events + "?since=" + encodeURIComponent(game.dataset.version));
-  source.addEventListener("state", function (event) { update(JSON.parse(event.data)); });
-  source.addEventListener("end", function () { source.close(); });
-  source.addEventListener("gone", function () { source.close(); location.reload(); });
+
+  // the badge says "Live" while the stream is open and "Reconnecting…" while it is broken (the browser retries a
+  // dropped stream itself; one refused outright, e.g. by a proxy's 502, is opened again here)
+  function badge(connected) {
+    var element = document.querySelector("#headline .live-badge");
+    if (!element || game.dataset.finished === "true") return;
+    element.textContent = connected ? game.dataset.liveText : game.dataset.reconnectingText;
+    element.classList.toggle("reconnecting", !connected);
+  }
+
+  var source = null;
+  function connect() {
+    source = new EventSource(game.dataset.events + "?since=" + encodeURIComponent(game.dataset.version));
+    source.addEventListener("open", function () { badge(true); });
+    source.addEventListener("error", function () {
+      badge(false);
+      if (source.readyState === EventSource.CLOSED && game.dataset.finished !== "true") setTimeout(connect, 5000);
+    });
+    source.addEventListener("state", function (event) { badge(true); update(JSON.parse(event.data)); });
+    source.addEventListener("end", function () { source.close(); });
+    source.addEventListener("gone", function () { source.close(); location.reload(); });
+  }
+  connect();
 }());
