@@ -34,6 +34,7 @@ from ..core.record import Record
 from ..games import all_kinds
 from ..i18n import _, n_
 from ..storage.decoding import RedisClient
+from ..storage.errors import UNREACHABLE
 from ..storage.keys import keys_for
 from ..storage.live import LiveFeed
 from ..storage.ratings import GLOBAL, Ratings, guild_scope
@@ -215,10 +216,15 @@ async def secured(request: web.Request, handler):
     return response
 
 
+#: Seconds a browser is asked to wait (``Retry-After``) when the store doesn't answer a page.
+STORE_RETRY_AFTER = 5
+
+
 @web.middleware
 async def errors(request: web.Request, handler):
-    """A missing page is one plain 404 page (nothing says whether a token ever existed); an unexpected error is a
-    500 page and a log line."""
+    """A missing page is one plain 404 page (nothing says whether a token ever existed); a store that doesn't answer
+    in time (down, stalled, or every connection of this process's pool busy under a flood) is a 503 with
+    ``Retry-After`` and a warning line, not a traceback; an unexpected error is a 500 page and a log line."""
     try:
         return await handler(request)
     except web.HTTPNotFound:
@@ -227,6 +233,13 @@ async def errors(request: web.Request, handler):
         raise
     except (asyncio.CancelledError, ConnectionResetError):
         raise
+    except UNREACHABLE as exc:
+        log.warning("the web page %s: the store did not answer (%s)", request.path, exc)
+        return web.Response(
+            status=503,
+            headers={"Retry-After": str(STORE_RETRY_AFTER)},
+            text="The game store is busy or out of reach: this page is back in a moment.\n",
+        )
     except Exception:
         log.exception("the web page %s failed", request.path)
         return web.Response(status=500, text="Something went wrong on our side.\n")

@@ -391,3 +391,33 @@ async def test_behind_a_proxy_each_client_is_limited_by_its_forwarded_address(la
         assert await status("1.2.3.4, 10.0.0.1") == 429  # a spoofed entry on the left changes nothing
     finally:
         await client.close()
+
+
+async def test_a_store_that_does_not_answer_in_time_is_a_503_not_a_500(layer, redis, redis_server, caplog):
+    """A flood takes every connection of the web process's pool: a page then says "back in a moment" (503,
+    Retry-After) with one warning line — not a 500 and a traceback."""
+    import redis.asyncio as aioredis
+
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    pool = aioredis.BlockingConnectionPool(
+        connection_class=redis.connection_pool.connection_class,
+        max_connections=1,
+        timeout=0.2,
+        **redis.connection_pool.connection_kwargs,
+    )
+    tiny = aioredis.Redis(connection_pool=pool)
+    client = TestClient(TestServer(make_app(Web(tiny, "http://localhost"))))
+    await client.start_server()
+    holder = asyncio.create_task(tiny.blpop(["hongbot:test:never"], timeout=3))  # the pool's one connection, held
+    try:
+        await asyncio.sleep(0.1)
+        with caplog.at_level(logging.WARNING, logger="bot.web.app"):
+            answer = await client.get(f"/g/{token}")
+        assert answer.status == 503 and answer.headers["Retry-After"] == "5"
+        assert "back in a moment" in await answer.text()
+        assert any("did not answer" in r.getMessage() and r.exc_info is None for r in caplog.records)
+    finally:
+        holder.cancel()
+        await client.close()
+        await tiny.aclose()
