@@ -464,6 +464,29 @@ def time_runs_out(deadline: float) -> str:
     return _("Time runs out {when}.", when=when(deadline))
 
 
+async def post_first_board(
+    bot: discord.Client, kind: GameKind, game: Game, record: Record, announcement: Announcement, heading: str
+) -> None:
+    """A game's first board in its channel: ``heading`` (what begins), the :func:`status_line`, the board, the
+    **Watch live** link where the server allows it, made once (the announcement's nonce). Call it in the language
+    of the post (``public(...)``): the status line and the link's label are worded in it.
+
+    Raises:
+        discord.HTTPException, aiohttp.ClientError: as :func:`send_in_channel` (the caller's outbox keeps the
+            announcement for the reconciler).
+    """
+    await send_in_channel(
+        bot,
+        record.channel_id,
+        f"{heading}\n{status_line(kind, game, record)}",
+        nonce=nonce(announcement),
+        data=await board_picture(kind, game, record),
+        name=board_name(kind, announcement),
+        allowed_mentions=MENTION_PLAYERS,
+        **watch(await watch_view(bot, record)),
+    )
+
+
 def status_line(kind: GameKind, game: Game, record: Record) -> str:
     """Score and whose turn, with a mention of the player to move and the time they have for the turn."""
     seat = game.to_move
@@ -715,6 +738,7 @@ __all__ = [
     "sides",
     "computer_replied",
     "status_line",
+    "post_first_board",
     "turn_message",
     "shows_board",
     "complete",

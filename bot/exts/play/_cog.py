@@ -32,6 +32,7 @@ from ...interface.posts import (
     board_picture,
     follow_up,
     nonce,
+    post_first_board,
     post_nonce,
     post_turn,
     send_in_channel,
@@ -125,17 +126,7 @@ class Play(commands.Cog):
         """Post a game's first board in its channel (the reconciler, when the start's post was not made), and mark
         it done. True if posted."""
         async with public(self.bot, self.layer, record.guild_id):
-            text = f"{self._begins(kind, record)}\n{status_line(kind, game, record)}"
-            await send_in_channel(
-                self.bot,
-                record.channel_id,
-                text,
-                nonce=nonce(announcement),
-                data=await board_picture(kind, game, record),
-                name=board_name(kind, announcement),
-                allowed_mentions=MENTION_PLAYERS,
-                **watch(await watch_view(self.bot, record)),
-            )
+            await post_first_board(self.bot, kind, game, record, announcement, self._begins(kind, record))
         await self.layer.outbox.done(announcement)
         self.computer.to_move(record, game)
         return True

@@ -29,15 +29,10 @@ from ...i18n.names import escape
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
 from ...interface.posts import (
     already_posted,
-    board_name,
-    board_picture,
-    nonce,
     send_in_channel,
     send_quietly,
     sides,
-    status_line,
-    watch,
-    watch_view,
+    post_first_board,
 )
 from ...storage.outbox import Announcement
 from ...storage.ratings import Ratings, guild_scope
@@ -400,21 +395,12 @@ class Runner:
                 round=t.round,
                 sides=sides(kind, record),
             )
-            text = f"{heading}\n{status_line(kind, game, record)}"
-        try:
-            await send_in_channel(
-                self.bot,
-                record.channel_id,
-                text,
-                nonce=nonce(announcement),
-                data=await board_picture(kind, game, record),
-                name=board_name(kind, announcement),
-                allowed_mentions=MENTION_PLAYERS,
-                **watch(await watch_view(self.bot, record)),
-            )
-            await self.layer.outbox.done(announcement)
-        except Exception as exc:  # the outbox keeps it: the reconciler posts it
-            log.warning("tournament %s: first board of %s not posted yet (%s)", t.id, record.id, exc)
+            try:
+                await post_first_board(self.bot, kind, game, record, announcement, heading)
+            except Exception as exc:  # the outbox keeps it: the reconciler posts it
+                log.warning("tournament %s: first board of %s not posted yet (%s)", t.id, record.id, exc)
+                return
+        await self.layer.outbox.done(announcement)
 
     async def _post_pairings(self, t: Tournament, kind: GameKind, number: int) -> None:
         async with public(self.bot, self.layer, t.guild_id):
