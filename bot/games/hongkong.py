@@ -271,8 +271,9 @@ def _roof_text() -> str:
 def _end_text() -> str:
     return _(
         "The game ends at the end of a turn when all 25 plots are occupied, or when both players have used all "
-        "their standard blocks and roofs (quick blocks may be left). So it lasts at most 50 turns, and the "
-        "second player always has the last turn.\n\nWhoever controls more buildings wins. Equal counts: the "
+        "their standard blocks and roofs (quick blocks may be left). So it lasts at most 50 turns. When it "
+        "ends because the pieces run out, the second player has had the last turn; a full board can end it on "
+        "either player's turn.\n\nWhoever controls more buildings wins. Equal counts: the "
         "player who controls the centre `C3` wins. Equal counts with `C3` empty: a draw (a full board can't "
         "tie).\n\nHere every block and roof is used and each player controls 12 buildings: blue controls `C3` "
         "and wins."
