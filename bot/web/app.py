@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ HERE = Path(__file__).parent
 RETRY_MS = 2000
 #: Leaderboard rows a page.
 PER_PAGE = 20
+#: What :func:`number` reads.
+DIGITS = re.compile(r"[0-9]+")
 #: The immutable images' Cache-Control.
 IMMUTABLE = "public, max-age=31536000, immutable"
 
@@ -291,23 +294,22 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     language = app_web.language(link)
     asked = request.query.get("ply") or None  # empty: the current position
     with i18n.language(language):
-        if asked is not None:
-            if not plain_number(asked) or int(asked) > view.last.ply:
-                # TRANSLATORS: {ply} is what was asked for after ?ply= in the address; {last} the last move's number
-                message = _(
-                    "This game has no position {ply}: choose a number from 0 (the start) to {last}.",
-                    ply=asked[:20],
-                    last=view.last.ply,
-                )
-                response = aiohttp_jinja2.render_template(
-                    "message.html",
-                    request,
-                    {"title": view.title, "message": message, "back": f"/g/{token}", "noindex": True},
-                    status=400,
-                )
-                response.headers["X-Robots-Tag"] = "noindex"
-                return response
-        ply = int(asked) if asked is not None else view.last.ply
+        ply = view.last.ply if asked is None else number(asked, 6)
+        if ply is None or ply > view.last.ply:
+            # TRANSLATORS: {ply} is what was asked for after ?ply= in the address; {last} the last move's number
+            message = _(
+                "This game has no position {ply}: choose a number from 0 (the start) to {last}.",
+                ply=(asked or "")[:20],
+                last=view.last.ply,
+            )
+            response = aiohttp_jinja2.render_template(
+                "message.html",
+                request,
+                {"title": view.title, "message": message, "back": f"/g/{token}", "noindex": True},
+                status=400,
+            )
+            response.headers["X-Robots-Tag"] = "noindex"
+            return response
         noindex = link.settings.web != "public"
         context: dict[str, Any] = {
             "view": view,
@@ -328,10 +330,12 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     return response
 
 
-def plain_number(text: str) -> bool:
-    """Whether ``text`` is a ply as ``?ply=`` takes it: 1 to 6 ASCII decimal digits, nothing else (no sign, space,
-    other script's digits); leading zeros are read as the number they pad (``03`` is 3)."""
-    return 0 < len(text) <= 6 and text.isascii() and text.isdigit()
+def number(text: str, digits: int) -> int | None:
+    """``text`` as a whole number if it is 1 to ``digits`` ASCII decimal digits and nothing else, else None: no
+    sign, space, underscore, other script's digits (``٣``, ``１``) or superscripts (``²``, which ``str.isdigit``
+    accepts and ``int`` refuses); leading zeros are read as the number they pad (``03`` is 3). Every number a
+    request carries (``?ply=``, ``?page=``, ``Last-Event-ID``, ``?since=``, a board's ply) is read by this."""
+    return int(text) if 0 < len(text) <= digits and DIGITS.fullmatch(text) else None
 
 
 async def live_part(request: web.Request) -> web.StreamResponse:
@@ -360,13 +364,14 @@ async def board_image(request: web.Request) -> web.StreamResponse:
     app_web: Web = request.app[WEB]
     token, language = request.match_info["token"], request.match_info["language"]
     ply_text, _sep, digest = request.match_info["name"].partition("-")
-    if language not in i18n.languages() or not ply_text.isdigit() or len(digest) != 16 or len(ply_text) > 6:
+    ply = number(ply_text, 6)
+    if language not in i18n.languages() or ply is None or len(digest) != 16:
         raise web.HTTPNotFound()
     opened = await app_web.game(token)
     if opened is None:
         raise web.HTTPNotFound()
     link, found, kind = opened
-    record, ply = found.record, int(ply_text)
+    record = found.record
     moves = list(kind.load(record.game_state, replay=False).moves)
     if ply > len(moves) or frame_hash(record, moves, ply, record.finished and ply == len(moves)) != digest:
         raise web.HTTPNotFound()
@@ -379,9 +384,7 @@ async def board_image(request: web.Request) -> web.StreamResponse:
 
 def last_event_id(request: web.Request) -> int | None:
     """The ``Last-Event-ID`` a reconnecting browser sent (or ``?since=``), or None when absent or not a version."""
-    text = request.headers.get("Last-Event-ID") or request.query.get("since") or ""
-    text = text.strip()
-    return int(text) if text.isdigit() and len(text) <= 15 else None
+    return number(request.headers.get("Last-Event-ID") or request.query.get("since") or "", 15)
 
 
 async def events(request: web.Request) -> web.StreamResponse:
@@ -477,9 +480,9 @@ async def leaderboard_rows(app_web: Web, kind: str, scope: str, page: int) -> di
 
 
 def page_number(request: web.Request) -> int:
-    """``?page=N`` (1-based) as a 0-based page; anything else is the first page."""
-    text = request.query.get("page", "1").strip()
-    return int(text) - 1 if text.isdigit() and 0 < len(text) <= 6 and int(text) > 0 else 0
+    """``?page=N`` (1-based, :func:`number`) as a 0-based page; anything else is the first page."""
+    page = number(request.query.get("page", "1"), 6)
+    return page - 1 if page else 0
 
 
 async def global_leaderboard(request: web.Request) -> web.StreamResponse:

