@@ -7,11 +7,13 @@ headers that leave no board in a shared cache, ``X-Forwarded-For`` believed only
 from __future__ import annotations
 
 import asyncio
+import html
 
+from bot.core.session import Person
 from bot.games.hongkong import HONGKONG
 from bot.storage.weblinks import WebLinks
 
-from tests.web.conftest import ANN, CH, link_of, start_game
+from tests.web.conftest import ANN, BEN, CH, link_of, start_game
 from tests.web.test_pages import read_event
 
 #: What a request may carry where a number belongs, none of them one: superscripts and other scripts' digits
@@ -64,3 +66,28 @@ async def test_every_number_a_request_carries_is_read_strictly(layer, redis, web
     assert (await read_event(stream))["id"] == "3"
     stream.close()
     assert (await web_client.get(f"/g/{token}", params={"ply": "1"})).status == 200
+
+
+async def test_names_are_shown_as_written_escaped_for_html_not_markdown(layer, redis, web_client):
+    """A player named ```Plain``` playing "Plain": the page says "`Plain` 0 – Plain 0", never "Plain 0 – Plain 0"
+    (markdown marks stripped from an unescaped name); and a name of markdown and markup shows as typed, as text."""
+    code, plain_name = Person(11, "`Plain`"), Person(12, "Plain")
+    record = await layer.challenge(
+        HONGKONG, guild_id=9, channel_id=CH, challenger=code, opponent=plain_name, options={"first": "me"}
+    )
+    record, _game = await layer.accept(CH, record.id, plain_name)
+    await layer.play(HONGKONG, CH, code.id, "Q@B2 S@B3")
+    await layer.resign(HONGKONG, CH, plain_name.id)
+    token = await link_of(redis, record)
+    text = html.unescape(await (await web_client.get(f"/g/{token}")).text())
+    assert "Buildings: `Plain` 2 – Plain 0" in text and "`Plain` takes the lead, 2–0" in text
+    assert "Plain resigned: `Plain` wins." in text
+    assert "`Plain` vs Plain" in text and "Plain vs Plain" not in text
+
+    odd = Person(13, r"**b**\_x_ @everyone <i>")
+    record = await layer.challenge(HONGKONG, guild_id=9, channel_id=CH + 1, challenger=odd, opponent=BEN, options={})
+    record, _game = await layer.accept(CH + 1, record.id, BEN)
+    token = await link_of(redis, record)
+    raw = await (await web_client.get(f"/g/{token}")).text()
+    assert "<i>" not in raw and "&lt;i&gt;" in raw  # escaped for HTML
+    assert r"Buildings: **b**\_x_ @everyone <i> 0 – Ben 0" in html.unescape(raw)  # not for markdown
