@@ -160,22 +160,4 @@ class WebLinks:
         return Link(guild_id, channel_id, game_id, entry.get("lang", "en"), settings)
 
 
-class WebCache:
-    """The web process's own cache in Redis (:meth:`Keys.web_cache`), the one thing it writes: bytes (base64, the
-    bot's clients decode replies as text) under a name, each with a TTL, shared by every web process."""
-
-    def __init__(self, redis: RedisClient, ttl: int = 7 * 24 * 3600) -> None:
-        self.redis = redis
-        self.ttl = ttl
-
-    async def get(self, name: str) -> bytes | None:
-        """The bytes cached as ``name``, or None."""
-        found = decoded(await self.redis.get(Keys.web_cache(name)))
-        return base64.b64decode(found) if found else None
-
-    async def put(self, name: str, data: bytes) -> None:
-        """Cache ``data`` as ``name`` for :attr:`ttl` seconds."""
-        await self.redis.set(Keys.web_cache(name), base64.b64encode(data).decode(), ex=self.ttl)
-
-
-__all__ = ["Link", "WebLinks", "WebCache", "TOKEN", "make_token", "game_subject", "server_subject"]
+__all__ = ["Link", "WebLinks", "TOKEN", "make_token", "game_subject", "server_subject"]

@@ -40,7 +40,7 @@ from ..storage.keys import keys_for
 from ..storage.live import LiveFeed
 from ..storage.ratings import GLOBAL, Ratings, guild_scope
 from ..storage.store import GameStore
-from ..storage.weblinks import Link, WebCache, WebLinks, game_subject, make_token
+from ..storage.weblinks import Link, WebLinks, game_subject, make_token
 from .boards import Boards
 from .limits import RateLimiter, StreamCounter, client_key
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
@@ -76,6 +76,7 @@ class Web:
         proxies: reverse proxies in front (``web_proxies``: whose ``X-Forwarded-For`` entry is the client).
         global_leaderboard: serve ``/leaderboard/<game>`` (``web_global_leaderboard``; off: 404), names of every
             server's players on the open web, so the operator's decision.
+        boards: the board images (default: :class:`bot.web.boards.Boards` with its bounds).
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class Web:
         sharded: bool = False,
         proxies: int = 0,
         global_leaderboard: bool = False,
+        boards: Boards | None = None,
     ) -> None:
         self.redis = redis
         self.base_url = base_url.rstrip("/")
@@ -98,7 +100,7 @@ class Web:
         self.store = GameStore(redis)
         self.links = WebLinks(redis)
         self.ratings = Ratings(redis)
-        self.boards = Boards(WebCache(redis))
+        self.boards = boards or Boards()
         self.limiter = limiter or RateLimiter()
         self.streams = streams or StreamCounter()
         self.hub = Hub(self._state, poll, keep_alive)
@@ -360,7 +362,8 @@ async def live_part(request: web.Request) -> web.StreamResponse:
 async def board_image(request: web.Request) -> web.StreamResponse:
     """A board PNG at its immutable URL; 404 for a name that isn't one of the game's boards *now* (checked before
     the cache is read: a board drawn before ``/privacy forget`` renamed a player, or before a takeback, is never
-    served again)."""
+    served again), nor in another language than the game's pages (:meth:`Web.language`: one board a ply, so the
+    URLs a game offers are bounded by its moves)."""
     app_web: Web = request.app[WEB]
     token, language = request.match_info["token"], request.match_info["language"]
     ply_text, _sep, digest = request.match_info["name"].partition("-")
@@ -371,6 +374,8 @@ async def board_image(request: web.Request) -> web.StreamResponse:
     if opened is None:
         raise web.HTTPNotFound()
     link, found, kind = opened
+    if language != app_web.language(link):
+        raise web.HTTPNotFound()
     record = found.record
     moves = list(kind.load(record.game_state, replay=False).moves)
     if ply > len(moves) or frame_hash(record, moves, ply, record.finished and ply == len(moves)) != digest:

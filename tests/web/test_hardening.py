@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import html
+import random
 
+from bot import i18n
 from bot.core.session import Person
 from bot.games.hongkong import HONGKONG
 from bot.storage.weblinks import WebLinks
+from bot.web.app import WEB
+from bot.web.boards import Boards, draw
 
+from tests.conftest import Clock
+from tests.storage.contents import contents
 from tests.web.conftest import ANN, BEN, CH, link_of, start_game
 from tests.web.test_pages import read_event
 
@@ -91,3 +97,48 @@ async def test_names_are_shown_as_written_escaped_for_html_not_markdown(layer, r
     raw = await (await web_client.get(f"/g/{token}")).text()
     assert "<i>" not in raw and "&lt;i&gt;" in raw  # escaped for HTML
     assert r"Buildings: **b**\_x_ @everyone <i> 0 – Ben 0" in html.unescape(raw)  # not for markdown
+
+
+async def test_page_traffic_cannot_grow_the_game_store(layer, redis, web_client):
+    """Every board of a finished game asked in every language, twice: the store is byte for byte as it was (the
+    images are kept in the web process's memory); a board is served in the game's language only (one image a
+    ply, not seven), the others are 404."""
+    record, game = await start_game(layer)
+    rng = random.Random(3)
+    while not game.is_over:
+        game = (await layer.play(HONGKONG, CH, record.player(game.to_move).id, rng.choice(game.legal_moves()))).game
+    token = await link_of(redis, record, language="de")
+    before, memory = await contents(redis), (await redis.info("memory"))["used_memory"]
+    html = await (await web_client.get(f"/g/{token}")).text()
+    sources = [part.split('"')[0] for part in html.split('data-src="')[1:]]
+    assert len(sources) == len(game.moves) + 1 and all("/b/de/" in src for src in sources)
+    statuses: dict[str, set[int]] = {}
+    for _round in range(2):
+        for language in i18n.languages():
+            for src in sources:
+                answer = await web_client.get(src.replace("/b/de/", f"/b/{language}/"))
+                statuses.setdefault(language, set()).add(answer.status)
+    assert statuses.pop("de") == {200} and set(map(frozenset, statuses.values())) == {frozenset({404})}
+    assert await contents(redis) == before
+    assert (await redis.info("memory"))["used_memory"] - memory < 200_000  # (no key grew: the pages' own reads)
+    boards = web_client.app[WEB].boards
+    assert len(boards) == len(sources) and boards.size <= boards.limit
+
+
+async def test_the_board_cache_is_bounded_in_bytes_and_age(layer):
+    """The cache keeps at most its byte limit (the least recently used go first) and draws a board again once it
+    is older than its age."""
+    record, game = await start_game(layer)
+    for move in ("Q@B2 S@B3", "S@D4", "S@A1"):
+        game = (await layer.play(HONGKONG, CH, record.player(game.to_move).id, move)).game
+    record = (await layer.store.get(CH)).record
+    clock = Clock(0.0)
+    first = draw(HONGKONG, record, 0, "en")
+    boards = Boards(limit=len(first) * 5 // 2, age=60, clock=clock)
+    pngs = [await boards.png(f"{record.id}:en:{ply}", HONGKONG, record, ply, "en") for ply in range(4)]
+    assert boards.size <= boards.limit and len(boards) == 2  # two fit: the two most recent
+    assert boards.cached(f"{record.id}:en:0") is None and boards.cached(f"{record.id}:en:3") == pngs[3]
+    clock.advance(61)
+    assert boards.cached(f"{record.id}:en:3") is None and len(boards) == 1
+    await boards.png(f"{record.id}:en:1", HONGKONG, record, 1, "en")  # a new board sweeps the stale ones
+    assert len(boards) == 1 and boards.size == len(pngs[1])
