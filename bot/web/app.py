@@ -55,8 +55,16 @@ RETRY_MS = 2000
 PER_PAGE = 20
 #: What :func:`number` reads.
 DIGITS = re.compile(r"[0-9]+")
-#: The immutable images' Cache-Control.
-IMMUTABLE = "public, max-age=31536000, immutable"
+#: Cache-Control of every answer that doesn't say otherwise (pages, the live stream, errors): kept by no cache, the
+#: reader's or a shared one — a page names players and its address is its link, and a proxy or CDN that kept one
+#: would go on showing it after ``web:off``, a revoke, a takeback or ``/privacy forget``.
+PRIVATE = "private, no-store"
+#: A board image's: its URL never changes meaning (:func:`bot.web.views.frame_hash`), so the reader's own browser
+#: keeps it a day (a replay's frames load once); never a shared cache, which would keep serving it after a revoke,
+#: ``web:off`` or ``/privacy forget`` turned its URL into a 404.
+BOARD_CACHE = "private, max-age=86400, immutable"
+#: The script and style's (no person in them; their URLs carry their version, ``?v=``).
+STATIC_CACHE = "public, max-age=31536000, immutable"
 
 WEB: web.AppKey["Web"] = web.AppKey("web")
 
@@ -214,10 +222,14 @@ SECURITY_HEADERS = {
 
 @web.middleware
 async def secured(request: web.Request, handler):
-    """:data:`SECURITY_HEADERS` on every answer."""
+    """:data:`SECURITY_HEADERS` on every answer, and its Cache-Control: :data:`PRIVATE` unless it set one (a
+    board), :data:`STATIC_CACHE` for a versioned static file."""
     response = await handler(request)
     if not response.prepared:
         response.headers.update(SECURITY_HEADERS)
+        if "Cache-Control" not in response.headers:
+            versioned = request.path.startswith("/static/") and "v" in request.query and response.status == 200
+            response.headers["Cache-Control"] = STATIC_CACHE if versioned else PRIVATE
     return response
 
 
@@ -266,6 +278,7 @@ def not_found(request: web.Request) -> web.Response:
             status=404,
         )
     response.headers["X-Robots-Tag"] = "noindex"
+    response.headers["Vary"] = "Accept-Language"
     return response
 
 
@@ -326,7 +339,6 @@ async def game_page(request: web.Request) -> web.StreamResponse:
             "players": _("{first} vs {second}", first=view.seats[0].name, second=view.seats[1].name),
         }
         response = aiohttp_jinja2.render_template("game.html", request, context)
-    response.headers["Cache-Control"] = "no-cache"
     if noindex:
         response.headers["X-Robots-Tag"] = "noindex"
     return response
@@ -354,7 +366,6 @@ async def live_part(request: web.Request) -> web.StreamResponse:
         response = aiohttp_jinja2.render_template(
             "_live.html", request, {"view": view, "now": time.time(), "version": view.version}
         )
-    response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Robots-Tag"] = "noindex"
     return response
 
@@ -381,7 +392,7 @@ async def board_image(request: web.Request) -> web.StreamResponse:
     if ply > len(moves) or frame_hash(record, moves, ply, record.finished and ply == len(moves)) != digest:
         raise web.HTTPNotFound()
     data = await app_web.boards.png(f"{record.id}:{language}:{ply}:{digest}", kind, record, ply, language)
-    headers = {"Cache-Control": IMMUTABLE}
+    headers = {"Cache-Control": BOARD_CACHE}
     if link.settings.web != "public":
         headers["X-Robots-Tag"] = "noindex"
     return web.Response(body=data, content_type="image/png", headers=headers)
@@ -424,7 +435,7 @@ async def _events(request: web.Request, app_web: Web, token: str) -> web.StreamR
             headers={
                 **SECURITY_HEADERS,
                 "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
+                "Cache-Control": PRIVATE,
                 "X-Accel-Buffering": "no",
                 "X-Robots-Tag": "noindex",
             }
@@ -499,7 +510,7 @@ async def global_leaderboard(request: web.Request) -> web.StreamResponse:
         raise web.HTTPNotFound()
     board = await leaderboard_rows(app_web, name, GLOBAL, page_number(request))
     with i18n.language(reader_language(request)):
-        return aiohttp_jinja2.render_template(
+        response = aiohttp_jinja2.render_template(
             "leaderboard.html",
             request,
             {
@@ -511,6 +522,8 @@ async def global_leaderboard(request: web.Request) -> web.StreamResponse:
                 "path": "/leaderboard/",
             },
         )
+    response.headers["Vary"] = "Accept-Language"  # (in the reader's language: a cache must tell readers apart)
+    return response
 
 
 async def server_page(request: web.Request) -> web.StreamResponse:

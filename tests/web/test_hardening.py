@@ -13,6 +13,7 @@ import random
 from bot import i18n
 from bot.core.session import Person
 from bot.games.hongkong import HONGKONG
+from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
 from bot.web.app import WEB
 from bot.web.boards import Boards, draw
@@ -142,3 +143,38 @@ async def test_the_board_cache_is_bounded_in_bytes_and_age(layer):
     assert boards.cached(f"{record.id}:en:3") is None and len(boards) == 1
     await boards.png(f"{record.id}:en:1", HONGKONG, record, 1, "en")  # a new board sweeps the stale ones
     assert len(boards) == 1 and boards.size == len(pngs[1])
+
+
+async def test_no_shared_cache_keeps_a_page_or_a_board(layer, redis, web_client):
+    """Every answer says how it may be cached: pages, the live stream and errors by nobody (``private,
+    no-store``); a board by the reader's browser only (``private``: a CDN would keep it a year after a revoke,
+    ``web:off``, a takeback or ``/privacy forget``); the versioned script and style by anyone. Where the language
+    comes from ``Accept-Language``, ``Vary`` says so."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    token = await link_of(redis, record, mode="public")
+    server = await WebLinks(redis).server_link(record.guild_id, "en")
+    page = await web_client.get(f"/g/{token}")
+    html_text = await page.text()
+    board = html_text.split('id="board" src="')[1].split('"')[0]
+    script = html_text.split('<script src="')[1].split('"')[0]
+    pages = [f"/g/{token}", f"/g/{token}?ply=0", f"/g/{token}?ply=99", f"/g/{token}/live", f"/s/{server}"]
+    pages += ["/leaderboard/hongkong", "/g/AAAAAAAAAAAAAAAAAAAAAA", "/nothing", "/healthz"]
+    for path in pages:
+        answer = await web_client.get(path)
+        assert answer.headers["Cache-Control"] == "private, no-store", path
+    stream = await web_client.get(f"/g/{token}/events")
+    assert stream.headers["Cache-Control"] == "private, no-store"
+    stream.close()
+    image = await web_client.get(board)
+    assert image.status == 200 and image.headers["Cache-Control"].startswith("private,")
+    assert "public" not in image.headers["Cache-Control"]
+    static = await web_client.get(script)
+    assert static.status == 200 and static.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    for path, language, words in (("/nothing", "de", "Hier ist nichts"), ("/leaderboard/hongkong", "fr", "classement global")):
+        answer = await web_client.get(path, headers={"Accept-Language": language})
+        assert answer.headers["Vary"] == "Accept-Language" and words in await answer.text(), path
+    assert "Vary" not in page.headers  # (a game's page is in its server's language, whoever reads it)
+    await SettingsStore(redis).revoke_web_links(record.guild_id)
+    gone = await web_client.get(board)
+    assert gone.status == 404 and gone.headers["Cache-Control"] == "private, no-store"

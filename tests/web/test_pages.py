@@ -216,7 +216,7 @@ async def test_the_live_stream_sends_each_commit_with_its_version(layer, redis, 
     assert data["ply"] == 1 and data["move"].startswith('<li data-ply="1"') and data["src"].endswith(".png")
     stream.close()
     whole = await web_client.get(f"/g/{token}/live")  # what a page that missed a version reads
-    assert whole.status == 200 and whole.headers["Cache-Control"] == "no-cache"
+    assert whole.status == 200 and whole.headers["Cache-Control"] == "private, no-store"
     assert (await whole.text()).count("<li data-ply=") == 2
 
 
