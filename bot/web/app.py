@@ -112,6 +112,7 @@ class Web:
         self.limiter = limiter or RateLimiter()
         self.streams = streams or StreamCounter()
         self.hub = Hub(self._state, poll, keep_alive)
+        self.health = Health(redis)
         self.sharded = sharded
         self.proxies = proxies
         self.global_leaderboard = global_leaderboard
@@ -199,14 +200,13 @@ def client_address(request: web.Request, proxies: int = 0) -> str:
 async def limit(request: web.Request, handler):
     """429 with ``Retry-After`` for an address past its rate (:class:`bot.web.limits.RateLimiter`)."""
     app_web = request.app[WEB]
-    if request.path != "/healthz":
-        wait = app_web.limiter.allow(client_address(request, app_web.proxies))
-        if wait > 0:
-            return web.Response(
-                status=429,
-                text="Too many requests: slow down and try again shortly.\n",
-                headers={"Retry-After": str(max(1, round(wait)))},
-            )
+    wait = app_web.limiter.allow(client_address(request, app_web.proxies))
+    if wait > 0:
+        return web.Response(
+            status=429,
+            text="Too many requests: slow down and try again shortly.\n",
+            headers={"Retry-After": str(max(1, round(wait)))},
+        )
     return await handler(request)
 
 
@@ -580,19 +580,54 @@ async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
 
 #: Seconds ``/healthz`` waits for Redis to answer a PING before it calls the store down.
 HEALTH_TIMEOUT = 1.0
+#: Seconds a PING's outcome answers ``/healthz`` before Redis is asked again.
+HEALTH_EVERY = 1.0
+
+
+class Health:
+    """Whether the store answers, as ``/healthz`` says it: one PING at most every :attr:`every` seconds in this
+    process, shared by every request meanwhile (also by those that arrive while it is on its way), so a flood of
+    health checks costs Redis nothing more than one check a second.
+
+    Args:
+        redis: the store.
+        every: seconds an outcome is reused (:data:`HEALTH_EVERY`).
+        timeout: seconds a PING may take (:data:`HEALTH_TIMEOUT`).
+    """
+
+    def __init__(self, redis: RedisClient, every: float = HEALTH_EVERY, timeout: float = HEALTH_TIMEOUT) -> None:
+        self.redis, self.every, self.timeout = redis, every, timeout
+        self._checked = -float("inf")
+        self._answer: tuple[int, str] = (503, "not checked yet\n")
+        self._checking: asyncio.Task[tuple[int, str]] | None = None
+
+    async def check(self) -> tuple[int, str]:
+        """``(200, "ok\\n")``, or ``(503, reason)`` when Redis didn't answer a PING in time."""
+        if time.monotonic() - self._checked < self.every:
+            return self._answer
+        if self._checking is None:
+            self._checking = asyncio.create_task(self._ping())
+        task = self._checking
+        return await asyncio.shield(task)
+
+    async def _ping(self) -> tuple[int, str]:
+        try:
+            await asyncio.wait_for(self.redis.ping(), self.timeout)
+            answer = (200, "ok\n")
+        except TimeoutError:
+            answer = (503, f"redis: no answer within {self.timeout:g} s\n")
+        except Exception as error:
+            answer = (503, f"redis: {type(error).__name__}\n")
+        self._answer, self._checked, self._checking = answer, time.monotonic(), None
+        return answer
 
 
 async def healthz(request: web.Request) -> web.Response:
     """200 ``ok`` when Redis answers a PING within :data:`HEALTH_TIMEOUT` seconds, else 503 and a one-line reason
-    (the pages can't be served without the store)."""
-    app_web: Web = request.app[WEB]
-    try:
-        await asyncio.wait_for(app_web.redis.ping(), HEALTH_TIMEOUT)
-    except TimeoutError:
-        return web.Response(status=503, text=f"redis: no answer within {HEALTH_TIMEOUT:g} s\n")
-    except Exception as error:
-        return web.Response(status=503, text=f"redis: {type(error).__name__}\n")
-    return web.Response(text="ok\n")
+    (the pages can't be served without the store); the PING's outcome is reused for :data:`HEALTH_EVERY` seconds
+    (:class:`Health`), and the check is rate-limited per client like any page."""
+    status, text = await request.app[WEB].health.check()
+    return web.Response(status=status, text=text)
 
 
 class QuietBadRequests(logging.Filter):

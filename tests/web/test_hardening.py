@@ -9,14 +9,18 @@ from __future__ import annotations
 import asyncio
 import html
 import random
+import time
 
 from bot import i18n
 from bot.core.session import Person
 from bot.games.hongkong import HONGKONG
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
-from bot.web.app import WEB
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.web.app import HEALTH_EVERY, WEB, Web, make_app
 from bot.web.boards import Boards, draw
+from bot.web.limits import RateLimiter
 
 from tests.conftest import Clock
 from tests.storage.contents import contents
@@ -171,10 +175,33 @@ async def test_no_shared_cache_keeps_a_page_or_a_board(layer, redis, web_client)
     assert "public" not in image.headers["Cache-Control"]
     static = await web_client.get(script)
     assert static.status == 200 and static.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-    for path, language, words in (("/nothing", "de", "Hier ist nichts"), ("/leaderboard/hongkong", "fr", "classement global")):
+    for path, language, words in (
+        ("/nothing", "de", "Hier ist nichts"),
+        ("/leaderboard/hongkong", "fr", "classement global"),
+    ):
         answer = await web_client.get(path, headers={"Accept-Language": language})
         assert answer.headers["Vary"] == "Accept-Language" and words in await answer.text(), path
     assert "Vary" not in page.headers  # (a game's page is in its server's language, whoever reads it)
     await SettingsStore(redis).revoke_web_links(record.guild_id)
     gone = await web_client.get(board)
     assert gone.status == 404 and gone.headers["Cache-Control"] == "private, no-store"
+
+
+async def test_healthz_is_rate_limited_and_pings_redis_once_a_second_at_most(layer, redis):
+    """A flood of ``/healthz`` from one client: 429 past its rate like any page; and however many checks arrive
+    (at once or one after another), Redis is asked at most once per :data:`bot.web.app.HEALTH_EVERY` seconds."""
+    state = Web(redis, "http://localhost", limiter=RateLimiter(capacity=30, rate=0.01))
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        await redis.config_resetstat()
+        started = time.monotonic()
+        together = await asyncio.gather(*(client.get("/healthz") for _ in range(20)))
+        one_by_one = [await client.get("/healthz") for _ in range(20)]
+        took = time.monotonic() - started
+        statuses = [answer.status for answer in together + one_by_one]
+        assert statuses.count(200) == 30 and statuses.count(429) == 10 and statuses[:20] == [200] * 20
+        pings = int((await redis.info("commandstats")).get("cmdstat_ping", {}).get("calls", 0))
+        assert 1 <= pings <= 1 + int(took / HEALTH_EVERY), (pings, took)
+    finally:
+        await client.close()

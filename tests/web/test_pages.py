@@ -22,7 +22,7 @@ from bot.games import all_kinds
 from bot.games.hongkong import HONGKONG
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
-from bot.web.app import WEB, Web, make_app
+from bot.web.app import HEALTH_EVERY, WEB, Web, make_app
 from bot.web.limits import STREAMS, RateLimiter, client_key
 
 from tests.storage.contents import contents
@@ -111,6 +111,7 @@ async def test_healthz_answers_503_when_redis_does_not(layer, redis, redis_serve
         pytest.skip("the Redis is not this test's own to freeze (HONGBOT_TEST_REDIS_URL)")
     assert (await web_client.get("/healthz")).status == 200
     pid = (await redis.info("server"))["process_id"]
+    await asyncio.sleep(HEALTH_EVERY + 0.1)  # (an outcome answers for HEALTH_EVERY seconds)
     os.kill(pid, signal.SIGSTOP)
     try:
         started = time.monotonic()
@@ -120,6 +121,7 @@ async def test_healthz_answers_503_when_redis_does_not(layer, redis, redis_serve
         os.kill(pid, signal.SIGCONT)
     assert answer.status == 503 and (await answer.text()).startswith("redis: no answer within 1 s")
     assert took < 5
+    await asyncio.sleep(HEALTH_EVERY + 0.1)
     assert (await web_client.get("/healthz")).status == 200
 
 
