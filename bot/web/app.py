@@ -17,12 +17,13 @@ leaderboard in the reader's (``Accept-Language``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import aiohttp_jinja2
 import jinja2
@@ -42,7 +43,8 @@ from ..storage.ratings import GLOBAL, Ratings, guild_scope
 from ..storage.store import GameStore
 from ..storage.weblinks import Link, WebLinks, game_subject, make_token
 from .boards import Boards
-from .limits import RateLimiter, StreamCounter, client_key
+from .limits import Networks, RateLimiter, StreamCounter, client_key
+from .sockets import IDLE, Gate, GatedSite, server_header
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
 from .views import Found, GameView, frame_hash, game_view, read_game
 
@@ -66,7 +68,16 @@ BOARD_CACHE = "private, max-age=86400, immutable"
 #: The script and style's (no person in them; their URLs carry their version, ``?v=``).
 STATIC_CACHE = "public, max-age=31536000, immutable"
 
+#: Requests of a process reading the store at once (:meth:`Web.reading`); a pool's others serve the live pages.
+READS = 32
+#: Seconds a request waits for its turn to read the store before it is answered 503.
+READ_WAIT = 5.0
+
 WEB: web.AppKey["Web"] = web.AppKey("web")
+
+
+class Busy(Exception):
+    """Every turn to read the store is taken (:meth:`Web.reading`): the page is answered 503, back in a moment."""
 
 
 class Web:
@@ -82,6 +93,12 @@ class Web:
         keep_alive: seconds between keep-alive comments on the event streams.
         sharded: the commits publish with ``SPUBLISH`` (a Redis 7 Cluster: :meth:`GameStore.detect_publish`).
         proxies: reverse proxies in front (``web_proxies``: whose ``X-Forwarded-For`` entry is the client).
+        trusted_proxies: the addresses those proxies connect from (``web_trusted_proxies``; default: loopback and
+            the private ranges, :data:`bot.web.limits.PRIVATE_NETWORKS`): ``X-Forwarded-For`` is believed from
+            them only.
+        reads: requests reading the store at once (:data:`READS`; a request past them waits its turn, at most
+            :data:`READ_WAIT` seconds, then 503): page traffic never takes every connection of the Redis pool,
+            whose rest serves the live pages' shared refreshes.
         global_leaderboard: serve ``/leaderboard/<game>`` (``web_global_leaderboard``; off: 404), names of every
             server's players on the open web, so the operator's decision.
         boards: the board images (default: :class:`bot.web.boards.Boards` with its bounds).
@@ -101,6 +118,8 @@ class Web:
         proxies: int = 0,
         global_leaderboard: bool = False,
         boards: Boards | None = None,
+        trusted_proxies: Networks | None = None,
+        reads: int | None = None,
     ) -> None:
         self.redis = redis
         self.base_url = base_url.rstrip("/")
@@ -115,10 +134,29 @@ class Web:
         self.health = Health(redis)
         self.sharded = sharded
         self.proxies = proxies
+        self.trusted_proxies = trusted_proxies if trusted_proxies is not None else Networks()
+        self._reads = asyncio.Semaphore(reads or READS)
         self.global_leaderboard = global_leaderboard
         self.started = time.time()
 
     # --- reading ----------------------------------------------------------------------------------
+
+    def client(self, request: web.Request) -> str:
+        """Who ``request`` counts against (:func:`client_address` with this process's proxies)."""
+        return client_address(request, self.proxies, self.trusted_proxies)
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[None]:
+        """Hold one of the :data:`READS` turns to read the store for a request (at most :data:`READ_WAIT` seconds
+        waited for one, else :class:`Busy`)."""
+        try:
+            await asyncio.wait_for(self._reads.acquire(), READ_WAIT)
+        except TimeoutError:
+            raise Busy("every turn to read the store was taken") from None
+        try:
+            yield
+        finally:
+            self._reads.release()
 
     async def game(self, token: str) -> tuple[Link, Found, GameKind] | None:
         """What a game token opens, or None (404)."""
@@ -184,23 +222,27 @@ class Web:
 # --- middleware -----------------------------------------------------------------------------------
 
 
-def client_address(request: web.Request, proxies: int = 0) -> str:
-    """The client a request is counted against (:func:`bot.web.limits.client_key`: an IPv4 address, an IPv6 /64)
-    of the peer's address, or behind ``proxies`` reverse proxies (``web_proxies``) of the entry of
-    ``X-Forwarded-For`` that many from the right (the one the outermost trusted proxy saw; entries further left are
-    the client's to write, so never believed). Missing entries: the peer's."""
-    if proxies:
+def client_address(request: web.Request, proxies: int = 0, trusted: Networks | None = None) -> str:
+    """The client a request is counted against (:func:`bot.web.limits.client_key`: an IPv4 address, an IPv6 /64):
+    the peer's address; or, behind ``proxies`` reverse proxies (``web_proxies``), when the peer and the entries the
+    proxies nearer us wrote are ``trusted`` (``web_trusted_proxies``), the entry of ``X-Forwarded-For`` that many
+    from the right (the one the outermost proxy saw; entries further left are the client's to write, so never
+    believed). A request straight from anyone else (the port reachable directly) is counted by its peer whatever
+    it writes in ``X-Forwarded-For``; so is one with too few entries."""
+    peer = request.remote or "?"
+    trusted = trusted if trusted is not None else Networks()
+    if proxies and peer in trusted:
         forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
-        if len(forwarded) >= proxies:
+        if len(forwarded) >= proxies and all(hop in trusted for hop in forwarded[len(forwarded) - proxies + 1 :]):
             return client_key(forwarded[-proxies])
-    return client_key(request.remote or "?")
+    return client_key(peer)
 
 
 @web.middleware
 async def limit(request: web.Request, handler):
     """429 with ``Retry-After`` for an address past its rate (:class:`bot.web.limits.RateLimiter`)."""
     app_web = request.app[WEB]
-    wait = app_web.limiter.allow(client_address(request, app_web.proxies))
+    wait = app_web.limiter.allow(app_web.client(request))
     if wait > 0:
         return web.Response(
             status=429,
@@ -250,7 +292,7 @@ async def errors(request: web.Request, handler):
         raise
     except (asyncio.CancelledError, ConnectionResetError):
         raise
-    except UNREACHABLE as exc:
+    except (*UNREACHABLE, Busy) as exc:
         log.warning("the web page %s: the store did not answer (%s)", request.path, exc)
         return web.Response(
             status=503,
@@ -301,7 +343,8 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     """A game's page; ``?ply=N`` opens its board after N moves."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
-    opened = await app_web.game(token)
+    async with app_web.reading():
+        opened = await app_web.game(token)
     if opened is None:
         raise web.HTTPNotFound()
     link, found, kind = opened
@@ -357,7 +400,8 @@ async def live_part(request: web.Request) -> web.StreamResponse:
     doesn't complete its move list."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
-    opened = await app_web.game(token)
+    async with app_web.reading():
+        opened = await app_web.game(token)
     if opened is None:
         raise web.HTTPNotFound()
     link, found, kind = opened
@@ -381,7 +425,8 @@ async def board_image(request: web.Request) -> web.StreamResponse:
     ply = number(ply_text, 6)
     if language not in i18n.languages() or ply is None or len(digest) != 16:
         raise web.HTTPNotFound()
-    opened = await app_web.game(token)
+    async with app_web.reading():
+        opened = await app_web.game(token)
     if opened is None:
         raise web.HTTPNotFound()
     link, found, kind = opened
@@ -407,16 +452,19 @@ async def events(request: web.Request) -> web.StreamResponse:
     """The live stream of a game: its state now unless the browser already has this version (``Last-Event-ID``;
     one from the future or garbage gets the state now), then each new version as it is committed, a keep-alive
     comment every :data:`bot.web.live.KEEP_ALIVE` seconds, and the end of the stream once the game is over. A client
-    (:func:`client_address`) holding :data:`bot.web.limits.STREAMS` streams open already gets 429."""
+    (:func:`client_address`) holding :data:`bot.web.limits.STREAMS` streams open already gets 429; one more than
+    :data:`bot.web.limits.LIVE_STREAMS` in the process, 503."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
-    client = client_address(request, app_web.proxies)
-    if not app_web.streams.open(client):
-        return web.Response(
-            status=429,
-            text=f"Too many live pages open from your address (at most {app_web.streams.limit}): close some.\n",
-            headers={"Retry-After": str(RETRY_MS // 1000 * 5)},
+    client = app_web.client(request)
+    refused = app_web.streams.open(client)
+    if refused:
+        text = (
+            f"Too many live pages open from your address (at most {app_web.streams.limit}): close some.\n"
+            if refused == 429
+            else "Too many live pages are open on this server: try again in a moment.\n"
         )
+        return web.Response(status=refused, text=text, headers={"Retry-After": str(RETRY_MS // 1000 * 5)})
     try:
         return await _events(request, app_web, token)
     finally:
@@ -424,10 +472,11 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 async def _events(request: web.Request, app_web: Web, token: str) -> web.StreamResponse:
-    link = await app_web.links.resolve(token)
-    if link is None or not link.game_id:
-        raise web.HTTPNotFound()
-    topic = await app_web.hub.join(token, link.channel_id)
+    async with app_web.reading():
+        link = await app_web.links.resolve(token)
+        if link is None or not link.game_id:
+            raise web.HTTPNotFound()
+        topic = await app_web.hub.join(token, link.channel_id)
     try:
         if topic.state is None:
             raise web.HTTPNotFound()
@@ -508,7 +557,8 @@ async def global_leaderboard(request: web.Request) -> web.StreamResponse:
     name = request.match_info.get("kind") or next(iter(app_web.kinds))
     if not app_web.global_leaderboard or name not in app_web.kinds:
         raise web.HTTPNotFound()
-    board = await leaderboard_rows(app_web, name, GLOBAL, page_number(request))
+    async with app_web.reading():
+        board = await leaderboard_rows(app_web, name, GLOBAL, page_number(request))
     with i18n.language(reader_language(request)):
         response = aiohttp_jinja2.render_template(
             "leaderboard.html",
@@ -530,14 +580,15 @@ async def server_page(request: web.Request) -> web.StreamResponse:
     """A ``public`` server's page: each game's leaderboard there and the games being played, with their links."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
-    link = await app_web.links.resolve(token)
-    if link is None or link.game_id:
-        raise web.HTTPNotFound()
     name = request.query.get("game") or next(iter(app_web.kinds))
     if name not in app_web.kinds:
         name = next(iter(app_web.kinds))
-    board = await leaderboard_rows(app_web, name, guild_scope(link.guild_id), page_number(request))
-    live = await live_games(app_web, link)
+    async with app_web.reading():
+        link = await app_web.links.resolve(token)
+        if link is None or link.game_id:
+            raise web.HTTPNotFound()
+        board = await leaderboard_rows(app_web, name, guild_scope(link.guild_id), page_number(request))
+        live = await live_games(app_web, link)
     with i18n.language(app_web.language(link)):
         return aiohttp_jinja2.render_template(
             "server.html",
@@ -654,6 +705,7 @@ def make_app(web_state: Web) -> web.Application:
         server_log.addFilter(_QUIET)
     app = web.Application(middlewares=[secured, errors, limit])
     app[WEB] = web_state
+    app.on_response_prepare.append(server_header)
     # autoescaped; jinja2's i18n extension with the bot's catalogs: _, n_, gettext, ngettext are bot.i18n's (fields
     # as {name}: _("{n} moves", n=3)), in the language current in the request's task
     web_state.env = aiohttp_jinja2.setup(
@@ -698,12 +750,19 @@ def _static_url():
     return url
 
 
-async def serve(web_state: Web, port: int, host: str | None = None) -> web.AppRunner:
-    """Serve the pages on ``port`` (every interface unless ``host``); returns the runner (``await runner.cleanup()``
-    stops it)."""
+async def serve(
+    web_state: Web, port: int, host: str | None = None, *, gate: Gate | None = None, idle: float = IDLE
+) -> web.AppRunner:
+    """Serve the pages on ``port`` of ``host`` (every interface when None; ``web_host`` says which) through a
+    :class:`bot.web.sockets.GatedSite`: connections counted by ``gate`` (default: its caps, trusted proxies
+    exempt from the per-address one when ``web_proxies`` is set), closed after ``idle`` seconds without a whole
+    request. Returns the runner (``await runner.cleanup()`` stops it)."""
     runner = web.AppRunner(make_app(web_state), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    if gate is None:
+        trusted = web_state.trusted_proxies
+        gate = Gate(exempt=lambda address: bool(web_state.proxies) and address in trusted)
+    await GatedSite(runner, host, port, gate, idle).start()
     return runner
 
 

@@ -9,6 +9,7 @@ import random
 import socket
 
 import aiohttp
+import psutil
 import pytest
 
 from tests.bot.harness import start_bot
@@ -129,6 +130,8 @@ async def test_the_pages_are_served_by_a_child_process_without_the_token(emu, wo
     async with aiohttp.ClientSession() as session:
         async with session.get(f"http://127.0.0.1:{web_bot.port}/healthz") as answer:
             assert answer.status == 200
+    listening = {c.laddr for c in psutil.Process(child.pid).net_connections("inet") if c.status == "LISTEN"}
+    assert {(address.ip, address.port) for address in listening} == {("127.0.0.1", web_bot.port)}  # web_host
     env = environment_of(child.pid)
     assert emu.token not in "".join(env.values()) and "DISCORD_TOKEN" not in env
     assert open(env["HONGBOT_CONFIG"]).read() == ""  # no config.toml (nor any token in it) is read

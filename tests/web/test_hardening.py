@@ -18,13 +18,15 @@ from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.web.app import HEALTH_EVERY, WEB, Web, make_app
+from bot.web.app import HEALTH_EVERY, WEB, Web, make_app, serve
 from bot.web.boards import Boards, draw
-from bot.web.limits import RateLimiter
+from bot.web.limits import Networks, RateLimiter, StreamCounter
+from bot.web.sockets import Gate
 
 from tests.conftest import Clock
 from tests.storage.contents import contents
 from tests.web.conftest import ANN, BEN, CH, link_of, start_game
+from tests.web.test_browser import free_port
 from tests.web.test_pages import read_event
 
 #: What a request may carry where a number belongs, none of them one: superscripts and other scripts' digits
@@ -205,3 +207,196 @@ async def test_healthz_is_rate_limited_and_pings_redis_once_a_second_at_most(lay
         assert 1 <= pings <= 1 + int(took / HEALTH_EVERY), (pings, took)
     finally:
         await client.close()
+
+
+async def served(state: Web, **options) -> tuple[object, int]:
+    """``state`` served on a free local port as ``python -m bot.web`` serves it (:func:`bot.web.app.serve`)."""
+    port = free_port()
+    return await serve(state, port, "127.0.0.1", **options), port
+
+
+async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
+    """What the server sent before closing the connection (fails if it is still open after ``seconds``)."""
+    data = b""
+    async with asyncio.timeout(seconds):
+        while chunk := await reader.read(4096):
+            data += chunk
+    return data
+
+
+async def test_idle_and_half_sent_connections_are_closed(layer, redis):
+    """A connection that sends nothing, one that trickles a request's headers a byte at a time, and one idle after
+    its answer: each closed ``idle`` seconds on (aiohttp alone keeps them an hour)."""
+    state = Web(redis, "http://localhost")
+    runner, port = await served(state, idle=0.5)
+    try:
+        silent = await asyncio.open_connection("127.0.0.1", port)
+        trickle = await asyncio.open_connection("127.0.0.1", port)
+        kept = await asyncio.open_connection("127.0.0.1", port)
+        kept[1].write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        started = time.monotonic()
+
+        async def dribble() -> None:
+            for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200:
+                if trickle[1].is_closing():
+                    return
+                trickle[1].write(bytes([byte]))
+                await asyncio.sleep(0.05)
+
+        dribbling = asyncio.create_task(dribble())  # (all of it would take 12 s)
+        assert await closed_within(trickle[0], 15) == b""
+        assert time.monotonic() - started < 10 and not dribbling.done()  # closed while it was still sending
+        assert await closed_within(silent[0], 15) == b""
+        answered = await closed_within(kept[0], 15)
+        assert answered.startswith(b"HTTP/1.1 200") and b"ok" in answered
+        dribbling.cancel()
+        for _reader, writer in (silent, trickle, kept):
+            writer.close()
+    finally:
+        await runner.cleanup()
+
+
+async def test_connections_are_capped_per_address_and_in_all(layer, redis):
+    """Past its addresses' cap a connection is answered 429 before it is read; past the process's, 503; a closed
+    one frees its place; a trusted proxy's address is capped only by the total. No answer names the software."""
+    state = Web(redis, "http://localhost")
+    gate = Gate(per_address=3, total=5, exempt=lambda address: address == "127.0.0.9")
+    runner, port = await served(state, gate=gate)
+    opened = []
+
+    async def connect(source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        pair = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+        opened.append(pair)
+        return pair
+
+    async def answer(pair) -> bytes:
+        pair[1].write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        return await asyncio.wait_for(pair[0].read(4096), 10)
+
+    try:
+        first = [await connect("127.0.0.1") for _ in range(3)]
+        over = await connect("127.0.0.1")
+        refused = await closed_within(over[0], 10)
+        assert refused.startswith(b"HTTP/1.1 429") and b"Server: hongbot\r\n" in refused
+        assert b"Too many connections from your address" in refused
+        assert (await answer(first[0])).startswith(b"HTTP/1.1 200")
+        proxy = [await connect("127.0.0.9") for _ in range(2)]  # exempt from the 3, not from the 5
+        assert (await answer(proxy[1])).startswith(b"HTTP/1.1 200")
+        full = await connect("127.0.0.2")
+        assert (await closed_within(full[0], 10)).startswith(b"HTTP/1.1 503")
+        first[2][1].close()
+        for _ in range(100):
+            if gate.open < 5:
+                break
+            await asyncio.sleep(0.05)
+        again = await connect("127.0.0.2")
+        served_again = await answer(again)
+        assert served_again.startswith(b"HTTP/1.1 200") and b"Server: hongbot\r\n" in served_again
+        assert b"aiohttp" not in served_again and b"Python" not in served_again
+    finally:
+        for _reader, writer in opened:
+            writer.close()
+        await runner.cleanup()
+
+
+async def test_the_server_header_names_no_software(layer, redis, web_client):
+    """Pages, 404s, 429s and the 400 aiohttp gives a request it can't parse: ``Server: hongbot``."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    for path in (f"/g/{token}", "/nothing", "/healthz"):
+        assert (await web_client.get(path)).headers["Server"] == "hongbot", path
+    state = Web(redis, "http://localhost")
+    runner, port = await served(state)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /g/\xff\xfe HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n")
+        garbled = await closed_within(reader, 10)
+        writer.close()
+    finally:
+        await runner.cleanup()
+    assert (
+        garbled.startswith((b"HTTP/1.0 400", b"HTTP/1.1 400"))
+        and b"Server: hongbot\r\n" in garbled
+        and b"aiohttp" not in garbled
+    )
+
+
+async def test_live_streams_are_capped_in_all(layer, redis):
+    """Past the process's cap on live streams (whoever opens them) a stream is answered 503; the pages go on."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    state = Web(
+        redis, "http://localhost", limiter=RateLimiter(capacity=1000, rate=1000), streams=StreamCounter(total=3)
+    )
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        streams = [await client.get(f"/g/{token}/events") for _ in range(3)]
+        assert [s.status for s in streams] == [200] * 3
+        refused = await client.get(f"/g/{token}/events")
+        assert refused.status == 503 and "try again in a moment" in await refused.text()
+        assert (await client.get(f"/g/{token}")).status == 200
+        for stream in streams:
+            stream.close()
+    finally:
+        await client.close()
+
+
+async def test_page_traffic_takes_at_most_its_share_of_the_redis_pool(layer, redis, redis_server):
+    """A crowd opening pages and live streams at once (here 150, many games) reads the store through
+    ``reads`` turns: the pool opens no more connections than those and the live feed's, every request is served,
+    and the pool always has room for the live pages' own refreshes."""
+    import redis.asyncio as aioredis
+
+    tokens = []
+    for n in range(5):
+        record, _game = await start_game(layer, channel=CH + 10 + n)
+        tokens.append(await link_of(redis, record))
+    pool = aioredis.BlockingConnectionPool(
+        connection_class=redis.connection_pool.connection_class,
+        max_connections=20,
+        timeout=5,
+        client_name="t37-pages",
+        **{k: v for k, v in redis.connection_pool.connection_kwargs.items() if k != "client_name"},
+    )
+    pages_redis = aioredis.Redis(connection_pool=pool)
+    state = Web(pages_redis, "http://localhost", limiter=RateLimiter(capacity=10_000, rate=1000), reads=3)
+    state.streams = StreamCounter(limit=1000)
+    client = TestClient(TestServer(make_app(state)))
+    await client.start_server()
+    try:
+        paths = [f"/g/{tokens[n % 5]}" + ("/events" if n % 3 == 0 else "") for n in range(150)]
+        answers = await asyncio.gather(*(client.get(path) for path in paths))
+        assert [a.status for a in answers] == [200] * 150
+        names = [line for line in (await redis.client_list()) if line.get("name") == "t37-pages"]
+        assert len(names) <= 3 + 2, len(names)  # the reads' turns, the feed's subscription (and one spare)
+        assert await asyncio.wait_for(pages_redis.ping(), 2)
+        for answer in answers:
+            answer.close()
+    finally:
+        await client.close()
+        await pages_redis.aclose()
+
+
+async def test_x_forwarded_for_is_believed_only_from_trusted_proxies(layer, redis):
+    """With ``web_proxies = 1`` and the port reachable directly, a client writing a new ``X-Forwarded-For`` each
+    time is still limited by its own address; the same requests from a trusted proxy are counted by the address
+    the proxy saw; a chain of two is believed only when the nearer proxy's entry is trusted too."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+
+    async def statuses(trusted: Networks, proxies: int, forwarded: list[str]) -> list[int]:
+        state = Web(redis, "http://localhost", limiter=RateLimiter(3, 0.01), proxies=proxies, trusted_proxies=trusted)
+        client = TestClient(TestServer(make_app(state)))
+        await client.start_server()
+        try:
+            return [(await client.get(f"/g/{token}", headers={"X-Forwarded-For": value})).status for value in forwarded]
+        finally:
+            await client.close()
+
+    rotating = [f"198.51.100.{n}" for n in range(6)]
+    assert await statuses(Networks(["192.0.2.0/24"]), 1, rotating) == [200, 200, 200, 429, 429, 429]  # direct
+    assert await statuses(Networks(["127.0.0.1"]), 1, rotating) == [200] * 6  # from the proxy: 6 clients
+    chain = [f"198.51.100.{n}, 203.0.113.5" for n in range(6)]  # the nearer proxy's entry: not trusted
+    assert await statuses(Networks(["127.0.0.1"]), 2, chain) == [200, 200, 200, 429, 429, 429]
+    assert await statuses(Networks(["127.0.0.1", "203.0.113.5"]), 2, chain) == [200] * 6
