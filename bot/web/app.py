@@ -136,6 +136,7 @@ class Web:
         self.proxies = proxies
         self.trusted_proxies = trusted_proxies if trusted_proxies is not None else Networks()
         self._reads = asyncio.Semaphore(reads or READS)
+        self.read_wait = READ_WAIT
         self.global_leaderboard = global_leaderboard
         self.started = time.time()
 
@@ -147,10 +148,10 @@ class Web:
 
     @contextlib.asynccontextmanager
     async def reading(self) -> AsyncIterator[None]:
-        """Hold one of the :data:`READS` turns to read the store for a request (at most :data:`READ_WAIT` seconds
-        waited for one, else :class:`Busy`)."""
+        """Hold one of the :data:`READS` turns to read the store for a request (at most :attr:`read_wait` seconds,
+        :data:`READ_WAIT`, waited for one, else :class:`Busy`)."""
         try:
-            await asyncio.wait_for(self._reads.acquire(), READ_WAIT)
+            await asyncio.wait_for(self._reads.acquire(), self.read_wait)
         except TimeoutError:
             raise Busy("every turn to read the store was taken") from None
         try:
@@ -293,14 +294,14 @@ async def errors(request: web.Request, handler):
     except (asyncio.CancelledError, ConnectionResetError):
         raise
     except (*UNREACHABLE, Busy) as exc:
-        log.warning("the web page %s: the store did not answer (%s)", request.path, exc)
+        log.warning("the web page %s: the store did not answer (%s)", redact(request.path), exc)
         return web.Response(
             status=503,
             headers={"Retry-After": str(STORE_RETRY_AFTER)},
             text="The game store is busy or out of reach: this page is back in a moment.\n",
         )
     except Exception:
-        log.exception("the web page %s failed", request.path)
+        log.exception("the web page %s failed", redact(request.path))
         return web.Response(status=500, text="Something went wrong on our side.\n")
 
 
@@ -697,12 +698,55 @@ class QuietBadRequests(logging.Filter):
 
 _QUIET = QuietBadRequests()
 
+#: A link's token where a log line could hold one: in a page's path (``/g/<token>``, ``/s/<token>``) or its key.
+TOKENS = re.compile(r"(?<=/g/)[A-Za-z0-9_-]{22}|(?<=/s/)[A-Za-z0-9_-]{22}|(?<=web:link:)[A-Za-z0-9_-]{22}")
+
+
+def redact(text: str) -> str:
+    """``text`` with every link token in it replaced by ``…`` (``/g/…/live``): a log line is read by people a link
+    isn't meant for, and a token is the whole key to its page."""
+    return TOKENS.sub("…", text)
+
+
+class Redacted(logging.Filter):
+    """Every record of the web's loggers and aiohttp's with the link tokens in its message and its traceback
+    replaced (:func:`redact`)."""
+
+    #: The loggers it is put on (a logger's filters see only its own records).
+    LOGGERS = (
+        "aiohttp.server",
+        "aiohttp.web",
+        "aiohttp.access",
+        "aiohttp.internal",
+        "bot.web",
+        "bot.web.app",
+        "bot.web.live",
+        "bot.web.boards",
+        "bot.web.sockets",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if TOKENS.search(message):
+            record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True
+
+
+_REDACTED = Redacted()
+
 
 def make_app(web_state: Web) -> web.Application:
     """The aiohttp application serving ``web_state``'s pages (start and stop it with the app's runner)."""
     server_log = logging.getLogger("aiohttp.server")
     if _QUIET not in server_log.filters:
         server_log.addFilter(_QUIET)
+    for name in Redacted.LOGGERS:
+        if _REDACTED not in logging.getLogger(name).filters:
+            logging.getLogger(name).addFilter(_REDACTED)
     app = web.Application(middlewares=[secured, errors, limit])
     app[WEB] = web_state
     app.on_response_prepare.append(server_header)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
+import logging
 import random
 import time
 
@@ -400,3 +402,31 @@ async def test_x_forwarded_for_is_believed_only_from_trusted_proxies(layer, redi
     chain = [f"198.51.100.{n}, 203.0.113.5" for n in range(6)]  # the nearer proxy's entry: not trusted
     assert await statuses(Networks(["127.0.0.1"]), 2, chain) == [200, 200, 200, 429, 429, 429]
     assert await statuses(Networks(["127.0.0.1", "203.0.113.5"]), 2, chain) == [200] * 6
+
+
+async def test_no_log_line_holds_a_link_token(layer, redis, web_client, caplog):
+    """A page that fails (a damaged game: 500 and a traceback), a request line aiohttp can't parse with the token
+    in it, and a store that doesn't answer: the log says which page (``/g/…``), never its token."""
+    record, _game = await start_game(layer)
+    token = await link_of(redis, record)
+    raw = await layer.store.raw(CH)
+    doc = json.loads(raw["doc"])
+    doc["state"]["moves"] = ["Z@Z9"]  # (reads as a record; its moves don't replay)
+    await redis.hset(layer.store.keys.game(CH), "doc", json.dumps(doc))
+    with caplog.at_level(logging.INFO):
+        assert (await web_client.get(f"/g/{token}/live")).status == 500
+        head, _body = await raw_get(web_client, f"/g/{token}\x01?ply=\u0663")
+        assert " 400 " in head
+        state = Web(redis, "http://localhost", reads=1)
+        state.read_wait = 0.2
+        client = TestClient(TestServer(make_app(state)))
+        await client.start_server()
+        try:
+            async with state.reading():  # (every turn taken: the page waits, then 503)
+                assert (await client.get(f"/s/{token}")).status == 503
+        finally:
+            await client.close()
+    logged = caplog.text
+    assert "the web page /g/…/live failed" in logged and "IllegalMove" in logged  # the traceback is there
+    assert "the web page /s/…: the store did not answer" in logged and "refused with 400" in logged
+    assert token not in logged
