@@ -27,26 +27,29 @@ from typing import Any, AsyncIterator
 
 import aiohttp_jinja2
 import jinja2
+from babel.dates import format_timedelta
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 
 from .. import i18n
 from ..core.kinds import GameKind
 from ..core.record import Record
+from ..core.session import result_text
 from ..games import all_kinds
 from ..i18n import _, n_
 from ..storage.decoding import RedisClient
 from ..storage.errors import UNREACHABLE
+from ..storage.finished_games import Records
 from ..storage.keys import keys_for
 from ..storage.live import LiveFeed
-from ..storage.ratings import GLOBAL, Ratings, guild_scope
+from ..storage.ratings import GLOBAL, PROVISIONAL_GAMES, Ratings, guild_scope
 from ..storage.store import GameStore
 from ..storage.weblinks import Link, WebLinks, game_subject, make_token
 from .boards import Boards
 from .limits import Networks, RateLimiter, StreamCounter, client_key
 from .sockets import IDLE, Gate, GatedSite, server_header
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
-from .views import Found, GameView, frame_hash, game_view, read_game
+from .views import Found, GameView, frame_hash, game_view, plain, read_game
 
 log = logging.getLogger(__name__)
 
@@ -532,7 +535,8 @@ async def leaderboard_rows(app_web: Web, kind: str, scope: str, page: int) -> di
             {
                 "rank": rank,
                 "name": standing.name,
-                "rating": standing.rating_text(),
+                "rating": standing.rating,
+                "uncertainty": standing.uncertainty,
                 "games": standing.games,
                 "record": standing.record_text(),
                 "provisional": standing.provisional,
@@ -578,39 +582,52 @@ async def global_leaderboard(request: web.Request) -> web.StreamResponse:
 
 
 async def server_page(request: web.Request) -> web.StreamResponse:
-    """A ``public`` server's page: each game's leaderboard there and the games being played, with their links."""
+    """A ``public`` server's page, titled with its name: the games being played and the recent ones, with their
+    links, and each game's leaderboard there."""
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
-    name = request.query.get("game") or next(iter(app_web.kinds))
-    if name not in app_web.kinds:
-        name = next(iter(app_web.kinds))
     async with app_web.reading():
         link = await app_web.links.resolve(token)
         if link is None or link.game_id:
             raise web.HTTPNotFound()
+        running = await running_games(app_web, link)
+        finished = await Records(app_web.store, app_web.ratings).recent(link.guild_id, limit=RECENT)
+        # the leaderboard asked for, else the one of the game played last there
+        played = [record.kind for record in finished if record.kind in app_web.kinds]
+        name = request.query.get("game") or (played[0] if played else next(iter(app_web.kinds)))
+        if name not in app_web.kinds:
+            name = next(iter(app_web.kinds))
         board = await leaderboard_rows(app_web, name, guild_scope(link.guild_id), page_number(request))
-        live = await live_games(app_web, link)
+        hrefs = await game_hrefs(app_web, link, [record.id for record in running + finished])
+    now = time.time()
     with i18n.language(app_web.language(link)):
+        words = _("Games and leaderboard")
         return aiohttp_jinja2.render_template(
             "server.html",
             request,
             {
-                "title": _("Games and leaderboard"),
+                "title": f"{link.name} · {words}" if link.name else words,
+                "heading": link.name or words,
+                "subtitle": words if link.name else "",
                 "kinds": app_web.kinds,
                 "current": name,
                 "board": board,
-                "live": live,
+                "live": [game_item(app_web, record, hrefs) for record in running],
+                "recent": [
+                    game_item(app_web, record, hrefs, now) for record in finished if record.kind in app_web.kinds
+                ],
                 "noindex": False,
                 "path": f"/s/{token}?game=",
             },
         )
 
 
-async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
-    """The server's running games, each with its page's link when the bot has made one (the web process makes
-    none: it writes nothing but its cache)."""
-    secret = await app_web.links.secret()
-    keys = keys_for(app_web.redis)
+#: Finished games a server's page lists.
+RECENT = 10
+
+
+async def running_games(app_web: Web, link: Link) -> list[Record]:
+    """The server's running games (of a game this process serves)."""
     games = []
     for channel_id in await app_web.store.active_channels(link.guild_id):
         raw = await app_web.store.raw(channel_id)
@@ -618,16 +635,39 @@ async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
             record = Record.from_json(raw.get("doc", ""))
         except ValueError:
             continue
-        if record.state is None or record.finished or record.kind not in app_web.kinds:
-            continue
-        href = ""
-        if secret is not None:
-            token = make_token(secret, game_subject(link.guild_id, record.id, link.settings.web_epoch))
-            if await app_web.redis.exists(keys.web_link(token)):
-                href = f"/g/{token}"
-        a, b = record.plain_names
-        games.append({"title": app_web.kinds[record.kind].title, "players": f"{a} – {b}", "href": href})
+        if record.state is not None and not record.finished and record.kind in app_web.kinds:
+            games.append(record)
     return games
+
+
+async def game_hrefs(app_web: Web, link: Link, game_ids: list[str]) -> dict[str, str]:
+    """The page of each of the server's games ``game_ids`` whose link the bot has made (posted with a board): game
+    id → ``/g/<token>``. The web process makes none: it writes nothing."""
+    secret = await app_web.links.secret()
+    if secret is None or not game_ids:
+        return {}
+    keys = keys_for(app_web.redis)
+    tokens = [make_token(secret, game_subject(link.guild_id, gid, link.settings.web_epoch)) for gid in game_ids]
+    async with app_web.redis.pipeline(transaction=False) as pipe:
+        for token in tokens:
+            pipe.exists(keys.web_link(token))
+        made = await pipe.execute()
+    return {gid: f"/g/{token}" for gid, token, exists in zip(game_ids, tokens, made) if exists}
+
+
+def game_item(app_web: Web, record: Record, hrefs: dict[str, str], now: float | None = None) -> dict[str, str]:
+    """A game as a server's page lists it (in the current language): its game, players and link; a finished one
+    also how it ended and when (``now``: the time to say it from)."""
+    a, b = record.plain_names
+    item = {"title": app_web.kinds[record.kind].title, "players": f"{a} – {b}", "href": hrefs.get(record.id, "")}
+    if record.finished and now is not None:
+        try:
+            item["result"] = plain(result_text(app_web.kinds[record.kind], record))
+        except Exception:  # (a record that doesn't replay: listed without its result)
+            item["result"] = ""
+        ended = float(record.ended or now)
+        item["when"] = format_timedelta(int(ended - now), add_direction=True, locale=i18n.current())
+    return item
 
 
 #: Seconds ``/healthz`` waits for Redis to answer a PING before it calls the store down.
@@ -760,7 +800,9 @@ def make_app(web_state: Web) -> web.Application:
         undefined=jinja2.StrictUndefined,
     )
     web_state.env.install_gettext_callables(gettext=_, ngettext=n_, newstyle=False)  # type: ignore[attr-defined]
-    web_state.env.globals.update(_=_, n_=n_, static=_static_url())
+    web_state.env.globals.update(
+        _=_, n_=n_, static=_static_url(), current_language=i18n.current, provisional_games=PROVISIONAL_GAMES
+    )
     app.router.add_get("/g/{token}", game_page)
     app.router.add_get("/g/{token}/events", events)
     app.router.add_get("/g/{token}/live", live_part)
@@ -769,6 +811,7 @@ def make_app(web_state: Web) -> web.Application:
     app.router.add_get("/leaderboard", global_leaderboard)
     app.router.add_get("/leaderboard/{kind}", global_leaderboard)
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/favicon.ico", favicon)
     app.router.add_static("/static", HERE / "static")
 
     async def on_startup(_app: web.Application) -> None:
@@ -780,6 +823,11 @@ def make_app(web_state: Web) -> web.Application:
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
     return app
+
+
+async def favicon(_request: web.Request) -> web.FileResponse:
+    """``/favicon.ico``, where browsers look without being told: the pages' icon (an SVG)."""
+    return web.FileResponse(HERE / "static" / "favicon.svg", headers={"Content-Type": "image/svg+xml"})
 
 
 def _static_url():

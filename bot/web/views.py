@@ -71,7 +71,9 @@ async def read_game(store: GameStore, channel_id: int, game_id: str) -> Found | 
 @dataclass(frozen=True)
 class Frame:
     """One ply of a game: 0 the opening, then after each move. ``move``: the notation (None at 0); ``mover``: who
-    played it; ``text``: what it did, in words (may be ""); ``src``: the board image's path; ``alt``: its alt text."""
+    played it; ``text``: what it did, in words (may be ""); ``src``: the board image's path; ``alt``: its alt text;
+    ``status``: whose turn it is there, as its board's header says it (or, on a finished game's last board, "Game
+    over." and the result) — what the page's headline says while that board is shown."""
 
     ply: int
     move: str | None
@@ -80,6 +82,7 @@ class Frame:
     turn: int
     src: str
     alt: str
+    status: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,13 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
             game.play(moves[ply - 1])
         final = record.finished and ply == len(moves)
         src = f"/g/{token}/b/{language}/{ply}-{frame_hash(record, moves, ply, final)}.png"
+        if final:
+            # TRANSLATORS: the headline of a finished game's page; {result} says how it ended ("Ben wins 13–12 …").
+            headline = _("Game over. {result}", result=plain(result_text(kind, record, game)))
+        elif game.is_over:
+            headline = ""
+        else:
+            headline = _("{player} ({role}) to move.", player=names[game.to_move], role=kind.role(game.to_move))
         frames.append(
             Frame(
                 ply=ply,
@@ -170,6 +180,7 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
                 turn=kind.turn_number(game),
                 src=src,
                 alt=plain(_alt(kind, game, record, final)),
+                status=headline,
             )
         )
     if record.finished:

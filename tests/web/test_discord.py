@@ -96,7 +96,9 @@ async def test_a_public_server_has_its_page(emu, world, web_bot):
     url = reply.split("this server's page: ")[1].split()[0]
     async with aiohttp.ClientSession() as session:
         async with session.get(url) as page:
-            assert page.status == 200 and "Leaderboard" in await page.text()
+            html = await page.text()
+            assert page.status == 200 and "Leaderboard" in html
+            assert "<title>Test Guild · Games and leaderboard</title>" in html  # the server's name, from Discord
 
 
 async def test_a_thread_games_link_follows_it_into_its_thread(emu, world, web_bot):

@@ -20,6 +20,8 @@ from PIL import Image
 
 from bot.games import all_kinds
 from bot.games.hongkong import HONGKONG
+from bot.storage.finished_games import Records
+from bot.storage.ratings import Ratings
 from bot.storage.settings import SettingsStore
 from bot.storage.weblinks import WebLinks
 from bot.web.app import HEALTH_EVERY, WEB, Web, make_app
@@ -363,6 +365,10 @@ async def test_a_watched_game_that_moves_to_its_thread_is_heard_there(layer, red
     assert moved.channel_id == 777
     await WebLinks(redis).game_link(record.guild_id, 777, record.id, "en")  # the thread's first board
     hub = web_client.app[WEB].hub
+    if token not in hub.topics:  # (read between the move and its board: the page was told "gone" and reloads)
+        stream.close()
+        stream = await web_client.get(f"/g/{token}/events")
+        await read_event(stream)
     await hub.refresh(hub.topics[token])
     assert hub.topics[token].channel_id == 777 and 777 in hub.feed.watched
     await layer.play(HONGKONG, 777, ANN.id, "Q@B2 S@B3")
@@ -421,3 +427,22 @@ async def test_a_store_that_does_not_answer_in_time_is_a_503_not_a_500(layer, re
         holder.cancel()
         await client.close()
         await tiny.aclose()
+
+
+async def test_a_servers_page_is_titled_with_its_name_and_lists_its_recent_games(layer, redis, web_client):
+    """The name the bot last wrote with the server's link (escaped), the running game and the finished ones with
+    how they ended and their pages; a renamed server is retitled, and a link made without a name keeps it."""
+    record, _game = await start_game(layer)
+    await layer.play(HONGKONG, CH, ANN.id, "Q@B2 S@B3")
+    finished = (await layer.resign(HONGKONG, CH, BEN.id)).record
+    await Records(layer.store, Ratings(redis)).process(finished)
+    token = await link_of(redis, record, mode="public")
+    links = WebLinks(redis)
+    server = await links.server_link(record.guild_id, "en", name="Tea <b>House</b>")
+    html = await (await web_client.get(f"/s/{server}")).text()
+    assert "<title>Tea &lt;b&gt;House&lt;/b&gt; · Games and leaderboard</title>" in html
+    assert "Ben resigned: Ann &lt;b&gt;&amp; wins." in html and f'href="/g/{token}"' in html
+    assert await links.server_link(record.guild_id, "en", name="Tea Room") == server
+    assert "<title>Tea Room · " in await (await web_client.get(f"/s/{server}")).text()
+    await WebLinks(redis).server_link(record.guild_id, "en")  # (another process, no name known)
+    assert "<title>Tea Room · " in await (await web_client.get(f"/s/{server}")).text()
