@@ -18,7 +18,7 @@ from bot.storage.store import GameStore
 
 from tests.bot.harness import World, display, refused, resign
 from tests.e2e.test_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
-from tests.e2e.test_stats import gif_frames, hongkong_game_to_the_end, rating_note
+from tests.e2e.test_stats import gif_frames, hong_game_resigned, hongkong_game_to_the_end, rating_note
 from tests.core.test_privacy import everything
 
 pytestmark = pytest.mark.timeout(300)
@@ -175,4 +175,22 @@ async def test_finished_records_past_their_retention_are_swept(emu, world, bots,
     assert await Ratings(redis).standing("hongkong", GLOBAL, int(world.ann["id"])) == rating  # ratings kept
     it = await emu.slash(world.cleo, world.channel, "replay", game=gid)
     assert (await refused(it)).startswith(f"There is no finished game `{gid}` in this server.")
+    assert emu.errors == []
+
+
+async def test_a_replay_made_before_a_forget_is_drawn_again_without_them(emu, world, running, redis):
+    """A replay GIF is kept in memory to answer the next ``/replay`` at once; a forget rewrites the game, so the next
+    replay is drawn again: "a former player" in the caption and on every frame, never the GIF of before."""
+    ann, ben = world.ann, world.ben
+    gid, _final = await hong_game_resigned(emu, world, redis)
+    it = await emu.slash(ben, world.channel, "replay", game=gid)
+    before = (await it.wait_followups(1, timeout=60))[0]
+    assert display(ann) in before.content
+    question = await ask_forget(emu, world, ann)
+    assert (await press(emu, ann, question, "Confirm")).startswith("Done: everything I kept about you is erased.")
+    it = await emu.slash(ben, world.channel, "replay", game=gid)
+    after = (await it.wait_followups(1, timeout=60))[0]
+    assert display(ann) not in after.content and "a former player vs" in after.content
+    assert after.attachments[0].data != before.attachments[0].data  # drawn again: her name is on no frame
+    assert gif_frames(after.attachments[0].data) == gif_frames(before.attachments[0].data)
     assert emu.errors == []
