@@ -37,11 +37,12 @@ from render.common import Palette
 from .. import i18n
 from ..budget import DISCORD_FOLLOW_UP
 from ..core.errors import UserError
+from ..core.invocation import invocation
 from ..core.kinds import Game, GameKind
 from ..core.record import Record
 from ..i18n import _, n_, p_
 from ..i18n.wording import GAME_ID, player_name
-from ..interface import answers
+from ..interface import answers, mentions
 from ..interface.board_pool import CHANNEL, renderer
 from ..interface.buttons import GameButton, cog_named
 from ..interface.computer_pool import WorkerPool, _start_worker
@@ -513,29 +514,47 @@ class Coach(commands.Cog):
             raise UserError(_("It's not your turn: ask for a hint when it is."))
         await answers.defer(interaction, thinking=True, ephemeral=True)
         move, chance = await self._hint_move(game.to_dict())
+        command = self._command_for(kind, game, move)
         after = game.copy()
         after.play(move)
         what = kind.describe_move(after, record.names)
         count = await self.analyses.add_hint(record.id, seat)
         if what:
-            # TRANSLATORS: a hint. {move} the move; {what} what it does ("captured Ben's building on B2"); {chance} the
-            # player's chance to win after it ("62%"); {count} hints used in this game.
+            # TRANSLATORS: a hint. {move} the move; {command} the command that plays it with its options (a mention
+            # and `square:C2 quick:E1`); {what} what it does ("captured Ben's building on B2"); {chance} the player's
+            # chance to win after it ("62%"); {count} hints used in this game.
             text = _(
-                "💡 Play {move} ({what}). Your chance to win after it: about {chance}. (Hints used in this game: "
-                "{count}.)",
+                "💡 Play {move}: {command} ({what}). Your chance to win after it: about {chance}. (Hints used in this "
+                "game: {count}.)",
                 move=f"`{move}`",
+                command=command,
                 what=what,
                 chance=percent(chance),
                 count=count,
             )
         else:
+            # TRANSLATORS: a hint. {move} the move; {command} the command that plays it with its options (a mention
+            # and `square:C2 quick:E1`); {chance} the player's chance to win after it ("62%"); {count} hints used.
             text = _(
-                "💡 Play {move}: it keeps your chance to win at about {chance}. (Hints used in this game: {count}.)",
+                "💡 Play {move}: {command}. It keeps your chance to win at about {chance}. (Hints used in this game: "
+                "{count}.)",
                 move=f"`{move}`",
+                command=command,
                 chance=percent(chance),
                 count=count,
             )
         await answers.send(interaction, text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    @staticmethod
+    def _command_for(kind: GameKind, game: Game, move: str) -> str:
+        """``move`` as the command that plays it in ``game``'s position, with its options as the caller's Discord
+        shows them (:func:`bot.core.invocation.invocation`, :func:`bot.interface.mentions.invoked`)."""
+        try:
+            name, options = invocation(kind, game, move)
+        except LookupError:  # (every legal move has its command: tests/contract/test_bot.py holds it)
+            log.warning("no command of /%s plays the hint %r", kind.name, move)
+            return f"`{move}`"
+        return mentions.invoked(f"{kind.name} {name}", options)
 
     async def _hint_move(self, state: dict[str, Any]) -> tuple[str, float]:
         """The hint's search in the computer's worker processes (the play feature's), else in the analysis worker."""

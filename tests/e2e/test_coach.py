@@ -17,7 +17,9 @@ import engine.hong as hong
 import engine.hongkong as hk
 from engine.ai import choose_move
 from bot.core.record import Player, Record, Result, Status
+from bot.core.invocation import invocation
 from bot.exts.coach import MAX_QUEUED
+from bot.games.hongkong import HONGKONG
 from engine.ai.analysis import Analysis
 from bot.storage.keys import Keys
 from bot.storage.store import GameStore
@@ -224,8 +226,18 @@ async def test_hint_against_the_computer_privately_and_refused_between_people(em
     assert "(Hints used in this game: 1.)" in answer.content
     move = answer.content.split("`")[1]
     assert move in hk.from_dict(before.state).legal_moves()
+    # the move as the command that plays it: a mention, and its options as typed
+    name, options = invocation(HONGKONG, hk.from_dict(before.state), move)
+    typed = " ".join(f"{option}:{value}" for option, value in options.items())
+    assert f"💡 Play `{move}`: {emu.mention(world.guild, f'hongkong {name}')} `{typed}`" in answer.content
+    assert "square:" in typed and "block" not in typed  # (an option at its default is left out)
+    # in German: the options as the German client shows them
+    emu.set_locale(world.cleo, "de")
+    it = await emu.slash(world.cleo, world.other_channel, "hint")
+    german = (await it.wait_done(timeout=30)).content
+    assert f"{emu.mention(world.guild, f'hongkong {name}')} `feld:" in german and "square" not in german
     assert (await store.get(world.other_channel)).record == before  # a hint changes nothing in the game
-    assert await redis.hgetall(Keys.hints(before.id)) == {"0": "1"}  # Cleo's seat: no user id kept
+    assert await redis.hgetall(Keys.hints(before.id)) == {"0": "2"}  # Cleo's seat: no user id kept
     assert emu.errors == []
 
 
