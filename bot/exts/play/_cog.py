@@ -50,7 +50,7 @@ from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text, turn_st
 from ...storage.settings import RESIGN_CONFIRMATION
 from ...i18n.wording import describe_duration, jump_link, shown_user, when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
-from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
+from ._buttons import BUTTONS, ChallengeButton, RematchButton, ResignButton, TakebackButton
 from . import _rules as rules_pages
 from ._learn import BUTTONS as LESSON_BUTTONS
 from ._computer import Computer
@@ -621,7 +621,13 @@ class Play(commands.Cog):
                     user=shown_user(interaction.user),
                     button=button,
                 )
-            await answers.send(interaction, text, allowed_mentions=MENTION_PLAYERS)
+                buttons = view(RematchButton(game_id))
+            message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+            try:  # noted so the request is retired when the rematch starts
+                message = message or await interaction.original_response()
+                await self.layer.store.remember_rematch(channel_id(interaction), game_id, message.id)
+            except discord.HTTPException:
+                log.warning("could not read back the rematch request of %s", game_id)
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
@@ -641,15 +647,30 @@ class Play(commands.Cog):
                     sides=sides(kind, record),
                 ),
             )
-            return
-        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
-        await self.post_start(
-            interaction,
-            kind,
-            game,
-            record,
-            lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)),
-        )
+        else:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
+            await self.post_start(
+                interaction,
+                kind,
+                game,
+                record,
+                lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)),
+            )
+        await self._retire_rematch_request(record.guild_id, channel_id(interaction), game_id)
+
+    async def _retire_rematch_request(self, guild: int, channel: int, game_id: str) -> None:
+        """The rematch of ``game_id`` has started: its request (the ping with its own Rematch button) says so and loses
+        its button, edited once whichever button started it. A failed edit is logged, never raised."""
+        try:
+            message_id = await self.layer.store.claim_rematch_message(channel, game_id)
+            if message_id is None:
+                return
+            async with public(self.bot, self.layer, guild):  # an edit of a public post
+                content = _("~~Rematch request~~ — the rematch has started.")
+            message = self.bot.get_partial_messageable(channel).get_partial_message(message_id)
+            await message.edit(content=content, view=None, allowed_mentions=NO_MENTIONS)
+        except Exception:
+            log.warning("could not retire the rematch request of game %s", game_id, exc_info=True)
 
     @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
     @app_commands.guild_only()
