@@ -23,14 +23,16 @@ from discord.ext import commands
 from ..core.errors import UserError
 from ..core.forgetting import forget
 from ..core.record import Record, Status
+from ..core.tournament.event import Phase
 from ..i18n import _, n_, p_
 from ..i18n.names import escape
-from ..i18n.wording import describe_duration
+from ..i18n.wording import describe_duration, jump_link
 from ..interface import answers, mentions
 from ..interface.buttons import GameButton, cog_named, view
 from ..storage.finished_games import Records
 from ..storage.privacy import Privacy as Store
 from ..storage.ratings import Ratings
+from .tournament._words import title
 
 if TYPE_CHECKING:
     from ..interface.client import HongBot
@@ -191,13 +193,28 @@ class Privacy(commands.Cog):
         entered = await self.store.open_tournaments(user_id)
         if entered:
             t = entered[0]
-            name = escape(t.name) if t.name else f"#{t.id}"
-            # TRANSLATORS: {tournament} is a tournament's name; {withdraw} the command /tournament withdraw (a mention)
+            name = title(t, self.layer.kinds[t.kind]) if t.kind in self.layer.kinds else escape(t.name or t.id)
+            post = jump_link(t.guild_id, t.channel_id) + (f"/{t.message_id}" if t.message_id else "")
+            if t.phase is Phase.SIGNUP:
+                # TRANSLATORS: {tournament} is a tournament's name, {post} a link to its sign-up post, {leave} the
+                # label of its button Leave (in bold).
+                raise UserError(
+                    _(
+                        "You're signed up for the tournament **{tournament}**: press {leave} on its sign-up post "
+                        "({post}) first, then ask again.",
+                        tournament=name,
+                        post=post,
+                        leave=f"**{p_('button', 'Leave')}**",
+                    )
+                )
+            # TRANSLATORS: {tournament} is a tournament's name, {post} a link to its sign-up post; {withdraw} the
+            # command /tournament withdraw (a mention)
             raise UserError(
                 _(
-                    "You're still in the tournament **{tournament}**: leave it with {withdraw} first (or wait for "
-                    "its end), then ask again.",
+                    "You're still playing in the tournament **{tournament}** ({post}): leave it with {withdraw} first "
+                    "(or wait for its end), then ask again.",
                     tournament=name,
+                    post=post,
                     withdraw=mentions.command("tournament withdraw"),
                 )
             )

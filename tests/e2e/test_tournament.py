@@ -427,10 +427,17 @@ async def test_privacy_forget_waits_for_an_open_tournament(emu, world, bots, red
     await bots()
     post = await create(emu, world, game="hongkong", format="swiss", name="Autumn Cup")
     await join(emu, post, [world.ann])
+    await join(emu, post, [world.ben, world.cleo])
     it = await emu.slash(world.ann, world.channel, "privacy forget")
-    assert "still in the tournament **Autumn Cup**" in await refused(it)
+    assert await refused(it) == (
+        "You're signed up for the tournament **Autumn Cup**: press **Leave** on its sign-up post "
+        f"(https://discord.com/channels/{world.guild}/{world.channel}/{post.id}) first, then ask again."
+    )
     click = await emu.click(world.ann, post, post.button("Leave")["custom_id"])
     await click.wait_done()
+    # the sign-up list numbers those left 1, 2: no gap where Ann was
+    await emu.wait_for_message(world.channel, lambda m: m.id == post.id and "2 players" in m.content)
+    assert f"**2 players:** 1. {world.ben['username']}, 2. {world.cleo['username']}" in post.content
     it = await emu.slash(world.ann, world.channel, "privacy forget")
     question = await it.wait_done()
     assert it.ephemeral and question.content.startswith("Erase everything")
