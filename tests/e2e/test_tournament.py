@@ -124,7 +124,18 @@ async def test_round_robin_of_four_from_sign_up_to_podium(emu, world, bots, redi
     assert f"🥇 **{names[0]}** — 2" in podium.content and f"🥈 **{names[1]}** — 2" in podium.content
     lines = [line for line in final.content.splitlines() if " — **" in line]
     assert [line.split(" — ")[0].split(" ", 1)[1] for line in lines] == [names[0], names[1], names[3], names[2]]
+    # asked for afterwards: the picture is the final standings too (not "after round 3")
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    asked = await it.wait_done()
+    assert "final standings" in asked.content
+    assert asked.attachments[0].description.startswith(f"{title_of(final)} — final standings: a table of 4 players.")
+    assert final.attachments[0].description.startswith(f"{title_of(final)} — final standings")
     assert emu.errors == []
+
+
+def title_of(message) -> str:
+    """The tournament's name in a standings post ("🏆 **Hong Kong round robin #abc123** — final standings")."""
+    return message.content.split("**")[1]
 
 
 async def _finished(redis, world):
