@@ -331,8 +331,9 @@ def _castle_balance_text() -> str:
 def _lair_text() -> str:
     # TRANSLATORS: {challenge} and {dragon} are the commands /hong challenge and /hong dragon (mentions).
     return _(
-        "With the expansion (the Lair of the Seven Great Dragons, chosen in {challenge}) the seven Great Dragons "
-        "wait in the lair on spaces 1 to 7, one for each Hong size.\n\nWhen your placement creates a Hong and "
+        "With the expansion (the Lair of the Seven Great Dragons, chosen in {challenge}) the seven Great Dragons, "
+        "one for each action the next pages show, are dealt at random to the lair's spaces 1 to 7 when the game "
+        "starts: one for each Hong size, drawn under the board.\n\nWhen your placement creates a Hong and "
         "the dragon of its size is still in the lair, you summon it and carry out its action at once with "
         "{dragon}; then it leaves the game. If several sizes have a dragon waiting, you choose one; the others "
         "stay. An action that creates Hongs summons one more dragon the same way. Summoning isn't optional, but a "
@@ -406,6 +407,7 @@ RULES = (
                     "`D1` and `D3`)."
                 ),
                 {"board": "inner", "seed": 1, "stones": _STONES},
+                marks=("C2", "B2", "D2", "D1"),  # (D3: the last move, highlighted already)
             ),
         ),
     ),
