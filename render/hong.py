@@ -618,7 +618,7 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
             # TRANSLATORS: the result line of a Hong board decided early: {role} is emperor or dragon master,
             # {hongs} e.g. "15 Hongs", {threshold} the number needed, {spaces} e.g. "8 spaces".
             return w.gettext(
-                "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left",
+                "{name} ({role}) wins: {hongs}, {threshold} needed, decided with {spaces} left",
                 name=name,
                 role=role,
                 hongs=hongs,
@@ -629,7 +629,11 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
         # {threshold} the number needed.
         return (
             w.gettext(
-                "{name} ({role}) wins: {hongs} of {threshold}", name=name, role=role, hongs=hongs, threshold=o.threshold
+                "{name} ({role}) wins: {hongs}, {threshold} needed",
+                name=name,
+                role=role,
+                hongs=hongs,
+                threshold=o.threshold,
             ),
             PLAYER_DARK[o.winner],
         )
