@@ -295,8 +295,8 @@ async def test_games_lists_running_games(emu, world, bots, clock, redis):
     deadline = int((await GameStore(redis).get(world.other_channel)).record.deadline)
     assert fields[1]["value"] == (
         f"{display(world.cleo)} (blue) to move · turn 1 · watch in <#{world.other_channel}> · "
-        f"Time runs out <t:{deadline}:R>."
-    )  # the channel by its name, the time kept current
+        f"time runs out <t:{deadline}:R>"
+    )  # the channel by its name, the time kept current, no stray full stop in the list
 
 
 async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):
