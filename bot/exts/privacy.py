@@ -17,9 +17,11 @@ import json
 from typing import TYPE_CHECKING, cast
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 from discord.ext import commands
 
+from .. import i18n
 from ..core.errors import UserError
 from ..core.forgetting import forget
 from ..core.record import Record, Status
@@ -91,6 +93,11 @@ def info_text(days: float | None) -> str:
             "• your ratings and stats for each game, in each server and on the global leaderboard that every server "
             "can see;"
         ),
+        _("• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;"),
+        _(
+            "• where a server shows its games on the web (its choice, off by default): your display name on their "
+            "pages, and the board images drawn for them (kept up to 7 days);"
+        ),
         _("• while you play: the game, its timers and the posts still to make (gone when it ends)."),
         retention_text(days),
         "",
@@ -144,18 +151,27 @@ class Privacy(commands.Cog):
         """Send the caller their data (:meth:`bot.storage.privacy.Privacy.export`) as ``hongbot-<user id>.json``,
         privately; without any, say so."""
         data = await self.store.export(interaction.user.id)
-        games, ratings = len(data["games"]), len(data["ratings"])
-        if not games and not ratings:
+        games, ratings, tournaments = len(data["games"]), len(data["ratings"]), len(data["tournaments"])
+        if not games and not ratings and not tournaments:
             await answers.send(
-                interaction, _("I keep nothing about you: no finished games, no ratings."), ephemeral=True
+                interaction,
+                _("I keep nothing about you: no finished games, no ratings, no tournament entries."),
+                ephemeral=True,
             )
             return
         text = json.dumps(data, ensure_ascii=False, indent=1).encode()
-        # TRANSLATORS: {count} finished games; the file holds them with the person's ratings and stats
-        content = n_(
-            "Everything I keep about you, as JSON: {count} finished game, and your ratings and stats.",
-            "Everything I keep about you, as JSON: {count} finished games, and your ratings and stats.",
-            games,
+        held = []
+        if games:
+            held.append(n_("{count} finished game", "{count} finished games", games))
+        if tournaments:
+            held.append(n_("{count} tournament entry", "{count} tournament entries", tournaments))
+        if ratings:
+            held.append(_("your ratings and stats"))
+        # TRANSLATORS: {held} lists what the file holds: "2 finished games, 1 tournament entry and your ratings and
+        # stats" (each part translated apart, listed as the language lists things)
+        content = _(
+            "Everything I keep about you, as JSON: {held}.",
+            held=format_list(held, locale="en_GB" if i18n.current() == i18n.SOURCE else i18n.current()),
         )
         await answers.send(
             interaction,

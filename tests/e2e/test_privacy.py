@@ -70,6 +70,9 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
             "history and replays;",
             "• your ratings and stats for each game, in each server and on the global leaderboard that every server can "
             "see;",
+            "• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;",
+            "• where a server shows its games on the web (its choice, off by default): your display name on their pages, "
+            "and the board images drawn for them (kept up to 7 days);",
             "• while you play: the game, its timers and the posts still to make (gone when it ends).",
             "Finished games are kept until the players ask me to forget them.",
             "",
@@ -85,12 +88,15 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     it = await emu.slash(ann, world.channel, "privacy export")
     sent = await it.wait_done()
     assert it.ephemeral and sent.content == (
-        "Everything I keep about you, as JSON: 1 finished game, and your ratings and stats."
+        "Everything I keep about you, as JSON: 1 finished game and your ratings and stats."
     )
     data = json.loads(sent.attachments[0].data)
     assert sent.attachments[0].filename == f"hongbot-{ann['id']}.json"
     assert [g["id"] for g in data["games"]] == [gid] and data["user_id"] == ann["id"]
-    assert {(r["game"], r["scope"]) for r in data["ratings"]} == {("hongkong", f"g{world.guild}"), ("hongkong", GLOBAL)}
+    assert {(r["game"], r["leaderboard"]) for r in data["ratings"]} == {
+        ("hongkong", f"server {world.guild}"),
+        ("hongkong", GLOBAL),
+    }
 
     # --- refused while in a challenge or a game ------------------------------------------------------------------------
     it = await emu.slash(cleo, world.other_channel, "hong challenge", opponent=ann)
@@ -156,7 +162,9 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     replay = (await it.wait_followups(1, timeout=60))[0]
     assert gif_frames(replay.attachments[0].data) > 1
     it = await emu.slash(ann, world.channel, "privacy export")
-    assert (await it.wait_done()).content == "I keep nothing about you: no finished games, no ratings."
+    assert (await it.wait_done()).content == (
+        "I keep nothing about you: no finished games, no ratings, no tournament entries."
+    )
     assert emu.errors == []
 
 

@@ -8,6 +8,7 @@ Time is the test's clock: the bots poll Redis every few milliseconds and the tes
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -439,6 +440,11 @@ async def test_privacy_forget_waits_for_an_open_tournament(emu, world, bots, red
     post = await create(emu, world, game="hongkong", format="swiss", name="Autumn Cup")
     await join(emu, post, [world.ann])
     await join(emu, post, [world.ben, world.cleo])
+    it = await emu.slash(world.ann, world.channel, "privacy export")  # her entry is data of hers too
+    sent = await it.wait_done()
+    assert sent.content == "Everything I keep about you, as JSON: 1 tournament entry."
+    (entry,) = json.loads(sent.attachments[0].data)["tournaments"]
+    assert entry["name"] == "Autumn Cup" and entry["status"] == "signup" and entry["entry"]["seed"] == 1
     it = await emu.slash(world.ann, world.channel, "privacy forget")
     assert await refused(it) == (
         "You're signed up for the tournament **Autumn Cup**: press **Leave** on its sign-up post "
