@@ -111,12 +111,25 @@ def board_alt(kind: GameKind, game: Game, record: Record) -> str:
     """A board image's alt text, in the current language: the game, the turn, the score, and whose turn it is or how
     the game ended — what a player who can't see the image needs ("Hong Kong board, turn 12. Buildings: Ann 5 –
     Ben 4. Ben (orange) to move.")."""
-    score = kind.score(game, record.names)
     if record.result is not None:
         status = result_text(kind, record, game)
     else:
         # TRANSLATORS: {player} is the name of the player to move, {role} their side ("blue", "emperor").
         status = _("{player} ({role}) to move.", player=record.player(game.to_move).shown, role=kind.role(game.to_move))
+    return _alt(kind, game, kind.score(game, record.names), status)
+
+
+def position_alt(kind: GameKind, game: Game, names: tuple[str, str]) -> str:
+    """:func:`board_alt` of a position that is no stored game (a lesson's board): whose turn it is, or the game's
+    own result once it is over."""
+    if game.is_over:
+        status = kind.result(game, names)
+    else:
+        status = _("{player} ({role}) to move.", player=names[game.to_move], role=kind.role(game.to_move))
+    return _alt(kind, game, kind.score(game, names), status)
+
+
+def _alt(kind: GameKind, game: Game, score: str, status: str) -> str:
     # TRANSLATORS: the alt text of a board image. {game} is "Hong Kong" or "Hong"; {turn} a number; {score} the score
     # line ("Buildings: Ann 5 – Ben 4"); {status} whose turn it is or how the game ended (a sentence).
     return _(
