@@ -493,7 +493,7 @@ async def post_first_board(
         record.channel_id,
         f"{heading}\n{status_line(kind, game, record)}",
         nonce=nonce(announcement),
-        data=await board_picture(kind, game, record),
+        data=await board_picture(kind, game, record) if starts_with_board(game, record) else None,
         name=board_name(kind, announcement),
         allowed_mentions=MENTION_PLAYERS,
         **watch(await watch_view(bot, record)),
@@ -564,6 +564,12 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     # TRANSLATORS: {mentions} pings the players of the game that just ended.
     text = text.strip() + "\n" + _("{mentions} — thanks for playing!", mentions=" ".join(people))
     return text, final_board_view(record.id)
+
+
+def starts_with_board(game: Game, record: Record) -> bool:
+    """One board a round against the computer, from the start: when the computer moves first, the game's first post
+    is text alone (an empty board saying "thinking…" would come just before the board of its move)."""
+    return not record.player(game.to_move).bot
 
 
 def shows_board(turn: Turn) -> bool:
@@ -754,6 +760,7 @@ __all__ = [
     "post_first_board",
     "turn_message",
     "shows_board",
+    "starts_with_board",
     "complete",
     "post_turn",
     "send_quietly",
