@@ -35,7 +35,7 @@ from render.analysis import graph_png
 from render.common import Palette
 
 from .. import i18n
-from ..budget import DISCORD_FOLLOW_UP
+from ..budget import COMPUTER_REPLY, DISCORD_FOLLOW_UP
 from ..core.errors import UserError
 from ..core.invocation import invocation
 from ..core.kinds import Game, GameKind
@@ -45,7 +45,7 @@ from ..i18n.wording import GAME_ID, player_name
 from ..interface import answers, mentions
 from ..interface.board_pool import CHANNEL, renderer
 from ..interface.buttons import GameButton, cog_named
-from ..interface.computer_pool import WorkerPool, _start_worker
+from ..interface.computer_pool import WorkerPool, _start_worker, time_left
 from ..interface.mentions import NO_MENTIONS
 from ..interface.options import EPHEMERAL_HELP, guild_id
 from ..interface.posts import Picture
@@ -74,8 +74,9 @@ def _analyse(state: dict[str, Any]) -> dict[str, Any]:
     return analyse(state, seed=SEED).to_dict()
 
 
-def _hint(state: dict[str, Any]) -> tuple[str, float]:
-    """In the worker: the computer's move for the player to move and their chance after it (0–1)."""
+def _hint(state: dict[str, Any], until: float | None = None) -> tuple[str, float]:
+    """In the worker: the computer's move for the player to move and their chance after it (0–1), its search ended
+    by ``until`` (Unix seconds, wall time; :func:`bot.interface.computer_pool.time_left`)."""
     import random
     import time
 
@@ -86,16 +87,18 @@ def _hint(state: dict[str, Any]) -> tuple[str, float]:
     game = registry.find(str(state["game"])).load(state)
     coach = _coach(game.kind)
     settings = SETTINGS[game.kind]["hard"]
+    left = time_left(until, game.kind, "hard", SETTINGS)
+    seconds = settings["seconds"] if left is None else left
     if coach is None:
         from engine.ai import choose_move
 
-        return choose_move(game, "hard"), 0.5
+        return choose_move(game, "hard", seconds=seconds), 0.5
     best, chance, _after = coach.assess(
         game,
         random.Random(f"hint:{len(game.moves)}"),
         nodes=settings["nodes"],
         depth=settings["depth"],
-        deadline=time.perf_counter() + settings["seconds"],
+        deadline=time.perf_counter() + seconds,
     )
     return best, chance
 
@@ -561,7 +564,7 @@ class Coach(commands.Cog):
         play = self.bot.get_cog("Play")
         computer = getattr(play, "computer", None)
         pool: WorkerPool = computer.thinker if computer is not None else self.analyst
-        move, chance = await pool.run(_hint, state)
+        move, chance = await pool.run(_hint, state, time.time() + COMPUTER_REPLY)
         return str(move), float(chance)
 
     async def _server_language(self, guild: int | None) -> str:
