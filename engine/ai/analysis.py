@@ -111,22 +111,9 @@ def label_of(points: int) -> str | None:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """One move as it is shown: the graph's chances (:meth:`Analysis.chances`) before and after it, from the mover's
-    side, and what they make of it.
-
-    Attributes:
-        ply, mover, move, best: as :class:`Judgement`'s.
-        before: the mover's chance to win before the move (0–1), as the graph shows it.
-        after: their chance after it (0–1), as the graph shows it.
-    """
-
-    ply: int
-    mover: int
-    move: str
-    best: str
-    before: float
-    after: float
+class Verdict(Judgement):
+    """One move as it is shown: a :class:`Judgement` whose ``before`` and ``after`` are the graph's chances
+    (:meth:`Analysis.chances`) before and after it, from the mover's side, and what they make of it."""
 
     @property
     def points(self) -> int:
