@@ -31,8 +31,8 @@ from render.common import (
     Palette,
     to_png,
 )
-from render.labels import Translations, player_names, words
-from render.text import Style, fit_text, render_label, text_width
+from render.labels import Translations, parts, player_names, words
+from render.text import Style, fit_parts, fit_text, render_label, text_width
 
 __all__ = ["WIDTH", "HEIGHT", "graph_image", "graph_png", "spread"]
 
@@ -115,9 +115,10 @@ def graph_image(
     # the axes: the first player's chance up the left, the moves along the bottom
     for p, text in ((1.0, "100%"), (0.5, "50%"), (0.0, "0%")):
         c.text((left - 10, y_of(p)), text, _SMALL, INK, BACKGROUND, "rm")
-    _upright(
-        c, (22, (top + bottom) / 2), fit_text(w.gettext("{name}: chance to win", name=first), _SMALL, bottom - top)
-    )
+    # TRANSLATORS: the graph's vertical axis: whose chance to win it shows ({name}: the first player).
+    axis = w.gettext("{name}: chance to win", name=w.name(first))
+    _style, texts = fit_parts(parts(axis), [_SMALL], bottom - top, name_min=60)  # (the name cut, not the words)
+    _upright(c, (22, (top + bottom) / 2), "".join(texts))
     ticks_y = bottom + 14 + _PILL_H + 8
     for i in _ticks(n):
         c.text((left + i * step, ticks_y), str(i), _SMALL, INK, BACKGROUND, "ma")
