@@ -257,6 +257,7 @@ def one_event(args: tuple[int, int, int, str | None]) -> dict:
             out["ms_ours"].append((time.perf_counter() - start) * 1000)
             if paired.phase is not Phase.RUNNING:
                 out["ours_none"] += 1
+                out["ours_none_ref_paired"] = out.get("ours_none_ref_paired", 0) + (theirs is not None)
                 break
             mine = [(b.first, b.second) for b in paired.boards[-1]]
             if theirs is None and engine:
