@@ -263,6 +263,100 @@ def test_an_absolute_colour_preference_is_granted():
     assert (pair.first, pair.second) == (2, 1)
 
 
+def test_the_bye_is_part_of_the_pairing():
+    # 1 leads and has met 2; 4 and 5 (no points) had their byes. Giving the bye first to the lowest-ranked who may
+    # take it (3) left 1 to meet a player two points down (1–4); as part of the pairing, the bye goes to 2 (3's
+    # equal) and every pair stays within a point: 1–3, 4–5 (FIDE's Dutch system pairs it so too)
+    players = [
+        History(1, 1, 4, (0, 1), frozenset({2, 5})),
+        History(2, 2, 2, (1, 0), frozenset({1, 4})),
+        History(3, 3, 2, (0, 1), frozenset({4, 5})),
+        History(4, 4, 0, (1,), frozenset({2, 3}), had_bye=True),
+        History(5, 5, 0, (0,), frozenset({1, 3}), had_bye=True),
+    ]
+    pairing = pair_swiss(players)
+    assert pairing.bye == 2
+    assert {frozenset((p.first, p.second)) for p in pairing.pairs if p.second} == {frozenset((1, 3)), frozenset((4, 5))}
+
+
+def _last_round_field(top_score: int) -> list[History]:
+    """Four players before the last of three rounds: 1 (``top_score``) and 2 have both had seat 0 twice; 3 and 4 have
+    met both of them, so 1 must meet 2 though both must take seat 1."""
+    return [
+        History(1, 1, top_score, (0, 0), frozenset({3, 4})),
+        History(2, 2, 2, (0, 0), frozenset({3, 4})),
+        History(3, 3, 2, (1, 0), frozenset({1, 2})),
+        History(4, 4, 0, (0, 1), frozenset({1, 2})),
+    ]
+
+
+def test_a_last_round_topscorer_may_meet_an_equal_absolute_colour_preference():
+    # 1 has 2 points of 2 (over half): a topscorer of the last round, so 1–2 is legal, not a relaxation; seats by
+    # FIDE's E rules: equal differences and histories, so the higher-ranked 1 gets seat 1 and 2 a third seat 0
+    pairing = pair_swiss(_last_round_field(4), played=2, last=True)
+    assert not pairing.relaxed
+    assert [(p.first, p.second) for p in pairing.pairs] == [(2, 1), (4, 3)]
+    # before the last round there are no topscorers: the same pairing only by relaxing the colour rule
+    assert pair_swiss(_last_round_field(4), played=2, last=False).relaxed
+    # nor is a player on half the points (1 of 2) a topscorer
+    assert pair_swiss(_last_round_field(2), played=2, last=True).relaxed
+
+
+def test_colours_come_before_floats():
+    # 1 (4) floats down whatever; pairing 1–2 / 3–4 floats 3 down again (it floated down last round) but grants
+    # every colour preference; 1–3 / 2–4 spares 3 the float and refuses two. FIDE ranks colours (C.10) first
+    a = History(1, 1, 4, (0,))
+    b = History(2, 2, 2, (1,))
+    c = History(3, 3, 2, (0,), floated=-1)
+    d = History(4, 4, 0, (1,))
+    pairs = {frozenset((p.first, p.second)) for p in pair_swiss([a, b, c, d]).pairs}
+    assert pairs == {frozenset((1, 2)), frozenset((3, 4))}
+
+
+def test_a_float_two_rounds_back_counts_after_the_previous_rounds():
+    # as in the test above but without colours: 3 floated down two rounds ago (2 did not), so 3 is paired up with 1
+    # and 2 floats down to 4; floated down in the previous round outranks two rounds back
+    a, d = History(1, 1, 4), History(4, 4, 0)
+    pairs = {
+        frozenset((p.first, p.second))
+        for p in pair_swiss([a, History(2, 2, 2), History(3, 3, 2, floated_before=-1), d]).pairs
+    }
+    assert pairs == {frozenset((1, 3)), frozenset((2, 4))}
+    both = [a, History(2, 2, 2, floated=-1), History(3, 3, 2, floated_before=-1), d]
+    pairs = {frozenset((p.first, p.second)) for p in pair_swiss(both).pairs}
+    assert pairs == {frozenset((1, 2)), frozenset((3, 4))}
+
+
+def test_the_bye_goes_to_a_player_not_floated_down_last_round():
+    # 3, 4 and 5 share the lowest score; 4 and 5 have met. The bye to 4 or to 5 costs the same in score differences
+    # (3 meets the other), but 4 had a downfloat last round and the bye is one: 5 takes it (to 3 it would float 4
+    # up to meet 1 or 2)
+    players = [
+        History(1, 1, 2, (0,)),
+        History(2, 2, 2, (1,)),
+        History(3, 3, 0, (1,)),
+        History(4, 4, 0, (0,), frozenset({5}), floated=-1),
+        History(5, 5, 0, (1,), frozenset({4})),
+    ]
+    pairing = pair_swiss(players)
+    assert pairing.bye == 5
+    assert [(p.first, p.second) for p in pairing.pairs] == [(2, 1), (3, 4), (5, None)]
+
+
+def test_colour_allocation_follows_fides_e_rules():
+    wide = History(1, 2, 2, (0, 1, 0, 0))  # difference +2, absolute for seat 1
+    narrow = History(2, 1, 2, (1, 0, 0))  # difference +1, last two alike: absolute for seat 1
+    assert seats(narrow, wide) == (2, 1)  # E.2: both absolute, the wider difference gets its colour
+    strong = History(3, 3, 2, (1, 0, 0, 1, 0))  # +1: strong for seat 1
+    mild = History(4, 4, 2, (1, 0))  # level: mild for seat 1
+    assert seats(mild, strong) == (4, 3)  # E.2: the stronger preference, though the other ranks higher
+    x, y = History(5, 5, 2, (0, 1, 1, 0)), History(6, 6, 2, (1, 0, 1, 0))  # both mild for seat 1
+    assert seats(x, y) == (5, 6)  # E.3: in their latest games that differ x had seat 1, y seat 0: both alternate
+    new, other = History(7, 7), History(8, 8)
+    assert seats(new, other, {7: 0, 8: 1}) == (7, 8)  # E.5: an odd pairing number takes seat 0
+    assert seats(new, other, {7: 1, 8: 0}) == (8, 7)
+
+
 # --- round robin ------------------------------------------------------------------------------------------------------
 
 
