@@ -11,6 +11,7 @@ algorithm), with the Dutch system's criteria encoded, in their order, as the dig
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import networkx as nx
 
@@ -25,6 +26,8 @@ EXACT_LIMIT = 100
 #: that grants more colour preferences.
 BRACKET_LIMIT = 48
 CHUNK = 16
+#: A bracket and the next score group are matched together while they hold at most this many players.
+JOINT_LIMIT = 40
 #: How many of the next score group's top players a downfloater's cost looks at (its likely opponents there).
 LOOKAHEAD = 16
 
@@ -69,6 +72,10 @@ class History:
         """The colour this player should get next and how strongly (FIDE C.04.3 A.6): ``(colour, strength)`` with
         strength 3 absolute (difference beyond ±1, or the last two games in one colour), 2 strong (difference ±1),
         1 mild (level: the other colour than last time), 0 none (no game yet: colour None)."""
+        return self._preference
+
+    @cached_property
+    def _preference(self) -> tuple[int | None, int]:
         if not self.colours:
             return None, 0
         d = self.difference
@@ -341,13 +348,30 @@ def _descend(order: list[History], rules: _Rules) -> tuple[Pairs, History | None
 
 def _bracket(members: list[History], below: list[History], rules: _Rules) -> tuple[Pairs, list[History]] | None:
     """Pair one bracket (ranked): ``(pairs, players left over)`` — the downfloaters, or in the last bracket the
-    bye. None if it can't be paired."""
+    bye. None if it can't be paired. While the bracket and the next score group together hold at most
+    :data:`JOINT_LIMIT` players they are matched together (so the downfloaters are those that pair the next group
+    best, FIDE C.7) and only the bracket's own pairs are kept."""
+    following = next((i for i, p in enumerate(below) if p.score != below[0].score), len(below)) if below else 0
+    if below and len(members) + following <= JOINT_LIMIT:
+        found = _bracket_alone(members + below[:following], below[following:], rules)
+        if found is not None:
+            ids = {p.id for p in members}
+            pairs = [(a, b) for a, b in found[0] if a.id in ids and b.id in ids]
+            paired = {p.id for pair in pairs for p in pair}
+            return pairs, [p for p in members if p.id not in paired]
+    return _bracket_alone(members, below, rules)
+
+
+def _bracket_alone(members: list[History], below: list[History], rules: _Rules) -> tuple[Pairs, list[History]] | None:
+    """:func:`_bracket` without the next group: its downfloaters chosen in its matching at the cost of pairing each
+    with their best opponent at the top of the next group (:func:`_float_cost`)."""
     if not below:
         slots = [_bye_slot(members, rules)] if len(members) % 2 else []
-        found = _pair_bracket(members, slots, rules)
-        return None if found is None else found
+        return _pair_bracket(members, slots, rules)
     ahead = [p for p in below if p.score == below[0].score][:LOOKAHEAD]
-    can_float = {p.id: _float_cost(p, ahead, rules) for p in members if any(rules.compatible(p, q) for q in below)}
+    movers = [p for p in members if p.score > members[-1].score]
+    likely = members if len(members) <= BRACKET_LIMIT else movers + members[-2 * LOOKAHEAD :]
+    can_float = {p.id: _float_cost(p, ahead, rules) for p in likely if any(rules.compatible(p, q) for q in below)}
     for floats in range(len(members) % 2, len(members) + 1, 2):
         if floats > len(can_float):
             return None
