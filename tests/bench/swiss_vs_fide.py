@@ -234,7 +234,15 @@ def one_event(args: tuple[int, int, int, str | None]) -> dict:
     for i in range(players):
         t = t.join(i + 1, f"P{i + 1}")
     t = t.start({e.id: rng.random() for e in t.entrants}).replace(boards=())
-    out: dict = {"ours": [], "ref": [], "ms_ours": [], "ms_ref": [], "ref_none": 0, "ours_none": 0}
+    out: dict = {
+        "ours": [],
+        "ref": [],
+        "ms_ours": [],
+        "ms_ref": [],
+        "ref_none": 0,
+        "ours_none": 0,
+        "ours_none_ref_paired": 0,
+    }
     late = 10**6
     with tempfile.TemporaryDirectory() as work:
         while t.phase is Phase.RUNNING and t.round < t.rounds:
@@ -255,17 +263,16 @@ def one_event(args: tuple[int, int, int, str | None]) -> dict:
             start = time.perf_counter()
             paired = t.next_round()
             out["ms_ours"].append((time.perf_counter() - start) * 1000)
-            if paired.phase is not Phase.RUNNING:
+            out["ref_none"] += bool(engine) and theirs is None
+            if paired.phase is not Phase.RUNNING:  # no pairing: the event ends early
                 out["ours_none"] += 1
-                out["ours_none_ref_paired"] = out.get("ours_none_ref_paired", 0) + (theirs is not None)
+                out["ours_none_ref_paired"] += theirs is not None
                 break
             mine = [(b.first, b.second) for b in paired.boards[-1]]
-            if theirs is None and engine:
-                out["ref_none"] += 1
-            elif theirs is not None:
+            if theirs is not None:
                 out["ref"].append(measure(s, theirs, last, t.round))
                 out["ours"].append(measure(s, mine, last, t.round))
-            else:
+            elif not engine:
                 out["ours"].append(measure(s, mine, last, t.round))
             t = play(paired, rng)
     return out
@@ -311,9 +318,12 @@ def main() -> None:
                 mine = sum(m[key] for m in ours)
                 theirs = sum(m[key] for m in ref)
                 worse.append(f"{key} {100 * (mine - theirs) / theirs:+.1f}%" if theirs else f"{key} {mine:g} vs 0")
-            none = sum(r["ref_none"] for r in results), sum(r["ours_none"] for r in results)
+            ref_none, ours_none, only_ours = (
+                sum(r[key] for r in results) for key in ("ref_none", "ours_none", "ours_none_ref_paired")
+            )
             print(
-                f"{'':22}ours vs ref: " + ", ".join(worse) + f"; rounds with no pairing: ref {none[0]}, ours {none[1]}"
+                f"{'':22}ours vs ref: " + ", ".join(worse) + f"; rounds with no pairing (the event ends): ref "
+                f"{ref_none}, ours {ours_none} (of which the reference paired {only_ours})"
             )
         sys.stdout.flush()
 

@@ -518,3 +518,13 @@ def test_floats_are_read_from_the_previous_round():
     bye = event(n=3, rounds=2).start()
     bye = finish_round(bye, lambda b: 0)
     assert bye._floated(3, bye.scores()) == -1  # the bye counts as floating down
+
+
+def test_a_forfeit_win_bars_the_bye():
+    # round 1 of five: 1–3, 4–2, the bye to 5. 1 withdraws before the game: 3 wins by forfeit; 2 beats 4, who then
+    # withdraws. 2, 3 and 5 are level; 5 had the bye, and 3 (the lower-ranked of the others) a forfeit win: the bye
+    # goes to 2 (FIDE C.2)
+    t = event(n=5, rounds=3).start()
+    assert [(b.first, b.second) for b in t.boards[0]] == [(1, 3), (4, 2), (5, None)]
+    t = t.withdraw(1).with_board(0, 1, game="g").record_result("g", 1).withdraw(4).next_round()
+    assert [b.first for b in t.boards[1] if b.second is None] == [2]

@@ -327,7 +327,9 @@ class Tournament:
                     score=scores.get(e.id, 0),
                     colours=tuple(0 if b.first == e.id else 1 for b in mine if b.played),
                     opponents=frozenset(o for b in mine if (o := b.opponent(e.id)) is not None),
-                    had_bye=any(b.result == "bye" for b in mine),
+                    had_bye=any(
+                        b.result == "bye" or (b.result in ("+-", "-+") and b.points(e.id) == WIN) for b in mine
+                    ),
                     floated=floats.get(e.id, (0, 0))[0],
                     floated_before=floats.get(e.id, (0, 0))[1],
                 )

@@ -48,7 +48,7 @@ class History:
         score: half points so far (byes and forfeit wins included).
         colours: the seat (0/1) of each *played* game, oldest first (byes and forfeits are not games).
         opponents: everyone this player has had a board with (played or forfeited): never paired again.
-        had_bye: the player has had the Swiss bye (never a second one).
+        had_bye: the player has had the Swiss bye or won a board by forfeit (then never the bye: C.04.3 C.2).
         floated: how they were paired in the previous round: -1 down (against fewer points, or the bye), +1 up
             (against more), 0 neither.
         floated_before: the same for the round before that.
