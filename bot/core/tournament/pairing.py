@@ -423,12 +423,17 @@ def _common_colour(members: list[History]) -> int | None:
 def _chunked(members: list[History], rules: _Rules) -> Pairs | None:
     """A large even bracket paired in chunks: the players moved down first, each with the best resident for it;
     then the residents' top half S1 and bottom half S2 cut into slices, the i-th slice of S1 paired with the i-th of
-    S2 by one exact matching (a slice that can't be paired joins the next; the last joins the one before)."""
-    top = members[0].score
-    movers = [p for p in members if p.score > members[-1].score] if top != members[-1].score else []
-    residents = [p for p in members if p not in movers]
+    S2 by one exact matching (a slice that can't be paired joins the next; the last joins the one before). A
+    collapsed bracket (score groups merged because the lowest could not be completed) is cut into consecutive
+    slices in pairing order instead, so that each group still pairs mostly within itself."""
+    movers = [p for p in members if p.score > members[-1].score]
+    residents = members[len(movers) :]
     pairs: Pairs = []
-    if movers:
+    chunks: list[list[History]] = []
+    if len(movers) > CHUNK:
+        chunks = [members[i : i + 2 * CHUNK] for i in range(0, len(members), 2 * CHUNK)]
+        residents = []
+    elif movers:
         candidates = residents[: max(2 * len(movers), 2 * CHUNK)]
         found = _solve(movers + candidates, [], rules, required={p.id for p in movers}, only_across=True)
         if found is None:
@@ -436,11 +441,12 @@ def _chunked(members: list[History], rules: _Rules) -> Pairs | None:
         pairs += found[0]
         taken = {p.id for pair in found[0] for p in pair}
         residents = [p for p in residents if p.id not in taken]
-    half = len(residents) // 2
-    s1, s2 = residents[:half], residents[half:]
-    count = max(1, -(-len(residents) // (2 * CHUNK)))
-    cuts = [half * i // count for i in range(count + 1)]
-    chunks = [s1[cuts[i] : cuts[i + 1]] + s2[cuts[i] : cuts[i + 1]] for i in range(count)]
+    if residents:
+        half = len(residents) // 2
+        s1, s2 = residents[:half], residents[half:]
+        count = max(1, -(-len(residents) // (2 * CHUNK)))
+        cuts = [half * i // count for i in range(count + 1)]
+        chunks = [s1[cuts[i] : cuts[i + 1]] + s2[cuts[i] : cuts[i + 1]] for i in range(count)]
     solved: list[tuple[list[History], Pairs]] = []
     carry: list[History] = []
     for chunk in chunks:
