@@ -46,6 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.core.tournament.event import Format, Phase, Tournament  # noqa: E402
+from tests.core.test_tournament_pairing import wish  # noqa: E402  (the tests' own colour preferences)
 
 MEASURES = ("hard", "top", "diff", "diff2", "float2", "unmet", "strong")
 QUALITY = ("diff", "diff2", "float2", "unmet", "strong")
@@ -168,20 +169,6 @@ def state(t: Tournament) -> State:
     return s
 
 
-def preference(colours: list[int]) -> tuple[int | None, int]:
-    """(colour wanted, strength 3 absolute / 2 strong / 1 mild / 0 none): FIDE C.04.3 A.6."""
-    if not colours:
-        return None, 0
-    d = colours.count(0) - colours.count(1)
-    if d > 1 or colours[-2:] == [0, 0]:
-        return 1, 3
-    if d < -1 or colours[-2:] == [1, 1]:
-        return 0, 3
-    if d:
-        return (1 if d > 0 else 0), 2
-    return 1 - colours[-1], 1
-
-
 def breaches(colours: list[int]) -> bool:
     d = colours.count(0) - colours.count(1)
     return abs(d) > 2 or any(colours[i] == colours[i + 1] == colours[i + 2] for i in range(len(colours) - 2))
@@ -205,7 +192,7 @@ def measure(s: State, pairs: list[tuple[int, int | None]], last_round: bool, pla
             m["float2"] += (s.floated[high] == -1) + (s.floated[low] == 1)
         exempt = bool(top & {a, b})
         for p, seat in ((a, 0), (b, 1)):
-            want, strength = preference(s.colours[p])
+            want, strength = wish(s.colours[p])
             if want is not None and want != seat:
                 m["unmet"] += 1
                 m["strong"] += strength >= 2
