@@ -253,8 +253,9 @@ def pair_swiss(players: list[History], *, played: int = 0, last: bool = False) -
     RULES.md words it (``played``: rounds before this one; ``last``: this is the event's last round, whose
     topscorers may break the colour rule):
 
-    1. absolute: no pair meets twice; nobody gets a second bye; no two non-topscorers with an absolute preference
-       for the same colour meet (relaxed only when no pairing exists otherwise: ``Pairing.relaxed``);
+    1. absolute: no pair meets twice; nobody gets the bye after a bye or a forfeit win (``had_bye``); no two
+       non-topscorers with an absolute preference for the same colour meet (relaxed only when no pairing exists
+       otherwise: ``Pairing.relaxed``);
     2. score groups: the least sum of squared score differences (the bye counted as a game against a win less than
        the lowest score), then the least sum of differences;
     3. the last round's topscorers: fewest colour differences beyond ±2, then fewest colours three times running;
