@@ -213,9 +213,14 @@ def play(t: Tournament, rng: random.Random) -> Tournament:
     return t
 
 
-def one_event(args: tuple[int, int, int, str | None]) -> dict:
-    """One event of ``players`` over ``rounds``: per round both sides' measures and times."""
-    players, rounds, seed, engine = args
+def active_ids(t: Tournament) -> list[int]:
+    return [e.id for e in t.active(t.round + 1)]
+
+
+def one_event(args: tuple[int, int, int, str | None, bool]) -> dict:
+    """One event of ``players`` over ``rounds``: per round both sides' measures and times (``verbose``: each round
+    in which we are worse than the reference on any measure printed)."""
+    players, rounds, seed, engine, verbose = args
     rng = random.Random(seed)
     t = Tournament(f"e{seed}", 1, 2, 3, "hongkong", Format.SWISS, rounds)
     for i in range(players):
@@ -259,6 +264,9 @@ def one_event(args: tuple[int, int, int, str | None]) -> dict:
             if theirs is not None:
                 out["ref"].append(measure(s, theirs, last, t.round))
                 out["ours"].append(measure(s, mine, last, t.round))
+                if verbose and any(out["ours"][-1][k] > out["ref"][-1][k] for k in MEASURES):
+                    cells = " ".join(f"{k} {out['ours'][-1][k]:g}|{out['ref'][-1][k]:g}" for k in MEASURES)
+                    print(f"  event {seed} round {t.round + 1} ({len(active_ids(t))} players): {cells}", flush=True)
             elif not engine:
                 out["ours"].append(measure(s, mine, last, t.round))
             t = play(paired, rng)
@@ -272,6 +280,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=0, help="rounds per event (0: by size)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--verbose", action="store_true", help="print each round in which we are worse on a measure")
     args = parser.parse_args()
     engine = reference()
     if engine is None:
@@ -282,7 +291,10 @@ def main() -> None:
     print(f"{'players':>7} {'events':>6} {'rounds':>6}  {header}  {'ms ours':>9} {'ms ref':>9}")
     for players in (int(s) for s in args.sizes.split(",")):
         rounds = args.rounds or default_rounds(players)
-        jobs = [(players, rounds, args.seed * 100_003 + players * 1009 + k, engine) for k in range(args.events)]
+        jobs = [
+            (players, rounds, args.seed * 100_003 + players * 1009 + k, engine, args.verbose)
+            for k in range(args.events)
+        ]
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(one_event, jobs))
         ours = [m for r in results for m in r["ours"]]

@@ -25,7 +25,7 @@ EXACT_LIMIT = 100
 #: slice of its bottom half (S2), :data:`CHUNK` players from each; then pairs are exchanged across chunks wherever
 #: that grants more colour preferences.
 BRACKET_LIMIT = 48
-CHUNK = 16
+CHUNK = 12
 #: A bracket and the next score group are matched together while they hold at most this many players.
 JOINT_LIMIT = 40
 #: How many of the next score group's top players a downfloater's cost looks at (its likely opponents there).
@@ -399,15 +399,19 @@ def _pair_bracket(
         return _solve(members, slots, rules)
     rest = list(members)
     placed: list[History] = []
-    for slot in slots:  # the floaters first: cheapest by the criteria, then of the more common colour, then lowest
+    for slot in slots:  # the floaters first: cheapest, then of the more common colour (a strong one), then lowest
         common = _common_colour(rest)
         best = min(
-            ((slot[p.id], p.preference()[0] != common, -i) for i, p in enumerate(rest) if p.id in slot),
+            (
+                (slot[p.id], p.preference()[0] != common, p.preference()[1] < 2, -i)
+                for i, p in enumerate(rest)
+                if p.id in slot
+            ),
             default=None,
         )
         if best is None:
             return None
-        placed.append(rest.pop(-best[2]))
+        placed.append(rest.pop(-best[3]))
     pairs = _chunked(rest, rules)
     if pairs is None:
         return _solve(members, slots, rules)
