@@ -284,25 +284,40 @@ class Tournament:
         """Every entrant's half points so far (:meth:`score` for all, in one pass)."""
         return {p: sum(b.points(p) for b in boards) for p, boards in self.boards_of().items()}
 
-    def _floated(self, player: int, scores: dict[int, int]) -> int:
-        """How ``player`` was paired in the previous round: -1 down (fewer points before it, or the bye), +1 up, 0."""
-        if not self.boards:
-            return 0
-        board = next((b for b in self.boards[-1] if b.has(player)), None)
-        if board is None or board.result in (None, "rest"):
-            return 0
-        if board.second is None:
-            return -1
-        other = board.opponent(player)
-        assert other is not None
-        mine = scores.get(player, 0) - board.points(player)
-        theirs = scores.get(other, 0) - board.points(other)
-        return -1 if mine > theirs else 1 if mine < theirs else 0
+    def _floated(self, player: int, scores: dict[int, int], back: int = 1) -> int:
+        """How ``player`` was paired ``back`` rounds ago (1: the previous round): -1 down (fewer points before it,
+        or the bye), +1 up, 0."""
+        return self._floats(scores).get(player, (0, 0))[back - 1]
+
+    def _floats(self, scores: dict[int, int]) -> dict[int, tuple[int, int]]:
+        """How every player was paired in the previous round and the one before (:meth:`_floated`), in one pass."""
+        out: dict[int, list[int]] = {}
+        before = dict(scores)
+        for back in (1, 2):
+            if len(self.boards) < back:
+                break
+            boards = self.boards[-back]
+            for b in boards:  # the points before this round
+                for p in (b.first, b.second):
+                    if p is not None:
+                        before[p] = before.get(p, 0) - b.points(p)
+            for b in boards:
+                if b.result in (None, "rest"):
+                    continue
+                if b.second is None:
+                    out.setdefault(b.first, [0, 0])[back - 1] = -1
+                    continue
+                d = before.get(b.first, 0) - before.get(b.second, 0)
+                way = -1 if d > 0 else 1 if d < 0 else 0
+                out.setdefault(b.first, [0, 0])[back - 1] = way
+                out.setdefault(b.second, [0, 0])[back - 1] = -way
+        return {p: (f[0], f[1]) for p, f in out.items()}
 
     def _swiss(self, number: int) -> tuple[Board, ...]:
         players = []
         by_player = self.boards_of()
         scores = {p: sum(b.points(p) for b in boards) for p, boards in by_player.items()}
+        floats = self._floats(scores)
         for e in self.active(number):
             mine = by_player.get(e.id, [])
             players.append(
@@ -312,11 +327,14 @@ class Tournament:
                     score=scores.get(e.id, 0),
                     colours=tuple(0 if b.first == e.id else 1 for b in mine if b.played),
                     opponents=frozenset(o for b in mine if (o := b.opponent(e.id)) is not None),
-                    had_bye=any(b.result == "bye" for b in mine),
-                    floated=self._floated(e.id, scores),
+                    had_bye=any(
+                        b.result == "bye" or (b.result in ("+-", "-+") and b.points(e.id) == WIN) for b in mine
+                    ),
+                    floated=floats.get(e.id, (0, 0))[0],
+                    floated_before=floats.get(e.id, (0, 0))[1],
                 )
             )
-        pairing = pair_swiss(players)
+        pairing = pair_swiss(players, played=number - 1, last=number == self.rounds)
         return tuple(Board(p.first, p.second, "bye" if p.second is None else None) for p in pairing.pairs)
 
     def _round_robin(self, number: int) -> tuple[Board, ...]:
