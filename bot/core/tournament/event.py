@@ -1,6 +1,7 @@
 """A tournament as plain data: its settings, entrants, rounds and results, and the steps that change it (join, leave,
-start, pair the next round, record a result, withdraw). Pure: every step returns a new :class:`Tournament`; the store
-(:mod:`bot.storage.tournaments`) commits it with a compare-and-set, so a step is applied once.
+start, pair the next round, record a result, withdraw). Pure: every step returns a new :class:`Tournament`. The store
+(:mod:`bot.storage.tournaments`) applies the same rules in its own writes — a result, a join or a withdrawal each
+an atomic write of its own, a round paired by a compare-and-set — and puts a :class:`Tournament` together to read.
 
 Rulings (pairing, byes, forfeits, late joiners, withdrawals, tie-breaks) are in ``RULES.md`` beside this module.
 """
@@ -171,6 +172,17 @@ class Tournament:
     def last_round(self) -> bool:
         return self.round >= self.rounds
 
+    @property
+    def joining_round(self) -> int:
+        """The round a player joining now would be paired from: 1 during the sign-up, the next round of a running
+        Swiss with rounds to come (a late joiner); 0 when nobody can join (a started round robin, a Swiss in its last
+        round, a tournament over)."""
+        if self.phase is Phase.SIGNUP:
+            return 1
+        if self.phase is Phase.RUNNING and self.format is Format.SWISS and self.round < self.rounds:
+            return self.round + 1
+        return 0
+
     # --- steps ----------------------------------------------------------------------------------
 
     def replace(self, **changes: Any) -> "Tournament":
@@ -187,12 +199,10 @@ class Tournament:
             raise TournamentError("joined")
         if self.entrant(user_id) is not None:
             raise TournamentError("withdrawn")
-        if self.phase is not Phase.SIGNUP and not (
-            self.phase is Phase.RUNNING and self.format is Format.SWISS and self.round < self.rounds
-        ):
+        joined = self.joining_round
+        if not joined:
             raise TournamentError("closed")
         seed = len(self.entrants) + 1
-        joined = 1 if self.phase is Phase.SIGNUP else self.round + 1
         return self.replace(entrants=self.entrants + (Entrant(user_id, name, seed, joined),))
 
     def leave(self, user_id: int) -> "Tournament":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import unicodedata
-from typing import TYPE_CHECKING, Literal, Optional, cast
+from typing import TYPE_CHECKING, Awaitable, Callable, Literal, Optional, TypeVar
 
 import discord
 import pytimeparse2
@@ -30,7 +30,7 @@ from ...interface import answers, mentions
 from ...interface.mentions import NO_MENTIONS
 from ...interface.translator import untranslated
 from ...storage.settings import MAX_TURN_TIMER, MIN_TURN_TIMER, parse_duration
-from ...storage.tournaments import Step, Tournaments, advancing
+from ...storage.tournaments import Step, Tournaments
 from ..play._language import public
 from ..play._reach import require_postable
 from . import _words as words
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: The most rounds a Swiss may have.
 MAX_ROUNDS = 30
@@ -275,11 +276,40 @@ class TournamentCog(commands.Cog, name="Tournament"):
             )
 
     async def update(self, t: Tournament, change) -> Tournament:
-        """A change to the stored tournament; a refused step becomes the refusal's words."""
+        """A change to the stored tournament's document; a refused step becomes the refusal's words."""
+        return await self.refused(self.store.update(t.channel_id, t.id, change), t)
+
+    @staticmethod
+    def check(t: Tournament, step: Callable[[], object]) -> None:
+        """Refuse, before anything is written, a step the tournament as read refuses (``step`` raises
+        :class:`TournamentError`); the store's own write checks again at the moment it is made.
+
+        Raises:
+            UserError: the refusal's words.
+        """
         try:
-            return await self.store.update(t.channel_id, t.id, change)
+            step()
         except TournamentError as exc:
             raise UserError(words.refusal(exc.reason, t)) from exc
+
+    async def refused(self, step: Awaitable[T], t: Tournament) -> T:
+        """Await a change of ``t``; a refused step (:class:`TournamentError`) becomes the refusal's words, a
+        tournament gone meanwhile says so.
+
+        Raises:
+            UserError: the refusal.
+        """
+        try:
+            return await step
+        except TournamentError as exc:
+            raise UserError(words.refusal(exc.reason, t)) from exc
+        except LookupError as exc:
+            raise UserError(_("This tournament no longer exists.")) from exc
+
+    async def current(self, t: Tournament) -> Tournament:
+        """``t`` as stored now (or as it was, if it is gone)."""
+        held = await self.store.get(t.channel_id, t.id)
+        return held.tournament if held is not None else t
 
     # --- /tournament create ---------------------------------------------------------------------
 
@@ -381,17 +411,19 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(_("This tournament no longer exists."))
         t = held.tournament
         user = interaction.user
+        if button.action == "join":  # refused before anything is written (the store's write checks again)
+            self.check(t, lambda: t.join(user.id, user_name(user)))
+        else:
+            self.check(t, lambda: t.leave(user.id))
         answers.before_change(interaction)
         if button.action == "join":
-            t = await self.update(t, lambda x: (x.join(user.id, user_name(user)), (), None))
-            entrant = t.entrant(user.id)
+            joined = await self.refused(self.store.join(t.channel_id, t.id, user.id, user_name(user)), t)
             note = (
-                _("You're in! You'll be paired from round {round}.", round=entrant.joined)
-                if t.phase is Phase.RUNNING and entrant
-                else None
+                _("You're in! You'll be paired from round {round}.", round=joined) if t.phase is Phase.RUNNING else None
             )
+            t = await self.current(t)
         else:
-            t = await self.update(t, self.runner_change(lambda x: x.leave(user.id)))
+            t = await self.refused(self.store.leave(t.channel_id, t.id, user.id), t)
             note = _("You left the tournament.") if t.phase is Phase.RUNNING else None
             if t.phase is Phase.RUNNING:
                 await self._resign_running(interaction, t, user.id)
@@ -416,9 +448,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         if interaction.channel_id == t.channel_id:
             require_postable(interaction, threads=True)
         seeds = await self.runner.seeds(t)
-        now = self.layer.clock()
         answers.before_change(interaction)
-        t = await self.update(t, lambda x: (x.start(seeds), (), (Step("round", x.channel_id, x.id, 1), now)))
+        t = await self.refused(self.store.start(t.channel_id, t.id, seeds), t)
         kind = self.layer.kinds[t.kind]
         await answers.send(
             interaction,
@@ -511,8 +542,9 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             t = mine[0]
         user_id = interaction.user.id
+        self.check(t, lambda: t.leave(user_id))
         answers.before_change(interaction, private=lambda: True)  # (the answer is the caller's alone)
-        t = await self.update(t, self.runner_change(lambda x: x.leave(user_id)))
+        t = await self.refused(self.store.leave(t.channel_id, t.id, user_id), t)
         kind = self.layer.kinds[t.kind]
         await answers.send(
             interaction, _("You withdrew from **{tournament}**.", tournament=words.title(t, kind)), ephemeral=True
@@ -521,23 +553,12 @@ class TournamentCog(commands.Cog, name="Tournament"):
             await self._resign_running(interaction, t, user_id)
         await self.runner.refresh_signup(t)
 
-    def runner_change(self, step):
-        return advancing(step, self.layer.clock)
-
     async def _resign_running(self, interaction: discord.Interaction, t: Tournament, user_id: int) -> None:
         """Resign the game ``user_id`` is playing in ``t`` (its result then reaches the tournament as any game's)."""
         board = next((b for r in t.boards for b in r if b.has(user_id) and b.result is None and b.game), None)
-        if board is None or board.channel is None:
+        if board is None or board.channel is None or board.game is None:
             return
-        kind = self.layer.kinds[t.kind]
-        try:
-            turn = await self.layer.resign(kind, board.channel, user_id, board.game)
-        except UserError as exc:
-            log.info("tournament %s: no game of %s to resign (%s)", t.id, user_id, exc)
-            return
-        play = self.bot.get_cog("Play")
-        if play is not None:
-            await cast("object", play).post_turn(None, kind, turn)  # type: ignore[attr-defined]
+        await self.runner.resign_game(t, self.layer.kinds[t.kind], board.channel, user_id, board.game)
 
     # --- /tournament cancel -----------------------------------------------------------------------
 
@@ -573,12 +594,14 @@ class TournamentCog(commands.Cog, name="Tournament"):
 
     async def _result(self, record: Record) -> None:
         try:
-            t = await self.runner.record_result(record)
+            recorded = await self.runner.record_result(record)
         except Exception:
             log.exception("the result of game %s did not reach its tournament; the round's watch records it", record.id)
             return
-        if t is not None and (t.phase is Phase.FINISHED or not any(b.game for b in t.boards[-1])):
-            await self.runner.run_due()  # a round just paired (or the end): at once, not at the next poll
+        if recorded is not None and recorded.outcome == "last":
+            await (
+                self.runner.run_due()
+            )  # the round's last result: its step pairs the next one at once, not at the next poll
 
 
 async def setup(bot: "HongBot") -> None:
