@@ -23,7 +23,8 @@ version, so a join or withdrawal that lands meanwhile makes it pair again, not t
 
 Besides: the channel's game index (:meth:`Keys.tournament_games`: game id → ``<tournament id> <board>``, so a
 finished game finds its tournament and board), the bucket's due steps (:meth:`Keys.tournament_due`, a :class:`bot.storage.store.DueSet`, the
-claims turn timers use) and the tournaments over (:meth:`Keys.tournaments_over`, listed as each ends). A server's list (:meth:`Keys.guild_tournaments`) is written before the document and
+claims turn timers use) and the tournaments over (:meth:`Keys.tournaments_over`, listed as each ends: deleted past
+``finished_retention`` by :meth:`Tournaments.delete`, from :meth:`bot.storage.privacy.Privacy.sweep_tournaments`). A server's list (:meth:`Keys.guild_tournaments`) is written before the document and
 read leniently (an id without a document is skipped).
 
 A step due is ``<what>|<channel id>|<tournament id>|<round>``: ``start`` (the start time), ``round`` (pair round
@@ -605,6 +606,53 @@ class Tournaments:
     async def due(self, step: Step) -> float | None:
         """When ``step`` is due (or its lease ends), or None if it is not scheduled."""
         return await self._due.score(step.channel_id, step.member)
+
+    # --- retention ------------------------------------------------------------------------------
+
+    async def list_over(self, now: float) -> int:
+        """List every tournament over (finished or cancelled) that isn't yet among the tournaments over, as over
+        ``now`` — those stored by an earlier version, which did not list them (a SCAN: once a process). Returns how
+        many were looked at."""
+        seen = 0
+        for channel, tid in await self.documents():
+            held = await self.get(channel, tid)
+            seen += 1
+            if held is not None and held.tournament.phase in (Phase.FINISHED, Phase.CANCELLED):
+                bucket = self.keys.bucket(channel)
+                await guarded(
+                    self.redis, bucket, ("ZADD", self.keys.tournaments_over(bucket), "NX", now, f"{channel}:{tid}")
+                )
+        return seen
+
+    async def delete(self, channel_id: int, tournament_id: str) -> None:
+        """Delete a tournament and everything it kept: the document and its parts, its games' index entries, its
+        steps due, the server's list entry, its place among the tournaments over. Its games' records are finished
+        games, swept on their own.
+
+        Raises:
+            bot.storage.errors.StoreLost: the store lost its data (what was deleted stays deleted).
+        """
+        writing()
+        held = await self.get(channel_id, tournament_id)
+        parts = self._parts(channel_id, tournament_id)
+        bucket = self.keys.bucket(channel_id)
+        members = [m for m in await self._due.members() if f"|{channel_id}|{tournament_id}|" in m]
+        await self._due.remove(channel_id, *members)
+        index = self.keys.tournament_games(channel_id)
+        games = [b.game for r in held.tournament.boards for b in r if b.game] if held else []
+        owners = [decoded(owner) for owner in await self.redis.hmget(index, games)] if games else []
+        games = [g for g, owner in zip(games, owners) if owner and owner.partition(" ")[0] == tournament_id]
+        if held is not None:
+            guild = held.tournament.guild_id
+            await guarded(self.redis, None, ("HDEL", self.keys.guild_tournaments(guild), tournament_id))
+        if games:
+            await guarded(self.redis, bucket, ("HDEL", index, *games))
+        await guarded(
+            self.redis,
+            bucket,
+            *(("DEL", key) for key in parts.values()),
+            ("ZREM", self.keys.tournaments_over(bucket), f"{channel_id}:{tournament_id}"),
+        )
 
     async def memory(self, tournament: Tournament) -> int:
         """Bytes Redis uses for the tournament's document and parts (``MEMORY USAGE … SAMPLES 0``): for the

@@ -418,7 +418,7 @@ async def test_the_web_companion_hears_commits_on_a_cluster(cluster_redis):
 async def test_tournaments_on_a_cluster(cluster_redis):
     """A tournament's document, parts, game index, steps and the tournaments over share one slot, so every script
     of bot/storage/tournaments.py runs on a Cluster: a crowd of joins, the start, a crowd of results, the round
-    advanced once by its step, a withdrawal."""
+    advanced once by its step, a withdrawal, and the retention sweep once it is over."""
     from bot.core.tournament.event import Format, Phase, Tournament
     from bot.storage.tournaments import Tournaments
 
@@ -451,3 +451,9 @@ async def test_tournaments_on_a_cluster(cluster_redis):
     t = await store.advance(channel, "tc", 1, schedule=False)
     assert t.phase is Phase.FINISHED and t.boards[0][19].result == "+-"
     assert [s.what for s in await store.claim_due()] == ["final"]
+    from bot.storage.finished_games import Records
+    from bot.storage.privacy import Privacy
+    from bot.storage.store import GameStore
+
+    assert await Privacy(Records(GameStore(cluster_redis), Ratings(cluster_redis))).sweep_tournaments(now[0] + 1) == 1
+    assert await store.of_guild(guild) == []

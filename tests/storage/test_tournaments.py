@@ -1,8 +1,9 @@
 """Tournaments in Redis (bot/storage/tournaments.py), against a real Redis: a result, a join or a withdrawal is its
 own atomic write — never refused because others happen at the same moment (with CPU burners beside the test) — the
 same result twice counts once and another is refused, a round is advanced by its claimed step exactly once, a change
-of the document is a compare-and-set, steps are claimed by one process of many, and a tournament stored by the
-previous version (one document) is read and moved to this layout."""
+of the document is a compare-and-set, steps are claimed by one process of many, a tournament stored by the
+previous version (one document) is read and moved to this layout, and tournaments over are swept past their
+retention."""
 
 from __future__ import annotations
 
@@ -360,3 +361,39 @@ async def test_privacy_exports_a_players_tournaments_and_forgets_them(redis):
     assert [(r.place, r.points, r.buchholz) for r in standings(after)] == before
     for key in (Keys.tournament(CHANNEL, "t1"), Keys.tournament_players(CHANNEL, "t1")):
         assert "103" not in json.dumps(await redis.hgetall(key)) and "P3" not in json.dumps(await redis.hgetall(key))
+
+
+async def test_tournaments_over_are_swept_past_their_retention(redis):
+    """A finished and a cancelled tournament are listed as over when they end and swept with everything they kept
+    (document, parts, game index, steps, the server's list) once older than the retention; a running one stays, and
+    one over that the previous version never listed is listed by the first sweep, as over from then."""
+    from bot.storage.finished_games import Records
+    from bot.storage.privacy import Privacy
+    from bot.storage.ratings import Ratings
+    from bot.storage.store import GameStore
+
+    clock = Clock()
+    store = Tournaments(redis, clock)
+    done = with_games(fresh("ta", n=2, rounds=1).start())
+    await store.create(done)
+    await store.record(CHANNEL, "ta", "g0", "1-0")
+    await store.advance(CHANNEL, "ta", 1)
+    assert (await store.get(CHANNEL, "ta")).tournament.phase is Phase.FINISHED
+    await store.create(fresh("tb", n=2))
+    await store.update(CHANNEL, "tb", lambda t: (t.cancel(), (), None))
+    await store.create(with_games(fresh("tc", n=2).start()))  # running
+    old = fresh("td", n=2).cancel()  # over, stored by the previous version (never listed)
+    await redis.hset(Keys.guild_tournaments(GUILD), "td", CHANNEL)
+    await redis.hset(Keys.tournament(CHANNEL, "td"), mapping={"v": 3, "doc": json.dumps(old.to_dict())})
+    privacy = Privacy(Records(GameStore(redis), Ratings(redis)))
+    assert await privacy.sweep_tournaments(clock() - 3600) == 0  # (the first sweep lists "td" as over from now)
+    clock.advance(10)
+    assert await privacy.sweep_tournaments(clock() - 5) == 2
+    assert await privacy.sweep_tournaments(time.time() + 1) == 1  # td: over since that first sweep
+    assert [t.id for t in await store.of_guild(GUILD)] == ["tc"]
+    assert await store.locate([CHANNEL], "g0") == (CHANNEL, "tc")  # ta's g0 unindexed; tc's stays
+    keys = sorted(await redis.keys("*tourn*"))
+    assert all(":tourn:tc" in k or "tourn-games" in k for k in keys if k != Keys.guild_tournaments(GUILD)), keys
+    assert await redis.hgetall(Keys.guild_tournaments(GUILD)) == {"tc": str(CHANNEL)}
+    assert await redis.zrange(Keys.TOURNAMENTS_OVER, 0, -1) == []
+    assert await store.due(Step("final", CHANNEL, "ta", 1)) is None
