@@ -517,3 +517,31 @@ async def test_a_tournament_game_has_its_watch_live_link_where_the_server_allows
     assert len(links) == 1 and links[0]["url"].startswith("https://games.example.org/g/")
     assert str(board.game) not in links[0]["url"]  # a token, never the game id
     assert emu.errors == []
+
+
+async def test_a_double_round_robin_swaps_the_seats_in_its_second_cycle(emu, world, bots, redis):
+    """Two players, a double round robin: two rounds, the second with the seats swapped (Hong: the roles), then the
+    podium; ``rounds`` for it is refused."""
+    await bots()
+    it = await emu.slash(
+        world.admin, world.channel, "tournament create", game="hong", format="double_round_robin", rounds=4
+    )
+    assert "A double round robin has two rounds per opponent: leave rounds out" in await refused(it)
+    post = await create(emu, world, game="hong", format="double_round_robin", name="Twice")
+    assert "double round robin: everyone plays everyone twice, once in each seat" in post.content
+    await join(emu, post, world.players[:2])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    assert t.rounds == 2 and t.joining_round == 0
+    (first,) = t.boards[0]
+    await resign(emu, user(world, first.second), first.channel, "hong")
+    t = await round_started(redis, world, 2)
+    (second,) = t.boards[1]
+    assert (second.first, second.second) == (first.second, first.first)
+    record = (await GameStore(redis).get(second.channel)).record
+    assert [p.id for p in record.players] == [second.first, second.second]  # the emperor is the other player now
+    await resign(emu, user(world, second.second), second.channel, "hong")
+    t = await wait_for(lambda: _finished(redis, world))
+    podium = await emu.wait_for_message(world.channel, lambda m: "🥇" in m.content)
+    assert podium.content.count("🥇") == 2  # one win each: tied
+    assert emu.errors == []

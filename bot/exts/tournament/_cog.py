@@ -148,7 +148,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         game_choices = [app_commands.Choice(name=untranslated(kind.title), value=name) for name, kind in kinds.items()]
         create_params = [
             inspect.Parameter("game", _KEYWORD, annotation=str),
-            inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin"]),
+            inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin", "double_round_robin"]),
             inspect.Parameter(
                 "rounds", _KEYWORD, default=None, annotation=Optional[app_commands.Range[int, 1, MAX_ROUNDS]]
             ),
@@ -166,7 +166,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         create.__signature__ = inspect.Signature([_INTERACTION, *create_params])  # type: ignore[attr-defined]
         create = app_commands.describe(
             game="Which game",
-            format="swiss (a set number of rounds) or round_robin (everyone plays everyone)",
+            format="swiss (set rounds), round_robin (everyone plays everyone) or double_round_robin (twice)",
             rounds="Swiss: how many rounds (default 3); a round robin has one round per opponent",
             turn_timer="Time for a turn in the tournament's games, e.g. 1 hour, 2 days (default: the server's)",
             starts="Start automatically after this long, e.g. 2 hours (default: /tournament start)",
@@ -351,6 +351,14 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             )
         fmt = Format(format)
+        if fmt is Format.DOUBLE_ROUND_ROBIN and rounds is not None:
+            raise UserError(
+                _(
+                    "A double round robin has two rounds per opponent: leave {rounds} out (it is set when the "
+                    "tournament starts).",
+                    rounds=mentions.option("tournament create", "rounds"),
+                )
+            )
         if fmt is Format.ROUND_ROBIN and rounds is not None:
             raise UserError(
                 _(

@@ -23,6 +23,10 @@ def title(t: Tournament, kind: GameKind) -> str:
     if t.format is Format.SWISS:
         # TRANSLATORS: a tournament's name when it has none; {game} is "Hong Kong" or "Hong", {id} its short id.
         return _("{game} Swiss #{id}", game=kind.title, id=t.id)
+    if t.format is Format.DOUBLE_ROUND_ROBIN:
+        # TRANSLATORS: a tournament's name when it has none (everyone plays everyone twice); {game} is "Hong Kong" or
+        # "Hong", {id} its short id.
+        return _("{game} double round robin #{id}", game=kind.title, id=t.id)
     # TRANSLATORS: a tournament's name when it has none; {game} is "Hong Kong" or "Hong", {id} its short id.
     return _("{game} round robin #{id}", game=kind.title, id=t.id)
 
@@ -35,7 +39,7 @@ def refusal(reason: str, t: Tournament | None = None) -> str:
     if reason == "withdrawn":
         return _("You withdrew from this tournament, so you can't join it again.")
     if reason == "closed":
-        if t is not None and t.format is Format.ROUND_ROBIN and t.phase is Phase.RUNNING:
+        if t is not None and t.format.all_play_all and t.phase is Phase.RUNNING:
             return _("This round robin has started: its table is fixed, so nobody can join now. Watch the next one!")
         if t is not None and t.phase is Phase.RUNNING:
             return _("This tournament is in its last round: nobody can join now.")
@@ -59,6 +63,11 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
     if t.format is Format.SWISS:
         # TRANSLATORS: {game} is "Hong Kong" or "Hong".
         lines.append(n_("{game}, Swiss, {count} round.", "{game}, Swiss, {count} rounds.", t.rounds, game=kind.title))
+    elif t.format is Format.DOUBLE_ROUND_ROBIN:
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; a seat is who moves first (Hong Kong) or a role (Hong).
+        lines.append(
+            _("{game}, double round robin: everyone plays everyone twice, once in each seat.", game=kind.title)
+        )
     else:
         # TRANSLATORS: {game} is "Hong Kong" or "Hong".
         lines.append(_("{game}, round robin: everyone plays everyone once.", game=kind.title))
