@@ -127,6 +127,21 @@ async def test_round_robin_of_four_from_sign_up_to_podium(emu, world, bots, redi
     assert emu.errors == []
 
 
+async def withdraw_confirmed(emu, player, channel: int, tournament: str | None = None):
+    """``player`` withdraws through ``/tournament withdraw`` while their game runs: the private question, then
+    Confirm; returns the question's message (now saying they withdrew)."""
+    options = {"tournament": tournament} if tournament else {}
+    it = await emu.slash(player, channel, "tournament withdraw", **options)
+    question = await it.wait_done()
+    assert it.ephemeral and question.content.startswith("Withdraw from **"), question.content
+    assert "is still being played: withdrawing resigns it" in question.content
+    assert [b["label"] for b in question.buttons()] == ["Confirm", "Cancel"]
+    click = await emu.click(player, question, question.button("Confirm")["custom_id"])
+    await click.wait_done()
+    assert question.content.startswith("You withdrew from **") and question.buttons() == []
+    return question
+
+
 async def _finished(redis, world):
     t = await stored(redis, world)
     return t if t.phase is Phase.FINISHED else None
@@ -163,10 +178,9 @@ async def test_swiss_of_seven_bye_withdrawal_restart_and_a_loss_on_time(emu, wor
     after = await emu.wait_for_message(world.channel, lambda m: "standings after round 1" in m.content)
     assert after.attachments[0].filename == "standings.png"
     assert len(t.boards[1]) == 4 and sum(b.second is None for b in t.boards[1]) == 1
-    # a withdrawal: the first board's seat 0 player leaves mid-game — their game is resigned (a loss)
+    # a withdrawal: the first board's seat 0 player leaves mid-game — asked first, then their game is resigned
     leaver = t.boards[1][0].first
-    it = await emu.slash(user(world, leaver), world.channel, "tournament withdraw")
-    assert "You withdrew" in await refused(it)
+    await withdraw_confirmed(emu, user(world, leaver), world.channel)
     for board in t.boards[1][1:]:
         if board.second is not None:
             await resign(emu, user(world, board.second), board.channel)
@@ -337,10 +351,16 @@ async def test_a_start_time_a_late_joiner_a_leave_and_ratings(emu, world, bots, 
     await resign(emu, user(world, board.second), board.channel)
     t = await wait_for(lambda: _started(spring, 2))
     assert any(b.has(int(dan["id"])) for b in t.boards[1]) and all(b.second is not None for b in t.boards[1])
-    # Leave after the start: withdrawn, and the game being played resigned (a loss)
+    # Leave after the start: asked first (privately), then withdrawn, and the game being played resigned (a loss)
     leaver = t.boards[1][0].first
+    before = post.content
     click = await emu.click(user(world, leaver), post, post.button("Leave")["custom_id"])
-    await click.wait_done()
+    question = await click.wait_done()
+    assert click.ephemeral and question.content.startswith("Withdraw from **Spring Cup**?"), question.content
+    assert post.content == before  # the public post is untouched by the question
+    confirm = await emu.click(user(world, leaver), question, question.button("Confirm")["custom_id"])
+    await confirm.wait_done()
+    assert question.content == "You withdrew from **Spring Cup**." and question.buttons() == []
     t = await wait_for(lambda: _board_result(spring, 1, 0))
     assert t.boards[1][0].result == "0-1" and t.entrant(leaver).withdrawn is not None
     await resign(emu, user(world, t.boards[1][1].second), t.boards[1][1].channel)
@@ -544,4 +564,44 @@ async def test_a_double_round_robin_swaps_the_seats_in_its_second_cycle(emu, wor
     t = await wait_for(lambda: _finished(redis, world))
     podium = await emu.wait_for_message(world.channel, lambda m: "🥇" in m.content)
     assert podium.content.count("🥇") == 2  # one win each: tied
+    assert emu.errors == []
+
+
+async def test_withdrawing_mid_game_asks_first_cancel_and_a_late_confirm_change_nothing(emu, world, bots, redis, clock):
+    """/tournament withdraw while the player's game runs: a private question; Cancel keeps them in; a Confirm pressed
+    after the question closed does nothing; a Confirm once they are out is refused; before the start, no question."""
+    await bots()
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=2, name="Ask Cup")
+    await join(emu, post, world.players[:3])
+    it = await emu.slash(world.players[2], world.channel, "tournament withdraw")
+    assert await refused(it) == "You withdrew from **Ask Cup**."  # before the start: off the list, no question
+    await join(emu, post, world.players[3:4])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    player = user(world, t.boards[0][0].first)
+
+    async def ask():
+        it = await emu.slash(player, world.channel, "tournament withdraw")
+        question = await it.wait_done()
+        assert it.ephemeral and question.content.startswith("Withdraw from **Ask Cup**?")
+        return question
+
+    question = await ask()
+    click = await emu.click(player, question, question.button("Cancel")["custom_id"])
+    await click.wait_done()
+    assert question.content == "Withdrawal cancelled: you're still in the tournament." and question.buttons() == []
+    question = await ask()
+    clock.advance(61)
+    click = await emu.click(player, question, question.button("Confirm")["custom_id"])
+    await click.wait_done()
+    assert question.content.startswith("This confirmation expired after 1 minute: nothing happened.")
+    t = await stored(redis, world)
+    assert t.entrant(int(player["id"])).withdrawn is None and t.boards[0][0].result is None
+    question = await ask()
+    stale = question.button("Confirm")["custom_id"]
+    await withdraw_confirmed(emu, player, world.channel)
+    t = await wait_for(lambda: _board_result(lambda: stored(redis, world), 0, 0))
+    assert t.boards[0][0].result == "0-1" and t.entrant(int(player["id"])).withdrawn == 2
+    click = await emu.click(player, question, stale)
+    assert await refused(click) == "You have already withdrawn from this tournament: there is nothing more to leave."
     assert emu.errors == []

@@ -31,9 +31,11 @@ def title(t: Tournament, kind: GameKind) -> str:
     return _("{game} round robin #{id}", game=kind.title, id=t.id)
 
 
-def refusal(reason: str, t: Tournament | None = None) -> str:
+def refusal(reason: str, t: Tournament | None = None, *, leaving: bool = False) -> str:
     """A refused step (:class:`bot.core.tournament.event.TournamentError`'s reason) in words, saying what would
-    be right."""
+    be right; ``leaving``: the step was a leave or a withdrawal."""
+    if reason == "withdrawn" and leaving:
+        return _("You have already withdrawn from this tournament: there is nothing more to leave.")
     if reason == "joined":
         return _("You're already signed up for this tournament.")
     if reason == "withdrawn":
