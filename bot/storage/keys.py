@@ -160,7 +160,8 @@ class Keys:
     @staticmethod
     def web_link(token: str) -> str:
         """What a web link's token (:mod:`bot.storage.weblinks`) points at: hash ``guild``, ``channel``, ``game``
-        (the game id; empty for a server's page) and ``lang`` (the server's language when the link was made)."""
+        (the game id; empty for a server's or a tournament's page), ``tournament`` (a tournament's id, for its page)
+        and ``lang`` (the server's language when the link was made)."""
         return f"{PREFIX}:web:link:{token}"
 
     @staticmethod

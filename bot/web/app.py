@@ -7,6 +7,7 @@ Routes (every page of a server answers 404 unless its ``/settings web`` allows i
   replay (``?ply=N``, a slider, arrow keys).
 - ``/g/<token>/b/<language>/<ply>-<hash>.png``: a board, immutable (:mod:`bot.web.views`, :mod:`bot.web.boards`).
 - ``/s/<token>``: a ``public`` server's leaderboards and live games; ``/leaderboard/<game>``: the global one.
+- ``/t/<token>``: a tournament — its standings, the round's pairings and each game's link (:mod:`bot.web.tournaments`).
 - ``/static/…``: the page's script and style; ``/healthz``.
 
 Every client is limited per address (:mod:`bot.web.limits`: 429 with ``Retry-After``). The pages are in the
@@ -35,14 +36,16 @@ from ..games import all_kinds
 from ..i18n import _, n_
 from ..storage.decoding import RedisClient
 from ..storage.errors import UNREACHABLE
-from ..storage.keys import keys_for
 from ..storage.live import LiveFeed
 from ..storage.ratings import GLOBAL, Ratings, guild_scope
 from ..storage.store import GameStore
-from ..storage.weblinks import Link, WebCache, WebLinks, game_subject, make_token
+from ..storage.tournaments import Tournaments
+from ..storage.weblinks import Link, WebCache, WebLinks
 from .boards import Boards
 from .limits import RateLimiter, StreamCounter, client_key
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
+from .tournaments import add_routes as add_tournament_routes
+from .tournaments import game_links
 from .views import Found, GameView, frame_hash, game_view, read_game
 
 log = logging.getLogger(__name__)
@@ -95,6 +98,7 @@ class Web:
         self.store = GameStore(redis)
         self.links = WebLinks(redis)
         self.ratings = Ratings(redis)
+        self.tournaments = Tournaments(redis, time.time)
         self.boards = Boards(WebCache(redis))
         self.limiter = limiter or RateLimiter()
         self.streams = streams or StreamCounter()
@@ -510,7 +514,7 @@ async def server_page(request: web.Request) -> web.StreamResponse:
     app_web: Web = request.app[WEB]
     token = request.match_info["token"]
     link = await app_web.links.resolve(token)
-    if link is None or link.game_id:
+    if link is None or not link.server_page:
         raise web.HTTPNotFound()
     name = request.query.get("game") or next(iter(app_web.kinds))
     if name not in app_web.kinds:
@@ -536,9 +540,7 @@ async def server_page(request: web.Request) -> web.StreamResponse:
 async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
     """The server's running games, each with its page's link when the bot has made one (the web process makes
     none: it writes nothing but its cache)."""
-    secret = await app_web.links.secret()
-    keys = keys_for(app_web.redis)
-    games = []
+    records = []
     for channel_id in await app_web.store.active_channels(link.guild_id):
         raw = await app_web.store.raw(channel_id)
         try:
@@ -547,14 +549,16 @@ async def live_games(app_web: Web, link: Link) -> list[dict[str, str]]:
             continue
         if record.state is None or record.finished or record.kind not in app_web.kinds:
             continue
-        href = ""
-        if secret is not None:
-            token = make_token(secret, game_subject(link.guild_id, record.id, link.settings.web_epoch))
-            if await app_web.redis.exists(keys.web_link(token)):
-                href = f"/g/{token}"
-        a, b = record.plain_names
-        games.append({"title": app_web.kinds[record.kind].title, "players": f"{a} – {b}", "href": href})
-    return games
+        records.append(record)
+    hrefs = await game_links(app_web.redis, app_web.links, link, [r.id for r in records])
+    return [
+        {
+            "title": app_web.kinds[record.kind].title,
+            "players": " – ".join(record.plain_names),
+            "href": hrefs.get(record.id, ""),
+        }
+        for record in records
+    ]
 
 
 #: Seconds ``/healthz`` waits for Redis to answer a PING before it calls the store down.
@@ -614,6 +618,7 @@ def make_app(web_state: Web) -> web.Application:
     app.router.add_get("/g/{token}/live", live_part)
     app.router.add_get("/g/{token}/b/{language}/{name:[0-9]+-[0-9a-f]+}.png", board_image)
     app.router.add_get("/s/{token}", server_page)
+    add_tournament_routes(app, web_state)  # /t/<token>: a tournament's page (bot/web/tournaments.py)
     app.router.add_get("/leaderboard", global_leaderboard)
     app.router.add_get("/leaderboard/{kind}", global_leaderboard)
     app.router.add_get("/healthz", healthz)

@@ -165,6 +165,7 @@ async def test_swiss_of_seven_bye_withdrawal_restart_and_a_loss_on_time(emu, wor
     ]
     pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 3" in m.content)
     assert "gus has the bye (1 point)." in pairings.content
+    assert pairings.buttons() == []  # /settings web is off (the default): no link to a page
     for board in t.boards[0][:2]:
         await resign(emu, user(world, board.second), board.channel)
     await bot.stop()  # the bot restarts while the last game of round 1 runs out of time
@@ -536,6 +537,13 @@ async def test_a_tournament_game_has_its_watch_live_link_where_the_server_allows
     links = [b for b in first.buttons() if b.get("style") == 5]  # a link button: Watch live
     assert len(links) == 1 and links[0]["url"].startswith("https://games.example.org/g/")
     assert str(board.game) not in links[0]["url"]  # a token, never the game id
+    # the tournament's own page: linked from the round's pairings and from /tournament standings
+    pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 1" in m.content)
+    page = pairings.button("Standings and games on the web")
+    assert page["style"] == 5 and page["url"].startswith("https://games.example.org/t/") and t.id not in page["url"]
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    shown = await it.wait_done()
+    assert shown.button("Standings and games on the web")["url"] == page["url"]
     assert emu.errors == []
 
 

@@ -29,6 +29,7 @@ from ...i18n.wording import describe_duration, user_name, when
 from ...interface import answers, mentions
 from ...interface.buttons import view
 from ...interface.mentions import NO_MENTIONS
+from ...interface.posts import watch
 from ...interface.translator import untranslated
 from ...storage.settings import MAX_TURN_TIMER, MIN_TURN_TIMER, RESIGN_CONFIRMATION, parse_duration
 from ...storage.tournaments import Step, Tournaments
@@ -522,7 +523,14 @@ class TournamentCog(commands.Cog, name="Tournament"):
             )
         text = words.standings_text(t, kind, rows, heading)
         picture = await standings_file(t, kind, rows, heading_plain(t, kind, played))
-        await answers.send(interaction, text, file=picture.file("standings.png"), allowed_mentions=NO_MENTIONS)
+        link = await self.runner.web_view(t)
+        await answers.send(
+            interaction,
+            text,
+            file=picture.file("standings.png"),
+            allowed_mentions=NO_MENTIONS,
+            **watch(link),
+        )
 
     # --- /tournament withdraw ---------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from ...core.record import Record
 from ...core.session import Person
 from ...core.tournament.event import Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
+from ... import i18n
 from ...i18n import _
 from ...i18n.names import escape
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
@@ -32,6 +33,7 @@ from ...interface.posts import (
     already_posted,
     send_in_channel,
     send_quietly,
+    watch,
     sides,
     post_first_board,
 )
@@ -429,6 +431,28 @@ class Runner:
                 return
         await self.layer.outbox.done(announcement)
 
+    async def web_view(self, t: Tournament) -> discord.ui.View | None:
+        """A link button to the tournament's page on the web companion (its label in the current language), or None
+        where the server's ``/settings web`` is off or the bot knows no address for it. A store that fails here
+        costs the button only (logged)."""
+        base, links = getattr(self.bot.config, "web_base", None), getattr(self.bot, "weblinks", None)
+        if base is None or links is None:
+            return None
+        try:
+            token = await links.tournament_link(t.guild_id, t.channel_id, t.id, i18n.current())
+        except Exception:
+            log.warning("tournament %s: could not make its web link; posting without it", t.id, exc_info=True)
+            return None
+        if token is None:
+            return None
+        buttons = discord.ui.View(timeout=None)
+        buttons.add_item(
+            discord.ui.Button(
+                style=discord.ButtonStyle.link, label=_("Standings and games on the web"), url=f"{base}/t/{token}"
+            )
+        )
+        return buttons
+
     async def _post_pairings(self, t: Tournament, kind: GameKind, number: int) -> None:
         async with public(self.bot, self.layer, t.guild_id):
             lines = [
@@ -464,7 +488,8 @@ class Runner:
                         )
                     )
             lines.append(_("Each game is played in its own thread below."))
-        await send_quietly(self.bot, t.channel_id, words.cut("\n".join(lines)), nonce=f"r{t.id}-{number}")
+            link = await self.web_view(t)
+        await self._send(t.channel_id, words.cut("\n".join(lines)), None, f"r{t.id}-{number}", link)
 
     async def post_standings(self, t: Tournament, kind: GameKind, after: int) -> None:
         """The standings after round ``after`` (text and picture), once (a nonce)."""
@@ -490,12 +515,17 @@ class Runner:
             picture = await standings_file(
                 t, kind, rows, _("{tournament} — final standings", tournament=t.name or words.title(t, kind))
             )
-        await self._send(t.channel_id, text, picture, f"s{t.id}-final")
+            link = await self.web_view(t)
+        await self._send(t.channel_id, text, picture, f"s{t.id}-final", link)
         await send_quietly(self.bot, t.channel_id, podium, MENTION_PLAYERS, nonce=f"w{t.id}")
         await self.refresh_signup(t)
         return True
 
-    async def _send(self, channel_id: int, text: str, picture, nonce_: str) -> None:
+    async def _send(
+        self, channel_id: int, text: str, picture, nonce_: str, view: discord.ui.View | None = None
+    ) -> None:
+        """Post ``text`` (with ``picture`` as standings.png, and ``view``'s buttons) in the tournament's channel; a
+        failure is logged."""
         try:
             await send_in_channel(
                 self.bot,
@@ -505,9 +535,10 @@ class Runner:
                 data=picture,
                 name="standings.png",
                 allowed_mentions=NO_MENTIONS,
+                **watch(view),
             )
         except Exception as exc:
-            log.warning("could not post standings in %s (%s)", channel_id, exc)
+            log.warning("could not post in %s (%s)", channel_id, exc)
 
     async def _watch(self, t: Tournament, number: int) -> bool:
         """While round ``number`` runs: record any of its games that ended without its result reaching the
