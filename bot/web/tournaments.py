@@ -97,7 +97,7 @@ def view(t: Tournament, kind: GameKind, hrefs: dict[str, str]) -> dict[str, Any]
     elif t.phase is Phase.RUNNING:
         status = _("Round {round} of {rounds} is being played.", round=t.round, rounds=t.rounds)
     elif t.phase is Phase.FINISHED:
-        status = _("Finished after {rounds} rounds.", rounds=t.round)
+        status = n_("Finished after {count} round.", "Finished after {count} rounds.", t.round)
     else:
         status = _("Cancelled.")
     formats = {

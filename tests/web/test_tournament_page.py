@@ -140,3 +140,12 @@ async def test_every_kind_of_bad_tournament_link_is_the_one_404(layer, redis, we
     await Tournaments(redis, Clock()).delete(CHANNEL, t.id)
     assert (await web_client.get(f"/t/{fresh}")).status == 404
     assert (await web_client.get(f"/t/{fresh}/live")).status == 404
+
+
+async def test_the_page_is_in_the_servers_language(redis, web_client):
+    t = running()
+    await make(redis, t)
+    token = await WebLinks(redis).tournament_link(GUILD, CHANNEL, t.id, "de")
+    html = await (await web_client.get(f"/t/{token}")).text()
+    assert '<html lang="de">' in html and "Live-Tabelle" in html and "Runde 2 von 3 wird gespielt." in html
+    assert "Hong · Schweizer System" in html and ">Live zuschauen</a>" in html
