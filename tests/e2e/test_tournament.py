@@ -289,10 +289,12 @@ async def test_a_deleted_thread_a_departed_player_and_a_round_step_run_again(emu
     # the crash: board 2's thread was opened and its game started, but neither reached the board (the process died
     # first); the step runs again
     store = Tournaments(redis, clock)
-    held = await store.get(world.channel, t.id)
     game_id, thread = t.boards[0][1].game, t.boards[0][1].channel
-    crashed = held.tournament.with_board(0, 1, game=None, channel=None)
-    assert await store.commit(crashed, held.version) == held.version + 1
+    keys = store.keys
+    assert await redis.hdel(keys.tournament_boards(world.channel, t.id), "1.1") == 1
+    assert await redis.hdel(keys.tournament_games(world.channel), game_id) == 1
+    crashed = (await store.get(world.channel, t.id)).tournament
+    assert crashed.boards[0][1].game is None and crashed.boards[0][1].channel is None
     step = Step("round", world.channel, t.id, 1)
     await store.schedule(step, clock())
     t = await wait_for(lambda: _board_game(redis, world, 0, 1))
@@ -607,9 +609,21 @@ async def test_withdrawing_mid_game_asks_first_cancel_and_a_late_confirm_change_
     assert t.entrant(int(player["id"])).withdrawn is None and t.boards[0][0].result is None
     question = await ask()
     stale = question.button("Confirm")["custom_id"]
+    other = user(world, t.boards[0][0].second)  # (their opponent, asked too while the game runs: kept for the end)
+    it = await emu.slash(other, world.channel, "tournament withdraw")
+    kept = await it.wait_done()
+    assert it.ephemeral and kept.content.startswith("Withdraw from **Ask Cup**?")
     await withdraw_confirmed(emu, player, world.channel)
     t = await wait_for(lambda: _board_result(lambda: stored(redis, world), 0, 0))
     assert t.boards[0][0].result == "0-1" and t.entrant(int(player["id"])).withdrawn == 2
     click = await emu.click(player, question, stale)
     assert await refused(click) == "You have already withdrawn from this tournament: there is nothing more to leave."
+    # the tournament gone (swept): its buttons say so, nothing crashes
+    await Tournaments(redis, clock).delete(world.channel, t.id)
+    click = await emu.click(other, kept, kept.button("Confirm")["custom_id"])
+    assert await refused(click) == "This tournament no longer exists."
+    click = await emu.click(world.players[5], post, post.button("Join")["custom_id"])
+    assert await refused(click) == "This tournament no longer exists."
+    it = await emu.slash(other, world.channel, "tournament withdraw")
+    assert await refused(it) == "You're not playing in any tournament of this server."
     assert emu.errors == []
