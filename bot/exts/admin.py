@@ -19,11 +19,11 @@ from .. import i18n
 from ..core.errors import UserError
 from ..i18n import _, n_
 from ..interface.options import person
-from ..interface.posts import post_turn, server_language, time_runs_out, watch_url
+from ..interface.posts import post_turn, server_language, watch_url
 from ..interface.board_pool import renderer
 from ..storage.settings import WEB_MODES, GuildSettings, parse_duration
 from ..interface.translator import untranslated
-from ..i18n.wording import describe_duration
+from ..i18n.wording import describe_duration, when
 from ..interface.options import channel_id
 
 if TYPE_CHECKING:
@@ -272,7 +272,9 @@ class Admin(commands.Cog):
                 channel=f"<#{record.channel_id}>",
             )
             if record.deadline:
-                value += " · " + time_runs_out(record.deadline)
+                # TRANSLATORS: in a list of a game's facts ("… · turn 3 · time runs out in 2 hours"): no full stop.
+                # {when} is a moment Discord shows relative to now in the reader's language: "in 23 hours".
+                value += " · " + _("time runs out {when}", when=when(record.deadline))
             with i18n.language(language):
                 url = await watch_url(self.bot, record)
             if url:

@@ -66,6 +66,7 @@ def _draw(
     ended,
     language: str = i18n.SOURCE,
     locales: Path | None = None,
+    marks: Sequence[str] = (),
 ) -> bytes:
     """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
     (no replay: the bot checked it), drawn by ``render`` in
@@ -75,7 +76,7 @@ def _draw(
         i18n.LOCALES = locales
         i18n.reload()
     game = registry.find(game_name).load(state, replay=False)
-    return render.png(game, names, ended=ended, translations=i18n.translations(language))
+    return render.png(game, names, ended=ended, translations=i18n.translations(language), marks=marks)
 
 
 def build_replay(
@@ -206,10 +207,12 @@ class Renderer(WorkerPool):
         ended=None,
         priority: int = PLAYER,
         language: str | None = None,
+        marks: Sequence[str] = (),
     ) -> bytes:
         """The board of ``game`` as PNG bytes (``kind.render.png``: the same bytes in a worker or here), drawn
         when a slot is free for ``priority``, every word in ``language`` (a code of :func:`bot.i18n.languages`;
-        default: the language current when this is called — the post's, built ``with i18n.language(…)``).
+        default: the language current when this is called — the post's, built ``with i18n.language(…)``), the
+        squares ``marks`` ringed (a rules page's board).
 
         A worker that died is replaced and the board drawn once more (:meth:`bot.interface.computer_pool.WorkerPool.run`).
 
@@ -220,9 +223,11 @@ class Renderer(WorkerPool):
         async with self.slot(priority):
             if self.workers <= 0:
                 return await asyncio.to_thread(
-                    kind.render.png, game, names, ended=ended, translations=i18n.translations(language)
+                    kind.render.png, game, names, ended=ended, translations=i18n.translations(language), marks=marks
                 )
-            return await self.run(_draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES)
+            return await self.run(
+                _draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES, tuple(marks)
+            )
 
     async def warm_up(self, kinds) -> None:
         """Start the workers and draw a first board of every game in each (imports and fonts take ~0.5 s), so the

@@ -190,6 +190,11 @@ class Keys:
         return f"{cls.channel(channel_id)}:rematch:{game_id}"
 
     @classmethod
+    def rematch_message(cls, channel_id: int, game_id: str) -> str:
+        """The message that asked a finished game's other player for a rematch (its id), retired when it starts."""
+        return f"{cls.channel(channel_id)}:rmmsg:{game_id}"
+
+    @classmethod
     def quarantine(cls, channel_id: int, when: float) -> str:
         """Where a damaged record of the channel is kept for inspection."""
         return f"{cls.channel(channel_id)}:quarantine:{when:.6f}"
