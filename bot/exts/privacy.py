@@ -96,7 +96,7 @@ def info_text(days: float | None) -> str:
         _("• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;"),
         _(
             "• where a server shows its games on the web (its choice, off by default): your display name on their "
-            "pages, and the board images drawn for them (kept up to 7 days);"
+            "pages, and the board images drawn for them (kept at most 15 minutes, and never in the bot's database);"
         ),
         _("• while you play: the game, its timers and the posts still to make (gone when it ends)."),
         retention_text(days),

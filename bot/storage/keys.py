@@ -164,12 +164,6 @@ class Keys:
         and ``lang`` (the server's language when the link was made)."""
         return f"{PREFIX}:web:link:{token}"
 
-    @staticmethod
-    def web_cache(name: str) -> str:
-        """The web companion's own cache (a rendered board, :mod:`bot.web.boards`): the one thing the web process
-        writes, each with a TTL."""
-        return f"{PREFIX}:web:cache:{name}"
-
     @classmethod
     def reply(cls, channel_id: int, member: str) -> str:
         """The interaction whose change a turn announcement (outbox ``member``) announces, while Discord lets it be

@@ -12,9 +12,11 @@ Where a user id or a display name is kept (keys from :class:`bot.storage.keys.Ke
   ``board`` entry removed, and their rating change taken out of every game's ``rated`` marker (the other player's
   stays: the game is never rated twice);
 - a finished game's rematch votes (``rematch:<game id>``, 7 days): their vote removed;
-- damaged records set aside for inspection (``quarantine:<when>``): deleted when they hold the id or the name;
-- board images the web pages drew of their games (``web:cache:png:<game id>:…``, :mod:`bot.web.boards`): pictures
-  that show their name, deleted (the pages draw them again, with "a former player").
+- damaged records set aside for inspection (``quarantine:<when>``): deleted when they hold the id or the name.
+
+The board images the web pages draw are never in Redis (:mod:`bot.web.boards`: a web process's memory, at most 15
+minutes); their addresses cover the names shown, so once a game's record is rewritten its old boards answer 404 and
+the pages draw them again, with "a former player".
 
 Nothing else holds a user id or a name: deadlines and announcements name channels and games, settings are a
 server's, command ids the application's, a game's analysis and hint counts (:mod:`bot.storage.analyses`) its moves and
@@ -214,7 +216,6 @@ class Privacy:
         histories = await self._delete_matching(Keys.user_games_pattern(user_id))
         votes = await self._withdraw_votes(user_id)
         quarantined = await self._drop_quarantined(user_id, names)
-        await self._drop_web_pictures([record.id for _key, record in finished])
         tournaments = await Tournaments(self.redis, time.time).forget(user_id, FORMER_NAME)
         log.info("privacy: a user's data was erased: %d finished record(s), %d leaderboard(s)", len(finished), boards)
         return Erased(len(finished), boards, histories, votes, quarantined, tournaments)
@@ -260,12 +261,6 @@ class Privacy:
                 continue
             withdrawn += int((await guarded(self.redis, None, ("SREM", key, str(user_id))))[0])
         return withdrawn
-
-    async def _drop_web_pictures(self, game_ids: list[str]) -> None:
-        """Delete the board images the web pages drew of these games (:class:`bot.storage.weblinks.WebCache`, named
-        ``png:<game id>:<language>:<ply>:<hash>`` by :mod:`bot.web.boards`): they show the players' names."""
-        for game_id in game_ids:
-            await self._delete_matching(Keys.web_cache(f"png:{game_id}:*"))
 
     async def _drop_quarantined(self, user_id: int, names: set[str]) -> int:
         """Delete the set-aside (damaged) records holding the user's id or one of their names."""

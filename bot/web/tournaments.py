@@ -2,7 +2,7 @@
 once), the round's pairings with each board's result (or that it is being played, with its game's **Watch live** link), and while it runs a live part
 (``/t/<token>/live``) the page reads again every :data:`REFRESH` seconds (``static/tournament.js``).
 
-Shared as a game's page is: the bot hands out the link (in the round's posts and ``/tournament standings``) where the
+Shared as a game's page is (its games' links: :func:`bot.web.app.game_hrefs`): the bot hands out the link (in the round's posts and ``/tournament standings``) where the
 server's ``/settings web`` is ``link`` or ``public``; anything else — web off, a revoked link, a token of a game or a
 server, a tournament gone — is the one 404. Read only: the web process writes nothing but its cache.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import aiohttp_jinja2
 from aiohttp import web
@@ -22,31 +22,13 @@ from ..core.tournament.event import Board, Format, Phase, Tournament
 from ..core.tournament.standings import shown, standings
 from ..i18n import _, n_
 from ..i18n.tournaments import plain_title, player_name, tie_break_names, tie_break_values
-from ..storage.decoding import RedisClient
-from ..storage.keys import keys_for
-from ..storage.weblinks import Link, WebLinks, game_subject, make_token
+from ..storage.weblinks import Link
 
 if TYPE_CHECKING:
     from .app import Web
 
 #: Seconds between two reads of a running tournament's live part by an open page.
 REFRESH = 10
-
-
-async def game_links(redis: RedisClient, links: WebLinks, link: Link, game_ids: Iterable[str]) -> dict[str, str]:
-    """Each of ``game_ids`` (games of ``link``'s server) → its page's address, for those whose link the bot has made
-    (the web process makes none: it writes nothing but its cache) under the server's current epoch. One round trip."""
-    ids = list(dict.fromkeys(game_ids))
-    secret = await links.secret()
-    if secret is None or not ids:
-        return {}
-    keys = keys_for(redis)
-    tokens = [make_token(secret, game_subject(link.guild_id, g, link.settings.web_epoch)) for g in ids]
-    async with redis.pipeline(transaction=False) as pipe:  # (the links' keys lie in many slots on a Cluster)
-        for token in tokens:
-            pipe.exists(keys.web_link(token))
-        found = await pipe.execute()
-    return {g: f"/g/{token}" for g, token, there in zip(ids, tokens, found) if there}
 
 
 @dataclass(frozen=True)
@@ -155,32 +137,39 @@ async def opened(app_web: "Web", token: str) -> tuple[Link, Tournament, GameKind
     return link, held.tournament, app_web.kinds[held.tournament.kind]
 
 
-async def context(app_web: "Web", token: str) -> tuple[Link, dict[str, Any]] | None:
-    found = await opened(app_web, token)
-    if found is None:
-        return None
-    link, t, kind = found
-    games = [b.game for b in (t.boards[-1] if t.boards else ()) if b.game and b.result is None]
-    hrefs = await game_links(app_web.redis, app_web.links, link, games)
+#: The pages of a server's games whose links the bot made: ``(web state, link, game ids) → {game id: address}``
+#: (:func:`bot.web.app.game_hrefs`).
+GameLinks = Callable[["Web", Link, list[str]], Awaitable[dict[str, str]]]
+
+
+async def context(app_web: "Web", token: str, links: GameLinks) -> tuple[Link, dict[str, Any]] | None:
+    """The template's context for the tournament ``token`` opens (its running games' links from ``links``), or
+    None (404)."""
+    async with app_web.reading():
+        found = await opened(app_web, token)
+        if found is None:
+            return None
+        link, t, kind = found
+        games = [b.game for b in (t.boards[-1] if t.boards else ()) if b.game and b.result is None]
+        hrefs = await links(app_web, link, games)
     with i18n.language(app_web.language(link)):
         return link, {**view(t, kind, hrefs), "token": token, "now": time.time()}
 
 
-def add_routes(app: web.Application, app_web: "Web") -> None:
-    """``/t/<token>`` (the page) and ``/t/<token>/live`` (its live part), served from ``app_web``'s store."""
+def add_routes(app: web.Application, app_web: "Web", links: GameLinks) -> None:
+    """``/t/<token>`` (the page) and ``/t/<token>/live`` (its live part), served from ``app_web``'s store, its games'
+    pages found by ``links``."""
 
     async def tournament_page(request: web.Request) -> web.StreamResponse:
         """A tournament's page (see the module docstring)."""
-        found = await context(app_web, request.match_info["token"])
+        found = await context(app_web, request.match_info["token"], links)
         if found is None:
             raise web.HTTPNotFound()
         link, page = found
         noindex = link.settings.web != "public"
         language = app_web.language(link)
         with i18n.language(language):
-            response = aiohttp_jinja2.render_template(
-                "tournament.html", request, {**page, "noindex": noindex, "language": language}
-            )
+            response = aiohttp_jinja2.render_template("tournament.html", request, {**page, "noindex": noindex})
         response.headers["Cache-Control"] = "no-cache"
         if noindex:
             response.headers["X-Robots-Tag"] = "noindex"
@@ -188,7 +177,7 @@ def add_routes(app: web.Application, app_web: "Web") -> None:
 
     async def tournament_live(request: web.Request) -> web.StreamResponse:
         """The page's live part as HTML (status, the round's pairings, standings), read again by an open page."""
-        found = await context(app_web, request.match_info["token"])
+        found = await context(app_web, request.match_info["token"], links)
         if found is None:
             raise web.HTTPNotFound()
         link, page = found
@@ -202,4 +191,4 @@ def add_routes(app: web.Application, app_web: "Web") -> None:
     app.router.add_get("/t/{token}/live", tournament_live)
 
 
-__all__ = ["REFRESH", "Pairing", "game_links", "outcome", "view", "opened", "context", "add_routes"]
+__all__ = ["REFRESH", "GameLinks", "Pairing", "outcome", "view", "opened", "context", "add_routes"]

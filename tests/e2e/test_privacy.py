@@ -72,7 +72,7 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
             "see;",
             "• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;",
             "• where a server shows its games on the web (its choice, off by default): your display name on their pages, "
-            "and the board images drawn for them (kept up to 7 days);",
+            "and the board images drawn for them (kept at most 15 minutes, and never in the bot's database);",
             "• while you play: the game, its timers and the posts still to make (gone when it ends).",
             "Finished games are kept until the players ask me to forget them.",
             "",

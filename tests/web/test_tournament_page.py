@@ -58,11 +58,11 @@ async def test_a_tournament_page_shows_standings_pairings_and_watch_links(redis,
 
     for game in ("b0", "b1"):
         assert f'href="/g/{make_token(secret, game_subject(GUILD, game, 0))}"' in html
-    assert html.count(">Watch live</a>") == 2  # b2's link was never made: no link to it
-    assert "tw" not in html.split("<main>")[1].split("Spring")[0]  # (the id is not the link)
+    assert html.count(">Watch live →</a>") == 2  # b2's link was never made: no link to it
+    assert t.id not in token and f'data-live="/t/{token}/live"' in html  # (the link is a token, not the id)
     # the standings: seat 0 won every board of round 1: three players on 1 point, three on 0
     standings = html.split("Live standings")[1]
-    assert standings.count("<td>1</td><td>Player") == 3
+    assert standings.count('<td class="num">1</td><td>Player') == 3
     assert "Ties are broken by Buchholz, SB, DE" in standings
     # the script that keeps it live, and the live part it reads
     assert 'data-live="/t/' in html and "tournament.js" in html
@@ -78,7 +78,8 @@ async def test_the_live_part_follows_results_and_the_end(redis, web_client):
     live = await (await web_client.get(f"/t/{token}/live")).text()
     assert "0–1" in live and live.count("being played") == 2  # the status, and board 2
     winner = t.boards[1][0].second  # counted at once in the live standings: 2 points, alone at the top
-    assert "<tr><td>1</td><td>Player &lt;" + str(winner - 100) + "&gt;</td><td>2</td>" in live
+    top = '<tr><td class="num">1</td><td>Player &lt;' + str(winner - 100) + '&gt;</td><td class="num">2</td>'
+    assert top in live
     await store.record(CHANNEL, t.id, "b1", "=")
     await store.advance(CHANNEL, t.id, 2)
     live = await (await web_client.get(f"/t/{token}/live")).text()
@@ -148,4 +149,4 @@ async def test_the_page_is_in_the_servers_language(redis, web_client):
     token = await WebLinks(redis).tournament_link(GUILD, CHANNEL, t.id, "de")
     html = await (await web_client.get(f"/t/{token}")).text()
     assert '<html lang="de">' in html and "Live-Tabelle" in html and "Runde 2 von 3 wird gespielt." in html
-    assert "Hong · Schweizer System" in html and ">Live zuschauen</a>" in html
+    assert "Hong · Schweizer System" in html and ">Live zuschauen →</a>" in html
