@@ -49,12 +49,15 @@ class Keys:
     IDENTITY = f"{PREFIX}:store:identity"
     #: Sorted set of tournament steps due (see :mod:`bot.storage.tournaments`) → when.
     TOURNAMENT_DUE = f"{PREFIX}:tournaments:due"
+    #: Sorted set ``<channel id>:<tournament id>`` → when it finished or was cancelled (swept past retention).
+    TOURNAMENTS_OVER = f"{PREFIX}:tournaments:over"
     #: The secret web links are made with (:mod:`bot.storage.weblinks`): 32 random bytes, hex, created once.
     WEB_SECRET = f"{PREFIX}:web:secret"
     #: SCAN patterns for the channels' records and the finished records.
     GAME_PATTERN = f"{PREFIX}:{{ch:*}}:game"
     FINISHED_PATTERN = f"{PREFIX}:{{ch:*}}:done:*"
-    #: SCAN pattern for the tournaments' documents (:meth:`tournament`).
+    #: SCAN pattern for the tournaments' documents (:meth:`tournament`; it matches their parts too, which end in one
+    #: more ``:<part>``).
     TOURNAMENT_PATTERN = f"{PREFIX}:{{ch:*}}:tourn:*"
 
     @classmethod
@@ -94,13 +97,37 @@ class Keys:
         return cls.TOURNAMENT_DUE
 
     @classmethod
+    def tournaments_over(cls, bucket: int) -> str:
+        """A bucket's tournaments over (finished or cancelled): sorted set ``<channel id>:<tournament id>`` → when."""
+        return cls.TOURNAMENTS_OVER
+
+    @classmethod
     def tournament(cls, channel_id: int, tournament_id: str) -> str:
-        """A tournament run from ``channel_id`` (hash ``v``, ``doc``: :class:`bot.core.tournament.event.Tournament`)."""
+        """A tournament run from ``channel_id``: hash ``v``, ``doc`` (:class:`bot.core.tournament.event.Tournament`
+        as JSON, without what its parts hold) and the fields its scripts read (``schema``, ``phase``, ``round``,
+        ``joins``, ``left``, ``ev``, ``seq``: :mod:`bot.storage.tournaments`)."""
         return f"{cls.channel(channel_id)}:tourn:{tournament_id}"
 
     @classmethod
+    def tournament_players(cls, channel_id: int, tournament_id: str) -> str:
+        """Hash user id → the entrant as JSON (name, sign-up number, the round joined, the round withdrawn)."""
+        return f"{cls.tournament(channel_id, tournament_id)}:players"
+
+    @classmethod
+    def tournament_results(cls, channel_id: int, tournament_id: str) -> str:
+        """Hash board (``<round>.<index>``) → its result, each written once."""
+        return f"{cls.tournament(channel_id, tournament_id)}:results"
+
+    @classmethod
+    def tournament_boards(cls, channel_id: int, tournament_id: str) -> str:
+        """Hash board (``<round>.<index>``) → its thread id, then ``<thread id> <game id>`` once its game started."""
+        return f"{cls.tournament(channel_id, tournament_id)}:boards"
+
+    @classmethod
     def tournament_games(cls, channel_id: int) -> str:
-        """Hash game id → tournament id: the games of the tournaments run from ``channel_id``."""
+        """Hash game id → ``<tournament id> <board>`` (the board ``<round>.<index>``; the previous version wrote the
+        tournament id alone): the games of the tournaments run from ``channel_id``, where a finished game's result
+        goes."""
         return f"{cls.channel(channel_id)}:tourn-games"
 
     @staticmethod
@@ -133,7 +160,8 @@ class Keys:
     @staticmethod
     def web_link(token: str) -> str:
         """What a web link's token (:mod:`bot.storage.weblinks`) points at: hash ``guild``, ``channel``, ``game``
-        (the game id; empty for a server's page) and ``lang`` (the server's language when the link was made)."""
+        (the game id; empty for a server's or a tournament's page), ``tournament`` (a tournament's id, for its page)
+        and ``lang`` (the server's language when the link was made)."""
         return f"{PREFIX}:web:link:{token}"
 
     @classmethod
@@ -263,9 +291,9 @@ def _bucket_tags(count: int) -> tuple[str, ...]:
 
 class ClusterKeys(Keys):
     """The key layout on a Redis Cluster: the channels are spread over :attr:`BUCKETS` buckets (by a CRC-32 of the
-    channel id); every key of a channel, and its bucket's deadlines, outbox, finished index, quarantine index and
-    each server's active set, carry the bucket's hash tag (:data:`BUCKET_TAGS`), so a commit — the record and all
-    it changes besides — touches one hash slot. The other keys are as on one server."""
+    channel id); every key of a channel, and its bucket's deadlines, outbox, finished index, quarantine index,
+    tournament steps and tournaments over, and each server's active set, carry the bucket's hash tag
+    (:data:`BUCKET_TAGS`), so a commit — the record and all it changes besides — touches one hash slot. The other keys are as on one server."""
 
     BUCKETS = 16
     GAME_PATTERN = f"{PREFIX}:{{*}}:ch:*:game"
@@ -307,6 +335,10 @@ class ClusterKeys(Keys):
     @classmethod
     def tournament_due(cls, bucket: int) -> str:
         return f"{cls._tag(bucket)}:tournaments:due"
+
+    @classmethod
+    def tournaments_over(cls, bucket: int) -> str:
+        return f"{cls._tag(bucket)}:tournaments:over"
 
     @classmethod
     def active(cls, guild_id: int, bucket: int = 0) -> str:

@@ -1,5 +1,6 @@
 """A player's data in the store: found, exported and erased (``/privacy``), and finished records swept past their
-retention (``finished_retention``). README.md, "Privacy", says the same for people.
+retention (``finished_retention``), and tournaments over swept past it too. README.md, "Privacy", says the same for
+people.
 
 Where a user id or a display name is kept (keys from :class:`bot.storage.keys.Keys`):
 
@@ -32,7 +33,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from engine.movetext import iso
 
@@ -89,6 +90,7 @@ class Privacy:
         self.ratings = records.ratings
         self.redis = records.redis
         self.keys = records.keys
+        self._listed = False  # (the tournaments over an earlier version never listed: listed by the first sweep)
 
     # --- finding ----------------------------------------------------------------------------------
 
@@ -295,20 +297,60 @@ class Privacy:
             bot.storage.errors.StoreLost: the store lost its data.
             redis.RedisError: Redis failed (what was deleted stays deleted; the next sweep goes on).
         """
+        swept = await self._sweep(
+            self.keys.finished_index,
+            before,
+            limit,
+            lambda bucket, index, member: self._delete_finished(bucket, index, member, *_channel_and(member)),
+        )
+        if swept:
+            log.info("retention: deleted %d finished record(s) that ended before %s", swept, before)
+        return swept
+
+    async def sweep_tournaments(self, before: float, limit: int = SWEEP_LIMIT) -> int:
+        """Delete the tournaments that finished or were cancelled before ``before`` (Unix seconds), at most
+        ``limit``, with everything they kept (:meth:`bot.storage.tournaments.Tournaments.delete`), as finished
+        records are (:meth:`sweep_retention`). The first sweep of a process also lists the tournaments over that an
+        earlier version never listed, as over from now. Returns how many were deleted.
+
+        Raises:
+            bot.storage.errors.StoreLost: the store lost its data.
+            redis.RedisError: Redis failed (what was deleted stays deleted; the next sweep goes on).
+        """
+        tournaments = Tournaments(self.redis, self.records.clock)
+        if not self._listed:
+            await tournaments.list_over(self.records.clock())
+            self._listed = True
+        swept = await self._sweep(
+            self.keys.tournaments_over,
+            before,
+            limit,
+            lambda bucket, index, member: tournaments.delete(*_channel_and(member)),
+        )
+        if swept:
+            log.info("retention: deleted %d tournament(s) over before %s", swept, before)
+        return swept
+
+    async def _sweep(
+        self,
+        index_of: Callable[[int], str],
+        before: float,
+        limit: int,
+        delete: Callable[[int, str, str], Awaitable[None]],
+    ) -> int:
+        """``delete(bucket, index, member)`` each member of every bucket's sorted set (``index_of(bucket)``) scored
+        before ``before``, at most ``limit``; how many."""
         swept = 0
         for bucket in range(self.keys.BUCKETS):
-            index = self.keys.finished_index(bucket)
+            index = index_of(bucket)
             members = decoded_list(
                 await self.redis.zrangebyscore(index, "-inf", f"({before}", start=0, num=limit - swept)
             )
             for member in members:
-                channel_id, _, game_id = member.partition(":")
-                await self._delete_finished(bucket, index, member, int(channel_id), game_id)
+                await delete(bucket, index, member)
                 swept += 1
             if swept >= limit:
                 break
-        if swept:
-            log.info("retention: deleted %d finished record(s) that ended before %s", swept, before)
         return swept
 
     async def _delete_finished(self, bucket: int, index: str, member: str, channel_id: int, game_id: str) -> None:
@@ -334,6 +376,12 @@ class Privacy:
             await guarded(self.redis, None, ("DEL", kept))
         await guarded(self.redis, None, ("SREM", DONE, member))
         await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, member))
+
+
+def _channel_and(member: str) -> tuple[int, str]:
+    """``<channel id>:<id>`` (a member of a finished index or of the tournaments over) as ``(channel id, id)``."""
+    channel_id, _, name = member.partition(":")
+    return int(channel_id), name
 
 
 def _iso(ts: float | None) -> str | None:

@@ -78,7 +78,8 @@ def declared(name: str, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         heads = [line for line in lines if line.startswith(f"-- {table}:")]
         if len(heads) != 1:
             raise ScriptMismatch(f"{name}.lua: {len(heads)} '-- {table}:' lines, not one")
-        names = tuple(part.strip() for part in heads[0].split(":", 1)[1].split(","))
+        listed = heads[0].split(":", 1)[1].strip()  # (nothing listed: the script takes none)
+        names = tuple(part.strip() for part in listed.split(",")) if listed else ()
         bad = [n for i, n in enumerate(names, 1) if not _NAME.fullmatch(n) or n.endswith("...") and i < len(names)]
         if bad or len({n.removesuffix("...") for n in names}) != len(names):
             raise ScriptMismatch(f"{name}.lua: the {table} declared are malformed or repeated: {', '.join(names)}")
@@ -214,5 +215,13 @@ CLAIM = Script("claim", marked=True)
 SETTLE = Script("settle", marked=True)
 #: A few plain writes run atomically, refused when the identity marker is gone (:func:`bot.storage.store.guarded`).
 GUARDED = Script("guarded")
-#: The compare-and-set commit of a tournament with its new games and next step (:mod:`bot.storage.tournaments`).
+#: The compare-and-set commit of a tournament's document with its new games and next step (:mod:`bot.storage.tournaments`).
 TOURNAMENT = Script("tournament", marked=True)
+#: One board's result, written once; the round's last schedules its step (:mod:`bot.storage.tournaments`).
+TOURNAMENT_RESULT = Script("tournament_result", marked=True)
+#: One entrant joining or leaving (:mod:`bot.storage.tournaments`).
+TOURNAMENT_PLAYER = Script("tournament_player", marked=True)
+#: One board's thread, then its game (:mod:`bot.storage.tournaments`).
+TOURNAMENT_BOARD = Script("tournament_board", marked=True)
+#: A tournament and its parts read at one moment (:mod:`bot.storage.tournaments`).
+TOURNAMENT_READ = Script("tournament_read")

@@ -1,7 +1,7 @@
 """Web links: the unguessable tokens of the web companion's pages (:mod:`bot.web`), never a game id.
 
-A link's token is an HMAC-SHA-256 of what it opens — a game (``game:<server>:<game id>:<epoch>``) or a server's
-page (``server:<server>:<epoch>``) — with a secret of 32 random bytes kept in Redis (:data:`Keys.WEB_SECRET`,
+A link's token is an HMAC-SHA-256 of what it opens — a game (``game:<server>:<game id>:<epoch>``), a tournament
+(``tournament:<server>:<tournament id>:<epoch>``) or a server's page (``server:<server>:<epoch>``) — with a secret of 32 random bytes kept in Redis (:data:`Keys.WEB_SECRET`,
 created once by the first bot process that needs it, from :mod:`secrets`), cut to 128 bits and written in base64url
 (22 characters). Nobody without the secret can make or guess one; a game id (about 40 bits, shown to players) is
 never the secret part.
@@ -37,9 +37,10 @@ TOKEN_BYTES = 16
 
 @dataclass(frozen=True)
 class Link:
-    """What a valid token opens: a game (``game_id`` set) or a server's page (``game_id`` ""), the server's
-    settings now, the language of its pages (the server's ``/settings language``, else its language in Discord
-    when the link was made), and — a server's page — the server's name as Discord showed it then ("" unknown)."""
+    """What a valid token opens: a game (``game_id`` set), a tournament (``tournament_id`` set, run from
+    ``channel_id``) or a server's page (neither), the server's settings now, the language of its pages (the
+    server's ``/settings language``, else its language in Discord when the link was made), and — a server's page —
+    the server's name as Discord showed it then ("" unknown)."""
 
     guild_id: int
     channel_id: int
@@ -47,6 +48,12 @@ class Link:
     language: str
     settings: GuildSettings
     name: str = ""
+    tournament_id: str = ""
+
+    @property
+    def server_page(self) -> bool:
+        """The link opens a server's page (not a game's, nor a tournament's)."""
+        return not self.game_id and not self.tournament_id
 
 
 def make_token(secret: bytes, subject: str) -> str:
@@ -59,6 +66,11 @@ def make_token(secret: bytes, subject: str) -> str:
 def game_subject(guild_id: int, game_id: str, epoch: int) -> str:
     """What a game's token is made of (:func:`make_token`)."""
     return f"game:{guild_id}:{game_id}:{epoch}"
+
+
+def tournament_subject(guild_id: int, tournament_id: str, epoch: int) -> str:
+    """What a tournament page's token is made of (:func:`make_token`)."""
+    return f"tournament:{guild_id}:{tournament_id}:{epoch}"
 
 
 def server_subject(guild_id: int, epoch: int) -> str:
@@ -111,18 +123,40 @@ class WebLinks:
             del self._written[next(iter(self._written))]
 
     async def game_link(
-        self, guild_id: int, channel_id: int, game_id: str, language: str, settings: GuildSettings | None = None
+        self,
+        guild_id: int,
+        channel_id: int,
+        game_id: str,
+        language: str,
+        settings: GuildSettings | None = None,
+        *,
+        tournament_id: str = "",
     ) -> str | None:
-        """The token of a game's page, its entry written (once), or None when the server's ``/settings web`` is
-        off. ``settings``: the server's, if already read (else one read)."""
+        """The token of a game's page (or, with ``tournament_id`` and no ``game_id``, a tournament's), its entry
+        written (once), or None when the server's ``/settings web`` is off. ``settings``: the server's, if already
+        read (else one read)."""
         settings = settings or await self.settings.get(guild_id)
         if settings.web == "off":
             return None
         secret = await self.secret(create=True)
         assert secret is not None
-        token = make_token(secret, game_subject(guild_id, game_id, settings.web_epoch))
-        await self._entry(token, {"guild": guild_id, "channel": channel_id, "game": game_id, "lang": language})
+        fields: dict[str, str | int] = {"guild": guild_id, "channel": channel_id, "game": game_id, "lang": language}
+        if tournament_id and not game_id:
+            subject = tournament_subject(guild_id, tournament_id, settings.web_epoch)
+            fields["tournament"] = tournament_id
+        else:
+            subject = game_subject(guild_id, game_id, settings.web_epoch)
+        token = make_token(secret, subject)
+        await self._entry(token, fields)
         return token
+
+    async def tournament_link(
+        self, guild_id: int, channel_id: int, tournament_id: str, language: str, settings: GuildSettings | None = None
+    ) -> str | None:
+        """The token of a tournament's page (its standings, the round's pairings, each game's link), its entry
+        written (once), or None when the server's ``/settings web`` is off — a tournament's page is shared as its
+        games' are (:meth:`game_link`)."""
+        return await self.game_link(guild_id, channel_id, "", language, settings, tournament_id=tournament_id)
 
     async def server_link(
         self, guild_id: int, language: str, settings: GuildSettings | None = None, name: str = ""
@@ -143,8 +177,8 @@ class WebLinks:
 
     async def resolve(self, token: str) -> Link | None:
         """What ``token`` opens, or None — a malformed or unknown token, a server whose ``/settings web`` is off (or
-        not ``public``, for a server's page), or a link revoked (made under an older epoch). Reads only: the entry,
-        the settings, the secret (once per process)."""
+        not ``public``, for a server's page; a game's or a tournament's opens with ``link`` too), or a link revoked
+        (made under an older epoch). Reads only: the entry, the settings, the secret (once per process)."""
         if not TOKEN.fullmatch(token):
             return None
         entry = decoded_hash(await self.redis.hgetall(Keys.web_link(token)))
@@ -152,20 +186,23 @@ class WebLinks:
             guild_id, channel_id, game_id = int(entry["guild"]), int(entry["channel"]), entry["game"]
         except (KeyError, ValueError):
             return None
+        tournament_id = entry.get("tournament", "") if not game_id else ""
         settings = await self.settings.get(guild_id)
-        if settings.web == "off" or (not game_id and settings.web != "public"):
+        if settings.web == "off" or (not game_id and not tournament_id and settings.web != "public"):
             return None
         secret = await self.secret()
         if secret is None:
             return None
-        subject = (
-            game_subject(guild_id, game_id, settings.web_epoch)
-            if game_id
-            else server_subject(guild_id, settings.web_epoch)
-        )
+        if game_id:
+            subject = game_subject(guild_id, game_id, settings.web_epoch)
+        elif tournament_id:
+            subject = tournament_subject(guild_id, tournament_id, settings.web_epoch)
+        else:
+            subject = server_subject(guild_id, settings.web_epoch)
         if not hmac.compare_digest(make_token(secret, subject), token):
             return None
-        return Link(guild_id, channel_id, game_id, entry.get("lang", "en"), settings, entry.get("name", ""))
+        language = entry.get("lang", "en")
+        return Link(guild_id, channel_id, game_id, language, settings, entry.get("name", ""), tournament_id)
 
 
-__all__ = ["Link", "WebLinks", "TOKEN", "make_token", "game_subject", "server_subject"]
+__all__ = ["Link", "WebLinks", "TOKEN", "make_token", "game_subject", "tournament_subject", "server_subject"]

@@ -7,6 +7,7 @@ Routes (every page of a server answers 404 unless its ``/settings web`` allows i
   replay (``?ply=N``, a slider, arrow keys).
 - ``/g/<token>/b/<language>/<ply>-<hash>.png``: a board, immutable (:mod:`bot.web.views`, :mod:`bot.web.boards`).
 - ``/s/<token>``: a ``public`` server's leaderboards and live games; ``/leaderboard/<game>``: the global one.
+- ``/t/<token>``: a tournament — its standings, the round's pairings and each game's link (:mod:`bot.web.tournaments`).
 - ``/static/…``: the page's script and style; ``/healthz``.
 
 Every client is limited per address (:mod:`bot.web.limits`: 429 with ``Retry-After``). The pages are in the
@@ -44,11 +45,13 @@ from ..storage.keys import keys_for
 from ..storage.live import LiveFeed
 from ..storage.ratings import GLOBAL, PROVISIONAL_GAMES, Ratings, guild_scope
 from ..storage.store import GameStore
+from ..storage.tournaments import Tournaments
 from ..storage.weblinks import Link, WebLinks, game_subject, make_token
 from .boards import Boards
 from .limits import Networks, RateLimiter, StreamCounter, client_key
 from .sockets import IDLE, Gate, GatedSite, server_header
 from .live import KEEP_ALIVE, POLL, Hub, State, Topic
+from .tournaments import add_routes as add_tournament_routes
 from .views import Found, GameView, frame_hash, game_view, plain, read_game
 
 log = logging.getLogger(__name__)
@@ -130,6 +133,7 @@ class Web:
         self.store = GameStore(redis)
         self.links = WebLinks(redis)
         self.ratings = Ratings(redis)
+        self.tournaments = Tournaments(redis, time.time)
         self.boards = boards or Boards()
         self.limiter = limiter or RateLimiter()
         self.streams = streams or StreamCounter()
@@ -588,7 +592,7 @@ async def server_page(request: web.Request) -> web.StreamResponse:
     token = request.match_info["token"]
     async with app_web.reading():
         link = await app_web.links.resolve(token)
-        if link is None or link.game_id:
+        if link is None or not link.server_page:
             raise web.HTTPNotFound()
         running = await running_games(app_web, link)
         finished = await Records(app_web.store, app_web.ratings).recent(link.guild_id, limit=RECENT)
@@ -808,6 +812,7 @@ def make_app(web_state: Web) -> web.Application:
     app.router.add_get("/g/{token}/live", live_part)
     app.router.add_get("/g/{token}/b/{language}/{name:[0-9]+-[0-9a-f]+}.png", board_image)
     app.router.add_get("/s/{token}", server_page)
+    add_tournament_routes(app, web_state, game_hrefs)  # /t/<token>: a tournament's page (bot/web/tournaments.py)
     app.router.add_get("/leaderboard", global_leaderboard)
     app.router.add_get("/leaderboard/{kind}", global_leaderboard)
     app.router.add_get("/healthz", healthz)

@@ -1,6 +1,6 @@
 """Benchmark the tournament core: Swiss pairing time (bot/core/tournament/pairing.py) for 200 and 1,000 players over
 a whole event (random results, a few withdrawals and late joiners each round), and the Redis memory of one stored
-tournament (``MEMORY USAGE`` of its document, after its last round) for a few field sizes.
+tournament (``MEMORY USAGE`` of its document and parts, after its last round) for a few field sizes.
 
 Target: pairing a round of 1,000 players in at most 1 s on the project's machine (2 cores).
 
@@ -72,23 +72,9 @@ async def memory(tournaments: list[Tournament]) -> list[tuple[Tournament, int, i
             for n, t in enumerate(tournaments):
                 t = t.replace(channel_id=1000 + n)  # its own channel: the game index is this tournament's alone
                 await store.create(t)
-                games = [b.game for r in t.boards for b in r if b.game]
-                await store.commit(t, 1, games=games)
                 index = await redis.memory_usage(store.keys.tournament_games(t.channel_id)) or 0
                 out.append((t, await store.memory(t), index))
-            # one result recorded on the largest: read, change, compare-and-set (the cost of every result)
-            big = tournaments[-1].replace(channel_id=1000 + len(tournaments) - 1)
-            r, i = len(big.boards) - 1, 0
-            samples = []
-            for _ in range(20):
-                start = time.perf_counter()
-                await store.update(big.channel_id, big.id, lambda x: (x.with_board(r, i, result=None), (), None))
-                await store.update(big.channel_id, big.id, lambda x: (x.with_board(r, i, result="1-0"), (), None))
-                samples.append((time.perf_counter() - start) / 2)
-            print(
-                f"  recording one result in the {len(big.entrants)}-player tournament (read, change, compare-and-set): "
-                f"median {statistics.median(samples) * 1000:.0f} ms"
-            )
+            # (what recording a result costs by the event's size: tests/bench/tournament_results.py)
             await redis.aclose()
             return out
         finally:
@@ -110,7 +96,7 @@ def main() -> None:
             f"  {players:5} players, {len(timings)} rounds: first {timings[0]:.3f}, median "
             f"{statistics.median(timings):.3f}, max {max(timings):.3f}, all " + " ".join(f"{x:.3f}" for x in timings)
         )
-    print("Redis memory of one finished tournament (MEMORY USAGE of its document and of its game index)")
+    print("Redis memory of one finished tournament (MEMORY USAGE of its document and parts, and of its game index)")
     cases = [
         event(Format.SWISS, 8, 3, rng),
         event(Format.SWISS, 64, 6, rng),

@@ -134,6 +134,21 @@ async def test_round_robin_of_four_from_sign_up_to_podium(emu, world, bots, redi
     assert emu.errors == []
 
 
+async def withdraw_confirmed(emu, player, channel: int, tournament: str | None = None):
+    """``player`` withdraws through ``/tournament withdraw`` while their game runs: the private question, then
+    Confirm; returns the question's message (now saying they withdrew)."""
+    options = {"tournament": tournament} if tournament else {}
+    it = await emu.slash(player, channel, "tournament withdraw", **options)
+    question = await it.wait_done()
+    assert it.ephemeral and question.content.startswith("Withdraw from **"), question.content
+    assert "is still being played: withdrawing resigns it" in question.content
+    assert [b["label"] for b in question.buttons()] == ["Confirm", "Cancel"]
+    click = await emu.click(player, question, question.button("Confirm")["custom_id"])
+    await click.wait_done()
+    assert question.content.startswith("You withdrew from **") and question.buttons() == []
+    return question
+
+
 def title_of(message) -> str:
     """The tournament's name in a standings post ("🏆 **Hong Kong round robin #abc123** — final standings")."""
     return message.content.split("**")[1]
@@ -162,6 +177,7 @@ async def test_swiss_of_seven_bye_withdrawal_restart_and_a_loss_on_time(emu, wor
     ]
     pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 3" in m.content)
     assert "gus has the bye (1 point)." in pairings.content
+    assert pairings.buttons() == []  # /settings web is off (the default): no link to a page
     for board in t.boards[0][:2]:
         await resign(emu, user(world, board.second), board.channel)
     await bot.stop()  # the bot restarts while the last game of round 1 runs out of time
@@ -175,10 +191,9 @@ async def test_swiss_of_seven_bye_withdrawal_restart_and_a_loss_on_time(emu, wor
     after = await emu.wait_for_message(world.channel, lambda m: "standings after round 1" in m.content)
     assert after.attachments[0].filename == "standings.png"
     assert len(t.boards[1]) == 4 and sum(b.second is None for b in t.boards[1]) == 1
-    # a withdrawal: the first board's seat 0 player leaves mid-game — their game is resigned (a loss)
+    # a withdrawal: the first board's seat 0 player leaves mid-game — asked first, then their game is resigned
     leaver = t.boards[1][0].first
-    it = await emu.slash(user(world, leaver), world.channel, "tournament withdraw")
-    assert "You withdrew" in await refused(it)
+    await withdraw_confirmed(emu, user(world, leaver), world.channel)
     for board in t.boards[1][1:]:
         if board.second is not None:
             await resign(emu, user(world, board.second), board.channel)
@@ -286,10 +301,12 @@ async def test_a_deleted_thread_a_departed_player_and_a_round_step_run_again(emu
     # the crash: board 2's thread was opened and its game started, but neither reached the board (the process died
     # first); the step runs again
     store = Tournaments(redis, clock)
-    held = await store.get(world.channel, t.id)
     game_id, thread = t.boards[0][1].game, t.boards[0][1].channel
-    crashed = held.tournament.with_board(0, 1, game=None, channel=None)
-    assert await store.commit(crashed, held.version) == held.version + 1
+    keys = store.keys
+    assert await redis.hdel(keys.tournament_boards(world.channel, t.id), "1.1") == 1
+    assert await redis.hdel(keys.tournament_games(world.channel), game_id) == 1
+    crashed = (await store.get(world.channel, t.id)).tournament
+    assert crashed.boards[0][1].game is None and crashed.boards[0][1].channel is None
     step = Step("round", world.channel, t.id, 1)
     await store.schedule(step, clock())
     t = await wait_for(lambda: _board_game(redis, world, 0, 1))
@@ -349,10 +366,16 @@ async def test_a_start_time_a_late_joiner_a_leave_and_ratings(emu, world, bots, 
     await resign(emu, user(world, board.second), board.channel)
     t = await wait_for(lambda: _started(spring, 2))
     assert any(b.has(int(dan["id"])) for b in t.boards[1]) and all(b.second is not None for b in t.boards[1])
-    # Leave after the start: withdrawn, and the game being played resigned (a loss)
+    # Leave after the start: asked first (privately), then withdrawn, and the game being played resigned (a loss)
     leaver = t.boards[1][0].first
+    before = post.content
     click = await emu.click(user(world, leaver), post, post.button("Leave")["custom_id"])
-    await click.wait_done()
+    question = await click.wait_done()
+    assert click.ephemeral and question.content.startswith("Withdraw from **Spring Cup**?"), question.content
+    assert post.content == before  # the public post is untouched by the question
+    confirm = await emu.click(user(world, leaver), question, question.button("Confirm")["custom_id"])
+    await confirm.wait_done()
+    assert question.content == "You withdrew from **Spring Cup**." and question.buttons() == []
     t = await wait_for(lambda: _board_result(spring, 1, 0))
     assert t.boards[1][0].result == "0-1" and t.entrant(leaver).withdrawn is not None
     await resign(emu, user(world, t.boards[1][1].second), t.boards[1][1].channel)
@@ -540,4 +563,91 @@ async def test_a_tournament_game_has_its_watch_live_link_where_the_server_allows
     links = [b for b in first.buttons() if b.get("style") == 5]  # a link button: Watch live
     assert len(links) == 1 and links[0]["url"].startswith("https://games.example.org/g/")
     assert str(board.game) not in links[0]["url"]  # a token, never the game id
+    # the tournament's own page: linked from the round's pairings and from /tournament standings
+    pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 1" in m.content)
+    page = pairings.button("Standings and games on the web")
+    assert page["style"] == 5 and page["url"].startswith("https://games.example.org/t/") and t.id not in page["url"]
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    shown = await it.wait_done()
+    assert shown.button("Standings and games on the web")["url"] == page["url"]
+    assert emu.errors == []
+
+
+async def test_a_double_round_robin_swaps_the_seats_in_its_second_cycle(emu, world, bots, redis):
+    """Two players, a double round robin: two rounds, the second with the seats swapped (Hong: the roles), then the
+    podium; ``rounds`` for it is refused."""
+    await bots()
+    it = await emu.slash(
+        world.admin, world.channel, "tournament create", game="hong", format="double_round_robin", rounds=4
+    )
+    assert "A double round robin has two rounds per opponent: leave rounds out" in await refused(it)
+    post = await create(emu, world, game="hong", format="double_round_robin", name="Twice")
+    assert "double round robin: everyone plays everyone twice, once in each seat" in post.content
+    await join(emu, post, world.players[:2])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    assert t.rounds == 2 and t.joining_round == 0
+    (first,) = t.boards[0]
+    await resign(emu, user(world, first.second), first.channel, "hong")
+    t = await round_started(redis, world, 2)
+    (second,) = t.boards[1]
+    assert (second.first, second.second) == (first.second, first.first)
+    record = (await GameStore(redis).get(second.channel)).record
+    assert [p.id for p in record.players] == [second.first, second.second]  # the emperor is the other player now
+    await resign(emu, user(world, second.second), second.channel, "hong")
+    t = await wait_for(lambda: _finished(redis, world))
+    podium = await emu.wait_for_message(world.channel, lambda m: "🥇" in m.content)
+    assert podium.content.count("🥇") == 2  # one win each: tied
+    assert emu.errors == []
+
+
+async def test_withdrawing_mid_game_asks_first_cancel_and_a_late_confirm_change_nothing(emu, world, bots, redis, clock):
+    """/tournament withdraw while the player's game runs: a private question; Cancel keeps them in; a Confirm pressed
+    after the question closed does nothing; a Confirm once they are out is refused; before the start, no question."""
+    await bots()
+    post = await create(emu, world, game="hongkong", format="swiss", rounds=2, name="Ask Cup")
+    await join(emu, post, world.players[:3])
+    it = await emu.slash(world.players[2], world.channel, "tournament withdraw")
+    assert await refused(it) == "You withdrew from **Ask Cup**."  # before the start: off the list, no question
+    await join(emu, post, world.players[3:4])
+    await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+    t = await round_started(redis, world, 1)
+    player = user(world, t.boards[0][0].first)
+
+    async def ask():
+        it = await emu.slash(player, world.channel, "tournament withdraw")
+        question = await it.wait_done()
+        assert it.ephemeral and question.content.startswith("Withdraw from **Ask Cup**?")
+        return question
+
+    question = await ask()
+    click = await emu.click(player, question, question.button("Cancel")["custom_id"])
+    await click.wait_done()
+    assert question.content == "Withdrawal cancelled: you're still in the tournament." and question.buttons() == []
+    question = await ask()
+    clock.advance(61)
+    click = await emu.click(player, question, question.button("Confirm")["custom_id"])
+    await click.wait_done()
+    assert question.content.startswith("This confirmation expired after 1 minute: nothing happened.")
+    t = await stored(redis, world)
+    assert t.entrant(int(player["id"])).withdrawn is None and t.boards[0][0].result is None
+    question = await ask()
+    stale = question.button("Confirm")["custom_id"]
+    other = user(world, t.boards[0][0].second)  # (their opponent, asked too while the game runs: kept for the end)
+    it = await emu.slash(other, world.channel, "tournament withdraw")
+    kept = await it.wait_done()
+    assert it.ephemeral and kept.content.startswith("Withdraw from **Ask Cup**?")
+    await withdraw_confirmed(emu, player, world.channel)
+    t = await wait_for(lambda: _board_result(lambda: stored(redis, world), 0, 0))
+    assert t.boards[0][0].result == "0-1" and t.entrant(int(player["id"])).withdrawn == 2
+    click = await emu.click(player, question, stale)
+    assert await refused(click) == "You have already withdrawn from this tournament: there is nothing more to leave."
+    # the tournament gone (swept): its buttons say so, nothing crashes
+    await Tournaments(redis, clock).delete(world.channel, t.id)
+    click = await emu.click(other, kept, kept.button("Confirm")["custom_id"])
+    assert await refused(click) == "This tournament no longer exists."
+    click = await emu.click(world.players[5], post, post.button("Join")["custom_id"])
+    assert await refused(click) == "This tournament no longer exists."
+    it = await emu.slash(other, world.channel, "tournament withdraw")
+    assert await refused(it) == "You're not playing in any tournament of this server."
     assert emu.errors == []

@@ -413,3 +413,47 @@ async def test_the_web_companion_hears_commits_on_a_cluster(cluster_redis):
         await asyncio.sleep(0.05)
     await feed.close()
     assert [m for c, m in heard if c == 4242 and m] == ["1", "2"]  # the challenge, then its acceptance
+
+
+async def test_tournaments_on_a_cluster(cluster_redis):
+    """A tournament's document, parts, game index, steps and the tournaments over share one slot, so every script
+    of bot/storage/tournaments.py runs on a Cluster: a crowd of joins, the start, a crowd of results, the round
+    advanced once by its step, a withdrawal, and the retention sweep once it is over."""
+    from bot.core.tournament.event import Format, Phase, Tournament
+    from bot.storage.tournaments import Tournaments
+
+    now = [1_700_000_000.0]
+    store = Tournaments(cluster_redis, lambda: now[0])
+    guild, channel = 4242 << 22, 1_234_567_890_123
+    bucket = ClusterKeys.bucket(channel)
+    keys = [
+        ClusterKeys.tournament(channel, "tc"),
+        ClusterKeys.tournament_players(channel, "tc"),
+        ClusterKeys.tournament_results(channel, "tc"),
+        ClusterKeys.tournament_boards(channel, "tc"),
+        ClusterKeys.tournament_games(channel),
+        ClusterKeys.tournament_due(bucket),
+        ClusterKeys.tournaments_over(bucket),
+    ]
+    assert len({key_slot(k.encode()) for k in keys}) == 1
+    await store.create(Tournament("tc", guild, channel, 1, "hongkong", Format.SWISS, 1, created=now[0]))
+    await asyncio.gather(*(store.join(channel, "tc", 10 + i, f"P{i}") for i in range(40)))
+    t = await store.start(channel, "tc", {})
+    assert len(t.boards[0]) == 20
+    await asyncio.gather(*(store.open_board(channel, "tc", 1, i, 900 + i) for i in range(19)))
+    await asyncio.gather(*(store.start_board(channel, "tc", 1, i, 900 + i, f"g{i}") for i in range(19)))
+    await store.leave(channel, "tc", t.boards[0][19].second)  # the last board: not started, a forfeit
+    outcomes = await asyncio.gather(*(store.record(channel, "tc", f"g{i}", "1-0") for i in range(19)))
+    assert sorted(o.outcome for o in outcomes) == ["kept"] * 18 + ["last"]
+    claimed = await store.claim_due()  # round 1's step (the start made it due) and round 2's (its last result)
+    assert sorted(s.round for s in claimed) == [1, 2] and {s.what for s in claimed} == {"round"}
+    assert all(await asyncio.gather(*(store.done(s) for s in claimed)))
+    t = await store.advance(channel, "tc", 1, schedule=False)
+    assert t.phase is Phase.FINISHED and t.boards[0][19].result == "+-"
+    assert [s.what for s in await store.claim_due()] == ["final"]
+    from bot.storage.finished_games import Records
+    from bot.storage.privacy import Privacy
+    from bot.storage.store import GameStore
+
+    assert await Privacy(Records(GameStore(cluster_redis), Ratings(cluster_redis))).sweep_tournaments(now[0] + 1) == 1
+    assert await store.of_guild(guild) == []

@@ -31,6 +31,13 @@ def test_a_declaration_and_its_locals_give_the_names_in_order():
     assert declared("good", GOOD) == (("game", "done"), ("expected", "doc", "effects..."))
 
 
+def test_a_script_may_declare_no_arguments_but_not_read_one():
+    reading = "-- KEYS: game\n-- ARGV:\nlocal game = KEYS[1]\nreturn redis.call('HGETALL', game)\n"
+    assert declared("read", reading) == (("game",), ())
+    with pytest.raises(ScriptMismatch, match="by its number"):
+        declared("read", reading + "return ARGV[1]\n")
+
+
 @pytest.mark.parametrize(
     "change",
     [

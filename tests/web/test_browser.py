@@ -263,6 +263,96 @@ async def test_a_broken_stream_shows_reconnecting_then_live_again(layer, redis_s
         shutil.rmtree(driver.profile, ignore_errors=True)
 
 
+async def test_a_tournament_page_in_a_browser_live_with_its_games_links(emu, world, redis_server, redis):
+    """A Swiss started in Discord: its pairings post carries the page's link; the page, in Chromium, shows the
+    round's pairings with each game's Watch live link and the standings; a game resigned in Discord shows on the
+    open page by itself; a Watch live link opens the game's page. Screenshots at a phone's width and a desktop's."""
+    from selenium.webdriver.common.by import By
+
+    from tests.e2e.test_tournament import create, join, round_started
+    from tests.emulator import PERMISSIONS
+
+    world.admin = emu.create_user("ada")
+    emu.add_member(world.guild, world.admin, permissions=PERMISSIONS["manage_guild"])
+    world.players = [world.ann, world.ben, world.cleo]
+    for name in ("dan",):
+        world.players.append(emu.create_user(name))
+        emu.add_member(world.guild, world.players[-1])
+    driver = await asyncio.to_thread(browser)
+    port = free_port()
+    web = await start_web(redis_server, port)
+    bot = await start_bot(
+        emu, redis_server, guild=world.guild, rng=random.Random(3), public_url=f"http://127.0.0.1:{port}"
+    )
+    try:
+        await SettingsStore(redis).update(world.guild, web="link")
+        post = await create(emu, world, game="hongkong", format="swiss", rounds=2, name="Browser Cup")
+        await join(emu, post, world.players)
+        await (await emu.slash(world.admin, world.channel, "tournament start")).wait_done()
+        t = await round_started(redis, world, 1)
+        pairings = await emu.wait_for_message(world.channel, lambda m: "— round 1 of 2" in m.content)
+        url = pairings.button("Standings and games on the web")["url"]
+        assert url.startswith(f"http://127.0.0.1:{port}/t/") and t.id not in url
+        for board in t.boards[0]:  # each game's first board post made its link
+            await emu.wait_for_message(board.channel, lambda m: "the game begins" in m.content)
+        await asyncio.to_thread(driver.get, url)
+
+        def shown() -> dict:
+            return driver.execute_script(
+                """
+                const rows = [...document.querySelectorAll('table.pairings tbody tr')];
+                return {title: document.querySelector('h1').innerText,
+                        results: rows.map(r => r.cells[3].innerText),
+                        links: [...document.querySelectorAll('table.pairings a')].map(a => a.href),
+                        standings: [...document.querySelectorAll('table.standings tbody tr')].map(r => r.innerText),
+                        headline: document.querySelector('.headline').innerText};
+                """
+            )
+
+        state = await asyncio.to_thread(shown)
+        assert state["title"].startswith("Browser Cup") and "Round 1 of 2 is being played." in state["headline"]
+        assert len(state["results"]) == 2 and all(r.startswith("being played") for r in state["results"])
+        assert len(state["links"]) == 2 and all(f"127.0.0.1:{port}/g/" in href for href in state["links"])
+        assert len(state["standings"]) == 4
+        for width, name in ((390, "7-tournament"), (1280, "7-tournament-desktop")):  # the design's two widths
+            await asyncio.to_thread(driver.set_window_size, width, 900)
+            sideways = await asyncio.to_thread(
+                driver.execute_script, "return document.documentElement.scrollWidth - innerWidth"
+            )
+            assert sideways <= 0, f"{width} px: scrolls sideways by {sideways} px"
+            await shoot(driver, name)
+        await asyncio.to_thread(driver.set_window_size, *PHONE)
+
+        # a game resigned in Discord: the open page shows its result by itself (its live part is read again)
+        first = t.boards[0][0]
+        loser = next(u for u in world.players if int(u["id"]) == first.second)
+        loser_opponent = next(u["username"] for u in world.players if int(u["id"]) == first.first)
+        await resign(emu, loser, first.channel)
+        started = time.monotonic()
+        while time.monotonic() - started < 40:
+            state = await asyncio.to_thread(shown)
+            if state["results"] and state["results"][0] == "1–0":
+                break
+            await asyncio.sleep(0.5)
+        assert state["results"][0] == "1–0" and len(state["links"]) == 1, state
+        assert state["standings"][0].split("\t")[:3] == ["1", loser_opponent, "1"], state  # counted at once
+        print(f"seconds from the resignation to the open page: {time.monotonic() - started:.1f}")
+        await shoot(driver, "7-tournament-result")
+
+        # its Watch live link opens the other game's page
+        link = await asyncio.to_thread(driver.find_element, By.CSS_SELECTOR, "table.pairings a")
+        await asyncio.to_thread(link.click)
+        state, _took = await wait_for(driver, lambda s: s["loaded"], 5)
+        assert "/g/" in state["url"] and state["moves"] == 0
+        assert emu.errors == []
+    finally:
+        await asyncio.to_thread(driver.quit)
+        shutil.rmtree(driver.profile, ignore_errors=True)
+        await bot.stop()
+        web.terminate()
+        web.wait(10)
+
+
 #: What a page looks like in the browser now: no sideways scrolling, the board's width, the keys hint shown or not,
 #: the headline, the back button, the moves list and its current item, the favicon.
 LOOK = """

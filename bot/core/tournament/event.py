@@ -1,6 +1,7 @@
 """A tournament as plain data: its settings, entrants, rounds and results, and the steps that change it (join, leave,
-start, pair the next round, record a result, withdraw). Pure: every step returns a new :class:`Tournament`; the store
-(:mod:`bot.storage.tournaments`) commits it with a compare-and-set, so a step is applied once.
+start, pair the next round, record a result, withdraw). Pure: every step returns a new :class:`Tournament`. The store
+(:mod:`bot.storage.tournaments`) applies the same rules in its own writes — a result, a join or a withdrawal each
+an atomic write of its own, a round paired by a compare-and-set — and puts a :class:`Tournament` together to read.
 
 Rulings (pairing, byes, forfeits, late joiners, withdrawals, tie-breaks) are in ``RULES.md`` beside this module.
 """
@@ -16,10 +17,22 @@ from .pairing import DRAW, LOSS, WIN, History, NoPairing, berger, berger_rounds,
 
 
 class Format(str, Enum):
-    """How rounds are paired."""
+    """How rounds are paired: a Swiss, a round robin (everyone meets everyone once), or a double round robin (every
+    two players meet twice, the seats swapped the second time)."""
 
     SWISS = "swiss"
     ROUND_ROBIN = "round_robin"
+    DOUBLE_ROUND_ROBIN = "double_round_robin"
+
+    @property
+    def all_play_all(self) -> bool:
+        """A round robin, single or double: paired by Berger tables, its table fixed at the start."""
+        return self is not Format.SWISS
+
+    @property
+    def cycles(self) -> int:
+        """How many times every two players meet in a round robin (1 for a Swiss: none is planned)."""
+        return 2 if self is Format.DOUBLE_ROUND_ROBIN else 1
 
 
 class Phase(str, Enum):
@@ -171,6 +184,17 @@ class Tournament:
     def last_round(self) -> bool:
         return self.round >= self.rounds
 
+    @property
+    def joining_round(self) -> int:
+        """The round a player joining now would be paired from: 1 during the sign-up, the next round of a running
+        Swiss with rounds to come (a late joiner); 0 when nobody can join (a started round robin, a Swiss in its last
+        round, a tournament over)."""
+        if self.phase is Phase.SIGNUP:
+            return 1
+        if self.phase is Phase.RUNNING and self.format is Format.SWISS and self.round < self.rounds:
+            return self.round + 1
+        return 0
+
     # --- steps ----------------------------------------------------------------------------------
 
     def replace(self, **changes: Any) -> "Tournament":
@@ -187,12 +211,10 @@ class Tournament:
             raise TournamentError("joined")
         if self.entrant(user_id) is not None:
             raise TournamentError("withdrawn")
-        if self.phase is not Phase.SIGNUP and not (
-            self.phase is Phase.RUNNING and self.format is Format.SWISS and self.round < self.rounds
-        ):
+        joined = self.joining_round
+        if not joined:
             raise TournamentError("closed")
         seed = len(self.entrants) + 1
-        joined = 1 if self.phase is Phase.SIGNUP else self.round + 1
         return self.replace(entrants=self.entrants + (Entrant(user_id, name, seed, joined),))
 
     def leave(self, user_id: int) -> "Tournament":
@@ -235,7 +257,7 @@ class Tournament:
 
     def start(self, seeds: Mapping[int, float] | None = None) -> "Tournament":
         """Close the sign-up: seeds by ``seeds`` (user id → rating, higher first; sign-up order breaks ties), a round
-        robin's round count set, then the first round paired (:meth:`next_round`).
+        robin's round count set (a double one's twice), then the first round paired (:meth:`next_round`).
 
         Raises:
             TournamentError: ``started`` (not in sign-up), ``too_few`` (fewer than :data:`MIN_PLAYERS`).
@@ -247,7 +269,8 @@ class Tournament:
         ratings = seeds or {}
         order = sorted(self.entrants, key=lambda e: (-ratings.get(e.id, 0.0), e.seed))
         entrants = tuple(dataclasses.replace(e, seed=i + 1) for i, e in enumerate(order))
-        rounds = berger_rounds(len(entrants)) if self.format is Format.ROUND_ROBIN else self.rounds
+        fmt = self.format
+        rounds = berger_rounds(len(entrants)) * fmt.cycles if fmt.all_play_all else self.rounds
         return self.replace(phase=Phase.RUNNING, entrants=entrants, rounds=rounds).next_round()
 
     def next_round(self) -> "Tournament":
@@ -265,7 +288,7 @@ class Tournament:
             return self.replace(phase=Phase.FINISHED)
         number = self.round + 1
         try:
-            boards = self._round_robin(number) if self.format is Format.ROUND_ROBIN else self._swiss(number)
+            boards = self._round_robin(number) if self.format.all_play_all else self._swiss(number)
         except NoPairing:
             return self.replace(phase=Phase.FINISHED, ended_early=True)
         return self.replace(boards=self.boards + (boards,))
@@ -338,9 +361,13 @@ class Tournament:
         return tuple(Board(p.first, p.second, "bye" if p.second is None else None) for p in pairing.pairs)
 
     def _round_robin(self, number: int) -> tuple[Board, ...]:
+        """Round ``number`` of the Berger table (RULES.md, "Round robin"); in a double round robin the second cycle
+        plays the first again with the seats swapped, and the first cycle's last two rounds are played in the
+        other order (FIDE Handbook C.05 Annex 1: nobody then gets one colour three times running between the
+        cycles)."""
         by_seed = {e.seed: e for e in self.entrants}
         boards = []
-        for a, b in berger(len(self.entrants), number):
+        for a, b in berger_cycle(len(self.entrants), number, self.format.cycles):
             first = by_seed[a]
             if b is None:
                 boards.append(Board(first.id, None, "rest"))
@@ -457,9 +484,40 @@ class Tournament:
         )
 
 
+def berger_cycle(count: int, number: int, cycles: int = 1) -> list[tuple[int, int | None]]:
+    """Round ``number`` (1-based) of a round robin of ``count`` players met ``cycles`` times (1 or 2), as
+    :func:`bot.core.tournament.pairing.berger` gives it: ``[(seat 0, seat 1)]`` by pairing number. In a double round
+    robin, rounds R−1 and R of the first cycle (R rounds a cycle) are exchanged, and round R + k is round k with the
+    seats swapped (FIDE Handbook C.05 Annex 1).
+
+    Raises:
+        ValueError: fewer than 2 players, or a round out of 1..R × ``cycles``.
+    """
+    per_cycle = berger_rounds(count)
+    if cycles == 1:
+        return berger(count, number)
+    if not 1 <= number <= per_cycle * cycles:
+        raise ValueError(f"round {number} is not in 1..{per_cycle * cycles}")
+    if number > per_cycle:
+        return [(b, a) if b is not None else (a, b) for a, b in berger(count, number - per_cycle)]
+    if per_cycle >= 3 and number >= per_cycle - 1:
+        number = 2 * per_cycle - 1 - number  # R-1 <-> R
+    return berger(count, number)
+
+
 def _board_dict(board: Board) -> dict:
     """A board as JSON, without its empty fields (a thousand boards a round stay small)."""
     return {k: v for k, v in dataclasses.asdict(board).items() if v is not None or k == "second"}
 
 
-__all__ = ["Format", "Phase", "RESULTS", "MIN_PLAYERS", "TournamentError", "Entrant", "Board", "Tournament"]
+__all__ = [
+    "Format",
+    "Phase",
+    "RESULTS",
+    "MIN_PLAYERS",
+    "TournamentError",
+    "Entrant",
+    "Board",
+    "Tournament",
+    "berger_cycle",
+]

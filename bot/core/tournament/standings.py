@@ -16,6 +16,7 @@ from .event import Format, Tournament
 ORDER = {
     Format.SWISS: ("buchholz", "sonneborn_berger", "direct"),
     Format.ROUND_ROBIN: ("direct", "sonneborn_berger", "buchholz"),
+    Format.DOUBLE_ROUND_ROBIN: ("direct", "sonneborn_berger", "buchholz"),
 }
 
 

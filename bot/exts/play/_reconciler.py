@@ -15,7 +15,8 @@ process was killed — this task makes, in one process at a time (each announcem
 Every :data:`REARM_EVERY` seconds one process (a short Redis lock) also runs :meth:`bot.core.session.GameLayer.rearm`:
 every running game gets any missing deadline back and the computer resumes where it is to move. And every
 :data:`RETENTION_EVERY` seconds, with ``finished_retention`` set, one process (another lock) deletes the finished
-records older than that (:meth:`bot.storage.privacy.Privacy.sweep_retention`; ratings stay).
+records older than that (:meth:`bot.storage.privacy.Privacy.sweep_retention`; ratings stay), and the tournaments that
+finished or were cancelled before then (:meth:`bot.storage.privacy.Privacy.sweep_tournaments`).
 """
 
 from __future__ import annotations
@@ -118,12 +119,16 @@ class Reconciler:
         return True
 
     async def retention_if_due(self) -> int | None:
-        """With ``finished_retention`` set, delete the finished records older than that if no process swept in the
-        last :data:`RETENTION_EVERY` seconds. Returns how many this process deleted, or None if it did not sweep."""
+        """With ``finished_retention`` set, delete the finished records and the tournaments over older than that if
+        no process swept in the last :data:`RETENTION_EVERY` seconds. Returns how many finished records this process
+        deleted, or None if it did not sweep."""
         days = self.bot.config.finished_retention
         if days is None or not await self.privacy.claim_retention(int(RETENTION_EVERY)):
             return None
-        return await self.privacy.sweep_retention(self.layer.clock() - days * DAY)
+        before = self.layer.clock() - days * DAY
+        swept = await self.privacy.sweep_retention(before)
+        await self.privacy.sweep_tournaments(before)  # (tournaments over: kept as long as their games)
+        return swept
 
     async def reconcile(self) -> int:
         """Claim every announcement due now in the servers of this process's shards and make it. Returns how many were

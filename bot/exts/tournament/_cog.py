@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import unicodedata
-from typing import TYPE_CHECKING, Literal, Optional, cast
+from typing import TYPE_CHECKING, Awaitable, Callable, Literal, Optional, TypeVar
 
 import discord
 import pytimeparse2
@@ -21,20 +21,22 @@ from engine import IllegalMove
 
 from ...core.errors import UserError
 from ...core.record import Record
-from ...core.tournament.event import Format, Phase, Tournament, TournamentError
+from ...core.tournament.event import Board, Format, Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
 from ...i18n import _, n_, p_
 from ...i18n.names import escape
-from ...i18n.wording import user_name
+from ...i18n.wording import describe_duration, user_name, when
 from ...interface import answers, mentions
+from ...interface.buttons import view
 from ...interface.mentions import NO_MENTIONS
+from ...interface.posts import watch
 from ...interface.translator import untranslated
-from ...storage.settings import MAX_TURN_TIMER, MIN_TURN_TIMER, parse_duration
-from ...storage.tournaments import Step, Tournaments, advancing
+from ...storage.settings import MAX_TURN_TIMER, MIN_TURN_TIMER, RESIGN_CONFIRMATION, parse_duration
+from ...storage.tournaments import Step, Tournaments
 from ..play._language import public
 from ..play._reach import require_postable
 from . import _words as words
-from ._buttons import BUTTONS, SignupButton
+from ._buttons import BUTTONS, SignupButton, WithdrawButton
 from ._picture import standings_file
 from ._runner import Runner, heading_plain
 from ._signup import SEAT_CHOICES, game_options, options_text, signup_view
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from ...interface.client import HongBot
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: The most rounds a Swiss may have.
 MAX_ROUNDS = 30
@@ -147,7 +150,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         game_choices = [app_commands.Choice(name=untranslated(kind.title), value=name) for name, kind in kinds.items()]
         create_params = [
             inspect.Parameter("game", _KEYWORD, annotation=str),
-            inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin"]),
+            inspect.Parameter("format", _KEYWORD, annotation=Literal["swiss", "round_robin", "double_round_robin"]),
             inspect.Parameter(
                 "rounds", _KEYWORD, default=None, annotation=Optional[app_commands.Range[int, 1, MAX_ROUNDS]]
             ),
@@ -165,7 +168,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         create.__signature__ = inspect.Signature([_INTERACTION, *create_params])  # type: ignore[attr-defined]
         create = app_commands.describe(
             game="Which game",
-            format="swiss (a set number of rounds) or round_robin (everyone plays everyone)",
+            format="swiss (set rounds), round_robin (everyone plays everyone) or double_round_robin (twice)",
             rounds="Swiss: how many rounds (default 3); a round robin has one round per opponent",
             turn_timer="Time for a turn in the tournament's games, e.g. 1 hour, 2 days (default: the server's)",
             starts="Start automatically after this long, e.g. 2 hours (default: /tournament start)",
@@ -275,11 +278,41 @@ class TournamentCog(commands.Cog, name="Tournament"):
             )
 
     async def update(self, t: Tournament, change) -> Tournament:
-        """A change to the stored tournament; a refused step becomes the refusal's words."""
+        """A change to the stored tournament's document; a refused step becomes the refusal's words."""
+        return await self.refused(self.store.update(t.channel_id, t.id, change), t)
+
+    @staticmethod
+    def check(t: Tournament, step: Callable[[], object], *, leaving: bool = False) -> None:
+        """Refuse, before anything is written, a step the tournament as read refuses (``step`` raises
+        :class:`TournamentError`; ``leaving``: a leave or withdrawal); the store's own write checks again at the
+        moment it is made.
+
+        Raises:
+            UserError: the refusal's words.
+        """
         try:
-            return await self.store.update(t.channel_id, t.id, change)
+            step()
         except TournamentError as exc:
-            raise UserError(words.refusal(exc.reason, t)) from exc
+            raise UserError(words.refusal(exc.reason, t, leaving=leaving)) from exc
+
+    async def refused(self, step: Awaitable[T], t: Tournament, *, leaving: bool = False) -> T:
+        """Await a change of ``t``; a refused step (:class:`TournamentError`) becomes the refusal's words, a
+        tournament gone meanwhile says so.
+
+        Raises:
+            UserError: the refusal.
+        """
+        try:
+            return await step
+        except TournamentError as exc:
+            raise UserError(words.refusal(exc.reason, t, leaving=leaving)) from exc
+        except LookupError as exc:
+            raise UserError(_("This tournament no longer exists.")) from exc
+
+    async def current(self, t: Tournament) -> Tournament:
+        """``t`` as stored now (or as it was, if it is gone)."""
+        held = await self.store.get(t.channel_id, t.id)
+        return held.tournament if held is not None else t
 
     # --- /tournament create ---------------------------------------------------------------------
 
@@ -321,6 +354,14 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             )
         fmt = Format(format)
+        if fmt is Format.DOUBLE_ROUND_ROBIN and rounds is not None:
+            raise UserError(
+                _(
+                    "A double round robin has two rounds per opponent: leave {rounds} out (it is set when the "
+                    "tournament starts).",
+                    rounds=mentions.option("tournament create", "rounds"),
+                )
+            )
         if fmt is Format.ROUND_ROBIN and rounds is not None:
             raise UserError(
                 _(
@@ -371,7 +412,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
     # --- Join / Leave -----------------------------------------------------------------------------
 
     async def signup(self, interaction: discord.Interaction, button: SignupButton) -> None:
-        """Join or Leave pressed: the list updated on the post (or, after the start, a private note).
+        """Join or Leave pressed: the list updated on the post (or, after the start, a private note; Leave while the
+        player's game in it is being played asks first, as ``/tournament withdraw`` does).
 
         Raises:
             UserError: joining twice, a started round robin, leaving when not in, the tournament gone.
@@ -381,20 +423,23 @@ class TournamentCog(commands.Cog, name="Tournament"):
             raise UserError(_("This tournament no longer exists."))
         t = held.tournament
         user = interaction.user
+        if button.action == "join":  # refused before anything is written (the store's write checks again)
+            self.check(t, lambda: t.join(user.id, user_name(user)))
+        else:
+            self.check(t, lambda: t.leave(user.id), leaving=True)
+            if playing(t, user.id) is not None:  # its game would be resigned: asked first, privately
+                await self.ask_withdraw(interaction, t)
+                return
         answers.before_change(interaction)
         if button.action == "join":
-            t = await self.update(t, lambda x: (x.join(user.id, user_name(user)), (), None))
-            entrant = t.entrant(user.id)
+            joined = await self.refused(self.store.join(t.channel_id, t.id, user.id, user_name(user)), t)
             note = (
-                _("You're in! You'll be paired from round {round}.", round=entrant.joined)
-                if t.phase is Phase.RUNNING and entrant
-                else None
+                _("You're in! You'll be paired from round {round}.", round=joined) if t.phase is Phase.RUNNING else None
             )
+            t = await self.current(t)
         else:
-            t = await self.update(t, self.runner_change(lambda x: x.leave(user.id)))
+            t = await self.refused(self.store.leave(t.channel_id, t.id, user.id), t, leaving=True)
             note = _("You left the tournament.") if t.phase is Phase.RUNNING else None
-            if t.phase is Phase.RUNNING:
-                await self._resign_running(interaction, t, user.id)
         kind = self.layer.kinds[t.kind]
         async with public(self.bot, self.layer, t.guild_id):
             text = words.signup_text(t, kind, options_text(kind, t))
@@ -416,9 +461,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         if interaction.channel_id == t.channel_id:
             require_postable(interaction, threads=True)
         seeds = await self.runner.seeds(t)
-        now = self.layer.clock()
         answers.before_change(interaction)
-        t = await self.update(t, lambda x: (x.start(seeds), (), (Step("round", x.channel_id, x.id, 1), now)))
+        t = await self.refused(self.store.start(t.channel_id, t.id, seeds), t)
         kind = self.layer.kinds[t.kind]
         await answers.send(
             interaction,
@@ -479,12 +523,20 @@ class TournamentCog(commands.Cog, name="Tournament"):
             )
         text = words.standings_text(t, kind, rows, heading)
         picture = await standings_file(t, kind, rows, heading_plain(t, kind, played))
-        await answers.send(interaction, text, file=picture.file("standings.png"), allowed_mentions=NO_MENTIONS)
+        link = await self.runner.web_view(t)
+        await answers.send(
+            interaction,
+            text,
+            file=picture.file("standings.png"),
+            allowed_mentions=NO_MENTIONS,
+            **watch(link),
+        )
 
     # --- /tournament withdraw ---------------------------------------------------------------------
 
     async def withdraw(self, interaction: discord.Interaction, tournament_id: str | None) -> None:
-        """The caller leaves a tournament: not paired again; a game they are playing in it is resigned.
+        """The caller leaves a tournament: not paired again; a game they are playing in it is resigned — asked
+        first, privately, when there is one (:meth:`ask_withdraw`).
 
         Raises:
             UserError: not in it, withdrawn already, the tournament over.
@@ -511,33 +563,80 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 )
             t = mine[0]
         user_id = interaction.user.id
+        self.check(t, lambda: t.leave(user_id), leaving=True)
+        if playing(t, user_id) is not None:  # its game would be resigned: asked first
+            await self.ask_withdraw(interaction, t)
+            return
         answers.before_change(interaction, private=lambda: True)  # (the answer is the caller's alone)
-        t = await self.update(t, self.runner_change(lambda x: x.leave(user_id)))
+        await self._withdraw(interaction, t, user_id)
+
+    async def _withdraw(self, interaction: discord.Interaction, t: Tournament, user_id: int) -> None:
+        """Withdraw ``user_id`` (their game in it resigned), say so privately, and bring the sign-up post up to
+        date."""
+        t = await self.refused(self.store.leave(t.channel_id, t.id, user_id), t, leaving=True)
         kind = self.layer.kinds[t.kind]
-        await answers.send(
-            interaction, _("You withdrew from **{tournament}**.", tournament=words.title(t, kind)), ephemeral=True
-        )
-        if t.phase is Phase.RUNNING:
-            await self._resign_running(interaction, t, user_id)
+        said = _("You withdrew from **{tournament}**.", tournament=words.title(t, kind))
+        if interaction.message is not None and interaction.message.flags.ephemeral:  # (the question, answered)
+            await answers.edit(interaction, content=said, view=None)
+        else:
+            await answers.send(interaction, said, ephemeral=True)
+        board = playing(t, user_id)
+        if t.phase is Phase.RUNNING and board is not None and board.channel is not None and board.game is not None:
+            await self.runner.resign_game(t, kind, board.channel, user_id, board.game)
         await self.runner.refresh_signup(t)
 
-    def runner_change(self, step):
-        return advancing(step, self.layer.clock)
-
-    async def _resign_running(self, interaction: discord.Interaction, t: Tournament, user_id: int) -> None:
-        """Resign the game ``user_id`` is playing in ``t`` (its result then reaches the tournament as any game's)."""
-        board = next((b for r in t.boards for b in r if b.has(user_id) and b.result is None and b.game), None)
-        if board is None or board.channel is None:
-            return
+    async def ask_withdraw(self, interaction: discord.Interaction, t: Tournament) -> None:
+        """Ask the caller privately whether to withdraw though their game in ``t`` is being played (it would be
+        resigned), with Confirm / Cancel open for :data:`bot.storage.settings.RESIGN_CONFIRMATION` seconds, as
+        ``/resign`` does: one mis-tap never ends a game. Nothing is written."""
+        user_id = interaction.user.id
+        board = playing(t, user_id)
+        assert board is not None
         kind = self.layer.kinds[t.kind]
-        try:
-            turn = await self.layer.resign(kind, board.channel, user_id, board.game)
-        except UserError as exc:
-            log.info("tournament %s: no game of %s to resign (%s)", t.id, user_id, exc)
+        opponent = board.opponent(user_id)
+        entrant = t.entrant(opponent) if opponent is not None else None
+        expires = int(self.layer.clock()) + RESIGN_CONFIRMATION
+        buttons = view(*(WithdrawButton(answer, t.guild_id, t.channel_id, t.id, expires) for answer in ("yes", "no")))
+        # TRANSLATORS: {tournament} a tournament's name; {opponent} a player's name; {when} a moment Discord shows
+        # relative to now in the reader's language: "in a minute".
+        question = _(
+            "Withdraw from **{tournament}**? Your game against {opponent} in it is still being played: withdrawing "
+            "resigns it (a loss, rated), and you won't be paired again. This question closes {when}.",
+            tournament=words.title(t, kind),
+            opponent=escape(words.player_name(entrant.id, entrant.name)) if entrant else "?",
+            when=when(expires),
+        )
+        await answers.send(interaction, question, view=buttons, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def answer_withdraw(self, interaction: discord.Interaction, button: WithdrawButton) -> None:
+        """Confirm / Cancel pressed under the withdrawal question: Cancel (or a Confirm pressed too late) changes
+        nothing and says so; Confirm withdraws the presser (their game resigned).
+
+        Raises:
+            UserError: the tournament is gone, or refuses it now (withdrawn already, over).
+        """
+        if button.answer == "no":
+            await answers.edit(
+                interaction, content=_("Withdrawal cancelled: you're still in the tournament."), view=None
+            )
             return
-        play = self.bot.get_cog("Play")
-        if play is not None:
-            await cast("object", play).post_turn(None, kind, turn)  # type: ignore[attr-defined]
+        if self.layer.clock() > button.expires:
+            # TRANSLATORS: {duration} is e.g. "1 minute"; {command} the command /tournament withdraw (a mention).
+            content = _(
+                "This confirmation expired after {duration}: nothing happened. Use {command} again if you still "
+                "want to withdraw.",
+                duration=describe_duration(RESIGN_CONFIRMATION),
+                command=words.command("withdraw"),
+            )
+            await answers.edit(interaction, content=content, view=None)
+            return
+        held = await self.store.get(button.channel, button.tournament_id)
+        if held is None:
+            raise UserError(_("This tournament no longer exists."))
+        t, user_id = held.tournament, interaction.user.id
+        self.check(t, lambda: t.leave(user_id), leaving=True)
+        answers.before_change(interaction)
+        await self._withdraw(interaction, t, user_id)
 
     # --- /tournament cancel -----------------------------------------------------------------------
 
@@ -573,12 +672,21 @@ class TournamentCog(commands.Cog, name="Tournament"):
 
     async def _result(self, record: Record) -> None:
         try:
-            t = await self.runner.record_result(record)
+            recorded = await self.runner.record_result(record)
         except Exception:
             log.exception("the result of game %s did not reach its tournament; the round's watch records it", record.id)
             return
-        if t is not None and (t.phase is Phase.FINISHED or not any(b.game for b in t.boards[-1])):
-            await self.runner.run_due()  # a round just paired (or the end): at once, not at the next poll
+        if recorded is not None and recorded.outcome == "last":
+            await (
+                self.runner.run_due()
+            )  # the round's last result: its step pairs the next one at once, not at the next poll
+
+
+def playing(t: Tournament, user_id: int) -> Board | None:
+    """The board of ``t`` where ``user_id``'s game is being played (started, no result yet), or None."""
+    if t.phase is not Phase.RUNNING or not t.boards:
+        return None
+    return next((b for b in t.boards[-1] if b.has(user_id) and b.result is None and b.game is not None), None)
 
 
 async def setup(bot: "HongBot") -> None:

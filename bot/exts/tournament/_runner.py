@@ -3,8 +3,9 @@ turn timers, settled once handled), each handler idempotent, so a round is start
 processes — a thread is recorded on its board before its game starts, a game is started in a thread only if none is
 there (the game store's commit at version 0), and every post carries a nonce Discord deduplicates.
 
-Steps: ``start`` (the start time came: start, or cancel with fewer than 2 players), ``round`` (the standings so far,
-the pairings, then every board's thread and game), ``watch`` (every minute while a round runs: a game that ended
+Steps: ``start`` (the start time came: start, or cancel with fewer than 2 players), ``round`` (pair the round if it is
+not yet — the one place a round is paired, once its previous round's last result made the step due — then the
+standings so far, the pairings, then every board's thread and game), ``watch`` (every minute while a round runs: a game that ended
 without its result reaching the tournament is recorded — the result events are not the only way in), ``final``
 (the final standings, the podium).
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import discord
 
@@ -22,8 +23,9 @@ from ...core.errors import UserError
 from ...core.kinds import GameKind
 from ...core.record import Record
 from ...core.session import Person
-from ...core.tournament.event import Phase, Tournament
+from ...core.tournament.event import Phase, Tournament, TournamentError
 from ...core.tournament.standings import standings
+from ... import i18n
 from ...i18n import _
 from ...i18n.names import escape
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
@@ -31,12 +33,13 @@ from ...interface.posts import (
     already_posted,
     send_in_channel,
     send_quietly,
+    watch,
     sides,
     post_first_board,
 )
 from ...storage.outbox import Announcement
 from ...storage.ratings import Ratings, guild_scope
-from ...storage.tournaments import Step, Tournaments, advancing
+from ...storage.tournaments import Recorded, Step, Tournaments, pending
 from ..play._language import public
 from ..play._poll import poll
 from . import _words as words
@@ -109,23 +112,18 @@ class Runner:
         log.warning("unknown tournament step %s: dropped", step.member)
         return True
 
-    # --- changes ----------------------------------------------------------------------------------
+    # --- results ----------------------------------------------------------------------------------
 
-    async def change(self, t: Tournament, step: Callable[[Tournament], Tournament]) -> Tournament:
-        """Apply ``step`` to the stored tournament, advancing the round when it completes it."""
-        return await self.store.update(t.channel_id, t.id, advancing(step, self.layer.clock))
-
-    async def record_result(self, record: Record) -> Tournament | None:
-        """A finished game's result on its board (once; an abort is a double forfeit: RULES.md), the round advanced
-        if it was the last. Returns the tournament, or None for a game of no tournament."""
+    async def record_result(self, record: Record) -> Recorded | None:
+        """A finished game's result on its board (once; an abort is a double forfeit: RULES.md): the board's own
+        write, whatever else arrives at the same moment; the round's last result makes its step due. Returns what
+        became of it, or None for a game of no tournament."""
         if not record.finished or record.result is None:
             return None
-        held = await self.store.of_game([c for c in (record.parent_id, record.channel_id) if c], record.id)
-        if held is None:
+        found = await self.store.locate([c for c in (record.parent_id, record.channel_id) if c], record.id)
+        if found is None:
             return None
-        played = record.result.reason.value != "aborted"
-        winner = record.result.winner
-        return await self.change(held.tournament, lambda t: t.record_result(record.id, winner, played))
+        return await self.store.record(*found, record.id, result_code(record))
 
     async def seeds(self, t: Tournament) -> dict[int, float]:
         """Each entrant's rating in the tournament's game in the server (openskill's ordinal, μ − 3σ)."""
@@ -153,21 +151,17 @@ class Runner:
             await send_quietly(self.bot, t.channel_id, text, nonce=f"x{t.id}")
             await self.refresh_signup(t)
             return True
-        seeds = await self.seeds(t)
-        now = self.layer.clock()
-        await self.store.update(
-            t.channel_id,
-            t.id,
-            lambda x: (
-                (x.start(seeds), (), (Step("round", x.channel_id, x.id, 1), now))
-                if x.phase is Phase.SIGNUP
-                else (x, (), None)
-            ),
-        )
+        try:
+            await self.store.start(t.channel_id, t.id, await self.seeds(t))
+        except TournamentError as exc:  # started meanwhile (a command), or short of players after all
+            log.info("tournament %s: not started at its start time (%s)", t.id, exc.reason)
         return True
 
     async def _round(self, t: Tournament, number: int) -> bool:
-        """Round ``number``: the standings before it, its pairings, then each board's thread and game."""
+        """Round ``number``: paired if it is not yet (its previous round complete), then the standings before it,
+        its pairings, then each board's thread and game."""
+        if t.phase is Phase.RUNNING and t.round == number - 1:
+            t = await self.store.advance(t.channel_id, t.id, number - 1, schedule=False)  # (or finished: final due)
         if t.phase is not Phase.RUNNING or t.round != number:
             return True
         guild = self.bot.get_guild(t.guild_id)
@@ -204,6 +198,9 @@ class Runner:
             t = await self._start_board(t, kind, number - 1, index)
         await self.store.schedule(Step("watch", t.channel_id, t.id, number), self.layer.clock() + WATCH)
         await self.refresh_signup(t)
+        if not pending(t):  # every board decided without a game (forfeits): no result will come to advance it
+            await self.store.schedule(Step("round", t.channel_id, t.id, number + 1), self.layer.clock())
+            return True
         if any(b.result is None and b.game is None for b in t.boards[number - 1]):  # a thread or game not opened
             await self._cannot_open(t, kind, number)
             await self.store.schedule(Step("round", t.channel_id, t.id, number), self.layer.clock() + WATCH)
@@ -242,10 +239,19 @@ class Runner:
                     await guild.fetch_member(player)
                 except discord.NotFound:
                     log.info("tournament %s: player %s left the server: withdrawn", t.id, player)
-                    t = await self.change(t, _withdrawing(player))
+                    t = await self.withdraw(t, player)
                 except discord.HTTPException:
                     pass
         return t
+
+    async def withdraw(self, t: Tournament, player: int) -> Tournament:
+        """Withdraw ``player`` unless they are out already (their unstarted board a forfeit); the tournament as
+        stored after."""
+        try:
+            return await self.store.leave(t.channel_id, t.id, player)
+        except TournamentError:  # out already, or the tournament over
+            held = await self.store.get(t.channel_id, t.id)
+            return held.tournament if held else t
 
     async def _busy(self, t: Tournament, number: int) -> set[int]:
         """The players of the round's unstarted boards who are playing a game of another tournament (one game at a
@@ -305,19 +311,21 @@ class Runner:
 
     async def _start_board(self, t: Tournament, kind: GameKind, r: int, i: int) -> Tournament:
         """The board's thread (recorded on the board before anything else), then its game (started only if the
-        thread has none), then its first board posted in the thread."""
+        thread has none), then its first board posted in the thread. A player who withdrew meanwhile forfeits the
+        board before its game starts, or resigns it once started."""
         board = t.boards[r][i]
         if board.result is not None or board.second is None:
+            return t
+        if board.game is None and await self._forfeited(t, r, i):
             return t
         if board.channel is None:
             thread = await self._open_thread(t, kind, board.first, board.second)
             if thread is None:
                 return t  # (the round says so and tries again)
-            t = await self.store.update(
-                t.channel_id,
-                t.id,
-                lambda x: (x.with_board(r, i, channel=thread.id) if x.boards[r][i].channel is None else x, (), None),
-            )
+            recorded = await self.store.open_board(t.channel_id, t.id, r + 1, i, thread.id)
+            if recorded is None:  # a forfeit came first: no game
+                return t
+            t = t.with_board(r, i, channel=recorded)
             board = t.boards[r][i]
         if board.game is not None:
             return t
@@ -344,14 +352,35 @@ class Runner:
                 log.warning("tournament %s: thread %s has another game: board left for the next try", t.id, thread_id)
                 return t
             fresh = True
-        t = await self.store.update(
-            t.channel_id,
-            t.id,
-            lambda x: (x.with_board(r, i, game=record.id) if x.boards[r][i].game is None else x, [record.id], None),
-        )
+        before = await self.store.start_board(t.channel_id, t.id, r + 1, i, thread_id, record.id)
+        t = t.with_board(r, i, game=before or record.id)
         if fresh or await self.layer.outbox.is_pending(Announcement.start(record)):
             await self._post_first_board(t, kind, record, game)
+        for player in await self.store.withdrawn(t.channel_id, t.id, (board.first, board.second)):
+            await self.resign_game(t, kind, thread_id, player, record.id)  # withdrew while it was being started
         return t
+
+    async def _forfeited(self, t: Tournament, r: int, i: int) -> bool:
+        """Whether a player of the unstarted board ``(r, i)`` has withdrawn (a withdrawal whose forfeit was not
+        recorded yet: a process stopped in between): then the forfeit is recorded now, and True."""
+        board = t.boards[r][i]
+        gone = await self.store.withdrawn(t.channel_id, t.id, (board.first, board.second))
+        if not gone:
+            return False
+        result = "--" if len(gone) == 2 else "-+" if board.first in gone else "+-"
+        await self.store.forfeit(t.channel_id, t.id, r + 1, i, result)
+        return True
+
+    async def resign_game(self, t: Tournament, kind: GameKind, thread_id: int, player: int, game_id: str) -> None:
+        """Resign ``player``'s game ``game_id`` (its result then reaches the tournament as any game's)."""
+        try:
+            turn = await self.layer.resign(kind, thread_id, player, game_id)
+        except UserError as exc:
+            log.info("tournament %s: no game of %s to resign (%s)", t.id, player, exc)
+            return
+        play = self.bot.get_cog("Play")
+        if play is not None:
+            await play.post_turn(None, kind, turn)  # type: ignore[attr-defined]
 
     def _person(self, t: Tournament, user_id: int) -> Person:
         entrant = t.entrant(user_id)
@@ -402,6 +431,28 @@ class Runner:
                 return
         await self.layer.outbox.done(announcement)
 
+    async def web_view(self, t: Tournament) -> discord.ui.View | None:
+        """A link button to the tournament's page on the web companion (its label in the current language), or None
+        where the server's ``/settings web`` is off or the bot knows no address for it. A store that fails here
+        costs the button only (logged)."""
+        base, links = getattr(self.bot.config, "web_base", None), getattr(self.bot, "weblinks", None)
+        if base is None or links is None:
+            return None
+        try:
+            token = await links.tournament_link(t.guild_id, t.channel_id, t.id, i18n.current())
+        except Exception:
+            log.warning("tournament %s: could not make its web link; posting without it", t.id, exc_info=True)
+            return None
+        if token is None:
+            return None
+        buttons = discord.ui.View(timeout=None)
+        buttons.add_item(
+            discord.ui.Button(
+                style=discord.ButtonStyle.link, label=_("Standings and games on the web"), url=f"{base}/t/{token}"
+            )
+        )
+        return buttons
+
     async def _post_pairings(self, t: Tournament, kind: GameKind, number: int) -> None:
         async with public(self.bot, self.layer, t.guild_id):
             lines = [
@@ -437,7 +488,8 @@ class Runner:
                         )
                     )
             lines.append(_("Each game is played in its own thread below."))
-        await send_quietly(self.bot, t.channel_id, words.cut("\n".join(lines)), nonce=f"r{t.id}-{number}")
+            link = await self.web_view(t)
+        await self._send(t.channel_id, words.cut("\n".join(lines)), None, f"r{t.id}-{number}", link)
 
     async def post_standings(self, t: Tournament, kind: GameKind, after: int) -> None:
         """The standings after round ``after`` (text and picture), once (a nonce)."""
@@ -461,12 +513,17 @@ class Runner:
             text = words.standings_text(t, kind, rows, heading)
             podium = _("🎉 Congratulations!") + "\n" + words.podium(rows)
             picture = await standings_file(t, kind, rows, heading_plain(t, kind, t.round))
-        await self._send(t.channel_id, text, picture, f"s{t.id}-final")
+            link = await self.web_view(t)
+        await self._send(t.channel_id, text, picture, f"s{t.id}-final", link)
         await send_quietly(self.bot, t.channel_id, podium, MENTION_PLAYERS, nonce=f"w{t.id}")
         await self.refresh_signup(t)
         return True
 
-    async def _send(self, channel_id: int, text: str, picture, nonce_: str) -> None:
+    async def _send(
+        self, channel_id: int, text: str, picture, nonce_: str, view: discord.ui.View | None = None
+    ) -> None:
+        """Post ``text`` (with ``picture`` as standings.png, and ``view``'s buttons) in the tournament's channel; a
+        failure is logged."""
         try:
             await send_in_channel(
                 self.bot,
@@ -476,9 +533,10 @@ class Runner:
                 data=picture,
                 name="standings.png",
                 allowed_mentions=NO_MENTIONS,
+                **watch(view),
             )
         except Exception as exc:
-            log.warning("could not post standings in %s (%s)", channel_id, exc)
+            log.warning("could not post in %s (%s)", channel_id, exc)
 
     async def _watch(self, t: Tournament, number: int) -> bool:
         """While round ``number`` runs: record any of its games that ended without its result reaching the
@@ -491,7 +549,9 @@ class Runner:
             for channel in (board.channel, t.channel_id):
                 record = await self.layer.store.finished(channel, board.game)
                 if record is not None:
-                    t = await self.record_result(record) or t
+                    recorded = await self.record_result(record)
+                    if recorded is not None and recorded.outcome == "last":
+                        return True  # the round step pairs the next round
                     break
         if t.phase is Phase.RUNNING and t.round == number:
             await self.store.schedule(Step("watch", t.channel_id, t.id, number), self.layer.clock() + WATCH)
@@ -515,14 +575,13 @@ class Runner:
             log.info("tournament %s: sign-up post not updated (%s)", t.id, exc)
 
 
-def _withdrawing(player: int) -> Callable[[Tournament], Tournament]:
-    """A step withdrawing ``player`` unless they are out already."""
-
-    def step(t: Tournament) -> Tournament:
-        entrant = t.entrant(player)
-        return t.withdraw(player) if entrant is not None and entrant.withdrawn is None else t
-
-    return step
+def result_code(record: Record) -> str:
+    """A finished game's result on its board (:data:`bot.core.tournament.event.RESULTS`): seat 0 or 1 won, a draw,
+    or — ended without a result (an abort) — a double forfeit (RULES.md)."""
+    assert record.result is not None
+    if record.result.reason.value == "aborted":
+        return "--"
+    return {0: "1-0", 1: "0-1", None: "="}[record.result.winner]
 
 
 def heading_plain(t: Tournament, kind: GameKind, after: int) -> str:
@@ -533,4 +592,4 @@ def heading_plain(t: Tournament, kind: GameKind, after: int) -> str:
     return _("{tournament} — after round {round}", tournament=t.name or words.title(t, kind), round=after)
 
 
-__all__ = ["Runner", "WATCH", "BUSY_RETRY", "FRESH_POST"]
+__all__ = ["Runner", "WATCH", "BUSY_RETRY", "FRESH_POST", "result_code"]

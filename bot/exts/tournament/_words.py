@@ -4,11 +4,11 @@ each in the current language (the caller's for replies, the server's inside ``pu
 from __future__ import annotations
 
 from ...core.kinds import GameKind
-from ...core.record import FORMER_NAME
 from ...core.tournament.event import Format, Phase, Tournament
-from ...core.tournament.standings import ORDER, Row, shown
+from ...core.tournament.standings import Row, shown
 from ...core.tournament.standings import podium as podium_places
 from ...i18n import _, n_, p_
+from ...i18n.tournaments import plain_title, player_name, tie_break_names, tie_break_values
 from ...i18n.names import escape
 from ...interface import mentions
 
@@ -17,25 +17,21 @@ MESSAGE_LIMIT = 2000
 
 
 def title(t: Tournament, kind: GameKind) -> str:
-    """The tournament's name as shown: its own, or "Hong Kong Swiss #abc123"."""
-    if t.name:
-        return escape(t.name)
-    if t.format is Format.SWISS:
-        # TRANSLATORS: a tournament's name when it has none; {game} is "Hong Kong" or "Hong", {id} its short id.
-        return _("{game} Swiss #{id}", game=kind.title, id=t.id)
-    # TRANSLATORS: a tournament's name when it has none; {game} is "Hong Kong" or "Hong", {id} its short id.
-    return _("{game} round robin #{id}", game=kind.title, id=t.id)
+    """The tournament's name as shown in a post: its own (markdown escaped), or "Hong Kong Swiss #abc123"."""
+    return escape(t.name) if t.name else plain_title(t, kind)
 
 
-def refusal(reason: str, t: Tournament | None = None) -> str:
+def refusal(reason: str, t: Tournament | None = None, *, leaving: bool = False) -> str:
     """A refused step (:class:`bot.core.tournament.event.TournamentError`'s reason) in words, saying what would
-    be right."""
+    be right; ``leaving``: the step was a leave or a withdrawal."""
+    if reason == "withdrawn" and leaving:
+        return _("You have already withdrawn from this tournament: there is nothing more to leave.")
     if reason == "joined":
         return _("You're already signed up for this tournament.")
     if reason == "withdrawn":
         return _("You withdrew from this tournament, so you can't join it again.")
     if reason == "closed":
-        if t is not None and t.format is Format.ROUND_ROBIN and t.phase is Phase.RUNNING:
+        if t is not None and t.format.all_play_all and t.phase is Phase.RUNNING:
             return _("This round robin has started: its table is fixed, so nobody can join now. Watch the next one!")
         if t is not None and t.phase is Phase.RUNNING:
             return _("This tournament is in its last round: nobody can join now.")
@@ -59,6 +55,11 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
     if t.format is Format.SWISS:
         # TRANSLATORS: {game} is "Hong Kong" or "Hong".
         lines.append(n_("{game}, Swiss, {count} round.", "{game}, Swiss, {count} rounds.", t.rounds, game=kind.title))
+    elif t.format is Format.DOUBLE_ROUND_ROBIN:
+        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; a seat is who moves first (Hong Kong) or a role (Hong).
+        lines.append(
+            _("{game}, double round robin: everyone plays everyone twice, once in each seat.", game=kind.title)
+        )
     else:
         # TRANSLATORS: {game} is "Hong Kong" or "Hong".
         lines.append(_("{game}, round robin: everyone plays everyone once.", game=kind.title))
@@ -89,24 +90,9 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
     return cut("\n".join(lines))
 
 
-def player_name(user_id: int, name: str) -> str:
-    """An entrant's plain name: "a former player" (translated) for one erased by ``/privacy forget``."""
-    return _(FORMER_NAME) if user_id < 0 else name
-
-
 def cut(text: str) -> str:
     """``text`` within Discord's limit (cut with "…")."""
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
-
-
-def tie_break_names(fmt: Format) -> list[str]:
-    """The tie-breaks' short names in their order (column headings)."""
-    names = {"buchholz": _("Buchholz"), "sonneborn_berger": _("SB"), "direct": _("DE")}
-    return [names[key] for key in ORDER[fmt]]
-
-
-def tie_break_values(fmt: Format, row: Row) -> tuple[str, ...]:
-    return tuple(shown(getattr(row, key)) for key in ORDER[fmt])
 
 
 def standings_text(t: Tournament, kind: GameKind, rows: list[Row], heading: str) -> str:
@@ -161,6 +147,7 @@ __all__ = [
     "standings_text",
     "tie_break_names",
     "tie_break_values",
+    "player_name",
     "podium",
     "command",
     "cut",
