@@ -19,6 +19,12 @@ The arithmetic, in seconds from the interaction's creation (its snowflake time):
 - A commit whose reply was lost: wait until ``STORE_DEADLINE`` + ``CLOCK_MARGIN`` (6.25), re-read the record
   (≤ 6) to decide: the player hears by about 12.3 s at worst — far inside the 15-minute follow-up window (900 s).
   The operator's ``redis_pool_timeout`` may be set up to 600 s, which still ends inside it.
+
+The computer's reply (README: "within a couple of seconds"): its move is chosen within ``COMPUTER_REPLY`` = 1.8 s of
+wall time from the moment it is asked for (the wait for a free worker included), however busy the host — a search
+stops at that deadline with the best move of the depths it completed (its first depth always: a few ms to a few
+tenths of a second on a starved worker) — and then committed and posted with its board (0.1–0.3 s). A hint's search
+keeps the same deadline, so it never holds a computer's reply up for longer.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ STORE_DEADLINE = 6.0
 CLOCK_MARGIN = 0.25
 #: Retries of a Redis command that failed (none: see the module docstring).
 RETRIES = 0
+#: Seconds of wall time from asking for the computer's move (or a hint) to its search's end, whatever the load.
+COMPUTER_REPLY = 1.8
 
 assert ANSWER_BY + 0.5 < DISCORD_INITIAL and STORE_DEADLINE + CLOCK_MARGIN + POOL_TIMEOUT + SOCKET_TIMEOUT < 60
 
@@ -54,4 +62,5 @@ __all__ = [
     "STORE_DEADLINE",
     "CLOCK_MARGIN",
     "RETRIES",
+    "COMPUTER_REPLY",
 ]

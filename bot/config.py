@@ -6,6 +6,7 @@ shown by its ``repr`` (so it cannot reach a log line by accident).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -17,6 +18,11 @@ from .budget import POOL_TIMEOUT
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY = "wss://gateway.discord.gg/"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: The web companion's interface by default (``web_host``): this machine only, for a reverse proxy on it.
+WEB_HOST = "127.0.0.1"
+#: The reverse proxies trusted by default (``web_trusted_proxies``): loopback and the private ranges, where a load
+#: balancer in front of the web companion usually is; a client on the open internet is never one of them.
+WEB_TRUSTED_PROXIES = ("127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
 
 
 class ConfigError(Exception):
@@ -65,14 +71,20 @@ class Config:
         finished_retention: days a finished game's record is kept (1–36,500) before the periodic sweep deletes it
             and its index entries (ratings stay), or None: forever (the default). README.md, "Privacy".
         web_port: the TCP port the web companion (:mod:`bot.web`: game pages, replays, leaderboards) is served on
-            by this bot — from its child process (:mod:`bot.web.process`), every interface — or 0 (off: run
+            by this bot — from its child process (:mod:`bot.web.process`), on ``web_host`` — or 0 (off: run
             ``python -m bot.web`` apart, or none).
+        web_host: the interface the web companion listens on (the bot's child and ``python -m bot.web``): an IP
+            address, ``0.0.0.0`` (every IPv4 interface) or ``::`` (every IPv6 one); default :data:`WEB_HOST`
+            (loopback: only a reverse proxy on the same machine reaches it).
         public_url: the absolute base of the web companion's links and images as people reach it
             (``https://games.example.org``, no trailing slash), or None: ``http://localhost:<web_port>``. Links
             are offered in Discord (**Watch live**) only when the bot knows a base (this, or ``web_port``).
         web_proxies: how many reverse proxies (load balancers) stand in front of the web companion, each adding the
             address it got the request from to ``X-Forwarded-For`` (0–10; default 0: the peer's address is the
             client's). The client each rate limit counts is the address that many entries from the right.
+        web_trusted_proxies: the addresses (networks) those proxies connect from: ``X-Forwarded-For`` is believed
+            only on a request from one of them (anyone reaching the port directly is limited by their own
+            address); default :data:`WEB_TRUSTED_PROXIES`.
         web_global_leaderboard: whether the web companion serves the global leaderboards (``/leaderboard/<game>``:
             the display names and ratings of players of *every* server, including servers whose ``/settings web``
             is off), default false: 404. An operator whose servers all agree to be public turns it on; a server's
@@ -104,6 +116,8 @@ class Config:
     public_url: str | None = None
     web_proxies: int = 0
     web_global_leaderboard: bool = False
+    web_host: str = WEB_HOST
+    web_trusted_proxies: tuple[str, ...] = WEB_TRUSTED_PROXIES
 
     @property
     def web_base(self) -> str | None:
@@ -146,6 +160,8 @@ ENV_VARS = {
     "public_url": "HONGBOT_PUBLIC_URL",
     "web_proxies": "HONGBOT_WEB_PROXIES",
     "web_global_leaderboard": "HONGBOT_WEB_GLOBAL_LEADERBOARD",
+    "web_host": "HONGBOT_WEB_HOST",
+    "web_trusted_proxies": "HONGBOT_WEB_TRUSTED_PROXIES",
 }
 #: The most shards a bot may say it has.
 MAX_SHARDS = 100_000
@@ -272,6 +288,20 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
                 f"must be an absolute http:// or https:// URL, e.g. https://games.example.org, not {public_url!r}",
             )
         public_url = public_url.rstrip("/")
+    web_host = text("web_host") or WEB_HOST
+    try:
+        ipaddress.ip_address(web_host)
+    except ValueError:
+        raise bad("web_host", f"must be an IP address (127.0.0.1, 0.0.0.0 for every interface, ::), not {web_host!r}")
+    proxies = raw.get("web_trusted_proxies", list(WEB_TRUSTED_PROXIES))
+    networks = proxies if isinstance(proxies, list) else str(proxies).split(",")
+    try:
+        trusted = tuple(str(ipaddress.ip_network(str(n).strip(), strict=False)) for n in networks if str(n).strip())
+    except ValueError:
+        raise bad(
+            "web_trusted_proxies",
+            f'must list addresses or networks, e.g. "10.0.0.0/8, 192.0.2.7" (or a list in config.toml), not {proxies!r}',
+        ) from None
     retention = raw.get("finished_retention")
     if isinstance(retention, str) and retention.strip().lower() in ("", "forever"):
         retention = None
@@ -299,6 +329,8 @@ def _build(raw: dict, path: Path, from_env: Mapping[str, str]) -> Config:
         public_url=public_url,
         web_proxies=int(number("web_proxies", 0, 0, 10, "proxies", whole=True)),
         web_global_leaderboard=flag("web_global_leaderboard"),
+        web_host=web_host,
+        web_trusted_proxies=trusted,
         presence=presence,
         finished_retention=(
             None if retention is None else number("finished_retention", 0, 1, 36_500, 'days (or "forever")')

@@ -5,7 +5,7 @@ Format (UTF-8, one item a line; modelled on PGN's tag pairs + movetext)::
     [Game "Hong Kong"]
     [Id "k3x9q2ab"]
     [Options "challenger plays blue, opponent orange; orange moves first"]
-    [Setup "{\\"first\\": 1}"]
+    [Setup "first=1"]
     [Seat0 "Ann (blue)"]
     [Seat1 "Ben (orange)"]
     [First "Ben (orange)"]
@@ -21,8 +21,11 @@ Format (UTF-8, one item a line; modelled on PGN's tag pairs + movetext)::
     2. Ann (blue): Q@B2 S@B3
     ...
 
-``Setup`` is the engine's ``new_game`` keyword arguments as JSON, so :func:`parse_record` gives back
-everything needed to rebuild any position: ``engine.<game>.new_game(**setup)`` then ``play`` the moves in order.
+``Setup`` is the engine's ``new_game`` keyword arguments as ``name=value`` pairs (``first=1``, ``board=castle
+expansion=true seed=577090037``: each value in JSON, a string bare where that reads back the same; :func:`setup_text`),
+so :func:`parse_record` gives back everything needed to rebuild any position: ``engine.<game>.new_game(**setup)``
+then ``play`` the moves in order. (Records written before kept the whole as a JSON object, ``{"first": 1}``: still
+read.)
 Each numbered line is one entry of the engine's move list (for Hong, a Great Dragon's action is its own line,
 played by the same player as the placement before it). ``Termination`` is an :class:`engine.result.EndReason`
 value. Pure: no I/O (the caller reads and writes the text).
@@ -90,7 +93,7 @@ def record_text(
         ("Game", title),
         ("Id", doc["id"]),
         ("Options", options_text),
-        ("Setup", json.dumps(doc["options"], sort_keys=True)),
+        ("Setup", setup_text(doc["options"])),
         ("Seat0", f"{players[0]['name']} ({roles[0]})"),
         ("Seat1", f"{players[1]['name']} ({roles[1]})"),
     ]
@@ -163,4 +166,51 @@ def parse_record(text: str) -> ParsedRecord:
         moves.append(move[3].strip())
     if "Setup" not in tags:
         raise ValueError('the record has no [Setup "..."] line')
-    return ParsedRecord(tags, json.loads(tags["Setup"]), moves)
+    return ParsedRecord(tags, parse_setup(tags["Setup"]), moves)
+
+
+_PAIR = re.compile(r'\s*(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def setup_text(options: dict[str, Any]) -> str:
+    """The ``new_game`` keyword arguments as ``name=value`` pairs, sorted by name, for the ``Setup`` tag: each value
+    in compact JSON (``1``, ``true``, ``["A3","A4"]``), a string bare (``castle``) unless it would read back as
+    something else or holds a space or a quote (then JSON-quoted). :func:`parse_setup` reads it back."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, str) and v and not any(c in v for c in ' "=\\') and _json_or(v) == v:
+            return v
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+    return " ".join(f"{name}={value(options[name])}" for name in sorted(options))
+
+
+def parse_setup(text: str) -> dict[str, Any]:
+    """The ``Setup`` tag's value (:func:`setup_text`; or a JSON object, as records written before hold) as the
+    ``new_game`` keyword arguments.
+
+    Raises:
+        ValueError: neither form.
+    """
+    if text.lstrip().startswith("{"):
+        found = json.loads(text)
+        if not isinstance(found, dict):
+            raise ValueError("the Setup tag is not a JSON object")
+        return found
+    setup: dict[str, Any] = {}
+    at = 0
+    while at < len(text.rstrip()):
+        pair = _PAIR.match(text, at)
+        if pair is None:
+            raise ValueError(f"the Setup tag is not name=value pairs: {text!r}")
+        setup[pair[1]] = _json_or(pair[2])
+        at = pair.end()
+    return setup
+
+
+def _json_or(text: str) -> Any:
+    """``text`` read as JSON, or the text itself where it is no JSON (a bare string)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -173,6 +173,15 @@ class Canvas:
     def line(self, points: Sequence[tuple[float, float]], fill: Colour, width: int = 1) -> None:
         self.draw.line(list(points), fill=self._ink(fill), width=width)
 
+    def corners(self, box: Box, colour: Colour, width: int = 6) -> None:
+        """Four L-shaped brackets at the corners of ``box``, a third of its side each: a square marked without
+        covering what is drawn on it (a rules page's board marks the squares its caption names)."""
+        x0, y0, x1, y1 = box
+        arm = min(x1 - x0, y1 - y0) / 3
+        for x, dx in ((x0, 1), (x1, -1)):
+            for y, dy in ((y0, 1), (y1, -1)):
+                self.line([(x + dx * arm, y), (x, y), (x, y + dy * arm)], fill=colour, width=width)
+
     def paste(self, image: Image.Image, xy: tuple[int, int], mask: Image.Image | None = None) -> None:
         """Paste a palette image drawn with this canvas's palette (``mask``: where it covers), clipped to the
         canvas — as ``Image.paste``, straight into the image's core: a board pastes some thirty pieces and text

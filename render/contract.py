@@ -15,7 +15,7 @@ same bytes), safe in worker threads, and it pickles (it crosses to the bot's dra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, Sequence, TypeVar, runtime_checkable
 
 from PIL import Image
 
@@ -31,7 +31,7 @@ G_contra = TypeVar("G_contra", bound=Game, contravariant=True)
 
 
 class Draw(Protocol[G_contra]):
-    """A drawing function: ``(game, names, *, ended=None, translations=None) -> palette image`` (see
+    """A drawing function: ``(game, names, *, ended=None, translations=None, marks=()) -> palette image`` (see
     :meth:`Renderer.image`)."""
 
     def __call__(
@@ -42,6 +42,7 @@ class Draw(Protocol[G_contra]):
         *,
         ended: Ended | None = None,
         translations: Translations | None = None,
+        marks: Sequence[str] = (),
     ) -> Image.Image: ...
 
 
@@ -62,6 +63,7 @@ class Renderer(Protocol[G_contra]):
         *,
         ended: Ended | None = None,
         translations: Translations | None = None,
+        marks: Sequence[str] = (),
     ) -> Image.Image:
         """The position of ``game`` (only read) as a palette image in :attr:`palette` (mode ``"P"``), before PNG
         encoding.
@@ -73,6 +75,8 @@ class Renderer(Protocol[G_contra]):
                 of whose turn it is; ignored once the engine has an outcome.
             translations: the language of every word drawn (:class:`render.labels.Translations`, e.g. the bot's
                 ``bot.i18n.translations(code)``); None for English.
+            marks: squares to ring, in the game's notation (``"C2"``): what a rules page's caption names; a square
+                the board doesn't have is left out.
         """
         ...
 
@@ -84,6 +88,7 @@ class Renderer(Protocol[G_contra]):
         *,
         ended: Ended | None = None,
         translations: Translations | None = None,
+        marks: Sequence[str] = (),
     ) -> bytes:
         """:meth:`image` as PNG bytes (8-bit palette): the live board the bot posts, under Discord's limits."""
         ...
@@ -95,7 +100,7 @@ class BoardRenderer(Generic[G]):
     draws (:func:`render.common.to_png`).
 
     Attributes:
-        draw: ``(game, names, *, ended=None, translations=None) -> palette image`` (:class:`Draw`).
+        draw: ``(game, names, *, ended=None, translations=None, marks=()) -> palette image`` (:class:`Draw`).
         palette: the palette ``draw`` draws in.
         level: the zlib level of the PNGs (0–9; :data:`render.common.PNG_LEVEL` by default).
     """
@@ -112,9 +117,10 @@ class BoardRenderer(Generic[G]):
         *,
         ended: Ended | None = None,
         translations: Translations | None = None,
+        marks: Sequence[str] = (),
     ) -> Image.Image:
-        """``draw(game, names, ended=ended, translations=translations)`` (see :meth:`Renderer.image`)."""
-        return self.draw(game, names, ended=ended, translations=translations)
+        """``draw(game, names, ended=ended, translations=translations, marks=marks)`` (see :meth:`Renderer.image`)."""
+        return self.draw(game, names, ended=ended, translations=translations, marks=marks)
 
     def png(
         self,
@@ -124,6 +130,7 @@ class BoardRenderer(Generic[G]):
         *,
         ended: Ended | None = None,
         translations: Translations | None = None,
+        marks: Sequence[str] = (),
     ) -> bytes:
         """:meth:`image` as PNG bytes (see :meth:`Renderer.png`)."""
-        return to_png(self.image(game, names, ended=ended, translations=translations), self.level)
+        return to_png(self.image(game, names, ended=ended, translations=translations, marks=marks), self.level)

@@ -515,9 +515,15 @@ def _draw_legend(c: Canvas, top: int, w: Words) -> None:
 
 
 def board_image(
-    game: HongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+    game: HongGame,
+    names: tuple[str, str],
+    *,
+    ended: Ended | None = None,
+    translations: Translations | None = None,
+    marks: Sequence[str] = (),
 ) -> Image.Image:
-    """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
+    """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding; ``marks``: spaces
+    to ring (``"C2"``, a rules page's caption names them; one off the board is left out).
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
     """
@@ -532,6 +538,12 @@ def board_image(
     _draw_header(c, game, shown, ended, w)
     _draw_status(c, game, shown, len(hongs), ended, w)
     _draw_board(c, game, L, hongs)
+    s = L["cell"]
+    for square in marks:
+        col, row = _cr(square) if len(square) >= 2 and square[1:].isdigit() else (-1, -1)
+        if 0 <= col < game.board.width and 0 <= row < game.board.height:
+            x, y = L["left"] + col * s, L["top"] + row * s
+            c.corners((x + 2, y + 2, x + s - 3, y + s - 3), INK, width=6)
     if game.expansion:
         _draw_lair(c, game, L, w)
     return image
@@ -619,7 +631,7 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
             # TRANSLATORS: the result line of a Hong board decided early: {role} is emperor or dragon master,
             # {hongs} e.g. "15 Hongs", {threshold} the number needed, {spaces} e.g. "8 spaces".
             return w.gettext(
-                "{name} ({role}) wins: {hongs} of {threshold}, decided with {spaces} left",
+                "{name} ({role}) wins: {hongs}, {threshold} needed, decided with {spaces} left",
                 name=name,
                 role=role,
                 hongs=hongs,
@@ -630,7 +642,11 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
         # {threshold} the number needed.
         return (
             w.gettext(
-                "{name} ({role}) wins: {hongs} of {threshold}", name=name, role=role, hongs=hongs, threshold=o.threshold
+                "{name} ({role}) wins: {hongs}, {threshold} needed",
+                name=name,
+                role=role,
+                hongs=hongs,
+                threshold=o.threshold,
             ),
             PLAYER_DARK[o.winner],
         )
@@ -657,6 +673,12 @@ def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Word
         )
     p = game.to_move
     name, role = w.name(names[p]), w.gettext(ROLE_NAMES[p])
+    if names[p].casefold() == role.casefold():  # a player named by their role (a rules page's board): said once
+        if game.moves:
+            # TRANSLATORS: the status line of a Hong board whose players are named by their roles: whose turn it is
+            # ("Emperor") and the last move in notation (B3H).
+            return w.gettext("{name} to move   -   last: {move}", name=name, move=game.moves[-1]), PLAYER_DARK[p]
+        return w.gettext("{name} to move", name=name), PLAYER_DARK[p]
     if game.moves:
         # TRANSLATORS: the status line of a Hong board: whose turn it is ({role}: emperor or dragon master) and
         # the last move in notation (B3H).

@@ -30,11 +30,22 @@ with a fast zlib level (see :mod:`render.common`).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Sequence
 
 from PIL import Image
 
-from engine.hongkong import CENTRE, COLUMNS, MAX_PIECES, QUICK, ROOF, SIZE, STANDARD, HongKongGame, square_name
+from engine.hongkong import (
+    CENTRE,
+    COLUMNS,
+    MAX_PIECES,
+    QUICK,
+    ROOF,
+    SIZE,
+    STANDARD,
+    HongKongGame,
+    parse_square,
+    square_name,
+)
 from engine.result import Ended
 from render.common import (
     BACKGROUND,
@@ -416,9 +427,13 @@ def _draw_player(c: Canvas, game: HongKongGame, player: int, name: str, ended: E
     )
     c.text((WIDTH - 22, mid), text, style, INK, ground, "rm")
 
-    # Name, and the colour's name under it.
+    # Name, and the colour's name under it (unless the player is named by it: a rules page's board, "Blue").
+    shown_colour = w.gettext(PLAYER_COLOUR_NAMES[player])
+    if name.casefold() == shown_colour.casefold():
+        c.text((86, mid), fit_text(name, _NAME, 430 - 16 - 86), _NAME, INK, ground, "lm")
+        return
     c.text((86, mid - 15), fit_text(name, _NAME, 430 - 16 - 86), _NAME, INK, ground, "lm")
-    style, colour_name = fit_line(w.gettext(PLAYER_COLOUR_NAMES[player]), _COLOUR_NAME_STYLES, 430 - 16 - 86)
+    style, colour_name = fit_line(shown_colour, _COLOUR_NAME_STYLES, 430 - 16 - 86)
     c.text((86, mid + 22), colour_name, style, dark, ground, "lm")
 
 
@@ -445,9 +460,15 @@ def _draw_footer(c: Canvas, game: HongKongGame, names: tuple[str, str], w: Words
 
 
 def board_image(
-    game: HongKongGame, names: tuple[str, str], *, ended: Ended | None = None, translations: Translations | None = None
+    game: HongKongGame,
+    names: tuple[str, str],
+    *,
+    ended: Ended | None = None,
+    translations: Translations | None = None,
+    marks: Sequence[str] = (),
 ) -> Image.Image:
-    """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding.
+    """The board of :func:`render_board` as a palette image (:data:`PALETTE`), before PNG encoding; ``marks``: plots
+    to ring (``"C2"``, a rules page's caption names them).
 
     The replay draws its frames with this, so a replay frame is the live board of that position.
     """
@@ -464,6 +485,12 @@ def board_image(
     for plot in game.last_turn_plots:
         x0, y0, x1, y1 = plot_box(plot)
         c.rectangle((x0 + 1, y0 + 1, x1 - 2, y1 - 2), outline=HIGHLIGHT, width=7)
+    for square in marks:
+        try:
+            x0, y0, x1, y1 = plot_box(parse_square(square))
+        except ValueError:
+            continue
+        c.corners((x0 + 8, y0 + 8, x1 - 9, y1 - 9), INK, width=7)
     _draw_footer(c, game, shown, w)
     return image
 

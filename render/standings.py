@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .common import MIN_TEXT, Canvas, Palette, to_png
-from .text import Style, fit_text
+from .text import Style, fit_text, text_width
 
 BACKGROUND = (250, 247, 240)
 INK = (40, 36, 32)
@@ -29,6 +29,9 @@ ROW = 44
 TITLE = Style(34, bold=True)
 HEADING = Style(MIN_TEXT, bold=True)
 CELL = Style(28)
+NOTE = Style(MIN_TEXT)
+#: The narrowest a number column is (px).
+NUMBERS = 110
 #: At most this many rows are drawn (the rest: the text answer has them).
 MAX_ROWS = 32
 
@@ -47,20 +50,23 @@ class Line:
     medal: int | None = None
 
 
-def standings_png(title: str, headings: Sequence[str], lines: Sequence[Line], *, podium: bool = True) -> bytes:
+def standings_png(
+    title: str, headings: Sequence[str], lines: Sequence[Line], *, podium: bool = True, withdrawn_note: str = ""
+) -> bytes:
     """The standings table as PNG bytes, :data:`WIDTH` px wide. ``headings``: place, name, points, then one per
-    tie-break (as many as each line's ``tie_breaks``); ``podium``: the first three places banded gold, silver and
-    bronze. At most :data:`MAX_ROWS` lines are drawn."""
+    tie-break (as many as each line's ``tie_breaks``); each number column is as wide as its heading needs (at least
+    :data:`NUMBERS`), the name column takes the rest. ``podium``: the first three places banded gold, silver and
+    bronze. A withdrawn player's row is muted and says ``withdrawn_note`` ("withdrew", in the caller's language)
+    after the name, never cut. At most :data:`MAX_ROWS` lines are drawn."""
     shown = list(lines)[:MAX_ROWS]
     height = 70 + ROW * (len(shown) + 1) + 16
     canvas = Canvas(PALETTE.new((WIDTH, height), BACKGROUND), PALETTE)
     canvas.text((24, 20), fit_text(title, TITLE, WIDTH - 48), TITLE, INK, BACKGROUND)
-    tie_columns = len(headings) - 3
     right = WIDTH - 24
-    numbers_width = 110
-    columns = [right - numbers_width * (tie_columns - 1 - i) for i in range(tie_columns)]  # right edges of tie-breaks
-    points_right = (columns[0] if columns else right) - numbers_width
-    name_left, name_right = 96, points_right - numbers_width + 20
+    widths = column_widths(headings)
+    edges = [right - sum(widths[i + 1 :]) for i in range(len(widths))]  # right edges: points, then each tie-break
+    points_right, columns = edges[0], edges[1:]
+    name_left, name_right = 96, points_right - widths[0] + 20
     top = 70
     canvas.rectangle((0, top, WIDTH, top + ROW), fill=HEAD)
     middle = top + ROW / 2
@@ -68,9 +74,8 @@ def standings_png(title: str, headings: Sequence[str], lines: Sequence[Line], *,
     canvas.text(
         (name_left, middle), fit_text(headings[1], HEADING, name_right - name_left), HEADING, ON_HEAD, HEAD, "lm"
     )
-    canvas.text((points_right, middle), fit_text(headings[2], HEADING, numbers_width - 8), HEADING, ON_HEAD, HEAD, "rm")
-    for x, heading in zip(columns, headings[3:]):
-        canvas.text((x, middle), fit_text(heading, HEADING, numbers_width - 8), HEADING, ON_HEAD, HEAD, "rm")
+    for x, width, heading in zip(edges, widths, headings[2:]):
+        canvas.text((x, middle), fit_text(heading, HEADING, width - 8), HEADING, ON_HEAD, HEAD, "rm")
     for i, line in enumerate(shown):
         y = top + ROW * (i + 1)
         band = PODIUM[int(line.place) - 1] if podium and line.place.isdigit() and int(line.place) <= 3 else BACKGROUND
@@ -84,11 +89,25 @@ def standings_png(title: str, headings: Sequence[str], lines: Sequence[Line], *,
         ink = MUTED if line.withdrawn else INK
         middle = y + ROW / 2
         canvas.text((72, middle), line.place, CELL, ink, band, anchor="rm")
-        canvas.text((name_left, middle), fit_text(line.name, CELL, name_right - name_left), CELL, ink, band, "lm")
+        name_end: float = name_right
+        if line.withdrawn and withdrawn_note:
+            note = fit_text(withdrawn_note, NOTE, (name_right - name_left) / 2)
+            canvas.text((name_right, middle), note, NOTE, ink, band, "rm")
+            name_end = name_right - text_width(note, NOTE) - 12
+        canvas.text((name_left, middle), fit_text(line.name, CELL, name_end - name_left), CELL, ink, band, "lm")
         canvas.text((points_right, middle), line.points, Style(28, bold=True), ink, band, anchor="rm")
         for x, value in zip(columns, line.tie_breaks):
             canvas.text((x, middle), value, CELL, ink, band, anchor="rm")
     return to_png(canvas.image)
+
+
+def column_widths(headings: Sequence[str]) -> list[int]:
+    """The number columns' widths in px (points, then each tie-break: ``headings[2:]``), each as wide as its heading
+    needs and at least :data:`NUMBERS`, together within 60% of the table (the widest give way first)."""
+    widths = [max(NUMBERS, round(text_width(heading, HEADING)) + 16) for heading in headings[2:]]
+    while sum(widths) > WIDTH * 0.6 and max(widths) > NUMBERS:
+        widths[widths.index(max(widths))] -= 4
+    return widths
 
 
 def _band_above(canvas: Canvas, y: int) -> tuple[int, int, int]:
@@ -98,4 +117,4 @@ def _band_above(canvas: Canvas, y: int) -> tuple[int, int, int]:
     return colour if colour in PODIUM else BACKGROUND
 
 
-__all__ = ["Line", "standings_png", "WIDTH", "MAX_ROWS"]
+__all__ = ["Line", "standings_png", "column_widths", "WIDTH", "MAX_ROWS"]

@@ -31,12 +31,15 @@ class Illustration:
         caption: ``() -> str``, what the board shows, in the current language (shown under it and as its alt text).
         refused: moves the page's text calls illegal in this position; the engine must refuse each
             (:func:`is_legal`, checked by the tests), so the text can't say a wrong thing about the picture.
+        marks: the squares the caption names, ringed on the board (every square a caption names is marked or
+            changed by the last move: the tests check it), so a reader finds them at a glance.
     """
 
     moves: tuple[str, ...]
     caption: Callable[[], str]
     options: Mapping[str, Any] = field(default_factory=dict)
     refused: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

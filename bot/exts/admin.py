@@ -17,13 +17,13 @@ from discord.utils import escape_markdown
 from ..interface import answers, mentions
 from .. import i18n
 from ..core.errors import UserError
-from ..i18n import _, n_
+from ..i18n import _, n_, names
 from ..interface.options import person
-from ..interface.posts import post_turn, server_language, time_runs_out, watch_url
+from ..interface.posts import post_turn, server_language, watch_url
 from ..interface.board_pool import renderer
 from ..storage.settings import WEB_MODES, GuildSettings, parse_duration
 from ..interface.translator import untranslated
-from ..i18n.wording import describe_duration
+from ..i18n.wording import describe_duration, when
 from ..interface.options import channel_id
 
 if TYPE_CHECKING:
@@ -192,7 +192,8 @@ class Admin(commands.Cog):
         )
         if web_revoke or turned_off:  # turned off: every link retired, so turning on again revives no leaked one
             settings = await self.layer.settings.revoke_web_links(interaction.guild_id)
-        server_url = await self.server_url(interaction.guild_id, settings)
+        server_name = interaction.guild.name if interaction.guild else ""
+        server_url = await self.server_url(interaction.guild_id, settings, server_name)
         text = describe_settings(settings, interaction.guild, changed=changing, server_url=server_url)
         if turned_off:
             text += "\n" + _(
@@ -202,13 +203,14 @@ class Admin(commands.Cog):
             text += "\n" + _("Every web link of this server made so far is revoked; new posts carry new links.")
         await answers.send(interaction, text, ephemeral=True)
 
-    async def server_url(self, guild_id: int, settings: GuildSettings) -> str | None:
-        """The address of the server's page on the web companion (public servers, when the bot knows its address)."""
+    async def server_url(self, guild_id: int, settings: GuildSettings, name: str = "") -> str | None:
+        """The address of the server's page on the web companion (public servers, when the bot knows its address),
+        titled with the server's ``name``."""
         base, links = self.bot.config.web_base, self.bot.weblinks
         if base is None or links is None or settings.web != "public":
             return None
         with i18n.language(await server_language(self.bot, guild_id, self.layer)):
-            token = await links.server_link(guild_id, i18n.current(), settings)
+            token = await links.server_link(guild_id, i18n.current(), settings, names.clean(name))
         return f"{base}/s/{token}" if token else None
 
     game = app_commands.Group(
@@ -252,7 +254,9 @@ class Admin(commands.Cog):
             )
         embed = discord.Embed(title=_("Games in progress ({count})", count=len(games)), colour=discord.Colour.blurple())
         language = await server_language(self.bot, interaction.guild_id, self.layer)
-        server_url = await self.server_url(interaction.guild_id, await self.layer.settings.get(interaction.guild_id))
+        server_name = interaction.guild.name if interaction.guild else ""
+        settings = await self.layer.settings.get(interaction.guild_id)
+        server_url = await self.server_url(interaction.guild_id, settings, server_name)
         if server_url:
             # TRANSLATORS: {url} is the address of the server's page (leaderboard and live games) on the web.
             embed.description = _("On the web: {url}", url=server_url)
@@ -272,7 +276,9 @@ class Admin(commands.Cog):
                 channel=f"<#{record.channel_id}>",
             )
             if record.deadline:
-                value += " · " + time_runs_out(record.deadline)
+                # TRANSLATORS: in a list of a game's facts ("… · turn 3 · time runs out in 2 hours"): no full stop.
+                # {when} is a moment Discord shows relative to now in the reader's language: "in 23 hours".
+                value += " · " + _("time runs out {when}", when=when(record.deadline))
             with i18n.language(language):
                 url = await watch_url(self.bot, record)
             if url:

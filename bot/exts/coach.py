@@ -29,21 +29,23 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from engine.ai.analysis import BLUNDER, INACCURACY, MISTAKE, Analysis, Judgement, analyse, can_analyse
+from engine.ai.analysis import BLUNDER, INACCURACY, MISTAKE, VERSION, Analysis, Verdict, analyse, can_analyse
+from engine.result import EndReason
 from render.analysis import graph_png
 from render.common import Palette
 
 from .. import i18n
-from ..budget import DISCORD_FOLLOW_UP
+from ..budget import COMPUTER_REPLY, DISCORD_FOLLOW_UP
 from ..core.errors import UserError
+from ..core.invocation import invocation
 from ..core.kinds import Game, GameKind
 from ..core.record import Record
 from ..i18n import _, n_, p_
 from ..i18n.wording import GAME_ID, player_name
-from ..interface import answers
+from ..interface import answers, mentions
 from ..interface.board_pool import CHANNEL, renderer
 from ..interface.buttons import GameButton, cog_named
-from ..interface.computer_pool import WorkerPool, _start_worker
+from ..interface.computer_pool import WorkerPool, _start_worker, time_left
 from ..interface.mentions import NO_MENTIONS
 from ..interface.options import EPHEMERAL_HELP, guild_id
 from ..interface.posts import Picture
@@ -72,8 +74,9 @@ def _analyse(state: dict[str, Any]) -> dict[str, Any]:
     return analyse(state, seed=SEED).to_dict()
 
 
-def _hint(state: dict[str, Any]) -> tuple[str, float]:
-    """In the worker: the computer's move for the player to move and their chance after it (0–1)."""
+def _hint(state: dict[str, Any], until: float | None = None) -> tuple[str, float]:
+    """In the worker: the computer's move for the player to move and their chance after it (0–1), its search ended
+    by ``until`` (Unix seconds, wall time; :func:`bot.interface.computer_pool.time_left`)."""
     import random
     import time
 
@@ -84,16 +87,18 @@ def _hint(state: dict[str, Any]) -> tuple[str, float]:
     game = registry.find(str(state["game"])).load(state)
     coach = _coach(game.kind)
     settings = SETTINGS[game.kind]["hard"]
+    left = time_left(until, game.kind, "hard", SETTINGS)
+    seconds = settings["seconds"] if left is None else left
     if coach is None:
         from engine.ai import choose_move
 
-        return choose_move(game, "hard"), 0.5
+        return choose_move(game, "hard", seconds=seconds), 0.5
     best, chance, _after = coach.assess(
         game,
         random.Random(f"hint:{len(game.moves)}"),
         nodes=settings["nodes"],
         depth=settings["depth"],
-        deadline=time.perf_counter() + settings["seconds"],
+        deadline=time.perf_counter() + seconds,
     )
     return best, chance
 
@@ -103,16 +108,24 @@ def _graph(
     names: tuple[str, str],
     palette: Palette,
     marks: list[int],
-    labels: list[str],
+    ending: tuple[float, str] | None,
     language: str,
     locales: Path | None = None,
 ) -> bytes:
     """In a board worker (:mod:`bot.interface.board_pool`): the graph's PNG in ``language``, from the catalogs in
-    ``locales`` (the bot's :data:`bot.i18n.LOCALES`)."""
+    ``locales`` (the bot's :data:`bot.i18n.LOCALES`); the marks labelled with their move numbers."""
     if locales is not None and locales != i18n.LOCALES:
         i18n.LOCALES = locales
         i18n.reload()
-    return graph_png(chances, names, palette, marks=marks, mark_labels=labels, translations=i18n.translations(language))
+    return graph_png(
+        chances,
+        names,
+        palette,
+        marks=marks,
+        mark_labels=[str(ply) for ply in marks],
+        ending=ending,
+        translations=i18n.translations(language),
+    )
 
 
 class Analyst(WorkerPool):
@@ -280,6 +293,8 @@ class Coach(commands.Cog):
             )
         language = i18n.current() if ephemeral else await self._server_language(interaction.guild_id)
         kept = await self.analyses.get(record.id)
+        if kept is not None and kept.get("version") != VERSION:
+            kept = None  # kept in an older layout: analysed again
         await answers.defer(interaction, thinking=True, ephemeral=ephemeral)
         if kept is not None:
             await self._finish(record, language, interaction.edit_original_response, kept)
@@ -344,13 +359,15 @@ class Coach(commands.Cog):
         return data
 
     async def _result(self, record: Record, analysis: Analysis) -> tuple[str, list[tuple[str, Picture]]]:
-        """The answer's text and images (graph, then a board per worst move), in the current language."""
+        """The answer's text and images (graph, then a board per worst move), in the current language: every number
+        from the analysis's one set of chances, every move by its number in the move list."""
         kind = self.kinds[record.kind]
         names = record.plain_names
-        marks = analysis.turning_points()
-        full = kind.load(record.game_state)  # (replayed: with its undo history, to take back)
-        labels = [str(kind.turn_number(self._before(full, ply))) for ply in marks]
-        graph = await self._draw_graph(analysis.chances(), names, kind, marks, labels)
+        chances = analysis.chances()
+        stopped = self._stopped(record, len(analysis.plies), chances[-1])
+        graph = await self._draw_graph(
+            chances, names, kind, analysis.turning_points(WORST), stopped[0] if stopped else None
+        )
         # TRANSLATORS: the alt text of the analysis graph; {first}, {second} are the players.
         alt = _(
             "Graph of each player's chance to win after every move: {first} (blue) above the middle, {second} "
@@ -360,9 +377,11 @@ class Coach(commands.Cog):
         )
         pictures: list[tuple[str, Picture]] = [(f"analysis-{record.id}.png", Picture(graph, alt))]
         lines = [
+            # TRANSLATORS: the head of an analysis. {inaccuracy}, {mistake}, {blunder}: percentage points (10, 20, 30).
             _(
                 "🔍 **{game}** `{id}`: {first} vs {second}. Labels: inaccuracy ≥ {inaccuracy} points of the chance to "
-                "win, mistake ≥ {mistake}, blunder ≥ {blunder}.",
+                "win, mistake ≥ {mistake}, blunder ≥ {blunder}. The moves listed are ringed on the graph, by their "
+                "numbers.",
                 game=kind.title,
                 id=record.id,
                 first=player_name(record, 0),
@@ -373,6 +392,7 @@ class Coach(commands.Cog):
             )
         ]
         hints = await self.analyses.hints(record.id)
+        full = kind.load(record.game_state)  # (replayed: with its undo history, to take back)
         for seat in (0, 1):
             player = record.player(seat)
             used = hints.get(seat, 0) if not player.bot else 0
@@ -383,20 +403,56 @@ class Coach(commands.Cog):
             lines.append(head)
             if not worst:
                 lines.append("· " + _("no inaccuracies, mistakes or blunders."))
-            for j in worst:
-                game = self._before(full, j.ply)
-                turn = kind.turn_number(game)
-                lines.append("· " + self._judgement_line(j, turn))
-                game.play(j.best)
+            for verdict in worst:
+                game = self._before(full, verdict.ply)
+                lines.append("· " + self._verdict_line(verdict))
+                game.play(verdict.best)
                 png = await renderer.png(kind, game, names, priority=CHANNEL)
-                # TRANSLATORS: alt text of a board in an analysis; {move} the better move, {turn} a turn number.
-                text = _("The board after {move}, the better choice at turn {turn}.", move=j.best, turn=turn)
-                pictures.append((f"turn-{j.ply}.png", Picture(png, text)))
+                # TRANSLATORS: alt text of a board in an analysis; {move} the better move, {number} a move's number.
+                text = _(
+                    "The board after {move}, the better choice at move {number}.", move=verdict.best, number=verdict.ply
+                )
+                pictures.append((f"move-{verdict.ply}.png", Picture(png, text)))
+        if stopped:
+            lines.append(stopped[1])
         return "\n".join(lines)[:2000], pictures
 
     @staticmethod
+    def _stopped(record: Record, moves: int, last: float) -> tuple[tuple[float, str], str] | None:
+        """For a game that ended off the board (a resignation, a loss on time) after ``moves`` moves, with seat 0's
+        chance ``last`` in its last position: the graph's ending (seat 0's result and its words) and the line that
+        says it; None for a game played out."""
+        result = record.result
+        if result is None or result.winner is None or result.reason not in (EndReason.RESIGNED, EndReason.TIMEOUT):
+            return None
+        loser = 1 - result.winner
+        name = player_name(record, loser)
+        chance = percent(last if loser == 0 else 1.0 - last)
+        if result.reason is EndReason.RESIGNED:
+            # TRANSLATORS: on the analysis graph, where the game stopped; {name} the player who resigned.
+            words = _("{name} resigned", name=record.plain_names[loser])
+            # TRANSLATORS: {name} resigned after move {number}; {chance} their chance to win then ("62%").
+            line = _(
+                "🏳️ {name} resigned after move {number}, with a chance to win of about {chance}.",
+                name=name,
+                number=moves,
+                chance=chance,
+            )
+        else:
+            # TRANSLATORS: on the analysis graph, where the game stopped; {name} the player whose time ran out.
+            words = _("{name} ran out of time", name=record.plain_names[loser])
+            # TRANSLATORS: {name} ran out of time after move {number}; {chance} their chance to win then ("62%").
+            line = _(
+                "⌛ {name} ran out of time after move {number}, with a chance to win of about {chance}.",
+                name=name,
+                number=moves,
+                chance=chance,
+            )
+        return (float(result.winner == 0), words), line
+
+    @staticmethod
     async def _draw_graph(
-        chances: list[float], names: tuple[str, str], kind: GameKind, marks: list[int], labels: list[str]
+        chances: list[float], names: tuple[str, str], kind: GameKind, marks: list[int], ending: tuple[float, str] | None
     ) -> bytes:
         """The win-chance graph drawn by a board worker (as a channel's board, after people's), in the current
         language: never in the event loop's process, where it would hold people's moves up."""
@@ -404,10 +460,10 @@ class Coach(commands.Cog):
         async with renderer.slot(CHANNEL):
             if renderer.workers <= 0:
                 return await asyncio.to_thread(
-                    partial(_graph, chances, names, kind.render.palette, marks, labels, language)
+                    partial(_graph, chances, names, kind.render.palette, marks, ending, language)
                 )
             return await renderer.run(
-                _graph, chances, names, kind.render.palette, marks, labels, language, i18n.LOCALES
+                _graph, chances, names, kind.render.palette, marks, ending, language, i18n.LOCALES
             )
 
     @staticmethod
@@ -418,17 +474,18 @@ class Coach(commands.Cog):
         return earlier
 
     @staticmethod
-    def _judgement_line(j: Judgement, turn: int) -> str:
-        # TRANSLATORS: one judged move. {turn} its turn number; {move} the move played; {label} blunder/mistake/
-        # inaccuracy; {before} and {after} chances to win ("62%"); {best} the better move.
+    def _verdict_line(v: Verdict) -> str:
+        # TRANSLATORS: one judged move. {number} its number in the game (as in /record and the web replay); {move} the
+        # move played; {label} blunder/mistake/inaccuracy; {before} and {after} chances to win ("62%"); {best} the
+        # better move.
         return _(
-            "turn {turn}: {move} — {label} ({before} → {after}); better: {best}",
-            turn=turn,
-            move=f"`{j.move}`",
-            label=label_text(j.label),
-            before=percent(j.before),
-            after=percent(j.after),
-            best=f"`{j.best}`",
+            "move {number}: {move} — {label} ({before} → {after}); better: {best}",
+            number=v.ply,
+            move=f"`{v.move}`",
+            label=label_text(v.label),
+            before=percent(v.before),
+            after=percent(v.after),
+            best=f"`{v.best}`",
         )
 
     # --- /hint ------------------------------------------------------------------------------------
@@ -460,36 +517,54 @@ class Coach(commands.Cog):
             raise UserError(_("It's not your turn: ask for a hint when it is."))
         await answers.defer(interaction, thinking=True, ephemeral=True)
         move, chance = await self._hint_move(game.to_dict())
+        command = self._command_for(kind, game, move)
         after = game.copy()
         after.play(move)
         what = kind.describe_move(after, record.names)
         count = await self.analyses.add_hint(record.id, seat)
         if what:
-            # TRANSLATORS: a hint. {move} the move; {what} what it does ("captured Ben's building on B2"); {chance} the
-            # player's chance to win after it ("62%"); {count} hints used in this game.
+            # TRANSLATORS: a hint. {move} the move; {command} the command that plays it with its options (a mention
+            # and `square:C2 quick:E1`); {what} what it does ("captured Ben's building on B2"); {chance} the player's
+            # chance to win after it ("62%"); {count} hints used in this game.
             text = _(
-                "💡 Play {move} ({what}). Your chance to win after it: about {chance}. (Hints used in this game: "
-                "{count}.)",
+                "💡 Play {move}: {command} ({what}). Your chance to win after it: about {chance}. (Hints used in this "
+                "game: {count}.)",
                 move=f"`{move}`",
+                command=command,
                 what=what,
                 chance=percent(chance),
                 count=count,
             )
         else:
+            # TRANSLATORS: a hint. {move} the move; {command} the command that plays it with its options (a mention
+            # and `square:C2 quick:E1`); {chance} the player's chance to win after it ("62%"); {count} hints used.
             text = _(
-                "💡 Play {move}: it keeps your chance to win at about {chance}. (Hints used in this game: {count}.)",
+                "💡 Play {move}: {command}. It keeps your chance to win at about {chance}. (Hints used in this game: "
+                "{count}.)",
                 move=f"`{move}`",
+                command=command,
                 chance=percent(chance),
                 count=count,
             )
         await answers.send(interaction, text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    @staticmethod
+    def _command_for(kind: GameKind, game: Game, move: str) -> str:
+        """``move`` as the command that plays it in ``game``'s position, with its options as the caller's Discord
+        shows them (:func:`bot.core.invocation.invocation`, :func:`bot.interface.mentions.invoked`)."""
+        try:
+            name, options = invocation(kind, game, move)
+        except LookupError:  # (every legal move has its command: tests/contract/test_bot.py holds it)
+            log.warning("no command of /%s plays the hint %r", kind.name, move)
+            return f"`{move}`"
+        return mentions.invoked(f"{kind.name} {name}", options)
 
     async def _hint_move(self, state: dict[str, Any]) -> tuple[str, float]:
         """The hint's search in the computer's worker processes (the play feature's), else in the analysis worker."""
         play = self.bot.get_cog("Play")
         computer = getattr(play, "computer", None)
         pool: WorkerPool = computer.thinker if computer is not None else self.analyst
-        move, chance = await pool.run(_hint, state)
+        move, chance = await pool.run(_hint, state, time.time() + COMPUTER_REPLY)
         return str(move), float(chance)
 
     async def _server_language(self, guild: int | None) -> str:

@@ -17,20 +17,24 @@ import json
 from typing import TYPE_CHECKING, cast
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 from discord.ext import commands
 
+from .. import i18n
 from ..core.errors import UserError
 from ..core.forgetting import forget
 from ..core.record import Record, Status
+from ..core.tournament.event import Phase
 from ..i18n import _, n_, p_
 from ..i18n.names import escape
-from ..i18n.wording import describe_duration
+from ..i18n.wording import describe_duration, jump_link
 from ..interface import answers, mentions
 from ..interface.buttons import GameButton, cog_named, view
 from ..storage.finished_games import Records
 from ..storage.privacy import Privacy as Store
 from ..storage.ratings import Ratings
+from .tournament._words import title
 
 if TYPE_CHECKING:
     from ..interface.client import HongBot
@@ -89,6 +93,11 @@ def info_text(days: float | None) -> str:
             "• your ratings and stats for each game, in each server and on the global leaderboard that every server "
             "can see;"
         ),
+        _("• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;"),
+        _(
+            "• where a server shows its games on the web (its choice, off by default): your display name on their "
+            "pages, and the board images drawn for them (kept at most 15 minutes, and never in the bot's database);"
+        ),
         _("• while you play: the game, its timers and the posts still to make (gone when it ends)."),
         retention_text(days),
         "",
@@ -142,18 +151,27 @@ class Privacy(commands.Cog):
         """Send the caller their data (:meth:`bot.storage.privacy.Privacy.export`) as ``hongbot-<user id>.json``,
         privately; without any, say so."""
         data = await self.store.export(interaction.user.id)
-        games, ratings = len(data["games"]), len(data["ratings"])
-        if not games and not ratings:
+        games, ratings, tournaments = len(data["games"]), len(data["ratings"]), len(data["tournaments"])
+        if not games and not ratings and not tournaments:
             await answers.send(
-                interaction, _("I keep nothing about you: no finished games, no ratings."), ephemeral=True
+                interaction,
+                _("I keep nothing about you: no finished games, no ratings, no tournament entries."),
+                ephemeral=True,
             )
             return
         text = json.dumps(data, ensure_ascii=False, indent=1).encode()
-        # TRANSLATORS: {count} finished games; the file holds them with the person's ratings and stats
-        content = n_(
-            "Everything I keep about you, as JSON: {count} finished game, and your ratings and stats.",
-            "Everything I keep about you, as JSON: {count} finished games, and your ratings and stats.",
-            games,
+        held = []
+        if games:
+            held.append(n_("{count} finished game", "{count} finished games", games))
+        if tournaments:
+            held.append(n_("{count} tournament entry", "{count} tournament entries", tournaments))
+        if ratings:
+            held.append(_("your ratings and stats"))
+        # TRANSLATORS: {held} lists what the file holds: "2 finished games, 1 tournament entry and your ratings and
+        # stats" (each part translated apart, listed as the language lists things)
+        content = _(
+            "Everything I keep about you, as JSON: {held}.",
+            held=format_list(held, locale="en_GB" if i18n.current() == i18n.SOURCE else i18n.current()),
         )
         await answers.send(
             interaction,
@@ -191,13 +209,28 @@ class Privacy(commands.Cog):
         entered = await self.store.open_tournaments(user_id)
         if entered:
             t = entered[0]
-            name = escape(t.name) if t.name else f"#{t.id}"
-            # TRANSLATORS: {tournament} is a tournament's name; {withdraw} the command /tournament withdraw (a mention)
+            name = title(t, self.layer.kinds[t.kind]) if t.kind in self.layer.kinds else escape(t.name or t.id)
+            post = jump_link(t.guild_id, t.channel_id) + (f"/{t.message_id}" if t.message_id else "")
+            if t.phase is Phase.SIGNUP:
+                # TRANSLATORS: {tournament} is a tournament's name, {post} a link to its sign-up post, {leave} the
+                # label of its button Leave (in bold).
+                raise UserError(
+                    _(
+                        "You're signed up for the tournament **{tournament}**: press {leave} on its sign-up post "
+                        "({post}) first, then ask again.",
+                        tournament=name,
+                        post=post,
+                        leave=f"**{p_('button', 'Leave')}**",
+                    )
+                )
+            # TRANSLATORS: {tournament} is a tournament's name, {post} a link to its sign-up post; {withdraw} the
+            # command /tournament withdraw (a mention)
             raise UserError(
                 _(
-                    "You're still in the tournament **{tournament}**: leave it with {withdraw} first (or wait for "
-                    "its end), then ask again.",
+                    "You're still playing in the tournament **{tournament}** ({post}): leave it with {withdraw} first "
+                    "(or wait for its end), then ask again.",
                     tournament=name,
+                    post=post,
                     withdraw=mentions.command("tournament withdraw"),
                 )
             )

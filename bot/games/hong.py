@@ -46,10 +46,10 @@ def rematch(options: dict, rng: random.Random) -> tuple[bool, dict]:
 
 
 def score(game: hong.HongGame, names: tuple[str, str]) -> str:
-    """ "Hongs 9 / 15 (castle, 40 spaces left)" — and, with the expansion, once the count has reached the threshold
-    while play goes on, why it isn't over (rules, "Decided early": dragons can still break Hongs)."""
+    """ "Hongs 9 / 15 (castle, 40 spaces left)". (Why a count past the threshold doesn't end a game with the
+    expansion is said once, by the move that reached it: :func:`describe_move`.)"""
     # TRANSLATORS: {hongs} and {threshold} are numbers; {board} is the board's name (castle, garden, inner).
-    line = n_(
+    return n_(
         "Hongs {hongs} / {threshold} ({board}, {count} space left)",
         "Hongs {hongs} / {threshold} ({board}, {count} spaces left)",
         len(game.empty_squares()),
@@ -57,12 +57,6 @@ def score(game: hong.HongGame, names: tuple[str, str]) -> str:
         threshold=game.threshold,
         board=game.board.name,
     )
-    if game.expansion and not game.is_over and game.hong_count() >= game.threshold:
-        line += " — " + _(
-            "enough for the dragon master now, but Great Dragons can still break Hongs: the count "
-            "that decides is the one when the board is full"
-        )
-    return line
 
 
 def prompt(game: hong.HongGame, names: tuple[str, str]) -> str:
@@ -172,7 +166,8 @@ def _spans(hongs: list[hong.Hong]) -> str:
 def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
     """What the last move did (:meth:`engine.hong.HongGame.last_move_events`): "broke the Hong of 1 at B1", "a new
     Hong of 2 at A2–A3: it summons the Great Dragon D2 (rotate)"; "" when it changed no Hong. The count itself is
-    in the score line, and an early decision in the result."""
+    in the score line, and an early decision in the result. With the expansion, the move that takes the count to the
+    target says (once, not every post after it) that dragons can still break Hongs until the board is full."""
     events = game.last_move_events()
     broken = [e.hong for e in events if e.kind == "broken" and e.hong is not None]
     made = [e for e in events if e.kind == "hong"]
@@ -202,6 +197,15 @@ def describe_move(game: hong.HongGame, names: tuple[str, str]) -> str:
             # TRANSLATORS: {hongs} is "new Hongs of 1 at C4 and 3 at B4–D4"; {dragons} "D1 (swap) or D3 (flip)".
             text = _("{hongs}: they summon a Great Dragon, {dragons}", hongs=text, dragons=choices)
         parts.append(text)
+    if events and game.expansion and not game.is_over:
+        after, threshold = events[0].hongs, events[0].threshold
+        if after >= threshold > after - len(made) + len(broken):  # this move took the count to the threshold: once
+            parts.append(
+                _(
+                    "enough for the dragon master now, but Great Dragons can still break Hongs: the count "
+                    "that decides is the one when the board is full"
+                )
+            )
     return "; ".join(parts)
 
 
@@ -331,8 +335,9 @@ def _castle_balance_text() -> str:
 def _lair_text() -> str:
     # TRANSLATORS: {challenge} and {dragon} are the commands /hong challenge and /hong dragon (mentions).
     return _(
-        "With the expansion (the Lair of the Seven Great Dragons, chosen in {challenge}) the seven Great Dragons "
-        "wait in the lair on spaces 1 to 7, one for each Hong size.\n\nWhen your placement creates a Hong and "
+        "With the expansion (the Lair of the Seven Great Dragons, chosen in {challenge}) the seven Great Dragons, "
+        "one for each action the next pages show, are dealt at random to the lair's spaces 1 to 7 when the game "
+        "starts: one for each Hong size, drawn under the board.\n\nWhen your placement creates a Hong and "
         "the dragon of its size is still in the lair, you summon it and carry out its action at once with "
         "{dragon}; then it leaves the game. If several sizes have a dragon waiting, you choose one; the others "
         "stay. An action that creates Hongs summons one more dragon the same way. Summoning isn't optional, but a "
@@ -406,6 +411,7 @@ RULES = (
                     "`D1` and `D3`)."
                 ),
                 {"board": "inner", "seed": 1, "stones": _STONES},
+                marks=("C2", "B2", "D2", "D1"),  # (D3: the last move, highlighted already)
             ),
         ),
     ),

@@ -352,7 +352,12 @@ RULES = (
         lambda: p_("rules", "Placing and capturing"),
         _capture_text,
         (
-            Illustration(_CAPTURE, lambda: _("Blue to move: `S@C2` is legal, `S@D4` is not."), refused=("S@D4",)),
+            Illustration(
+                _CAPTURE,
+                lambda: _("Blue to move: `S@C2` is legal, `S@D4` is not."),
+                refused=("S@D4",),
+                marks=("C2", "D4"),
+            ),
             Illustration((*_CAPTURE, "S@C2"), _after("S@C2")),
         ),
     ),
@@ -360,14 +365,16 @@ RULES = (
         lambda: p_("rules", "Roofs and height"),
         _roof_text,
         (
-            Illustration(_ROOF, lambda: _("Blue to move: `R@C2` is legal, `S@C2` is not."), refused=("S@C2",)),
+            Illustration(
+                _ROOF, lambda: _("Blue to move: `R@C2` is legal, `S@C2` is not."), refused=("S@C2",), marks=("C2",)
+            ),
             Illustration((*_ROOF, "R@C2"), _after("R@C2")),
         ),
     ),
     RulesPage(
         lambda: p_("rules", "The end and the winner"),
         _end_text,
-        (Illustration(_CENTRE_TIE, lambda: _("12–12: blue controls the centre `C3` and wins.")),),
+        (Illustration(_CENTRE_TIE, lambda: _("12–12: blue controls the centre `C3` and wins."), marks=("C3",)),),
     ),
 )
 

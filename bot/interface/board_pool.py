@@ -66,10 +66,12 @@ def _draw(
     ended,
     language: str = i18n.SOURCE,
     locales: Path | None = None,
+    marks: Sequence[str] = (),
     then: str | None = None,
 ) -> bytes:
     """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
-    (no replay: the bot checked it) — and with ``then``, that move played on it (a preview) — drawn by ``render`` in
+    (no replay: the bot checked it) — and with ``then``, that move played on it (a preview) — drawn by ``render`` (the
+    squares ``marks`` ringed) in
     ``language`` (a code of :func:`bot.i18n.languages`; its catalog read once per process) from the catalogs in
     ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for.
 
@@ -81,7 +83,7 @@ def _draw(
     game = registry.find(game_name).load(state, replay=False)
     if then is not None:
         game.play(then)
-    return render.png(game, names, ended=ended, translations=i18n.translations(language))
+    return render.png(game, names, ended=ended, translations=i18n.translations(language), marks=marks)
 
 
 def build_replay(
@@ -212,10 +214,12 @@ class Renderer(WorkerPool):
         ended=None,
         priority: int = PLAYER,
         language: str | None = None,
+        marks: Sequence[str] = (),
     ) -> bytes:
         """The board of ``game`` as PNG bytes (``kind.render.png``: the same bytes in a worker or here), drawn
         when a slot is free for ``priority``, every word in ``language`` (a code of :func:`bot.i18n.languages`;
-        default: the language current when this is called — the post's, built ``with i18n.language(…)``).
+        default: the language current when this is called — the post's, built ``with i18n.language(…)``), the
+        squares ``marks`` ringed (a rules page's board).
 
         A worker that died is replaced and the board drawn once more (:meth:`bot.interface.computer_pool.WorkerPool.run`).
 
@@ -226,9 +230,11 @@ class Renderer(WorkerPool):
         async with self.slot(priority):
             if self.workers <= 0:
                 return await asyncio.to_thread(
-                    kind.render.png, game, names, ended=ended, translations=i18n.translations(language)
+                    kind.render.png, game, names, ended=ended, translations=i18n.translations(language), marks=marks
                 )
-            return await self.run(_draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES)
+            return await self.run(
+                _draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES, tuple(marks)
+            )
 
     async def preview(
         self,
@@ -256,7 +262,7 @@ class Renderer(WorkerPool):
                 after.play(move)
                 return await asyncio.to_thread(kind.render.png, after, names, translations=i18n.translations(language))
             return await self.run(
-                _draw, kind.render, kind.name, game.to_dict(), names, None, language, i18n.LOCALES, move
+                _draw, kind.render, kind.name, game.to_dict(), names, None, language, i18n.LOCALES, (), move
             )
 
     async def warm_up(self, kinds) -> None:

@@ -25,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable
 
+from ..budget import COMPUTER_REPLY
 from .metrics import COMPUTER_THINK
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,22 @@ log = logging.getLogger(__name__)
 LEVELS = ("easy", "medium", "hard")
 
 
-def _choose(kind: str, state: dict, level: str, seed: int) -> str:
-    from engine.ai import choose_move_from_dict
+def _choose(kind: str, state: dict, level: str, seed: int, until: float | None = None) -> str:
+    """In a worker: the move, its search stopped by ``until`` (Unix seconds, wall time: the reply's deadline, set
+    when it was asked for — a request that waited for the worker has less left) or the level's own cap."""
+    from engine.ai import SETTINGS, choose_move_from_dict
 
-    return choose_move_from_dict(kind, state, level=level, seed=seed)
+    return choose_move_from_dict(kind, state, level=level, seed=seed, seconds=time_left(until, kind, level, SETTINGS))
+
+
+def time_left(until: float | None, kind: str, level: str, settings: dict) -> float | None:
+    """Seconds of search left before ``until`` (Unix seconds; None: no deadline), never more than the level's
+    own wall-clock cap (``settings[kind][level]["seconds"]``), never less than 0 (the search then completes its
+    first depth only)."""
+    if until is None:
+        return None
+    cap = float(settings.get(kind, {}).get(level, {}).get("seconds", COMPUTER_REPLY))
+    return max(0.0, min(cap, until - time.time()))
 
 
 #: How much lower the computer's workers run than the bot (``os.nice``: 0 same, 19 lowest).
@@ -137,8 +150,11 @@ class Thinker(WorkerPool):
         """Start the workers now (imports take a moment), so the first computer move is not slower."""
         await self.run(_warm_up)
 
-    async def choose(self, kind: str, state: dict, level: str, seed: int) -> str:
-        """A legal move for the player to move in ``state`` (an engine ``to_dict()``) at ``level``.
+    async def choose(self, kind: str, state: dict, level: str, seed: int, until: float | None = None) -> str:
+        """A legal move for the player to move in ``state`` (an engine ``to_dict()``) at ``level``, its search ended
+        by ``until`` (Unix seconds, wall time; default :data:`bot.budget.COMPUTER_REPLY` from now), the wait for a
+        free worker counted: on a busy host, or with several games waiting, the computer searches less deep but
+        answers in time.
 
         A worker that died is replaced and the move asked for once more (:meth:`WorkerPool.run`), so one lost worker
         does not leave every later computer game playing fallback moves.
@@ -148,6 +164,7 @@ class Thinker(WorkerPool):
             BrokenProcessPool: the fresh pool broke too.
         """
         started = time.monotonic()
-        move = await self.run(_choose, kind, state, level, seed)
+        until = time.time() + COMPUTER_REPLY if until is None else until
+        move = await self.run(_choose, kind, state, level, seed, until)
         COMPUTER_THINK.labels(level).observe(time.monotonic() - started)  # (waiting for a free worker included)
         return move

@@ -119,6 +119,31 @@ def option(path: str, name: str) -> str:
     return localised_names(code, siblings)[name]
 
 
+def invoked(path: str, options: Mapping[str, object]) -> str:
+    """The command at ``path`` (English names) with ``options`` (English option names → values, in order) for a
+    message, as a player would type it in the current language: its mention and the options in code quotes
+    (``</hongkong place:1234> `square:C2 quick:E1```; in German ``…`feld:C2 extra:E1```), a choice by its name as
+    Discord shows it (``teil:Dach``), a bool as ``True``/``False``; unknown ids: the whole of it as typed
+    (```/hongkong setzen feld:C2 extra:E1```)."""
+    shown = " ".join(f"{option(path, name)}:{_value(path, name, value)}" for name, value in options.items())
+    if _ids.get(path.split()[0]) is None:
+        return f"`{' '.join(filter(None, (typed(path), shown)))}`"
+    return " ".join(filter(None, (command(path), f"`{shown}`" if shown else "")))
+
+
+def _value(path: str, name: str, value: object) -> str:
+    """An option's value as Discord shows it in the current language: a choice's name from the catalogs (the
+    translator's, :mod:`bot.interface.translator`), anything else as it is."""
+    found = _find(path)
+    if isinstance(found, app_commands.Command):
+        for parameter in found.parameters:
+            if parameter.name == name:
+                for choice in parameter.choices:
+                    if choice.value == value:
+                        return i18n.p_("choice", str(getattr(choice.name, "message", choice.name)))
+    return str(value)
+
+
 naming.install(command, option)  # the game layer (bot.core) names commands as Discord shows them
 
-__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "install", "installed_ids", "typed", "command", "option"]
+__all__ = ["NO_MENTIONS", "MENTION_PLAYERS", "install", "installed_ids", "typed", "command", "option", "invoked"]

@@ -111,12 +111,25 @@ def board_alt(kind: GameKind, game: Game, record: Record) -> str:
     """A board image's alt text, in the current language: the game, the turn, the score, and whose turn it is or how
     the game ended — what a player who can't see the image needs ("Hong Kong board, turn 12. Buildings: Ann 5 –
     Ben 4. Ben (orange) to move.")."""
-    score = kind.score(game, record.names)
     if record.result is not None:
         status = result_text(kind, record, game)
     else:
         # TRANSLATORS: {player} is the name of the player to move, {role} their side ("blue", "emperor").
         status = _("{player} ({role}) to move.", player=record.player(game.to_move).shown, role=kind.role(game.to_move))
+    return _alt(kind, game, kind.score(game, record.names), status)
+
+
+def position_alt(kind: GameKind, game: Game, names: tuple[str, str]) -> str:
+    """:func:`board_alt` of a position that is no stored game (a lesson's board): whose turn it is, or the game's
+    own result once it is over."""
+    if game.is_over:
+        status = kind.result(game, names)
+    else:
+        status = _("{player} ({role}) to move.", player=names[game.to_move], role=kind.role(game.to_move))
+    return _alt(kind, game, kind.score(game, names), status)
+
+
+def _alt(kind: GameKind, game: Game, score: str, status: str) -> str:
     # TRANSLATORS: the alt text of a board image. {game} is "Hong Kong" or "Hong"; {turn} a number; {score} the score
     # line ("Buildings: Ann 5 – Ben 4"); {status} whose turn it is or how the game ended (a sentence).
     return _(
@@ -480,7 +493,7 @@ async def post_first_board(
         record.channel_id,
         f"{heading}\n{status_line(kind, game, record)}",
         nonce=nonce(announcement),
-        data=await board_picture(kind, game, record),
+        data=await board_picture(kind, game, record) if starts_with_board(game, record) else None,
         name=board_name(kind, announcement),
         allowed_mentions=MENTION_PLAYERS,
         **watch(await watch_view(bot, record)),
@@ -551,6 +564,12 @@ def turn_message(kind: GameKind, turn: Turn) -> tuple[str, discord.ui.View | Non
     # TRANSLATORS: {mentions} pings the players of the game that just ended.
     text = text.strip() + "\n" + _("{mentions} — thanks for playing!", mentions=" ".join(people))
     return text, final_board_view(record.id)
+
+
+def starts_with_board(game: Game, record: Record) -> bool:
+    """One board a round against the computer, from the start: when the computer moves first, the game's first post
+    is text alone (an empty board saying "thinking…" would come just before the board of its move)."""
+    return not record.player(game.to_move).bot
 
 
 def shows_board(turn: Turn) -> bool:
@@ -741,6 +760,7 @@ __all__ = [
     "post_first_board",
     "turn_message",
     "shows_board",
+    "starts_with_board",
     "complete",
     "post_turn",
     "send_quietly",

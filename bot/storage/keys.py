@@ -136,12 +136,6 @@ class Keys:
         (the game id; empty for a server's page) and ``lang`` (the server's language when the link was made)."""
         return f"{PREFIX}:web:link:{token}"
 
-    @staticmethod
-    def web_cache(name: str) -> str:
-        """The web companion's own cache (a rendered board, :mod:`bot.web.boards`): the one thing the web process
-        writes, each with a TTL."""
-        return f"{PREFIX}:web:cache:{name}"
-
     @classmethod
     def reply(cls, channel_id: int, member: str) -> str:
         """The interaction whose change a turn announcement (outbox ``member``) announces, while Discord lets it be
@@ -160,6 +154,11 @@ class Keys:
     @classmethod
     def rematch_votes(cls, channel_id: int, game_id: str) -> str:
         return f"{cls.channel(channel_id)}:rematch:{game_id}"
+
+    @classmethod
+    def rematch_message(cls, channel_id: int, game_id: str) -> str:
+        """The message that asked a finished game's other player for a rematch (its id), retired when it starts."""
+        return f"{cls.channel(channel_id)}:rmmsg:{game_id}"
 
     @classmethod
     def quarantine(cls, channel_id: int, when: float) -> str:

@@ -13,6 +13,10 @@ Where a user id or a display name is kept (keys from :class:`bot.storage.keys.Ke
 - a finished game's rematch votes (``rematch:<game id>``, 7 days): their vote removed;
 - damaged records set aside for inspection (``quarantine:<when>``): deleted when they hold the id or the name.
 
+The board images the web pages draw are never in Redis (:mod:`bot.web.boards`: a web process's memory, at most 15
+minutes); their addresses cover the names shown, so once a game's record is rewritten its old boards answer 404 and
+the pages draw them again, with "a former player".
+
 Nothing else holds a user id or a name: deadlines and announcements name channels and games, settings are a
 server's, command ids the application's, a game's analysis and hint counts (:mod:`bot.storage.analyses`) its moves and
 seats; those two go with the finished record past its retention.
@@ -28,7 +32,9 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
+
+from engine.movetext import iso
 
 from ..core.record import FORMER_NAME, Record, RecordError, Status
 from ..core.tournament.event import Tournament
@@ -142,36 +148,42 @@ class Privacy:
     # --- export -----------------------------------------------------------------------------------
 
     async def export(self, user_id: int) -> dict:
-        """Everything kept about ``user_id``, as JSON-ready data::
+        """Everything kept about ``user_id``, as JSON-ready data a person can read: times in ISO 8601 (UTC), ids as
+        text (JSON readers lose digits of a snowflake as a number), no internals (no engine state, no rating model)::
 
-            {"user_id": str, "games": [record (Record.to_dict), ...],             # finished, oldest first
-             "ratings": [{"game": kind, "scope": "global" | "g<server id>", "rating": int, "uncertainty": int,
-                          "games", "wins", "losses", "draws", "streak": int, "name": str, "last": float,
-                          "seats": [[w, l, d], [w, l, d]], "mu": float, "sigma": float}, ...]}
+            {"user_id": str,
+             "games": [{"id", "game", "server", "channel", "started", "ended", "players": [{"name", "role": seat,
+                        "you": bool}, ...], "options": {...}, "moves": [...], "result": str}, ...],  # oldest first
+             "ratings": [{"game", "leaderboard": "global" | "server <id>", "rating": int, "uncertainty": int,
+                          "provisional": bool, "games", "wins", "losses", "draws", "streak": int, "name": str,
+                          "last_game": str, "by_seat": [{"wins", "losses", "draws"}, {...}]}, ...],
+             "tournaments": [{"id", "name", "game", "format", "status", "server", "channel", "created",
+                              "entry": {"name", "seed", "joined_round", "withdrew_before_round"},
+                              "your_games": [{"round", "opponent": name | None, "result", "game"}, ...]}, ...]}
 
-        (ids as text: JSON readers lose digits of a snowflake as a number).
+        (``result`` of a tournament game: ``win``, ``loss``, ``draw``, ``win by forfeit``, ``loss by forfeit``,
+        ``bye``, ``rest``, or ``playing``.)
         """
         ratings = [
             {
                 "game": kind,
-                "scope": scope,
+                "leaderboard": "global" if scope == "global" else f"server {scope.removeprefix('g')}",
                 "rating": s.rating,
                 "uncertainty": s.uncertainty,
+                "provisional": s.provisional,
                 "games": s.games,
                 "wins": s.wins,
                 "losses": s.losses,
                 "draws": s.draws,
                 "streak": s.streak,
                 "name": s.name,
-                "last": s.last,
-                "seats": [list(seat) for seat in s.seats],
-                "mu": s.mu,
-                "sigma": s.sigma,
+                "last_game": _iso(s.last),
+                "by_seat": [{"wins": won, "losses": lost, "draws": drawn} for won, lost, drawn in s.seats],
             }
             for kind, scope, s in await self.standings(user_id)
         ]
-        games = [record.to_dict() for _key, record in await self.finished_of(user_id)]
-        tournaments = [t.to_dict() for t in await Tournaments(self.redis, time.time).involving(user_id)]
+        games = [_game(record, user_id) for _key, record in await self.finished_of(user_id)]
+        tournaments = [_tournament(t, user_id) for t in await Tournaments(self.redis, time.time).involving(user_id)]
         return {"user_id": str(user_id), "games": games, "ratings": ratings, "tournaments": tournaments}
 
     # --- forgetting -------------------------------------------------------------------------------
@@ -322,6 +334,84 @@ class Privacy:
             await guarded(self.redis, None, ("DEL", kept))
         await guarded(self.redis, None, ("SREM", DONE, member))
         await guarded(self.redis, bucket, ("DEL", key), ("ZREM", index, member))
+
+
+def _iso(ts: float | None) -> str | None:
+    """Unix seconds → ``2025-01-02T18:04:11Z`` (UTC), None for none."""
+    return iso(ts) if ts else None
+
+
+def _game(record: Record, user_id: int) -> dict[str, Any]:
+    """A finished game as its player reads it (see :meth:`Privacy.export`)."""
+    return {
+        "id": record.id,
+        "game": record.kind,
+        "server": str(record.guild_id),
+        "channel": str(record.channel_id),
+        "started": _iso(record.started or record.created),
+        "ended": _iso(record.ended),
+        "players": [
+            {"name": p.name, "seat": seat, "you": p.id == user_id}
+            for seat, p in enumerate(record.players)
+            if p is not None
+        ],
+        "options": dict(record.options),
+        "moves": list(record.game_state.get("moves", [])),
+        "result": record.result.text if record.result else None,
+    }
+
+
+#: A tournament board's result for the player in seat 0 and in seat 1 (:data:`bot.core.tournament.event.RESULTS`).
+_RESULT_WORDS = {
+    "1-0": ("win", "loss"),
+    "0-1": ("loss", "win"),
+    "=": ("draw", "draw"),
+    "+-": ("win by forfeit", "loss by forfeit"),
+    "-+": ("loss by forfeit", "win by forfeit"),
+    "--": ("loss by forfeit", "loss by forfeit"),
+    "bye": ("bye", "bye"),
+    "rest": ("rest", "rest"),
+}
+
+
+def _tournament(t: Tournament, user_id: int) -> dict[str, Any]:
+    """A tournament as an entrant reads it: what it is, their entry and their games (see :meth:`Privacy.export`)."""
+    entrant = t.entrant(user_id)
+    names = {e.id: e.name for e in t.entrants}
+    played = []
+    for number, boards in enumerate(t.boards, start=1):
+        for board in boards:
+            if not board.has(user_id):
+                continue
+            seat = 0 if board.first == user_id else 1
+            opponent = board.opponent(user_id)
+            played.append(
+                {
+                    "round": number,
+                    "opponent": names.get(opponent) if opponent is not None else None,
+                    "result": _RESULT_WORDS[board.result][seat] if board.result in _RESULT_WORDS else "playing",
+                    "game": board.game,
+                }
+            )
+    return {
+        "id": t.id,
+        "name": t.name or None,
+        "game": t.kind,
+        "format": t.format.value,
+        "status": t.phase.value,
+        "server": str(t.guild_id),
+        "channel": str(t.channel_id),
+        "created": _iso(t.created),
+        "entry": None
+        if entrant is None
+        else {
+            "name": entrant.name,
+            "seed": entrant.seed,
+            "joined_round": entrant.joined,
+            "withdrew_before_round": entrant.withdrawn,
+        },
+        "your_games": played,
+    }
 
 
 __all__ = ["Privacy", "Erased", "CHUNK", "SWEEP_LIMIT"]

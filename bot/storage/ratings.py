@@ -245,12 +245,16 @@ class Page:
         page: this page, 0-based (clamped to the last page).
         pages: number of pages (at least 1).
         total: players on the leaderboard.
+        start: the place of the page's first entry on the whole leaderboard (0-based).
+        established: players on the leaderboard who are not provisional (ranked before every provisional one).
     """
 
     entries: list[tuple[int, Standing]]
     page: int
     pages: int
     total: int
+    start: int = 0
+    established: int = 0
 
 
 class Ratings:
@@ -384,4 +388,5 @@ class Ratings:
                 rank = await self._rank_of(board, score) if n == 0 else start + n + 1
                 tier = _tier(score)
             entries.append((rank, Standing.from_hash(int(uid), h)))
-        return Page(entries, page, pages, total)
+        established = await self.redis.zcount(board, f"({-_PROVISIONAL_OFFSET / 2}", "+inf")
+        return Page(entries, page, pages, total, start, int(established))

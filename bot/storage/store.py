@@ -8,7 +8,8 @@ server (every key of one channel shares the ``{ch:<channel id>}`` hash tag; :cla
 - ``hongbot:{ch:<cid>}:done:<game id>`` — the JSON of a finished game, written in the same atomic step
   that frees the channel.
 - ``hongbot:finished`` — a sorted set of ``<channel id>:<game id>`` by end time (an index, written after).
-- ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes.
+- ``hongbot:{ch:<cid>}:msg:<game id>`` — a challenge message's id; ``…:rematch:<game id>`` — rematch votes;
+  ``…:rmmsg:<game id>`` — the message that asked for the rematch.
 - ``hongbot:{ch:<cid>}:reply:<turn announcement>`` — the interaction a stored turn answers (application id and token,
   15 minutes: :meth:`Keys.reply`), written by the commit, so the reconciler completes it if this process dies.
 - ``hongbot:{g:<guild id>}:active`` — the server's channels with a running game.
@@ -805,6 +806,24 @@ class GameStore:
             await guarded(self.redis, self.keys.bucket(channel_id), ("SET", key, value, "NX", "KEEPTTL"))
             return None
         return int(message)
+
+    async def remember_rematch(self, channel_id: int, game_id: str, message_id: int, ttl: int = 7 * 24 * 3600) -> None:
+        """Note the message that asked for ``game_id``'s rematch (kept as long as its votes), to retire it when the
+        rematch starts (:meth:`claim_rematch_message`)."""
+        writing()
+        await guarded(
+            self.redis,
+            self.keys.bucket(channel_id),
+            ("SET", self.keys.rematch_message(channel_id, game_id), message_id, "EX", ttl),
+        )
+
+    async def claim_rematch_message(self, channel_id: int, game_id: str) -> int | None:
+        """The noted rematch request's message id for exactly one caller (it is forgotten), None for every other."""
+        writing()
+        (value,) = await guarded(
+            self.redis, self.keys.bucket(channel_id), ("GETDEL", self.keys.rematch_message(channel_id, game_id))
+        )
+        return int(value) if value and str(value).isdigit() else None
 
     async def vote_rematch(
         self, channel_id: int, game_id: str, *user_ids: int, ttl: int = 7 * 24 * 3600

@@ -7,11 +7,12 @@ created once by the first bot process that needs it, from :mod:`secrets`), cut t
 never the secret part.
 
 The bot writes, beside each token it hands out, what the token opens (:meth:`Keys.web_link`: server, channel, game
-id, the server's language then): the web process only reads it (:meth:`WebLinks.resolve`), and checks the token
+id, the server's language then; a server's page also the server's name, which the page is titled with): the web process only reads it (:meth:`WebLinks.resolve`), and checks the token
 again against the server's *current* epoch (:attr:`bot.storage.settings.GuildSettings.web_epoch`) and setting
 (``/settings web``). Bumping the epoch (:meth:`bot.storage.settings.SettingsStore.revoke_web_links`) revokes every
 link of the server at once, without finding or deleting them: each old token stops matching. The entries hold no
-person (ids of a server, a channel and a game, and a language code); they are kept as long as the games they open.
+person (ids of a server, a channel and a game, a language code, a server's name); they are kept as long as the games
+they open.
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ TOKEN_BYTES = 16
 @dataclass(frozen=True)
 class Link:
     """What a valid token opens: a game (``game_id`` set) or a server's page (``game_id`` ""), the server's
-    settings now, and the language of its pages (the server's ``/settings language``, else its language in Discord
-    when the link was made)."""
+    settings now, the language of its pages (the server's ``/settings language``, else its language in Discord
+    when the link was made), and — a server's page — the server's name as Discord showed it then ("" unknown)."""
 
     guild_id: int
     channel_id: int
     game_id: str
     language: str
     settings: GuildSettings
+    name: str = ""
 
 
 def make_token(secret: bytes, subject: str) -> str:
@@ -98,7 +100,8 @@ class WebLinks:
         return self._secret
 
     async def _entry(self, token: str, fields: dict[str, str | int]) -> None:
-        written = f"{token}:{fields['channel']}"  # (a game that moved to a thread, or back, is written again)
+        # (a game that moved to a thread, or back, is written again; a server's page whose server was renamed too)
+        written = f"{token}:{fields['channel']}:{fields.get('name', '')}"
         if written in self._written:
             return
         writing()
@@ -121,16 +124,21 @@ class WebLinks:
         await self._entry(token, {"guild": guild_id, "channel": channel_id, "game": game_id, "lang": language})
         return token
 
-    async def server_link(self, guild_id: int, language: str, settings: GuildSettings | None = None) -> str | None:
-        """The token of a server's page (its leaderboard and live games), or None unless ``/settings web`` is
-        ``public``."""
+    async def server_link(
+        self, guild_id: int, language: str, settings: GuildSettings | None = None, name: str = ""
+    ) -> str | None:
+        """The token of a server's page (its leaderboard and live games, titled with its ``name``), or None unless
+        ``/settings web`` is ``public``."""
         settings = settings or await self.settings.get(guild_id)
         if settings.web != "public":
             return None
         secret = await self.secret(create=True)
         assert secret is not None
         token = make_token(secret, server_subject(guild_id, settings.web_epoch))
-        await self._entry(token, {"guild": guild_id, "channel": 0, "game": "", "lang": language})
+        fields: dict[str, str | int] = {"guild": guild_id, "channel": 0, "game": "", "lang": language}
+        if name:  # (unknown: the name written before stays)
+            fields["name"] = name
+        await self._entry(token, fields)
         return token
 
     async def resolve(self, token: str) -> Link | None:
@@ -157,25 +165,7 @@ class WebLinks:
         )
         if not hmac.compare_digest(make_token(secret, subject), token):
             return None
-        return Link(guild_id, channel_id, game_id, entry.get("lang", "en"), settings)
+        return Link(guild_id, channel_id, game_id, entry.get("lang", "en"), settings, entry.get("name", ""))
 
 
-class WebCache:
-    """The web process's own cache in Redis (:meth:`Keys.web_cache`), the one thing it writes: bytes (base64, the
-    bot's clients decode replies as text) under a name, each with a TTL, shared by every web process."""
-
-    def __init__(self, redis: RedisClient, ttl: int = 7 * 24 * 3600) -> None:
-        self.redis = redis
-        self.ttl = ttl
-
-    async def get(self, name: str) -> bytes | None:
-        """The bytes cached as ``name``, or None."""
-        found = decoded(await self.redis.get(Keys.web_cache(name)))
-        return base64.b64decode(found) if found else None
-
-    async def put(self, name: str, data: bytes) -> None:
-        """Cache ``data`` as ``name`` for :attr:`ttl` seconds."""
-        await self.redis.set(Keys.web_cache(name), base64.b64encode(data).decode(), ex=self.ttl)
-
-
-__all__ = ["Link", "WebLinks", "WebCache", "TOKEN", "make_token", "game_subject", "server_subject"]
+__all__ = ["Link", "WebLinks", "TOKEN", "make_token", "game_subject", "server_subject"]

@@ -1,4 +1,5 @@
-"""``python -m bot.web`` / ``hongbot-web``: serve the web companion on ``web_port`` (default 8080 here) over the
+"""``python -m bot.web`` / ``hongbot-web``: serve the web companion on ``web_port`` (default 8080 here) of
+``web_host`` (default 127.0.0.1: a reverse proxy on this machine; ``0.0.0.0`` for every interface) over the
 Redis ``redis_url`` names — the bot's (the embedded Redis lives inside the bot's process: there, set ``web_port``
 and the bot serves the pages itself). Reads the same ``config.toml`` and environment as the bot, never the Discord
 token. Run as many as wanted behind a load balancer: they share nothing but Redis.
@@ -16,6 +17,7 @@ from ..config import ConfigError, load_config
 from ..storage.connection import connect
 from ..storage.store import GameStore
 from .app import Web, serve
+from .limits import Networks
 
 log = logging.getLogger("bot.web")
 
@@ -38,6 +40,7 @@ async def run(port: int, host: str | None) -> int:
         )
         return 2
     port = port or config.web_port or DEFAULT_PORT
+    host = host or config.web_host
     handle = await connect(
         config.redis_url,
         config.data_dir,
@@ -53,10 +56,12 @@ async def run(port: int, host: str | None) -> int:
         base,
         sharded=sharded,
         proxies=config.web_proxies,
+        trusted_proxies=Networks(config.web_trusted_proxies),
         global_leaderboard=config.web_global_leaderboard,
+        reads=max(1, config.redis_pool_size * 3 // 4),  # (the pool's rest: the live pages' shared refreshes)
     )
     runner = await serve(web_state, port, host)
-    log.info("the web companion is serving %s on port %d", base, port)
+    log.info("the web companion is serving %s on %s port %d", base, host, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     """The console script ``hongbot-web``."""
     parser = argparse.ArgumentParser(prog="python -m bot.web", description="Serve the bot's web companion.")
     parser.add_argument("--port", type=int, default=0, help="TCP port (default: web_port, else 8080)")
-    parser.add_argument("--host", default=None, help="interface to listen on (default: every one)")
+    parser.add_argument("--host", default=None, help="interface to listen on (default: web_host, else 127.0.0.1)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return asyncio.run(run(args.port, args.host))

@@ -8,9 +8,14 @@ import time
 from collections import Counter, OrderedDict
 from typing import Callable
 
+from ..config import WEB_TRUSTED_PROXIES
+
 #: Event streams (``/g/<token>/events``) one client (:func:`client_key`) may hold open at once in one web process;
 #: one more is answered 429. A reader with a few tabs open stays well below; one host can't hold hundreds.
 STREAMS = 16
+#: Event streams a web process holds open at once in all (each a connection, about 15 KB): one more is answered 503,
+#: so no crowd of viewers takes every socket (:data:`bot.web.sockets.CONNECTIONS`) or all of the process's memory.
+LIVE_STREAMS = 8_000
 
 
 def client_key(address: str) -> str:
@@ -27,23 +32,58 @@ def client_key(address: str) -> str:
     return str(ip)
 
 
-class StreamCounter:
-    """The event streams open per client in this process, at most ``limit`` each (:data:`STREAMS`)."""
+#: The reverse proxies trusted by default (``web_trusted_proxies``): loopback and the private ranges.
+PRIVATE_NETWORKS = WEB_TRUSTED_PROXIES
 
-    def __init__(self, limit: int = STREAMS) -> None:
+
+class Networks:
+    """A set of IP networks (``"10.0.0.0/8"``, ``"203.0.113.7"``, ``"2001:db8::/32"``): ``address in networks``.
+
+    Raises:
+        ValueError: one of ``networks`` is not a network or an address.
+    """
+
+    def __init__(self, networks: tuple[str, ...] | list[str] = PRIVATE_NETWORKS) -> None:
+        self.networks = tuple(ipaddress.ip_network(n.strip(), strict=False) for n in networks)
+
+    def __contains__(self, address: object) -> bool:
+        try:
+            ip = ipaddress.ip_address(str(address).strip("[]"))
+        except ValueError:
+            return False
+        if ip.version == 6 and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        return any(ip in network for network in self.networks)
+
+    def __repr__(self) -> str:
+        return f"Networks({', '.join(map(str, self.networks))})"
+
+
+class StreamCounter:
+    """The event streams open in this process: at most ``limit`` per client (:data:`STREAMS`) and ``total`` in all
+    (:data:`LIVE_STREAMS`)."""
+
+    def __init__(self, limit: int = STREAMS, total: int = LIVE_STREAMS) -> None:
         self.limit = limit
+        self.total = total
+        self.open_now = 0
         self._open: Counter[str] = Counter()
 
-    def open(self, client: str) -> bool:
-        """Count one more stream of ``client``: False (nothing counted) when it already holds :attr:`limit`."""
+    def open(self, client: str) -> int:
+        """Count one more stream of ``client``: 0, or (nothing counted) 429 when it already holds :attr:`limit`,
+        503 when the process holds :attr:`total`."""
+        if self.open_now >= self.total:
+            return 503
         if self._open[client] >= self.limit:
-            return False
+            return 429
         self._open[client] += 1
-        return True
+        self.open_now += 1
+        return 0
 
     def close(self, client: str) -> None:
         """One stream of ``client`` ended."""
         self._open[client] -= 1
+        self.open_now -= 1
         if self._open[client] <= 0:
             del self._open[client]
 
@@ -82,4 +122,4 @@ class RateLimiter:
         return wait
 
 
-__all__ = ["RateLimiter", "StreamCounter", "client_key", "STREAMS"]
+__all__ = ["Networks", "PRIVATE_NETWORKS", "RateLimiter", "StreamCounter", "client_key", "STREAMS", "LIVE_STREAMS"]

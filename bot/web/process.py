@@ -46,6 +46,7 @@ def child_environment(config: Config, redis_url: str, config_file: str) -> dict[
         HONGBOT_REDIS_POOL_TIMEOUT=str(config.redis_pool_timeout),
         HONGBOT_REDIS_CLUSTER="1" if config.redis_cluster else "0",
         HONGBOT_WEB_PROXIES=str(config.web_proxies),
+        HONGBOT_WEB_TRUSTED_PROXIES=",".join(config.web_trusted_proxies),
         HONGBOT_WEB_GLOBAL_LEADERBOARD="1" if config.web_global_leaderboard else "0",
     )
     if config.web_base:
@@ -53,8 +54,16 @@ def child_environment(config: Config, redis_url: str, config_file: str) -> dict[
     return env
 
 
+def probe(host: str) -> str:
+    """Where the bot asks its web child listening on ``host`` whether it is up: loopback for every interface, the
+    address itself otherwise (in brackets for IPv6)."""
+    wildcard = {"0.0.0.0": "127.0.0.1", "::": "::1"}
+    address = wildcard.get(host, host)
+    return f"[{address}]" if ":" in address else address
+
+
 class WebChild:
-    """``python -m bot.web --port <web_port>`` run as the bot's child.
+    """``python -m bot.web --port <web_port> --host <web_host>`` run as the bot's child.
 
     Args:
         config: the bot's configuration (``web_port`` > 0).
@@ -76,7 +85,7 @@ class WebChild:
         open(empty, "w").close()
         port = self.config.web_port
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.web", "--port", str(port)],
+            [sys.executable, "-m", "bot.web", "--port", str(port), "--host", self.config.web_host],
             env=child_environment(self.config, self.redis_url, empty),
             preexec_fn=die_with_parent(),
         )
@@ -84,7 +93,7 @@ class WebChild:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as session:
             while time.monotonic() < deadline and self.proc.poll() is None:
                 try:
-                    async with session.get(f"http://127.0.0.1:{port}/healthz") as answer:
+                    async with session.get(f"http://{probe(self.config.web_host)}:{port}/healthz") as answer:
                         if answer.status < 500:
                             log.info("the web companion (pid %d) serves port %d", self.proc.pid, port)
                             return

@@ -24,12 +24,17 @@ from ..i18n import _
 from ..i18n.wording import describe_duration
 from ..storage.store import GameStore
 
-_ESCAPED = re.compile(r"\\(.)")
+#: What :func:`plain` reads in a message worded for Discord: an escaped character, or a bold or code mark.
+_MARKDOWN = re.compile(r"\\(.)|\*\*|`", re.DOTALL)
 
 
 def plain(text: str) -> str:
-    """A message worded for Discord as plain text: markdown escapes undone, bold and code marks dropped."""
-    return _ESCAPED.sub(r"\1", text.replace("**", "").replace("`", "")).replace("@\u200b", "@")
+    """A message worded for Discord (names escaped once, :func:`bot.i18n.names.escape`) as plain text, in one pass
+    from left to right: an escaped character is itself (``\\``` a backtick a name holds), an unescaped ``**`` or
+    ``` ` ``` is dropped (the bot's bold and code), a broken mention (``@`` and a zero-width space) whole again. A
+    name such as ```Plain``` comes out as written, never as "Plain". HTML escaping is the templates' (autoescaped).
+    """
+    return _MARKDOWN.sub(lambda match: match.group(1) or "", text).replace("@\u200b", "@")
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,9 @@ async def read_game(store: GameStore, channel_id: int, game_id: str) -> Found | 
 @dataclass(frozen=True)
 class Frame:
     """One ply of a game: 0 the opening, then after each move. ``move``: the notation (None at 0); ``mover``: who
-    played it; ``text``: what it did, in words (may be ""); ``src``: the board image's path; ``alt``: its alt text."""
+    played it; ``text``: what it did, in words (may be ""); ``src``: the board image's path; ``alt``: its alt text;
+    ``status``: whose turn it is there, as its board's header says it (or, on a finished game's last board, "Game
+    over." and the result) — what the page's headline says while that board is shown."""
 
     ply: int
     move: str | None
@@ -75,6 +82,7 @@ class Frame:
     turn: int
     src: str
     alt: str
+    status: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,7 +154,7 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
         engine.IllegalMove / engine.InvalidState: the record does not replay (a damaged record).
     """
     record = found.record
-    names = record.plain_names
+    names, worded = record.plain_names, record.names  # shown as they are; in a message worded for Discord (escaped)
     moves = list(kind.load(record.game_state, replay=False).moves)
     game = kind.new_game(record.options)
     frames: list[Frame] = []
@@ -156,15 +164,23 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
             game.play(moves[ply - 1])
         final = record.finished and ply == len(moves)
         src = f"/g/{token}/b/{language}/{ply}-{frame_hash(record, moves, ply, final)}.png"
+        if final:
+            # TRANSLATORS: the headline of a finished game's page; {result} says how it ended ("Ben wins 13–12 …").
+            headline = _("Game over. {result}", result=plain(result_text(kind, record, game)))
+        elif game.is_over:
+            headline = ""
+        else:
+            headline = _("{player} ({role}) to move.", player=names[game.to_move], role=kind.role(game.to_move))
         frames.append(
             Frame(
                 ply=ply,
                 move=moves[ply - 1] if ply else None,
                 mover=names[mover_seat] if ply else "",
-                text=plain(kind.describe_move(game, names)) if ply else "",
+                text=plain(kind.describe_move(game, worded)) if ply else "",
                 turn=kind.turn_number(game),
                 src=src,
                 alt=plain(_alt(kind, game, record, final)),
+                status=headline,
             )
         )
     if record.finished:
@@ -172,7 +188,7 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
     else:
         seat = game.to_move
         # TRANSLATORS: {player} is the name of the player to move, {role} their side ("blue", "emperor").
-        status = _("{player} ({role}) to move.", player=names[seat], role=kind.role(seat))
+        status = _("{player} ({role}) to move.", player=names[seat], role=kind.role(seat))  # (not markdown)
     seats = tuple(
         Seat(
             names[seat],
@@ -190,8 +206,8 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
         finished=record.finished,
         seats=(seats[0], seats[1]),
         status=status,
-        score=plain(kind.score(game, names)),
-        prompt="" if record.finished or record.player(game.to_move).bot else plain(kind.prompt(game, names)),
+        score=plain(kind.score(game, worded)),
+        prompt="" if record.finished or record.player(game.to_move).bot else plain(kind.prompt(game, worded)),
         deadline=record.deadline,
         frames=tuple(frames),
     )
@@ -200,7 +216,7 @@ def game_view(kind: GameKind, found: Found, token: str, language: str) -> GameVi
 def _alt(kind: GameKind, game, record: Record, final: bool) -> str:
     """A board's alt text, worded as the bot's (:func:`bot.interface.posts.board_alt`): the game, the turn, the score,
     and whose turn it is — or, on a finished game's last board, how it ended."""
-    names = record.plain_names
+    names = record.names  # (escaped: the whole text is markdown, read by :func:`plain`)
     score = kind.score(game, names)
     if final:
         status = result_text(kind, record, game)

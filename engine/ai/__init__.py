@@ -16,9 +16,11 @@ Technique (details in each game's module):
   of each row's and column's Hongs under a random completion.
 
 Both search with a *node budget*, so a move depends only on the position, the level (or budget) and the
-seed: the same call gives the same move on any machine. Each level also has a wall-clock cap as a safety
-net for a machine much slower than the one the budgets were measured on; while the node budget runs out
-first (always, on the reference machine) the result is reproducible.
+seed: the same call gives the same move on any machine. Each level also has a wall-clock cap (``seconds``, which
+the bot shortens to what is left of its reply's deadline) as a safety net for a machine much slower or busier than
+the one the budgets were measured on: it stops the search, even within its first depth once a short grace has
+passed (:func:`engine.ai.search.iterative_deepening`); while the node budget runs out first (always, on the reference
+machine) the result is reproducible.
 
 Levels:
 

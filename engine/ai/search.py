@@ -71,7 +71,7 @@ class Search(Generic[Move]):
         self.budget = budget
         self.nodes = 0
         self.deadline = deadline
-        self._ticks = 0  # moves played, for checking the clock every 128 of them
+        self._ticks = 0  # moves played, for checking the clock every 16 of them (a Hong node can cost 0.2 ms)
         #: optional shortcut for the last ply: ``model.frontier() -> (value, children scored)``
         self.frontier = getattr(model, "frontier", None)
         #: optional position key for the transposition table: ``model.key() -> hashable``
@@ -86,7 +86,7 @@ class Search(Generic[Move]):
             raise OutOfBudget
         if self.deadline is not None:
             self._ticks += 1
-            if not self._ticks & 127 and time.perf_counter() > self.deadline:
+            if not self._ticks & 15 and time.perf_counter() > self.deadline:
                 raise OutOfBudget
 
     def value(self, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, list[Move]]:
@@ -101,8 +101,8 @@ class Search(Generic[Move]):
         if depth == 1 and self.frontier is not None:
             v, n = self.frontier()
             self.nodes += n
-            if self.nodes > self.budget:
-                raise OutOfBudget
+            if self.nodes > self.budget or (self.deadline is not None and time.perf_counter() > self.deadline):
+                raise OutOfBudget  # (a frontier scores many children at once: the clock is looked at after each)
             return v, []
         key = hint = None
         if self.key is not None:
@@ -148,6 +148,12 @@ class Search(Generic[Move]):
         return best, best_line
 
 
+#: Seconds a search's first depths may run past its deadline before they are cut short too (see
+#: :func:`iterative_deepening`): on a host so busy that the search gets a few percent of a core, the first depth
+#: alone could take a second or more, and a reply promised in a couple of seconds would be late.
+FIRST_DEPTH_GRACE = 0.25
+
+
 def iterative_deepening(
     model: Model[Move],
     root_moves: list[Move],
@@ -162,10 +168,12 @@ def iterative_deepening(
     Each completed depth re-orders the root moves by their values, so the next depth searches the best
     one first. An unfinished depth still counts for the moves it finished that beat the previous best
     (the standard rule: its first move is the previous best, so a better one found later is real).
-    ``min_depth`` is always completed, whatever the budget. ``deadline`` (a ``time.perf_counter()``
-    value) stops the search early like an exhausted budget; it is a safety net for slow machines, and the
-    result is reproducible only while the node budget runs out first. ``table``: use a transposition
-    table if the model has ``key()``.
+    ``min_depth`` is completed whatever the node budget, and past the ``deadline`` by at most
+    :data:`FIRST_DEPTH_GRACE` seconds (a few milliseconds of work on any machine that is not starved of CPU: a
+    first depth cut short keeps the best of the root moves it searched, or the first in the order). ``deadline``
+    (a ``time.perf_counter()`` value) stops the search early like an exhausted budget; it is a safety net for slow
+    or busy machines — a reply that must come in time (:mod:`engine.ai`) — and the result is reproducible only
+    while the node budget runs out first. ``table``: use a transposition table if the model has ``key()``.
 
     Returns:
         ``(best move, its value, principal variation, depth completed)``.
@@ -177,7 +185,8 @@ def iterative_deepening(
     search = Search(model, budget, table=table)
     for depth in range(1, max_depth + 1):
         if depth <= min_depth:
-            search.budget, search.deadline = float("inf"), None
+            search.budget = float("inf")
+            search.deadline = None if deadline is None else deadline + FIRST_DEPTH_GRACE
         else:
             search.budget, search.deadline = budget, deadline
         scored: list[tuple[float, int]] = []

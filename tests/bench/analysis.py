@@ -72,7 +72,7 @@ def time_part(games: int) -> None:
         started = time.perf_counter()
         report = analyse(game.to_dict())
         took = time.perf_counter() - started
-        labels = sum(j.label is not None for j in report.plies)
+        labels = sum(v.label is not None for v in report.verdicts())
         print(
             f"  {kind:20s} {len(game.moves):3d} plies  {took:6.1f} s  {took / max(1, len(game.moves)) * 1000:5.0f} ms "
             f"a position  ({labels} moves labelled)",

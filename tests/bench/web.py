@@ -5,7 +5,7 @@ Run on demand (not part of the tests)::
     python tests/bench/web.py [--viewers 1000,10000] [--moves 10] [--clients 2]
 
 On a standalone redis-server (a unix socket, as the embedded one), web processes serve the pages (as ``python -m
-bot.web`` does, with the per-address limit lifted: every viewer comes from 127.0.0.1) and ``--clients`` processes
+bot.web`` does, with the per-address and per-process limits lifted: every viewer comes from 127.0.0.1) and ``--clients`` processes
 hold the viewers: plain SSE connections to ``/g/<token>/events``, each noting when it received each event id. This
 process plays the moves through :class:`bot.core.session.GameLayer` (the bot's own path: read, play, the Lua commit
 that publishes the version) and times each ``play``.
@@ -60,6 +60,7 @@ def more_files() -> None:
 async def serve(port: int, url: str) -> None:
     from bot.web.app import Web, serve as serve_web
     from bot.web.limits import RateLimiter, StreamCounter
+    from bot.web.sockets import Gate
 
     more_files()
     pool = aioredis.BlockingConnectionPool.from_url(url, decode_responses=True, max_connections=50, timeout=60)
@@ -70,10 +71,11 @@ async def serve(port: int, url: str) -> None:
             f"http://127.0.0.1:{port}",
             # every viewer here comes from 127.0.0.1: the per-client limits are lifted (what is measured is the feed)
             limiter=RateLimiter(capacity=1e12, rate=1e12),
-            streams=StreamCounter(limit=10**9),
+            streams=StreamCounter(limit=10**9, total=10**9),
         ),
         port,
         "127.0.0.1",
+        gate=Gate(per_address=10**9, total=10**9),  # (the open-file limit still applies)
     )
     print("ready", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the bench closes our stdin

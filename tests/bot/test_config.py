@@ -289,3 +289,20 @@ def test_the_web_global_leaderboard_is_the_operators_choice_default_off(tmp_path
     assert load_config(path, env={"HONGBOT_WEB_GLOBAL_LEADERBOARD": "off"}).web_global_leaderboard is False
     with pytest.raises(ConfigError, match=r"web_global_leaderboard must be true or false"):
         load_config(path, env={"HONGBOT_WEB_GLOBAL_LEADERBOARD": "sometimes"})
+
+
+def test_the_web_companions_interface_and_trusted_proxies(tmp_path):
+    """``web_host`` defaults to loopback; ``web_trusted_proxies`` to loopback and the private ranges; both checked."""
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    config = load_config(path, env={})
+    assert config.web_host == "127.0.0.1" and "10.0.0.0/8" in config.web_trusted_proxies
+    path.write_text("web_host = '::'\nweb_trusted_proxies = ['192.0.2.7', '2001:db8::/32']\n")
+    config = load_config(path, env={})
+    assert config.web_host == "::" and config.web_trusted_proxies == ("192.0.2.7/32", "2001:db8::/32")
+    env = {"HONGBOT_WEB_HOST": "0.0.0.0", "HONGBOT_WEB_TRUSTED_PROXIES": "10.1.0.0/16, 10.2.0.1"}
+    assert load_config(path, env=env).web_trusted_proxies == ("10.1.0.0/16", "10.2.0.1/32")
+    with pytest.raises(ConfigError, match=r"web_host must be an IP address .* not 'example.org'"):
+        load_config(path, env={"HONGBOT_WEB_HOST": "example.org"})
+    with pytest.raises(ConfigError, match=r"web_trusted_proxies must list addresses or networks"):
+        load_config(path, env={"HONGBOT_WEB_TRUSTED_PROXIES": "10.0.0.0/8, the proxy"})

@@ -19,7 +19,7 @@ from engine.movetext import parse_record
 from render.contract import Renderer
 from tests.bot.harness import decode_png, display, resign
 from tests.bot.shared import emu, redis, running, world  # noqa: F401  (one emulator and bot for the module)
-from tests.contract.commands import invocation
+from bot.core.invocation import invocation
 from tests.contract.games import DEFAULTS, GAMES, LESSONS, SETUPS, Setup, fresh, ids, kind, play_on
 
 NAMES = ("Ann", "Ben")

@@ -4,6 +4,8 @@ Discord's limits in every language."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot import i18n
@@ -52,3 +54,27 @@ def test_rules_boards_are_positions_the_engine_reaches(name):
 @pytest.mark.parametrize("code", i18n.languages())
 def test_rules_words_fit_discords_limits_in_every_language(name, code):
     check_words(kind(name), code)
+
+
+#: A square in a caption's notation (`C2`, `S@C2`, `C2H`; not the dragon of size 1 in `D1 rotate C2`).
+SQUARE = re.compile(r"(?<![A-Z0-9])(?!D\d+ [a-z])([A-Z]\d{1,2})(?!\d)")
+
+
+def named_squares(text: str) -> set[str]:
+    """The squares named in the notation (between backquotes) of ``text``."""
+    return {square for quoted in re.findall(r"`([^`]*)`", text) for square in SQUARE.findall(quoted)}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_square_a_caption_names_is_marked_on_its_board(name):
+    """A reader looks for what the caption names: each square is ringed (``marks``) or is the last move's, which
+    every board highlights — and a ringed square changes the picture."""
+    game = kind(name)
+    for page in game.rules:
+        for board in page.boards:
+            last = named_squares(f"`{board.moves[-1]}`") if board.moves else set()
+            missing = named_squares(board.caption()) - set(board.marks) - last
+            assert not missing, (page.title(), board.caption(), missing)
+            if board.marks:
+                shown = position(game.engine, board)
+                assert game.render.png(shown, ("A", "B"), marks=board.marks) != game.render.png(shown, ("A", "B"))

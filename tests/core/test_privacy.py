@@ -6,6 +6,7 @@ kept."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -76,10 +77,17 @@ async def test_export_holds_their_games_and_ratings(layer, clock, privacy):
     json.dumps(data)  # a file's worth of JSON
     assert data["user_id"] == str(ANN.id)
     assert [g["id"] for g in data["games"]] == [games[0].id, games[1].id]
-    assert all(Record.from_dict(g) == r for g, r in zip(data["games"], games))
-    boards = {(r["game"], r["scope"]) for r in data["ratings"]}
-    assert boards == {(kind, scope) for kind in ("hongkong", "hong") for scope in (guild_scope(GUILD), GLOBAL)}
-    assert all(r["games"] == 1 and r["name"] == ANN.name for r in data["ratings"])
+    for exported, record in zip(data["games"], games):  # what a person reads: no engine state, times as dates
+        assert exported["moves"] == record.game_state["moves"] and exported["result"] == record.result.text
+        assert exported["players"][0]["you"] == (record.players[0].id == ANN.id)
+        assert {p["name"] for p in exported["players"]} == {p.name for p in record.players}
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", exported["ended"])
+        assert "state" not in exported and exported["server"] == str(GUILD)
+    boards = {(r["game"], r["leaderboard"]) for r in data["ratings"]}
+    server = f"server {guild_scope(GUILD).removeprefix('g')}"
+    assert boards == {(kind, board) for kind in ("hongkong", "hong") for board in (server, GLOBAL)}
+    assert all(r["games"] == 1 and r["name"] == ANN.name and r["provisional"] for r in data["ratings"])
+    assert not any(key in r for r in data["ratings"] for key in ("mu", "sigma", "last"))
     assert await privacy.export(CLEO.id + 7) == {
         "user_id": str(CLEO.id + 7),
         "games": [],

@@ -154,19 +154,35 @@ AT_THRESHOLD = [
 ]
 
 
-def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on():
-    from bot.games.hong import score
+def test_a_count_at_the_threshold_with_the_expansion_says_why_play_goes_on_once():
+    from bot.games.hong import describe_move, score
 
+    caveat = "Great Dragons can still break Hongs"
     game = hong.new_game("inner", expansion=True, seed=7)
     for move in AT_THRESHOLD[:-1]:
         game.play(move)
-        assert "Great Dragons can still break Hongs" not in score(game, ("Ann", "Ben"))
+        assert caveat not in describe_move(game, ("Ann", "Ben"))
     game.play(AT_THRESHOLD[-1])
     assert not game.is_over and game.hong_count() >= game.threshold == 11
-    assert score(game, ("Ann", "Ben")) == (
-        f"Hongs {game.hong_count()} / 11 (inner, {len(game.empty_squares())} spaces left) — enough for the dragon "
-        "master now, but Great Dragons can still break Hongs: the count that decides is the one when the board is full"
+    said = describe_move(game, ("Ann", "Ben"))
+    assert said.endswith(
+        "; enough for the dragon master now, but Great Dragons can still break Hongs: the count that decides is the "
+        "one when the board is full"
     )
+    assert (
+        score(game, ("Ann", "Ben"))
+        == f"Hongs {game.hong_count()} / 11 (inner, {len(game.empty_squares())} spaces left)"
+    )
+    # every later move: said again only by a move that takes the count back up to the threshold
+    seen = 0
+    while not game.is_over:
+        before = game.hong_count()
+        game.play(game.legal_moves()[0])
+        crossed = before < game.threshold <= game.hong_count()
+        assert (caveat in describe_move(game, ("Ann", "Ben"))) == crossed
+        assert caveat not in score(game, ("Ann", "Ben"))
+        seen += game.hong_count() >= game.threshold and not crossed
+    assert seen  # (posts at the threshold that don't repeat it)
 
 
 def test_hongs_are_listed_as_the_language_lists_things():

@@ -40,3 +40,10 @@ def test_hong_pages_give_each_boards_target_and_each_dragon_before_and_after():
         before, after = (position(HONG.engine, board) for board in page.boards)
         assert before.pending is not None and dict(before.pending.options) == {1: action}
         assert after.pending is None and after.moves[-1].split()[1] == action
+
+
+def test_the_lair_page_says_the_dragons_are_dealt_to_its_spaces_at_random():
+    # rules (hong.md, the Lair): "At setup the seven Great Dragons are assigned at random to the lair's spaces 1–7"
+    lair = HONG.rules[2]
+    assert lair.title() == "The Lair of the Seven Great Dragons"
+    assert "dealt at random to the lair's spaces 1 to 7 when the game starts" in lair.text()

@@ -17,7 +17,10 @@ import engine.hong as hong
 import engine.hongkong as hk
 from engine.ai import choose_move
 from bot.core.record import Player, Record, Result, Status
+from bot.core.invocation import invocation
 from bot.exts.coach import MAX_QUEUED
+from bot.games.hongkong import HONGKONG
+from engine.ai.analysis import Analysis
 from bot.storage.keys import Keys
 from bot.storage.store import GameStore
 from engine.result import EndReason
@@ -46,25 +49,37 @@ async def test_analyse_posts_the_graph_and_the_worst_moves_then_answers_from_the
     assert not it.ephemeral
     graph = posted.attachments[0]
     assert graph.filename == f"analysis-{gid}.png"
-    assert Image.open(io.BytesIO(graph.data)).size == (1000, 520)
+    assert Image.open(io.BytesIO(graph.data)).size == (1000, 580)
     lines = posted.content.split("\n")
     assert f"`{gid}`" in lines[0] and "blunder ≥ 30" in lines[0]
     kept = json.loads(await redis.get(Keys.analysis(gid)))
     assert len(kept["plies"]) == len(game.moves)
     # random moves: each player's three worst are listed with the better move, and a board for each
-    judged = [line for line in lines if line.startswith("· turn ")]
+    judged = [line for line in lines if line.startswith("· move ")]
     assert 1 <= len(judged) <= 6 and all("better: `" in line for line in judged)
     assert len(posted.attachments) == 1 + len(judged)
-    assert all(a.filename.startswith("turn-") for a in posted.attachments[1:])
+    assert all(a.filename.startswith("move-") for a in posted.attachments[1:])
+    # one voice: each listed move's numbers are the graph's, its label matches them, its number is its place in the
+    # game (as in /record and the web replay's ?ply=)
+    shown = {v.ply: v for v in Analysis.from_dict(kept).verdicts()}
+    for line in judged:
+        number, move = int(line.split()[2].rstrip(":")), line.split("`")[1]
+        v = shown[number]
+        assert game.moves[number - 1] == move == v.move
+        assert f"— {v.label} ({round(v.before * 100)}% → {round(v.after * 100)}%)" in line
 
-    # a second request is answered from what Redis keeps: change it, and the answer shows the change
-    first = next(p for p in kept["plies"] if p["mover"] == 0 and p["move"] != p["best"])
+    # a second request is answered from what Redis keeps: change it, and the answer shows the change — the searches
+    # on each side of the move made to agree that it threw a sure win away
+    plies = kept["plies"]
+    k = next(i for i, p in enumerate(plies[1:-1], 1) if p["mover"] == 0 and p["move"] != p["best"])
+    first = plies[k]
     first["before"], first["after"] = 1.0, 0.0
+    plies[k - 1]["after"] = 1.0 if plies[k - 1]["mover"] == 0 else 0.0
+    plies[k + 1]["before"] = 0.0 if plies[k + 1]["mover"] == 0 else 1.0
     await redis.set(Keys.analysis(gid), json.dumps(kept))
     it = await emu.slash(world.cleo, world.channel, "analyse", game=gid)
     again = await it.wait_message(analysed, timeout=20)
-    # (Hong Kong: one move a turn, so turn = move number)
-    assert f"turn {first['ply']}: `{first['move']}` — blunder (100% → 0%); better: `{first['best']}`" in again.content
+    assert f"move {first['ply']}: `{first['move']}` — blunder (100% → 0%); better: `{first['best']}`" in again.content
 
     # the button: for the presser alone
     click = await emu.click(world.ben, final, final.button("Analyse")["custom_id"])
@@ -119,10 +134,27 @@ async def test_a_hong_game_with_the_lair_is_analysed_with_its_worst_moves_and_th
     it = await emu.slash(world.cleo, world.channel, "analyse", game="hongl001", ephemeral=True)
     posted = await it.wait_message(analysed, timeout=120)
     assert it.ephemeral
-    judged = [line for line in posted.content.split("\n") if line.startswith("· turn ")]
+    judged = [line for line in posted.content.split("\n") if line.startswith("· move ")]
     assert judged and len(posted.attachments) == 1 + len(judged)
+    for line in judged:  # numbered as /record and the web replay number them: dragon actions are moves too
+        number, move = int(line.split()[2].rstrip(":")), line.split("`")[1]
+        assert game.moves[number - 1] == move
     for attachment in posted.attachments[1:]:
         assert Image.open(io.BytesIO(attachment.data)).format == "PNG"
+    assert emu.errors == []
+
+
+async def test_a_resigned_game_says_so_and_a_kept_analysis_of_an_older_layout_is_made_again(emu, world, running, redis):
+    await store_finished(
+        redis, finished_record("resign01", world.guild, world.other_channel, ["S@C2"], EndReason.RESIGNED)
+    )
+    await redis.set(Keys.analysis("resign01"), json.dumps({"kind": "hongkong", "start": 0.5, "plies": []}))  # old
+    it = await emu.slash(world.cleo, world.channel, "analyse", game="resign01")
+    posted = await it.wait_message(analysed, timeout=60)
+    report = Analysis.from_dict(json.loads(await redis.get(Keys.analysis("resign01"))))
+    assert report.end is not None  # analysed again, its last position searched from Ben's side too
+    ben = round((1 - report.chances()[-1]) * 100)
+    assert posted.content.split("\n")[-1] == f"🏳️ Ben resigned after move 1, with a chance to win of about {ben}%."
     assert emu.errors == []
 
 
@@ -194,8 +226,18 @@ async def test_hint_against_the_computer_privately_and_refused_between_people(em
     assert "(Hints used in this game: 1.)" in answer.content
     move = answer.content.split("`")[1]
     assert move in hk.from_dict(before.state).legal_moves()
+    # the move as the command that plays it: a mention, and its options as typed
+    name, options = invocation(HONGKONG, hk.from_dict(before.state), move)
+    typed = " ".join(f"{option}:{value}" for option, value in options.items())
+    assert f"💡 Play `{move}`: {emu.mention(world.guild, f'hongkong {name}')} `{typed}`" in answer.content
+    assert "square:" in typed and "block" not in typed  # (an option at its default is left out)
+    # in German: the options as the German client shows them
+    emu.set_locale(world.cleo, "de")
+    it = await emu.slash(world.cleo, world.other_channel, "hint")
+    german = (await it.wait_done(timeout=30)).content
+    assert f"{emu.mention(world.guild, f'hongkong {name}')} `feld:" in german and "square" not in german
     assert (await store.get(world.other_channel)).record == before  # a hint changes nothing in the game
-    assert await redis.hgetall(Keys.hints(before.id)) == {"0": "1"}  # Cleo's seat: no user id kept
+    assert await redis.hgetall(Keys.hints(before.id)) == {"0": "2"}  # Cleo's seat: no user id kept
     assert emu.errors == []
 
 

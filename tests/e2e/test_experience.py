@@ -291,7 +291,7 @@ async def test_a_takeback_request_closes_when_the_opponent_moves_the_game_ends_o
     await play(emu, world, world.ann, "hongkong place", square="A1")
     request = await ask_takeback(emu, world, world.ann)
     assert request.content == (
-        f"{mention(world.ben)}, {ann} asks to take back their last turn. "
+        f"{mention(world.ben)}, {ann} asks to take back their last turn, move 1: `S@A1`. "
         f"Allow it? (This request closes <t:{int(clock()) + 300}:R>.)"
     )
     await play(emu, world, world.ben, "hongkong place", square="E5")  # Ben moves instead of answering

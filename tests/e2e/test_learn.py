@@ -19,6 +19,10 @@ def board_of(message):
     """The message's one attachment, decoded (it is the step's board)."""
     (attachment,) = message.attachments
     assert attachment.filename == "lesson.png"
+    # alt text for who can't see it: the game, the turn, the score, whose turn it is
+    assert attachment.description and (
+        " board, turn " in attachment.description or "Spielbrett, Zug" in attachment.description
+    )
     return decode_png(attachment.data)
 
 

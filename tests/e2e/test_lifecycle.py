@@ -214,15 +214,19 @@ async def test_rematch_swaps_who_moves_first(emu, world, bots, redis):
     assert not click.ephemeral and asked.content == (
         f"<@{world.ben['id']}>, {display(world.ann)} wants a rematch: press **Rematch** to play again."
     )
+    assert [b["label"] for b in asked.buttons()] == ["Rematch"]  # the ping has its own button
     posts = len(emu.messages(world.channel))
     click = await emu.click(world.ann, final, rematch_id)  # again: a private note, no second ping
     assert await refused(click) == (
         f"You have already asked for a rematch: waiting for {display(world.ben)} to press Rematch too."
     )
     assert len(emu.messages(world.channel)) == posts
-    click = await emu.click(world.ben, final, rematch_id)
+    click = await emu.click(world.ben, asked, asked.button("Rematch")["custom_id"])  # Ben answers the ping itself
     board = (await click.wait_followups(1))[0]
     assert "rematch" in board.content and f"<@{world.ben['id']}>, your turn" in board.content
+    # the ping is retired: it says the rematch has started, and its button is gone
+    await emu.wait_for_message(world.channel, lambda m: m.id == asked.id and not m.buttons())
+    assert asked.content == "~~Rematch request~~ — the rematch has started."
     doc = (await GameStore(redis).get(world.channel)).record
     assert doc.options == {"first": 1} and doc.state["moves"] == []
     click = await emu.click(world.ben, final, rematch_id)
@@ -291,8 +295,8 @@ async def test_games_lists_running_games(emu, world, bots, clock, redis):
     deadline = int((await GameStore(redis).get(world.other_channel)).record.deadline)
     assert fields[1]["value"] == (
         f"{display(world.cleo)} (blue) to move · turn 1 · watch in <#{world.other_channel}> · "
-        f"Time runs out <t:{deadline}:R>."
-    )  # the channel by its name, the time kept current
+        f"time runs out <t:{deadline}:R>"
+    )  # the channel by its name, the time kept current, no stray full stop in the list
 
 
 async def test_admin_commands_refused_for_non_admins(emu, world, bots, redis):

@@ -31,7 +31,7 @@ MESSAGES = {
         "{opponent}, {challenger} challenges you to {game}. {sides} This challenge expires {when}.": "{opponent}さん、{challenger}さんから{game}の挑戦です。{sides} 期限は{when}です。",
         "~~{game} challenge~~ — {user} declined it.": "~~{game}の挑戦~~ — {user}さんが断りました。",
         "**{game}**: challenge accepted. {sides}": "**{game}**：挑戦が受けられました。{sides}",
-        "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)": "{opponent}さん、{user}さんが最後の手番の取り消しを求めています。許可しますか？（締め切り：{when}）",
+        "{opponent}, {user} asks to take back their last turn, move {number}: {move}. Allow it? (This request closes {when}.)": "{opponent}さん、{user}さんが最後の手番（{number}手目：{move}）の取り消しを求めています。許可しますか？（締め切り：{when}）",
         ("button", "Accept"): "受ける",
         ("button", "Decline"): "断る",
         ("button", "Allow takeback"): "取り消しを許可",
@@ -111,7 +111,7 @@ async def test_a_takeback_request_and_its_buttons_in_the_servers_language(emu, w
     request = await it.wait_done()
     assert not it.ephemeral
     assert request.content.startswith(
-        f"{mention(other)}さん、{display(mover)}さんが最後の手番の取り消しを求めています。"
+        f"{mention(other)}さん、{display(mover)}さんが最後の手番（1手目：`S@B2`）の取り消しを求めています。"
     )
     assert [b["label"] for b in request.buttons()] == ["取り消しを許可", "拒否"]
     assert emu.errors == []

@@ -18,7 +18,7 @@ from bot.storage.store import GameStore
 
 from tests.bot.harness import World, display, refused, resign
 from tests.e2e.test_lifecycle import bots  # noqa: F401  (bots started on demand, on the test clock)
-from tests.e2e.test_stats import gif_frames, hongkong_game_to_the_end, rating_note
+from tests.e2e.test_stats import gif_frames, hong_game_resigned, hongkong_game_to_the_end, rating_note
 from tests.core.test_privacy import everything
 
 pytestmark = pytest.mark.timeout(300)
@@ -70,6 +70,9 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
             "history and replays;",
             "• your ratings and stats for each game, in each server and on the global leaderboard that every server can "
             "see;",
+            "• the tournaments you enter: your Discord id and display name as you signed up, your pairings and results;",
+            "• where a server shows its games on the web (its choice, off by default): your display name on their pages, "
+            "and the board images drawn for them (kept at most 15 minutes, and never in the bot's database);",
             "• while you play: the game, its timers and the posts still to make (gone when it ends).",
             "Finished games are kept until the players ask me to forget them.",
             "",
@@ -85,12 +88,15 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     it = await emu.slash(ann, world.channel, "privacy export")
     sent = await it.wait_done()
     assert it.ephemeral and sent.content == (
-        "Everything I keep about you, as JSON: 1 finished game, and your ratings and stats."
+        "Everything I keep about you, as JSON: 1 finished game and your ratings and stats."
     )
     data = json.loads(sent.attachments[0].data)
     assert sent.attachments[0].filename == f"hongbot-{ann['id']}.json"
     assert [g["id"] for g in data["games"]] == [gid] and data["user_id"] == ann["id"]
-    assert {(r["game"], r["scope"]) for r in data["ratings"]} == {("hongkong", f"g{world.guild}"), ("hongkong", GLOBAL)}
+    assert {(r["game"], r["leaderboard"]) for r in data["ratings"]} == {
+        ("hongkong", f"server {world.guild}"),
+        ("hongkong", GLOBAL),
+    }
 
     # --- refused while in a challenge or a game ------------------------------------------------------------------------
     it = await emu.slash(cleo, world.other_channel, "hong challenge", opponent=ann)
@@ -156,7 +162,9 @@ async def test_privacy_info_export_and_forget(emu, world, bots, clock, redis):  
     replay = (await it.wait_followups(1, timeout=60))[0]
     assert gif_frames(replay.attachments[0].data) > 1
     it = await emu.slash(ann, world.channel, "privacy export")
-    assert (await it.wait_done()).content == "I keep nothing about you: no finished games, no ratings."
+    assert (await it.wait_done()).content == (
+        "I keep nothing about you: no finished games, no ratings, no tournament entries."
+    )
     assert emu.errors == []
 
 
@@ -175,4 +183,22 @@ async def test_finished_records_past_their_retention_are_swept(emu, world, bots,
     assert await Ratings(redis).standing("hongkong", GLOBAL, int(world.ann["id"])) == rating  # ratings kept
     it = await emu.slash(world.cleo, world.channel, "replay", game=gid)
     assert (await refused(it)).startswith(f"There is no finished game `{gid}` in this server.")
+    assert emu.errors == []
+
+
+async def test_a_replay_made_before_a_forget_is_drawn_again_without_them(emu, world, running, redis):
+    """A replay GIF is kept in memory to answer the next ``/replay`` at once; a forget rewrites the game, so the next
+    replay is drawn again: "a former player" in the caption and on every frame, never the GIF of before."""
+    ann, ben = world.ann, world.ben
+    gid, _final = await hong_game_resigned(emu, world, redis)
+    it = await emu.slash(ben, world.channel, "replay", game=gid)
+    before = (await it.wait_followups(1, timeout=60))[0]
+    assert display(ann) in before.content
+    question = await ask_forget(emu, world, ann)
+    assert (await press(emu, ann, question, "Confirm")).startswith("Done: everything I kept about you is erased.")
+    it = await emu.slash(ben, world.channel, "replay", game=gid)
+    after = (await it.wait_followups(1, timeout=60))[0]
+    assert display(ann) not in after.content and "a former player vs" in after.content
+    assert after.attachments[0].data != before.attachments[0].data  # drawn again: her name is on no frame
+    assert gif_frames(after.attachments[0].data) == gif_frames(before.attachments[0].data)
     assert emu.errors == []

@@ -8,6 +8,7 @@ Time is the test's clock: the bots poll Redis every few milliseconds and the tes
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -124,7 +125,18 @@ async def test_round_robin_of_four_from_sign_up_to_podium(emu, world, bots, redi
     assert f"🥇 **{names[0]}** — 2" in podium.content and f"🥈 **{names[1]}** — 2" in podium.content
     lines = [line for line in final.content.splitlines() if " — **" in line]
     assert [line.split(" — ")[0].split(" ", 1)[1] for line in lines] == [names[0], names[1], names[3], names[2]]
+    # asked for afterwards: the picture is the final standings too (not "after round 3")
+    it = await emu.slash(world.cleo, world.channel, "tournament standings")
+    asked = await it.wait_done()
+    assert "final standings" in asked.content
+    assert asked.attachments[0].description.startswith(f"{title_of(final)} — final standings: a table of 4 players.")
+    assert final.attachments[0].description.startswith(f"{title_of(final)} — final standings")
     assert emu.errors == []
+
+
+def title_of(message) -> str:
+    """The tournament's name in a standings post ("🏆 **Hong Kong round robin #abc123** — final standings")."""
+    return message.content.split("**")[1]
 
 
 async def _finished(redis, world):
@@ -427,10 +439,22 @@ async def test_privacy_forget_waits_for_an_open_tournament(emu, world, bots, red
     await bots()
     post = await create(emu, world, game="hongkong", format="swiss", name="Autumn Cup")
     await join(emu, post, [world.ann])
+    await join(emu, post, [world.ben, world.cleo])
+    it = await emu.slash(world.ann, world.channel, "privacy export")  # her entry is data of hers too
+    sent = await it.wait_done()
+    assert sent.content == "Everything I keep about you, as JSON: 1 tournament entry."
+    (entry,) = json.loads(sent.attachments[0].data)["tournaments"]
+    assert entry["name"] == "Autumn Cup" and entry["status"] == "signup" and entry["entry"]["seed"] == 1
     it = await emu.slash(world.ann, world.channel, "privacy forget")
-    assert "still in the tournament **Autumn Cup**" in await refused(it)
+    assert await refused(it) == (
+        "You're signed up for the tournament **Autumn Cup**: press **Leave** on its sign-up post "
+        f"(https://discord.com/channels/{world.guild}/{world.channel}/{post.id}) first, then ask again."
+    )
     click = await emu.click(world.ann, post, post.button("Leave")["custom_id"])
     await click.wait_done()
+    # the sign-up list numbers those left 1, 2: no gap where Ann was
+    await emu.wait_for_message(world.channel, lambda m: m.id == post.id and "2 players" in m.content)
+    assert f"**2 players:** 1. {world.ben['username']}, 2. {world.cleo['username']}" in post.content
     it = await emu.slash(world.ann, world.channel, "privacy forget")
     question = await it.wait_done()
     assert it.ephemeral and question.content.startswith("Erase everything")

@@ -352,3 +352,25 @@ def test_hong_emperor_finds_the_only_saving_placement(level):
     game = _hong_block_position()
     for seed in range(3):
         assert choose_move(game, level, seed=seed) == "E4H"
+
+
+def test_a_search_past_its_deadline_cuts_even_its_first_depth():
+    """The first depth is completed whatever the node budget, but not past the deadline (plus a short grace): a
+    starved worker still answers in time, with the best root move searched so far (here, the first in the order)."""
+    import time
+
+    from engine.ai.search import FIRST_DEPTH_GRACE, iterative_deepening
+
+    game = hongkong.new_game(0)
+    for move in ("S@B2", "S@D4", "Q@C2 S@C3"):
+        game.play(move)
+
+    def search(deadline):
+        model = hongkong_ai.Model(game, hongkong_ai.Weights())
+        roots = [m for _key, m, _q in sorted(model.keyed_moves(), key=lambda t: -t[0])]
+        return roots, iterative_deepening(model, roots, 10**9, 2, deadline=deadline)
+
+    roots, (best, _value, _line, done) = search(time.perf_counter() - 10 * FIRST_DEPTH_GRACE)
+    assert done == 0 and best == roots[0]
+    _roots, (_best, _value, _line, done) = search(None)
+    assert done == 2

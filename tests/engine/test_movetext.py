@@ -106,3 +106,28 @@ def test_termination_is_an_end_reason():
     doc["result"] = {"winner": 1, "reason": "bored", "text": ""}
     with pytest.raises(ValueError, match="bored"):
         record_text(doc, title="x", roles=("a", "b"), options_text="", movers=movers)
+
+
+@pytest.mark.parametrize(
+    ("options", "written"),
+    [
+        ({"first": 0}, "first=0"),
+        ({"board": "castle", "expansion": True, "seed": 577090037}, "board=castle expansion=true seed=577090037"),
+        ({"stones": ["A3", "A4"], "lair": {"1": "rotate"}}, 'lair={"1":"rotate"} stones=["A3","A4"]'),
+        ({"name": "two words", "number": "12", "none": None}, 'name="two words" none=null number="12"'),
+    ],
+)
+def test_the_setup_reads_plainly_without_escaped_json_and_reads_back(options, written):
+    doc, movers = finished_doc(hk, {"first": 0}, 1)
+    text = record_text({**doc, "options": options}, title="T", roles=("r0", "r1"), options_text="", movers=movers)
+    assert f'[Setup "{written}"]' in text or '"' in written  # (a quote inside is escaped, as in every tag)
+    assert parse_record(text).setup == options
+    if '"' not in written:
+        assert "\\" not in text.split("[Setup ")[1].split("\n")[0]
+
+
+def test_a_record_written_before_with_a_json_setup_still_reads():
+    old = '[Setup "{\\"first\\": 0}"]\n\n1. Ann (blue): S@B2\n'
+    assert parse_record(old).setup == {"first": 0}
+    with pytest.raises(ValueError, match="Setup"):
+        parse_record('[Setup "first"]\n')

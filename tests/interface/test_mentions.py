@@ -64,3 +64,16 @@ async def test_a_command_of_a_game_no_longer_hosted_is_written_as_typed(installe
     with i18n.language("de"):
         assert mentions.command("chess challenge") == "`/chess herausfordern`"
         assert mentions.typed("chess") == "/chess"
+
+
+async def test_a_command_with_its_options_is_written_as_a_player_types_it(installed):
+    assert (
+        mentions.invoked("hong place", {"square": "B3", "rotate": True}) == "</hong place:111> `square:B3 rotate:True`"
+    )
+    assert mentions.invoked("hongkong place", {"square": "C2", "quick": "E1"}) == "`/hongkong place square:C2 quick:E1`"
+    with i18n.language("de"):
+        assert mentions.invoked("hong place", {"square": "B3"}) == "</hong place:111> `feld:B3`"
+        assert mentions.invoked("hongkong place", {"square": "B2", "piece": "roof"}) == (
+            "`/hongkong setzen feld:B2 teil:Dach`"  # a choice by its name in the language
+        )
+    assert mentions.invoked("hong dragon", {}) == "</hong dragon:111>"

@@ -208,3 +208,16 @@ def test_every_board_mid_game_under_a_megabyte():
         for _ in range(30):
             g.play(rng.choice(g.legal_moves()))
         assert len(render_board(g, NAMES)) < 1_000_000
+
+
+def test_the_status_line_names_a_player_named_by_their_role_once_and_a_result_reads_as_a_count():
+    from render.hong import _status
+    from render.labels import plain, words
+
+    g = played(moves=["E5H", "C4V"])
+    assert plain(_status(g, ("Emperor", "Dragon master"), None, words())[0]) == "Emperor to move   -   last: C4V"
+    assert plain(_status(g, ("Ann", "Ben"), None, words())[0]) == "Ann (emperor) to move   -   last: C4V"
+    done = finished("inner")
+    o = done.outcome
+    sentence = plain(_status(done, ("Ann", "Ben"), None, words())[0])
+    assert f"{o.hongs} Hong" in sentence and f", {o.threshold} needed" in sentence and " of " not in sentence

@@ -7,7 +7,8 @@ import io
 
 from PIL import Image
 
-from render.standings import MAX_ROWS, PODIUM, WIDTH, Line, standings_png
+from render.standings import HEADING, MAX_ROWS, PODIUM, WIDTH, Line, column_widths, standings_png
+from render.text import text_width
 
 HEADINGS = ["#", "Player", "Pts", "Buchholz", "SB", "DE"]
 
@@ -40,3 +41,16 @@ def test_names_in_other_scripts_are_drawn():
     a = image([Line("1", "ベン", "2", ("0", "0", "0"))])
     b = image([Line("1", "", "2", ("0", "0", "0"))])
     assert a.crop((96, 114, 400, 158)).tobytes() != b.crop((96, 114, 400, 158)).tobytes()
+
+
+def test_every_heading_fits_its_column_and_a_withdrawn_player_says_so():
+    for headings in (
+        HEADINGS,
+        ["#", "Spieler", "Punkte", "Buchholz", "SB", "DV"],
+        ["#", "Joueur", "Points", "Buchholz", "SB", "CD"],
+    ):
+        widths = column_widths(headings)
+        assert all(text_width(h, HEADING) <= w - 8 for h, w in zip(headings[2:], widths)), headings
+    line = Line("4", "Dmitri Alexandrovich Karamazov", "1", ("3", "1", "0"), withdrawn=True)
+    noted = standings_png("Cup — final standings", HEADINGS, [line], withdrawn_note="(withdrew)")
+    assert noted != standings_png("Cup — final standings", HEADINGS, [line])

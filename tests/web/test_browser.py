@@ -37,8 +37,10 @@ PHONE = (412, 915)
 LIVE_WITHIN = 2.0
 
 
-def browser():
-    """A headless Chromium through Selenium, or skip saying why there is none."""
+def browser(phone: tuple[int, int] | None = None):
+    """A headless Chromium through Selenium, or skip saying why there is none. ``phone``: a touch screen of that
+    many CSS pixels (Chromium's mobile emulation: touch events, a coarse pointer and no hover, as a phone's
+    browser), else a desktop window of :data:`PHONE`'s size (resize it with ``set_window_size``)."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -63,6 +65,9 @@ def browser():
         f"--window-size={PHONE[0]},{PHONE[1]}",
     ):
         options.add_argument(flag)
+    if phone is not None:
+        metrics = {"width": phone[0], "height": phone[1], "pixelRatio": 2.0, "touch": True, "mobile": True}
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
     try:
         driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     except Exception as exc:  # the binaries exist but can't start here
@@ -131,8 +136,8 @@ async def wait_for(driver, check, within: float) -> tuple[dict, float]:
 
 
 async def shoot(driver, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(driver.save_screenshot, str(path))
     return path
 
@@ -256,3 +261,114 @@ async def test_a_broken_stream_shows_reconnecting_then_live_again(layer, redis_s
         web.kill()
         await asyncio.to_thread(driver.quit)
         shutil.rmtree(driver.profile, ignore_errors=True)
+
+
+#: What a page looks like in the browser now: no sideways scrolling, the board's width, the keys hint shown or not,
+#: the headline, the back button, the moves list and its current item, the favicon.
+LOOK = """
+const board = document.getElementById('board'), moves = document.getElementById('moves');
+const hint = document.querySelector('.keys-hint'), back = document.getElementById('back');
+const current = document.querySelector('#moves li.current'), caption = document.getElementById('caption');
+const visible = (el) => { if (!el) return false; const r = el.getBoundingClientRect();
+                          return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight; };
+const inBox = (el, box) => { if (!el || !box) return false; const r = el.getBoundingClientRect(),
+                             b = box.getBoundingClientRect(); return r.top >= b.top - 1 && r.bottom <= b.bottom + 1; };
+return {overflow: document.documentElement.scrollWidth - innerWidth,
+        board: board ? board.getBoundingClientRect().width : null, loaded: board ? board.naturalWidth > 0 : null,
+        hint: hint ? getComputedStyle(hint).display !== 'none' : null,
+        headline: (document.getElementById('headline-status') || {}).textContent,
+        back: back ? !back.hidden : null, ply: Number((document.getElementById('game') || {dataset: {}}).dataset.ply),
+        status: current ? current.dataset.status : null, currentInBox: inBox(current, moves),
+        captionVisible: visible(caption), last: moves ? moves.children.length - 1 : null,
+        icon: (document.querySelector('link[rel=icon]') || {}).href, title: document.title,
+        h1: (document.querySelector('h1') || {}).textContent,
+        ratingsOnOneLine: [...document.querySelectorAll('.ratings td.rating')].every((td) => {
+            const range = document.createRange(); range.selectNodeContents(td);
+            const rects = [...range.getClientRects()].filter((r) => r.width > 0), first = rects[0];
+            return rects.every((r) => r.top < first.bottom && r.bottom > first.top); }),  // (one line: all overlap)
+        ratings: document.querySelectorAll('.ratings td.rating').length,
+        group: (document.querySelector('.ratings tr.group') || {}).textContent || '',
+        recent: document.querySelectorAll('.recent .games li').length};
+"""
+
+
+async def look(driver, url: str, name: str, width: int) -> dict:
+    """Open ``url``, wait for its board (if any), save a screenshot ``pages/<name>-<width>.png``; what it shows."""
+    await asyncio.to_thread(driver.get, url)
+    started = time.monotonic()
+    while True:
+        seen = await asyncio.to_thread(driver.execute_script, LOOK)
+        if seen["loaded"] is not False or time.monotonic() - started > 10:
+            break
+        await asyncio.sleep(0.1)
+    await shoot(driver, f"pages/{name}-{width}")
+    return seen
+
+
+async def test_every_page_at_a_phones_and_a_desktops_width(redis_server, redis):
+    """One design for every page, at 390 px (a phone: touch, no hover) and 1280 px: nothing scrolls sideways; the
+    server's page is titled with its name, lists live and recent games and ratings that don't wrap (provisional ones
+    under their own heading); the game page's board uses the room on a desktop, the newest move is in sight on a
+    phone (under the board, and the move list scrolled to it), the arrow-keys hint shows only where there are keys,
+    scrubbing back makes the headline say what the board says and offers "Back to live". Screenshots:
+    artifacts/web/pages/."""
+    from tests.web import scenes
+
+    scene = await scenes.seed(redis)
+    port = free_port()
+    web = await start_web(redis_server, port)
+    phone = await asyncio.to_thread(browser, (390, 844))
+    desktop = await asyncio.to_thread(browser)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await asyncio.to_thread(desktop.set_window_size, 1280, 900)
+        pages = {
+            "live": f"/g/{scene.live_hong}",
+            "scrubbed": f"/g/{scene.live_hong}?ply=10",
+            "live-hongkong": f"/g/{scene.live_hongkong}",
+            "finished": f"/g/{scene.finished}",
+            "server": f"/s/{scene.server}",
+            "leaderboard": "/leaderboard/hongkong",
+            "missing": "/g/AAAAAAAAAAAAAAAAAAAAAA",
+        }
+        seen = {}
+        for width, driver in ((390, phone), (1280, desktop)):
+            for name, path in pages.items():
+                seen[name, width] = await look(driver, base + path, name, width)
+                assert seen[name, width]["overflow"] <= 0, (name, width, seen[name, width])
+                assert seen[name, width]["icon"].endswith(".svg") or "favicon.svg" in seen[name, width]["icon"]
+        for width in (390, 1280):
+            live, scrubbed = seen["live", width], seen["scrubbed", width]
+            assert live["ply"] == live["last"] == 44 and live["currentInBox"] and not live["back"], (width, live)
+            assert live["headline"] == live["status"] and "(emperor) to move." in live["headline"]
+            assert scrubbed["ply"] == 10 and scrubbed["back"] and scrubbed["headline"] == scrubbed["status"]
+            server = seen["server", width]
+            assert server["h1"].startswith(scenes.SERVER_NAME) and server["title"].startswith(scenes.SERVER_NAME)
+            assert server["recent"] >= 5 and server["ratings"] >= 2 and server["ratingsOnOneLine"]
+            board = seen["leaderboard", width]
+            assert board["ratingsOnOneLine"] and board["ratings"] == 6 and "Provisional" in board["group"]
+        assert seen["live", 390]["captionVisible"] and not seen["live", 390]["hint"]  # a phone: no keys to press
+        assert seen["live", 1280]["hint"] and seen["live", 1280]["board"] >= 560  # (it was about 400)
+        assert seen["live", 390]["board"] >= 340
+
+        # scrubbing back on the phone, then back to live
+        await asyncio.to_thread(phone.get, base + pages["live"])
+        await asyncio.to_thread(
+            phone.execute_script,
+            "const s = document.getElementById('slider'); s.value = 7; s.dispatchEvent(new Event('input'));",
+        )
+        now = await asyncio.to_thread(phone.execute_script, LOOK)
+        assert now["ply"] == 7 and now["back"] and now["headline"] == now["status"] != seen["live", 390]["headline"]
+        await shoot(phone, "pages/scrubbed-back-390")
+        await asyncio.to_thread(phone.execute_script, "document.getElementById('back').click()")
+        now = await asyncio.to_thread(phone.execute_script, LOOK)
+        assert now["ply"] == 44 and not now["back"] and now["headline"] == seen["live", 390]["headline"]
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/favicon.ico") as icon:
+                assert icon.status == 200 and icon.headers["Content-Type"] == "image/svg+xml"
+    finally:
+        for driver in (phone, desktop):
+            await asyncio.to_thread(driver.quit)
+            shutil.rmtree(driver.profile, ignore_errors=True)
+        web.terminate()
+        web.wait(10)

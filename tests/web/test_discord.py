@@ -9,6 +9,7 @@ import random
 import socket
 
 import aiohttp
+import psutil
 import pytest
 
 from tests.bot.harness import start_bot
@@ -95,7 +96,9 @@ async def test_a_public_server_has_its_page(emu, world, web_bot):
     url = reply.split("this server's page: ")[1].split()[0]
     async with aiohttp.ClientSession() as session:
         async with session.get(url) as page:
-            assert page.status == 200 and "Leaderboard" in await page.text()
+            html = await page.text()
+            assert page.status == 200 and "Leaderboard" in html
+            assert "<title>Test Guild · Games and leaderboard</title>" in html  # the server's name, from Discord
 
 
 async def test_a_thread_games_link_follows_it_into_its_thread(emu, world, web_bot):
@@ -129,6 +132,8 @@ async def test_the_pages_are_served_by_a_child_process_without_the_token(emu, wo
     async with aiohttp.ClientSession() as session:
         async with session.get(f"http://127.0.0.1:{web_bot.port}/healthz") as answer:
             assert answer.status == 200
+    listening = {c.laddr for c in psutil.Process(child.pid).net_connections("inet") if c.status == "LISTEN"}
+    assert {(address.ip, address.port) for address in listening} == {("127.0.0.1", web_bot.port)}  # web_host
     env = environment_of(child.pid)
     assert emu.token not in "".join(env.values()) and "DISCORD_TOKEN" not in env
     assert open(env["HONGBOT_CONFIG"]).read() == ""  # no config.toml (nor any token in it) is read

@@ -38,6 +38,7 @@ from ...interface.posts import (
     send_in_channel,
     send_quietly,
     sides,
+    starts_with_board,
     status_line,
     time_runs_out,
     watch,
@@ -46,11 +47,11 @@ from ...interface.posts import (
 from ...interface.board_pool import default_workers, renderer
 from ...interface.replies import refuse
 from ...core.record import Event, Player, Record, Status
-from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text
+from ...core.session import TAKEBACK_TIMEOUT, Person, Turn, result_text, turn_start
 from ...storage.settings import RESIGN_CONFIRMATION
 from ...i18n.wording import describe_duration, jump_link, shown_user, when
 from ...interface.mentions import MENTION_PLAYERS, NO_MENTIONS
-from ._buttons import BUTTONS, ChallengeButton, ResignButton, TakebackButton
+from ._buttons import BUTTONS, ChallengeButton, RematchButton, ResignButton, TakebackButton
 from . import _rules as rules_pages
 from ._learn import BUTTONS as LESSON_BUTTONS
 from ._computer import Computer
@@ -151,7 +152,7 @@ class Play(commands.Cog):
                     self.bot,
                     interaction,
                     text,
-                    data=await board_picture(kind, game, record),
+                    data=await board_picture(kind, game, record) if starts_with_board(game, record) else None,
                     name=board_name(kind, announcement),
                     allowed_mentions=MENTION_PLAYERS,
                     **watch(await watch_view(self.bot, record)),
@@ -621,7 +622,13 @@ class Play(commands.Cog):
                     user=shown_user(interaction.user),
                     button=button,
                 )
-            await answers.send(interaction, text, allowed_mentions=MENTION_PLAYERS)
+                buttons = view(RematchButton(game_id))
+            message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
+            try:  # noted so the request is retired when the rematch starts
+                message = message or await interaction.original_response()
+                await self.layer.store.remember_rematch(channel_id(interaction), game_id, message.id)
+            except discord.HTTPException:
+                log.warning("could not read back the rematch request of %s", game_id)
             return
         record, game = result
         kind = self.layer.kinds[record.kind]
@@ -641,15 +648,30 @@ class Play(commands.Cog):
                     sides=sides(kind, record),
                 ),
             )
-            return
-        # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
-        await self.post_start(
-            interaction,
-            kind,
-            game,
-            record,
-            lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)),
-        )
+        else:
+            # TRANSLATORS: {game} is "Hong Kong" or "Hong"; {sides} a sentence saying who plays what.
+            await self.post_start(
+                interaction,
+                kind,
+                game,
+                record,
+                lambda: _("**{game}** — rematch! {sides}", game=kind.title, sides=sides(kind, record)),
+            )
+        await self._retire_rematch_request(record.guild_id, channel_id(interaction), game_id)
+
+    async def _retire_rematch_request(self, guild: int, channel: int, game_id: str) -> None:
+        """The rematch of ``game_id`` has started: its request (the ping with its own Rematch button) says so and loses
+        its button, edited once whichever button started it. A failed edit is logged, never raised."""
+        try:
+            message_id = await self.layer.store.claim_rematch_message(channel, game_id)
+            if message_id is None:
+                return
+            async with public(self.bot, self.layer, guild):  # an edit of a public post
+                content = _("~~Rematch request~~ — the rematch has started.")
+            message = self.bot.get_partial_messageable(channel).get_partial_message(message_id)
+            await message.edit(content=content, view=None, allowed_mentions=NO_MENTIONS)
+        except Exception:
+            log.warning("could not retire the rematch request of game %s", game_id, exc_info=True)
 
     @app_commands.command(name="takeback", description="Ask your opponent to let you undo your last turn")
     @app_commands.guild_only()
@@ -669,14 +691,8 @@ class Play(commands.Cog):
             buttons = view(
                 *(TakebackButton(answer, record.id, request.moves, request.nonce) for answer in ("yes", "no"))
             )
-            # TRANSLATORS: {opponent} is a mention, {user} a name; {when} a moment Discord shows relative to now in
-            # the reader's language: "in 5 minutes".
-            text = _(
-                "{opponent}, {user} asks to take back their last turn. Allow it? (This request closes {when}.)",
-                opponent=record.mention(answerer),
-                user=shown_user(interaction.user),
-                when=when(request.expires),
-            )
+            game = self.layer.game_of(record, history=True)
+            text = takeback_question(record, game, answerer, shown_user(interaction.user))
         message = await answers.send(interaction, text, view=buttons, allowed_mentions=MENTION_PLAYERS)
         try:  # noted so the request can be closed when it stops being answerable (._takebacks)
             message = message or await interaction.original_response()
@@ -745,6 +761,43 @@ class Play(commands.Cog):
         await self.post_turn(interaction, self.layer.kinds[result.record.kind], result)
 
 
+def takeback_question(record: Record, game: Game, answerer: int, user: str) -> str:
+    """The public question of ``record``'s takeback request (``game``: its engine game with its undo history), naming
+    the turn it would undo by its move numbers (as /record and the analysis number them) and its moves, in the
+    current language: "<@Ben>, Ann asks to take back their last turn, move 12: `Q@B2 S@C3`. Allow it? …"."""
+    request = record.takeback
+    start = turn_start(game, request.by if request else None)
+    first = start[0] if start else len(game.moves)
+    undone = game.moves[first:]
+    moves = ", ".join(f"`{move}`" for move in undone)
+    closes = when(request.expires if request else 0)
+    if len(undone) > 1:
+        # TRANSLATORS: {opponent} is a mention, {user} a name; {first}–{last} the move numbers of the turn to undo
+        # (a Hong placement and its dragon's action), {moves} those moves (`A5H`, `D2 rotate C4`); {when} a moment
+        # Discord shows relative to now in the reader's language: "in 5 minutes".
+        return _(
+            "{opponent}, {user} asks to take back their last turn, moves {first}–{last}: {moves}. Allow it? (This "
+            "request closes {when}.)",
+            opponent=record.mention(answerer),
+            user=user,
+            first=first + 1,
+            last=first + len(undone),
+            moves=moves,
+            when=closes,
+        )
+    # TRANSLATORS: {opponent} is a mention, {user} a name; {number} the number of the move to undo and {move} the move
+    # (`Q@B2 S@C3`); {when} a moment Discord shows relative to now in the reader's language: "in 5 minutes".
+    return _(
+        "{opponent}, {user} asks to take back their last turn, move {number}: {move}. Allow it? (This request "
+        "closes {when}.)",
+        opponent=record.mention(answerer),
+        user=user,
+        number=first + 1,
+        move=moves,
+        when=closes,
+    )
+
+
 def _asker(record: Record) -> Player:
     """Who asked for the takeback a refusal left in ``record`` (:meth:`bot.session.GameLayer.answer_takeback` keeps
     the request, marked refused)."""
@@ -753,4 +806,4 @@ def _asker(record: Record) -> Player:
     return record.player(record.takeback.by)
 
 
-__all__ = ["Play"]
+__all__ = ["Play", "takeback_question"]

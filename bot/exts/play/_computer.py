@@ -11,8 +11,10 @@ import asyncio
 import json
 import logging
 import random
+import time
 from typing import Awaitable, Protocol
 
+from ...budget import COMPUTER_REPLY
 from ...interface.computer_pool import Thinker
 from ...core.errors import UserError
 from ...core.kinds import Game, GameKind
@@ -61,6 +63,7 @@ class Computer:
             self._thinking[key] = asyncio.create_task(self._move(*key))
 
     async def _move(self, channel_id: int, game_id: str, state_key: str) -> None:
+        until = time.time() + COMPUTER_REPLY  # (the reply's deadline runs from now: README's "a couple of seconds")
         try:
             stored = await self.layer.store.get(channel_id)
             record = stored.record if stored else None
@@ -77,7 +80,7 @@ class Computer:
             seed = int.from_bytes(f"{game_id}:{len(game.moves)}".encode(), "big") % (2**31)
             try:
                 # (a computer's seat stored without its level plays at the challenge's default)
-                move = await self.thinker.choose(kind.name, record.game_state, player.level or "medium", seed)
+                move = await self.thinker.choose(kind.name, record.game_state, player.level or "medium", seed, until)
             except Exception:
                 # never leave the human waiting: a worker failure (or a broken pool) falls back to a legal move
                 log.exception("the computer's search failed in channel %s; playing a random legal move", channel_id)

@@ -10,7 +10,6 @@ challenge``.
 
 from __future__ import annotations
 
-import io
 
 import discord
 
@@ -23,6 +22,7 @@ from ...interface import answers, mentions
 from ...interface.board_pool import PLAYER, renderer
 from ...interface.buttons import GameButton, view
 from ...interface.mentions import NO_MENTIONS
+from ...interface.posts import Picture, position_alt
 
 #: The board image's file name.
 FILENAME = "lesson.png"
@@ -126,7 +126,8 @@ async def _page(
         if step < len(lesson.steps)
         else None
     )
-    return _page_text(kind, step, note), buttons or view(), discord.File(io.BytesIO(png), filename=FILENAME)
+    picture = Picture(png, position_alt(kind, game, (names[0], names[1])))
+    return _page_text(kind, step, note), buttons or view(), picture.file(FILENAME)
 
 
 def _page_text(kind: GameKind, step: int, note: str) -> str:

@@ -100,13 +100,14 @@ async def page_message(kind: GameKind, page: int, user_id: int) -> dict:
 
 async def board_png(kind: GameKind, page: int, index: int) -> bytes:
     """Board ``index`` of rules page ``page`` drawn in the current language (once: kept after), its players named by
-    their roles."""
+    their roles, the squares its caption names ringed."""
     code = i18n.current()
     key = (kind.name, page, index, code)
     if key not in _drawn:
-        game = position(kind.engine, kind.rules[page].boards[index])
+        board = kind.rules[page].boards[index]
+        game = position(kind.engine, board)
         names = (_capital(kind.role(0)), _capital(kind.role(1)))
-        _drawn[key] = await renderer.png(kind, game, names, language=code)
+        _drawn[key] = await renderer.png(kind, game, names, language=code, marks=board.marks)
     return _drawn[key]
 
 

@@ -78,7 +78,10 @@ class LeaderboardButton(
 
 
 def leaderboard_view(kind: str, scope: str, page: Page, guild_id: int, user_id: int) -> discord.ui.View:
-    """Previous / Next for ``page`` (scope "s" server or "g" global), disabled at the ends."""
+    """Previous / Next for ``page`` (scope "s" server or "g" global), disabled at the ends; none for a leaderboard of
+    one page (nothing to turn)."""
+    if page.pages <= 1:
+        return view()
     return view(
         LeaderboardButton("p", kind, scope, max(0, page.page - 1), guild_id, user_id, disabled=page.page == 0),
         LeaderboardButton("n", kind, scope, page.page + 1, guild_id, user_id, disabled=page.page >= page.pages - 1),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import logging
 import re
@@ -65,6 +66,13 @@ GAME_CHOICES = [app_commands.Choice(name=untranslated(k.title), value=k.name) fo
 SCOPE_CHOICES = [app_commands.Choice(name="server", value="server"), app_commands.Choice(name="global", value="global")]
 
 
+def shown(record: Record) -> str:
+    """16 hex digits of SHA-256 over what a picture of the finished ``record`` shows: its players' names, its moves
+    and how it ended."""
+    what = [list(record.plain_names), record.game_state.get("moves"), record.result and record.result.text]
+    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+
+
 class Stats(commands.Cog):
     """Everything about finished games on Discord.
 
@@ -81,8 +89,9 @@ class Stats(commands.Cog):
         self.records = records
         self.ratings = ratings
         self.kinds = kinds
-        self._replays: OrderedDict[tuple[str, int, str], Replay] = OrderedDict()  # (game id, max bytes, language)
-        self._locks: dict[tuple[str, int, str], asyncio.Lock] = {}
+        # (game id, what it shows, max bytes, language): see replay_for
+        self._replays: OrderedDict[tuple[str, str, int, str], Replay] = OrderedDict()
+        self._locks: dict[tuple[str, str, int, str], asyncio.Lock] = {}
         self._cpu = asyncio.Semaphore(1)  # one GIF build at a time: the machine's other core keeps the games moving
         self._recording: set[asyncio.Task] = set()
 
@@ -593,12 +602,14 @@ class Stats(commands.Cog):
 
     async def replay_for(self, record: Record, max_bytes: int = DISCORD_LIMIT) -> Replay:
         """The game's GIF in the current language (its words), built in a worker thread (one build at a time; the
-        last few are kept in memory, and simultaneous requests for the same game share one build).
+        last few are kept in memory, and simultaneous requests for the same game share one build). A kept GIF is
+        found by what it shows (:func:`shown`), so a record rewritten since (a player forgotten: ``/privacy
+        forget``) is drawn again, never served as it was.
 
         Raises:
             engine.IllegalMove: the stored record does not replay.
         """
-        key = (record.id, max_bytes, i18n.current())
+        key = (record.id, shown(record), max_bytes, i18n.current())
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
             replay = self._replays.get(key)

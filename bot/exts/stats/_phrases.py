@@ -13,7 +13,7 @@ import discord
 from ...i18n import _, n_
 from ...core.kinds import GameKind
 from ...i18n.names import escape
-from ...storage.ratings import Page
+from ...storage.ratings import PROVISIONAL_GAMES, Page
 from ...core.record import Record
 from ...i18n.wording import player_name
 
@@ -69,7 +69,18 @@ def leaderboard_embed(kind: GameKind, scope: str, page: Page) -> discord.Embed:
     """The embed of one leaderboard page (rank, player, rating ± uncertainty or "?", games, W–L–D); ``scope``:
     ``"g"`` the global leaderboard, else this server's."""
     lines = []
-    for rank, s in page.entries:
+    for i, (rank, s) in enumerate(page.entries):
+        if s.provisional and page.established and page.start + i == page.established:
+            # (provisional players come after every established one, whatever their rating: said once, before the
+            # first of them)
+            # TRANSLATORS: a leaderboard's line before its first provisional player; {count} is 5.
+            lines.append(
+                _(
+                    "*Provisional — fewer than {count} rated games: ranked after the players with {count} or more, "
+                    "whatever their rating.*",
+                    count=PROVISIONAL_GAMES,
+                )
+            )
         name = escape(s.name)
         rating = f"**{s.rating}**" + ("?" if s.provisional else "")
         # TRANSLATORS: one line of a leaderboard: "` 1.` Ann — **1658** ± 120 · 3 games · 3–0–0" ({record}: W–L–D)

@@ -4,6 +4,7 @@ words in the current language and an alt text."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from render.standings import Line, standings_png
 
@@ -33,7 +34,7 @@ async def standings_file(t: Tournament, kind: GameKind, rows: list[Row], title: 
                 medals.get(row.id, 0),
             )
         )
-    data = await asyncio.to_thread(standings_png, title, headings, lines)
+    data = await asyncio.to_thread(partial(standings_png, title, headings, lines, withdrawn_note=_("(withdrew)")))
     leaders = ", ".join(f"{r.place}. {words.player_name(r.id, r.name)} {shown(r.points)}" for r in rows[:3])
     alt = n_(
         "{title}: a table of {count} player. {leaders}",

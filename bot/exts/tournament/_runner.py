@@ -460,9 +460,7 @@ class Runner:
                 heading += "\n" + _("No more pairings were possible, so the tournament ended early.")
             text = words.standings_text(t, kind, rows, heading)
             podium = _("🎉 Congratulations!") + "\n" + words.podium(rows)
-            picture = await standings_file(
-                t, kind, rows, _("{tournament} — final standings", tournament=t.name or words.title(t, kind))
-            )
+            picture = await standings_file(t, kind, rows, heading_plain(t, kind, t.round))
         await self._send(t.channel_id, text, picture, f"s{t.id}-final")
         await send_quietly(self.bot, t.channel_id, podium, MENTION_PLAYERS, nonce=f"w{t.id}")
         await self.refresh_signup(t)
@@ -528,7 +526,10 @@ def _withdrawing(player: int) -> Callable[[Tournament], Tournament]:
 
 
 def heading_plain(t: Tournament, kind: GameKind, after: int) -> str:
-    """The picture's title (no markdown)."""
+    """The standings picture's title (no markdown): the final standings of a finished tournament, else the standings
+    after round ``after``."""
+    if t.phase is Phase.FINISHED:
+        return _("{tournament} — final standings", tournament=t.name or words.title(t, kind))
     return _("{tournament} — after round {round}", tournament=t.name or words.title(t, kind), round=after)
 
 

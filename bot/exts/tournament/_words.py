@@ -64,7 +64,8 @@ def signup_text(t: Tournament, kind: GameKind, options: str) -> str:
         lines.append(_("{game}, round robin: everyone plays everyone once.", game=kind.title))
     if options:
         lines.append(options)
-    names = [f"{e.seed}. {escape(player_name(e.id, e.name))}" for e in t.entrants if e.withdrawn is None]
+    playing = [e for e in t.entrants if e.withdrawn is None]  # (numbered 1, 2, 3…: no gap where one withdrew)
+    names = [f"{i}. {escape(player_name(e.id, e.name))}" for i, e in enumerate(playing, 1)]
     if t.phase is Phase.SIGNUP:
         lines.append(
             _(

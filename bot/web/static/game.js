@@ -1,4 +1,7 @@
-// The game page: live updates (Server-Sent Events) and the replay (slider, arrow keys, ?ply=N). No build step.
+// The game page: live updates (Server-Sent Events) and the replay (slider, buttons, arrow keys, ?ply=N). No build
+// step. Whatever board is shown, the headline says whose turn it is there (the frame's data-status) and, away from
+// the last move, "Back to live" (or "Back to the end") returns to it; the move list scrolls itself, never the page,
+// to keep the shown move in sight.
 (function () {
   "use strict";
   var game = document.getElementById("game");
@@ -9,16 +12,28 @@
   var output = document.getElementById("slider-value");
   var replay = document.getElementById("replay");
   var live = document.getElementById("live");
+  var headline = document.getElementById("headline-status");
+  var back = document.getElementById("back");
   var following = Number(game.dataset.ply) === Number(slider.max);
   var prefetched = {};
 
   function frames() { return live.querySelectorAll("#moves li"); }
+  function finished() { return game.dataset.finished === "true"; }
 
   function prefetch(ply) {
     var item = frames()[ply];
     if (!item || prefetched[item.dataset.src]) return;
     prefetched[item.dataset.src] = new Image();
     prefetched[item.dataset.src].src = item.dataset.src;
+  }
+
+  function reveal(item) {
+    // scroll the move list (not the page) so that the shown move is in sight
+    var box = document.getElementById("moves");
+    if (!box || box.scrollHeight <= box.clientHeight) return;
+    var outer = box.getBoundingClientRect(), inner = item.getBoundingClientRect();
+    if (inner.top < outer.top) box.scrollTop += inner.top - outer.top - 4;
+    else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom + 4;
   }
 
   function show(ply, push) {
@@ -29,13 +44,20 @@
     board.src = item.dataset.src;
     board.alt = item.dataset.alt;
     var label = item.querySelector("a");
-    caption.textContent = label ? label.textContent : "";
+    caption.textContent = ply > 0 ? game.dataset.moveLabel.replace("#", String(ply)) + ": " + label.textContent
+                                  : game.dataset.startLabel;
     slider.value = String(ply);
     output.textContent = String(ply);
     game.dataset.ply = String(ply);
     for (var i = 0; i < items.length; i++) items[i].classList.toggle("current", i === ply);
     following = ply === items.length - 1;
-    if (push) history.replaceState(null, "", following && game.dataset.finished !== "true" ? location.pathname : "?ply=" + ply);
+    headline.textContent = item.dataset.status || "";
+    var badge = document.querySelector("#headline .live-badge");
+    if (badge) badge.hidden = !following || finished();
+    back.hidden = following;
+    back.textContent = finished() ? back.dataset.endLabel : back.dataset.liveLabel;
+    reveal(item);
+    if (push) history.replaceState(null, "", following && !finished() ? location.pathname : "?ply=" + ply);
     prefetch(ply - 1);
     prefetch(ply + 1);
   }
@@ -43,8 +65,13 @@
   slider.addEventListener("input", function () { show(Number(slider.value), true); });
   document.getElementById("prev").addEventListener("click", function () { show(Number(slider.value) - 1, true); });
   document.getElementById("next").addEventListener("click", function () { show(Number(slider.value) + 1, true); });
+  back.addEventListener("click", function (event) {
+    event.preventDefault();
+    show(frames().length - 1, true);
+  });
   document.addEventListener("keydown", function (event) {
     if (event.target && event.target.tagName === "INPUT" && event.target !== slider) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "ArrowLeft") { show(Number(slider.value) - 1, true); event.preventDefault(); }
     if (event.key === "ArrowRight") { show(Number(slider.value) + 1, true); event.preventDefault(); }
     if (event.key === "Home") { show(0, true); event.preventDefault(); }
@@ -87,12 +114,7 @@
     head.innerHTML = state.head;
     tick();
     game.dataset.version = String(state.version);
-    document.getElementById("headline-status").textContent = state.status;
-    if (state.finished) {
-      game.dataset.finished = "true";
-      var badge = document.querySelector("#headline .live-badge");
-      if (badge) badge.remove();
-    }
+    if (state.finished) game.dataset.finished = "true";
     var items = frames(), last = items[items.length - 1];
     function after() {
       var count = frames().length - 1;
@@ -111,13 +133,13 @@
   }
 
   show(Number(game.dataset.ply), false);
-  if (game.dataset.finished === "true" || !window.EventSource) return;
+  if (finished() || !window.EventSource) return;
 
   // the badge says "Live" while the stream is open and "Reconnecting…" while it is broken (the browser retries a
   // dropped stream itself; one refused outright, e.g. by a proxy's 502, is opened again here)
   function badge(connected) {
     var element = document.querySelector("#headline .live-badge");
-    if (!element || game.dataset.finished === "true") return;
+    if (!element || finished()) return;
     element.textContent = connected ? game.dataset.liveText : game.dataset.reconnectingText;
     element.classList.toggle("reconnecting", !connected);
   }
@@ -128,7 +150,7 @@
     source.addEventListener("open", function () { badge(true); });
     source.addEventListener("error", function () {
       badge(false);
-      if (source.readyState === EventSource.CLOSED && game.dataset.finished !== "true") setTimeout(connect, 5000);
+      if (source.readyState === EventSource.CLOSED && !finished()) setTimeout(connect, 5000);
     });
     source.addEventListener("state", function (event) { badge(true); update(JSON.parse(event.data)); });
     source.addEventListener("end", function () { source.close(); });

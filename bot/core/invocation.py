@@ -1,8 +1,9 @@
 """A move as a player types it: which of a game's move commands (``/<game> <command>``) and which options play it,
 found the way a player finds them — the options' choices (a ``Literal``, a ``bool``) and the autocomplete's
-candidates for the position — and checked by playing the command's notation on a copy of the game. So the tests can
-play any game through Discord without knowing its notation, and check that every legal move can be played by some
-command.
+candidates for the position — and checked by playing the command's notation on a copy of the game. Any game's, from
+its :class:`bot.core.kinds.GameKind` alone: a hint gives the move as the command to type (:mod:`bot.exts.coach`), and
+the tests play any game through Discord without knowing its notation and check that every legal move can be played by
+some command.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import types
 import typing
 from typing import Any, Iterator
 
-from bot.core.errors import UserError
-from bot.core.kinds import GameKind, MoveCommand
 from engine import IllegalMove
 from engine.contract import Game
+
+from .errors import UserError
+from .kinds import GameKind, MoveCommand
 
 
 def _fixed_choices(annotation: Any, default: Any) -> list[Any] | None:
@@ -76,19 +78,22 @@ def _plays(game: Game, text: str) -> str | None:
 
 
 def invocation(kind: GameKind, game: Game, move: str) -> tuple[str, dict[str, Any]]:
-    """The command (its name) and the options (those left out omitted) that play ``move`` in ``game``'s position.
+    """The command (its name: ``"place"``) and the options (those left out omitted, in the command's order:
+    ``{"square": "C2", "quick": "E1"}``; an option at its default left out too) that play ``move`` in ``game``'s
+    position.
 
     Raises:
         LookupError: no command of the game plays it.
     """
     found: list[tuple[str, dict[str, Any], str]] = []
     for command in kind.moves:
+        parameters = inspect.signature(command.notation).parameters.values()
         for options in _invocations(game, command):
+            sent = {p.name: options[p.name] for p in parameters if options.get(p.name) not in (None, p.default)}
             try:
-                text = command.notation(**{k: v for k, v in options.items() if v is not None})
+                text = command.notation(**sent)
             except IllegalMove:
                 continue
-            sent = {k: v for k, v in options.items() if v is not None}
             if text == move:
                 return command.name, sent
             found.append((command.name, sent, text))
@@ -96,3 +101,6 @@ def invocation(kind: GameKind, game: Game, move: str) -> tuple[str, dict[str, An
         if _plays(game, text) == move:
             return name, sent
     raise LookupError(f"no command of /{kind.name} plays {move!r} after {list(game.moves)}")
+
+
+__all__ = ["invocation"]
