@@ -3,13 +3,13 @@
 redis-server.
 
     .venv/bin/python tests/bench/memory.py                  # 10,000 games
-    .venv/bin/python tests/bench/memory.py --games 1000 --rate 50
+    .venv/bin/python tests/bench/memory.py --games 1000 --rate 20
 
 The world: ``--games`` channels over ``--guilds`` servers, two members each; the games (Hong Kong and Hong, half
 each) are stored through the game layer before the bot starts, their first boards' announcements dropped (the bot
 would post them all at its start). Then the bot starts (it caches the servers, channels and members as discord.py
-does), and each game gets one move (``/<game> place`` at ``--rate`` a second), so the bot meets every game — reads,
-checks, commits, draws and posts it.
+does) and its start's work is done (it uses under 15% of a core), and each game gets one move (``/<game> place`` at
+``--rate`` a second), so the bot meets every game — reads, checks, commits, draws and posts it.
 
 Printed: the resident memory (RSS; USS, the memory no other process shares, in brackets) of the bot process and of
 its worker processes (render, computer) just after it started and after a move in every game; the growth per
@@ -59,6 +59,17 @@ def memory(pid: int) -> dict[str, tuple[float, float]]:
     }
 
 
+async def settled(pid: int, *, below: float = 0.15, limit: float = 300) -> None:
+    """Wait (at most ``limit`` s) until the bot uses less than ``below`` of a core over 2 s."""
+    bot = psutil.Process(pid)
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        before = sum(bot.cpu_times()[:2])
+        await asyncio.sleep(2)
+        if sum(bot.cpu_times()[:2]) - before < 2 * below:
+            return
+
+
 def shown(figures: dict[str, tuple[float, float]]) -> str:
     return ", ".join(f"{k} {rss:.0f} MB ({uss:.0f})" for k, (rss, uss) in figures.items())
 
@@ -67,7 +78,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--guilds", type=int, default=10)
-    parser.add_argument("--rate", type=float, default=100, help="moves a second (default 100)")
+    parser.add_argument("--rate", type=float, default=50, help="moves a second (default 50)")
     parser.add_argument("--bot-env", action="append", default=[], metavar="KEY=VALUE", help="more bot settings")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="memory-"))
@@ -133,7 +144,7 @@ async def main() -> None:
 
         env = dict(kv.split("=", 1) for kv in args.bot_env)
         proc = await start_bot_process(emu, 0, workdir / "bot", server.url, env=env)
-        await asyncio.sleep(5)  # (the start's own work: the reconciler's first round, the workers' warm-up)
+        await settled(proc.pid)  # the start's own work done: the servers' members cached, every game's timers re-armed
         at_start = memory(proc.pid)
         print(f"started: {shown(at_start)}", flush=True)
 
@@ -146,10 +157,10 @@ async def main() -> None:
             mover = record.player(game.to_move).id  # (the seats are the record's: who moves first was drawn)
             user = next(u for u in users if int(u["id"]) == mover)
             await emu.slash(user, channel, f"{name} place", **options_of(name, move))
-        deadline = time.monotonic() + 20 + args.games / args.rate
+        deadline = time.monotonic() + 120
         while len(posted) < len(stored_games) and time.monotonic() < deadline:
             await asyncio.sleep(0.5)
-        await asyncio.sleep(2)
+        await settled(proc.pid)
         after = memory(proc.pid)
         print(
             f"a move in every game ({len(posted)} boards posted in {time.monotonic() - started:.0f} s): {shown(after)}",
