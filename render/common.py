@@ -279,7 +279,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 #: 32 rows 1.9, 64 rows 1.5–2.0 (60% of bands found kept, the PNG no larger than deflated whole), 128 rows 2.0;
 #: deflating the image whole, 3.1 ms.
 BAND_ROWS = 64
-#: Bands kept deflated in this process (2–3 KB each on a board: some 10 MB at most).
+#: Bands kept deflated in this process (2–5 KB each on a board: 10–20 MB at most).
 BAND_CACHE = 4096
 #: A zlib stream's header: deflate, 32 KB window, no preset dictionary (FCHECK makes it a multiple of 31).
 _ZLIB_HEADER = b"\x78\x01"
