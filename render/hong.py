@@ -585,11 +585,10 @@ def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended
         y0, y1 = _PAD, _HEADER_H - 6
         active = (winner == p) if over else (game.to_move == p)
         colour, dark = PLAYER_COLOURS[p], PLAYER_DARK[p]
+        c.paste(_card(p, active, card_w, y1 - y0), (x0, y0))
         if active:
-            c.rounded_rectangle((x0, y0, x0 + card_w, y1), radius=16, fill=colour, outline=dark, width=5)
             fg, sub, ground = WHITE, WHITE, colour
         else:
-            c.rounded_rectangle((x0, y0, x0 + card_w, y1), radius=16, fill=WHITE, outline=colour, width=3)
             fg, sub, ground = INK, dark, WHITE
         # The role on the left, the tag (TO MOVE, WINS) on the right: the tag shrinks to at most half the card,
         # the role is cut to the room left.
@@ -605,6 +604,20 @@ def _draw_header(c: Canvas, game: HongGame, names: tuple[str, str], ended: Ended
         role_style, role = fit_line(w.gettext(ROLE_NAMES[p]).upper(), _ROLE_STYLES, card_w - 18 - tw - 12 - 12)
         c.text((x0 + 18, y0 + 10 + _ROLE.size - role_style.size), role, role_style, sub, ground)
         c.text((x0 + 18, y0 + 48), fit_text(names[p], _CARD_NAME, card_w - 36), _CARD_NAME, fg, ground)
+
+
+@lru_cache(maxsize=8)
+def _card(player: int, active: bool, width: int, height: int) -> Image.Image:
+    """A player card's frame on the background, ``width`` × ``height`` px inside its outline: filled with the
+    player's colour when ``active`` (to move, or the winner), else white in an outline of that colour. Drawn once."""
+    image = PALETTE.new((width + 1, height + 1), BACKGROUND)
+    c = Canvas(image, PALETTE)
+    colour, dark = PLAYER_COLOURS[player], PLAYER_DARK[player]
+    if active:
+        c.rounded_rectangle((0, 0, width, height), radius=16, fill=colour, outline=dark, width=5)
+    else:
+        c.rounded_rectangle((0, 0, width, height), radius=16, fill=WHITE, outline=colour, width=3)
+    return image
 
 
 def _status(game: HongGame, names: tuple[str, str], ended: Ended | None, w: Words) -> tuple[str, Colour]:
@@ -687,12 +700,8 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
     x = _PAD + round(c.text((_PAD, y + _COUNT.size - style.size), label, style, INK, BACKGROUND)) + 22
     # Ticks: one per Hong needed; filled ones show how far the dragon master is.
     step = min(30, (WIDTH - _PAD - x) // max(t, 1))
-    for i in range(t):
-        box = (x + i * step, y + 12, x + i * step + step - 6, y + 38)
-        if i < count:
-            c.rounded_rectangle(box, radius=4, fill=PLAYER_COLOURS[1], outline=dm, width=2)
-        else:
-            c.rounded_rectangle(box, radius=4, fill=WHITE, outline=MUTED, width=2)
+    if t > 0:
+        c.paste(_ticks(min(count, t), t, step), (x, y + 12))
     if count > t:
         c.text((x + t * step + 2, y + 25), f"+{count - t}", _PLUS, dm, BACKGROUND, "lm")
     sentence, colour = _status(game, names, ended, w)
@@ -702,6 +711,22 @@ def _draw_status(c: Canvas, game: HongGame, names: tuple[str, str], count: int, 
     first = y + (74 if len(lines) == 1 else 70)
     for k, texts in enumerate(lines):
         c.text_line((_PAD, first + k * (style.size + 6)), texts, style, colour, BACKGROUND, "lm")
+
+
+@lru_cache(maxsize=256)
+def _ticks(filled: int, ticks: int, step: int) -> Image.Image:
+    """The status line's ticks on the background, ``filled`` of ``ticks`` filled, ``step`` px apart: drawn once
+    (rounded corners cost more than the rest of the line) and pasted with their top-left corner at the first
+    tick's."""
+    image = PALETTE.new((ticks * step - 5, 27), BACKGROUND)
+    c = Canvas(image, PALETTE)
+    for i in range(ticks):
+        box = (i * step, 0, i * step + step - 6, 26)
+        if i < filled:
+            c.rounded_rectangle(box, radius=4, fill=PLAYER_COLOURS[1], outline=PLAYER_DARK[1], width=2)
+        else:
+            c.rounded_rectangle(box, radius=4, fill=WHITE, outline=MUTED, width=2)
+    return image
 
 
 def _draw_board(c: Canvas, game: HongGame, L: dict[str, int], hongs: Sequence[Hong]) -> None:

@@ -252,8 +252,12 @@ class Record:
         return data
 
     def to_json(self) -> str:
-        """Compact JSON text of :meth:`to_dict` (UTF-8 kept, no spaces)."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        """Compact JSON text of :meth:`to_dict` (UTF-8 kept, no spaces), written without copying the engine's state
+        and the options first (plain JSON data already): a commit writes one on every move."""
+        data = {name: _json_ready(getattr(self, name)) for name in _RECORD_FIELDS}
+        if data["turn_timer"] is None:
+            del data["turn_timer"]
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Record":
@@ -324,6 +328,10 @@ class Record:
         return self
 
 
+#: The names of a record's fields, in order (:meth:`Record.to_json`).
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
+
+
 def migrate(data: Mapping[str, Any]) -> dict:
     """``data`` (a decoded record of any known schema) in the current layout, as a new dict.
 
@@ -380,6 +388,18 @@ def _plain(value: Any) -> Any:
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    return value
+
+
+def _json_ready(value: Any) -> Any:
+    """``value`` as :meth:`Record.to_dict` has it, for ``json.dumps``: the record's own dataclasses as dicts and its
+    enums as their values; a dict (the engine's state, the options: plain JSON data) as it is, uncopied."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (Player, Result, Takeback)):
+        return {f.name: _json_ready(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_json_ready(v) for v in value]
     return value
 
 

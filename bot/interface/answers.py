@@ -16,7 +16,8 @@ time), the watchdog acknowledges it itself and the handler finishes through the 
 
 Every reply to an interaction goes through :func:`send`, :func:`defer` and :func:`edit` (and so
 :func:`bot.interface.replies.refuse`): a lock per interaction keeps the watchdog and the handler from both sending the initial
-response. The watchdog also starts the interaction's store accounting (:func:`bot.storage.store.fresh_task`): what it changes
+response. The watchdog also starts the interaction's store accounting (:func:`bot.storage.store.fresh_task`; a server's settings
+read once, :func:`bot.storage.settings.read_once`): what it changes
 must be stored by :data:`bot.budget.STORE_DEADLINE` after its creation or never, and until it writes anything a
 failure to reach Redis means nothing was saved (:func:`bot.interface.replies.on_error` says so).
 
@@ -43,7 +44,7 @@ import aiohttp
 import discord
 
 from .. import budget
-from ..storage import store
+from ..storage import settings, store
 from ..core.errors import NotAcknowledged
 from ..i18n import N_, _
 from .metrics import FAILURES, FIRST_RESPONSE
@@ -103,6 +104,7 @@ def watch(interaction: discord.Interaction) -> Guard:
     _GUARD.set(guard)
     elapsed = age(interaction)
     store.fresh_task(time.monotonic() + budget.STORE_DEADLINE - min(elapsed, budget.ANSWER_BY))
+    settings.read_once()
     guard.task = asyncio.current_task()
     if guard.task is None:
         return guard

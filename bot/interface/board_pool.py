@@ -67,15 +67,22 @@ def _draw(
     language: str = i18n.SOURCE,
     locales: Path | None = None,
     marks: Sequence[str] = (),
+    then: str | None = None,
 ) -> bytes:
     """In a worker: the engine game (``game_name``: its name in :mod:`engine.registry`) restored from its position
-    (no replay: the bot checked it), drawn by ``render`` in
+    (no replay: the bot checked it) — and with ``then``, that move played on it (a preview) — drawn by ``render`` (the
+    squares ``marks`` ringed) in
     ``language`` (a code of :func:`bot.i18n.languages`; its catalog read once per process) from the catalogs in
-    ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for."""
+    ``locales`` — the bot's :data:`bot.i18n.LOCALES`, so a worker speaks the languages of the process it draws for.
+
+    Raises:
+        engine.IllegalMove: ``then`` is not legal in the position."""
     if locales is not None and locales != i18n.LOCALES:
         i18n.LOCALES = locales
         i18n.reload()
     game = registry.find(game_name).load(state, replay=False)
+    if then is not None:
+        game.play(then)
     return render.png(game, names, ended=ended, translations=i18n.translations(language), marks=marks)
 
 
@@ -227,6 +234,35 @@ class Renderer(WorkerPool):
                 )
             return await self.run(
                 _draw, kind.render, kind.name, game.to_dict(), names, ended, language, i18n.LOCALES, tuple(marks)
+            )
+
+    async def preview(
+        self,
+        kind: GameKind,
+        game: Game,
+        move: str,
+        names: tuple[str, str],
+        *,
+        priority: int = PLAYER,
+        language: str | None = None,
+    ) -> bytes:
+        """The board of ``game`` after ``move`` (played on a copy: ``game`` is left as it is), as PNG bytes — the
+        move's pieces marked as a last move is — drawn as :meth:`png` draws: a preview before a move is confirmed.
+        It costs little next to the board it follows: the parts the move leaves unchanged are deflated already
+        (:func:`render.common.to_png`).
+
+        Raises:
+            engine.IllegalMove: ``move`` is not legal in ``game``'s position.
+            BrokenProcessPool: the fresh pool broke too.
+        """
+        language = i18n.current() if language is None else language
+        async with self.slot(priority):
+            if self.workers <= 0:
+                after = game.copy()
+                after.play(move)
+                return await asyncio.to_thread(kind.render.png, after, names, translations=i18n.translations(language))
+            return await self.run(
+                _draw, kind.render, kind.name, game.to_dict(), names, None, language, i18n.LOCALES, (), move
             )
 
     async def warm_up(self, kinds) -> None:

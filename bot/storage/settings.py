@@ -5,6 +5,8 @@ Stored as a hash (key: :meth:`bot.storage.keys.Keys.settings`); a missing field 
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import re
 import unicodedata
@@ -200,8 +202,28 @@ def parse_duration(text: str) -> int:
     return int(round(total))
 
 
+#: The task of the current interaction and the settings it has read, by server (:func:`read_once`).
+_READ: contextvars.ContextVar[tuple[asyncio.Task | None, dict[int, GuildSettings]] | None] = contextvars.ContextVar(
+    "settings_read", default=None
+)
+
+
+def read_once() -> None:
+    """From now on in the current task (an interaction's handler: :func:`bot.interface.answers.watch`), a server's
+    settings are read from Redis once and kept for the rest of the interaction — a move reads them for its turn
+    timer and again for the language of its post — unless the task changes them. Tasks started from this one (the
+    computer's reply, say, which may come much later) read them afresh."""
+    _READ.set((asyncio.current_task(), {}))
+
+
+def _read() -> dict[int, GuildSettings] | None:
+    """What the current interaction has read (:func:`read_once`), or None outside one."""
+    read = _READ.get()
+    return read[1] if read is not None and read[0] is asyncio.current_task() else None
+
+
 class SettingsStore:
-    """Read and change :class:`GuildSettings` in Redis."""
+    """Read and change :class:`GuildSettings` in Redis (once per interaction: :func:`read_once`)."""
 
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
@@ -210,6 +232,9 @@ class SettingsStore:
         """The server's settings (defaults where unset; defaults for ``None``)."""
         if guild_id is None:
             return GuildSettings()
+        read = _read()
+        if read is not None and guild_id in read:
+            return read[guild_id]
         raw = decoded_hash(await self.redis.hgetall(Keys.settings(guild_id)))
         settings = GuildSettings()
         if "turn_timer" in raw:
@@ -224,7 +249,16 @@ class SettingsStore:
             settings = replace(settings, web_epoch=int(raw["web_epoch"]))
         if raw.get("language") in i18n.languages():  # a language whose catalog was removed: the default again
             settings = replace(settings, language=raw["language"])
+        if read is not None:
+            read[guild_id] = settings
         return settings
+
+    @staticmethod
+    def _forget(guild_id: int) -> None:
+        """Read ``guild_id``'s settings from Redis again after a change (see :func:`read_once`)."""
+        read = _read()
+        if read is not None:
+            read.pop(guild_id, None)
 
     async def language_of(self, guild) -> str:
         """The language of public posts in ``guild`` (a ``discord.Guild``, or None for a DM): the one set with
@@ -244,6 +278,7 @@ class SettingsStore:
         """
         fields: dict[str, str | int] = {}
         writing()  # (for the one error path: a failure from here on may have changed something)
+        self._forget(guild_id)
         for name, value in changes.items():
             if value is None:
                 continue
@@ -270,5 +305,6 @@ class SettingsStore:
         token made before answers 404 (:meth:`bot.storage.weblinks.WebLinks.resolve`) and new links differ. Returns
         the settings after."""
         writing()
+        self._forget(guild_id)
         await guarded(self.redis, None, ("HINCRBY", Keys.settings(guild_id), "web_epoch", 1))
         return await self.get(guild_id)

@@ -41,7 +41,12 @@ Printed per rate, for the moves between people (the computer games' moves on the
 - 429s: the rate-limited answers the bot met in the rate's window, by route and scope (``emu.ratelimited``), and the
   invalid requests (401/403/429) the emulator counted over the last 10 minutes (``emu.invalid_requests()``);
 - cpu: each process's CPU time over the rate's window, in % of one core: every bot process (its worker processes
-  apart), redis-server, and this process (the emulator and the load generator).
+  apart), redis-server, and this process (the emulator and the load generator);
+- cpu per move: the CPU time of the bot process(es) and of their workers (render, computer) from the window's start
+  until its moves were settled (answered, their boards posted), divided by the moves sent — the figure to compare
+  between versions, much less sensitive to other work on the host than the latencies — and so how many moves one
+  core serves; then the REST requests and Redis commands per move (by route and by command; Redis counts the
+  commands its scripts run too).
 
 Processes and shards: ``--processes P`` starts P bot processes, process i with ``HONGBOT_SHARD_COUNT=P`` and
 ``HONGBOT_SHARD_IDS=i``; ``--scaling`` finds the highest of ``--rates`` that one process sustains (no failure, first
@@ -66,7 +71,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +87,7 @@ from bot.storage.store import GameStore  # noqa: E402
 from tests.bot.harness import place_options  # noqa: E402
 from tests.bot.processes import RedisServer, kill9, start_bot_process  # noqa: E402
 from tests.emulator import DiscordEmulator  # noqa: E402
+from tests.emulator.ratelimits import route_of  # noqa: E402
 
 KINDS = all_kinds()
 #: A board post's file name (bot.interface.posts.board_name): ``<game>-<game id>-<version>.png``.
@@ -137,6 +143,23 @@ class Window:
     doubled: int = 0
     refusals: list[str] = field(default_factory=list)
     limited: list = field(default_factory=list)  # the 429s sent in the window (emu.ratelimited's entries)
+    rest: Counter = field(default_factory=Counter)  # REST requests in the window, by route
+    redis: Counter = field(default_factory=Counter)  # Redis commands in the window, by command
+
+
+class CountingRequests(deque):
+    """The emulator's ``requests`` log (its last 300 REST requests) that also counts every request by route
+    template (``POST /channels/{id}/messages``), for the requests made per move."""
+
+    def __init__(self, recent: deque) -> None:
+        super().__init__(recent, maxlen=recent.maxlen)
+        self.counts: Counter = Counter()
+
+    def append(self, entry: tuple) -> None:
+        super().append(entry)
+        method, path, _status = entry
+        m = re.fullmatch(r"/api(?:/v\d+)?(/.*)", path)
+        self.counts[f"{method} {route_of(method, m.group(1) if m else path, 0).template}"] += 1
 
 
 def describe_429(entry) -> str:
@@ -209,6 +232,7 @@ class Load:
 
         self.emu._store_message = stored
         self.emu.rest._apply_edit = edited
+        self.emu.requests = CountingRequests(self.emu.requests)
 
     def posted(self, game: str, version: int, now: float) -> None:
         if version <= self.boards.get(game, -1):
@@ -380,6 +404,7 @@ class Load:
         loop = asyncio.get_running_loop()
         cpu0, t0 = self.cpu(), loop.time()
         limited0 = len(getattr(self.emu, "ratelimited", []))
+        rest0, redis0 = Counter(self.emu.requests.counts), await self.redis_calls()
         tasks = []
         for i in range(int(rate * duration)):
             delay = t0 + i / rate - loop.time()
@@ -393,6 +418,8 @@ class Load:
             tasks.append(asyncio.create_task(channel.turn(window)))
         await asyncio.sleep(max(0.0, t0 + duration - loop.time()))
         cpu1, wall = self.cpu(), loop.time() - t0
+        window.rest = Counter(self.emu.requests.counts) - rest0
+        window.redis = await self.redis_calls() - redis0
         self.window = None
         window.limited = list(getattr(self.emu, "ratelimited", []))[limited0:]
         if tasks:
@@ -402,12 +429,31 @@ class Load:
             t.board is None and t.what == "move" for t in window.tracks if t.message is not None
         ):
             await asyncio.sleep(0.2)
+        cpu2 = self.cpu()  # the window's moves settled: answered, and their boards posted (or the drain over)
         for channel in self.channels:
             if not channel.computer:
                 await channel.safe_resync(window)
-        return self.report(window, {k: (cpu1[k] - cpu0.get(k, 0.0)) / wall for k in cpu1})
+        return self.report(
+            window,
+            {k: (cpu1[k] - cpu0.get(k, 0.0)) / wall for k in cpu1},
+            {k: cpu2[k] - cpu0.get(k, 0.0) for k in cpu2},
+        )
 
-    def report(self, w: Window, cpu: dict[str, float]) -> bool:
+    async def redis_calls(self) -> Counter:
+        """Commands Redis has run so far, by command (``INFO commandstats``, every server of a cluster)."""
+        calls: Counter = Counter()
+        try:
+            stats = await self.redis.info("commandstats")
+        except Exception:  # (a stalled server: no figure this time)
+            return calls
+        nodes = stats.values() if self.args.cluster and all(isinstance(v, dict) for v in stats.values()) else [stats]
+        for node in nodes:
+            for key, value in node.items():
+                if key.startswith("cmdstat_") and isinstance(value, dict):
+                    calls[key[8:]] += int(value.get("calls", 0))
+        return calls
+
+    def report(self, w: Window, cpu: dict[str, float], settled: dict[str, float]) -> bool:
         """Print the rate's numbers; True if it was sustained (:func:`sustained`)."""
         moves = [t for t in w.tracks if t.what == "move"]
         computer = [t for t in w.tracks if t.what == "computer"]
@@ -452,6 +498,24 @@ class Load:
             )
         )
         print("  cpu (% of a core): " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in cpu.items()), flush=True)
+        made = len(moves) + len(computer)  # the moves sent in the window (a computer game's player's too)
+        if made:  # CPU seconds from the window's start until its moves were settled, a move's share in ms
+            per = {k: v * 1000 / made for k, v in settled.items()}
+            bots = sum(v for k, v in per.items() if k.startswith("bot#") and not k.endswith("workers"))
+            workers = sum(v for k, v in per.items() if k.endswith("workers"))
+            print(
+                f"  cpu per move: {bots + workers:.1f} ms (bot {bots:.1f} ms, its workers {workers:.1f} ms; redis "
+                f"{per.get('redis', 0.0):.2f} ms) — one core serves {1000 / max(bots + workers, 1e-9):.0f} moves/s",
+                flush=True,
+            )
+            print(
+                f"  per move: {w.rest.total() / made:.2f} REST requests ("
+                + ", ".join(f"{k} {v / made:.2f}" for k, v in w.rest.most_common(6))
+                + f"), {w.redis.total() / made:.1f} Redis commands ("
+                + ", ".join(f"{k} {v / made:.1f}" for k, v in w.redis.most_common(12))
+                + ")",
+                flush=True,
+            )
         ok = sustained(len(moves), w.no_channel, failed + w.refused + unposted, first, board)
         print(
             f"  target (every move sent and answered, 0 failed, first response p99 ≤ 1 s, board posted p99 ≤ 3 s): "

@@ -28,6 +28,8 @@ def test_every_schema1_record_loads_and_round_trips(name):
     record = Record.from_json(OLD[name])
     assert record.schema == SCHEMA == 3 and json.loads(record.to_json())["schema"] == 3
     assert Record.from_json(record.to_json()) == record
+    # the commit's JSON (written without copying the state) is to_dict's, field for field and in order
+    assert record.to_json() == json.dumps(record.to_dict(), separators=(",", ":"), ensure_ascii=False)
     assert record.id == raw["id"] and record.kind == raw["kind"] and record.status.value == raw["status"]
     # names were stored escaped ("B\\_en"): they come back plain, and a message escapes them once
     plain = {"Ann": "Ann", "B\\_en": "B_en", "Mod": "Mod", "Computer (hard)": "Computer (hard)"}
@@ -146,3 +148,19 @@ def test_status_and_event_values_are_what_records_store():
     assert [s.value for s in Status] == ["challenge", "active", "finished"]
     assert [e.value for e in Event] == ["move", "resigned", "timeout", "aborted", "takeback"]
     assert [e.ends_game for e in Event] == [False, True, True, True, False]
+
+
+def test_to_json_is_to_dict_as_json_with_every_field_set():
+    from bot.core.record import Result, Takeback
+
+    record = Record.from_json(OLD["hong_aborted"]).replace(
+        takeback=Takeback(by=1, moves=2, expires=5.5, nonce="n", refused=True),
+        aborted_by=Player(3, "Mod ✨"),
+        result=Result(None, EndReason.ABORTED, "aborted"),
+        turn_timer=3600.0,
+        status=Status.FINISHED,
+        state={"game": "hong", "moves": ["B3H", "C4V"], "nested": {"a": [1, 2.5, None, True]}},
+    )
+    text = record.to_json()
+    assert text == json.dumps(record.to_dict(), separators=(",", ":"), ensure_ascii=False)
+    assert Record.from_json(text) == record

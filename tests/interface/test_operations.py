@@ -210,3 +210,26 @@ def test_the_worker_and_metrics_settings_read_from_the_environment_and_refuse_ba
         with pytest.raises(ConfigError) as error:
             load_config(none, env={var: value})
         assert says in str(error.value) and f"(set by ${var})" in str(error.value)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+async def test_a_preview_is_the_board_after_the_move_drawn_by_the_workers_or_here(workers):
+    from bot.games import all_kinds
+    from bot.interface.board_pool import Renderer
+    from engine import IllegalMove
+
+    kind = all_kinds()["hongkong"]
+    game = kind.new_game({"first": 0})
+    game.play("S@B2")
+    before = game.to_dict()
+    pool = Renderer(workers)
+    try:
+        preview = await pool.preview(kind, game, "S@C3", ("Ann", "Ben"), language="en")
+        after = game.copy()
+        after.play("S@C3")
+        assert preview == kind.render.png(after, ("Ann", "Ben"))  # the move's plot marked as a last move is
+        assert game.to_dict() == before  # (played on a copy)
+        with pytest.raises(IllegalMove):
+            await pool.preview(kind, game, "S@F9", ("Ann", "Ben"), language="en")  # no plot F9
+    finally:
+        pool.close()

@@ -91,6 +91,32 @@ async def test_settings_store_round_trip(redis):
     assert await store.get(1) == changed and await store.get(2) == GuildSettings()
 
 
+async def test_an_interaction_reads_a_servers_settings_once_until_it_changes_them(redis):
+    import asyncio
+
+    from bot.storage.keys import Keys
+    from bot.storage.settings import read_once
+
+    store = SettingsStore(redis)
+    await store.update(1, turn_timer=3600)
+
+    async def interaction() -> list[GuildSettings]:
+        read_once()
+        first = await store.get(1)
+        await redis.hset(Keys.settings(1), "turn_timer", "7200")  # changed by another process meanwhile
+        kept = await store.get(1)  # (the same interaction: its first read)
+        changed = await store.update(1, reminders=False)  # its own change: read again, the other's seen too
+        await redis.hset(Keys.settings(1), "turn_timer", "600")
+        spawned = await asyncio.create_task(store.get(1))  # a task it starts reads afresh
+        assert spawned.turn_timer == 600
+        return [first, kept, changed, await store.get(1)]
+
+    first, kept, changed, after = await asyncio.create_task(interaction())
+    assert first.turn_timer == kept.turn_timer == 3600
+    assert changed == after == GuildSettings(turn_timer=7200, reminders=False, threads=False)
+    assert (await store.get(1)).turn_timer == 600  # outside an interaction: always read
+
+
 #: Durations as each language writes them (CLDR's unit names, every width; the language's "and" and decimal
 #: symbol), and which of them the language's catalog gives players as examples.
 IN_LANGUAGES = {
